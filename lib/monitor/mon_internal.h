@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mon_internal.h -- state shared by the files of the monitor (libcsprof.so).
+ *
+ * Per-thread state (struct mon_thread) lives in its own mmap'd block and is
+ * reached from initial-exec TLS, so the signal handler never allocates or
+ * locks to find it.  Fields the handler reads are changed outside it only
+ * while the thread's sample sources are stopped or its `inside` flag is set.
+ */
+#ifndef CSP_MON_INTERNAL_H
+#define CSP_MON_INTERNAL_H
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "support/arena.h"
+#include "support/compiler.h"
+#include "unwind/uw.h"
+
+#define MON_MAX_EVENTS 8
+
+/* Sample outcomes and drop reasons; every sample ends in exactly one. */
+enum mon_outcome {
+    MON_SAMPLE_OK = 0,       /* recorded, unwind reached the thread's root */
+    MON_SAMPLE_PARTIAL,      /* recorded, unwind stopped early (or cut at CSP_MAX_FRAMES) */
+    MON_DROP_REENTERED,      /* arrived while csprof code ran on this thread */
+    MON_DROP_NO_THREAD,      /* arrived on a thread csprof has no state for */
+    MON_DROP_STOPPED,        /* arrived after sampling stopped (exit, exec, finalisation) */
+    MON_DROP_IN_LOADER,      /* thread inside dlopen/dlclose: walking could deadlock */
+    MON_DROP_NO_MEMORY,      /* arena limit reached */
+    MON_DROP_UNWIND_FAULT,   /* the stack walk faulted (SIGSEGV/SIGBUS caught) */
+    MON_DROP_NO_FRAMES,      /* libunwind could not start */
+    MON_DROP_UNKNOWN_SOURCE, /* signal we cannot tie to an event */
+    MON_NOUTCOMES
+};
+
+/* Counter names as written into the profile ("samples.recorded", ...). */
+extern const char *const mon_outcome_names[MON_NOUTCOMES];
+
+/* How an event is sampled. */
+enum mon_mechanism {
+    MON_MECH_POSIX_TIMER = 0, /* timer_create + SIGEV_THREAD_ID */
+    MON_MECH_PERF_TASK_CLOCK, /* perf_event_open software task-clock, overflow signal */
+};
+
+/* One requested event, parsed from CSPROF_EVENTS in the constructor. */
+struct mon_event {
+    char name[32];          /* "CPUTIME" or "REALTIME" */
+    uint64_t period_ns;     /* sample period, ns */
+    clockid_t clock;        /* clock whose delta is charged per sample */
+    enum mon_mechanism mech;
+};
+
+/* Process-wide configuration and state; written before sampling starts. */
+struct mon_process {
+    struct mon_event events[MON_MAX_EVENTS];
+    uint32_t nevents;
+    int signo;                 /* sampling signal */
+    char outdir[4096];         /* measurement directory (absolute) */
+    char program[4096];        /* /proc/self/exe */
+    char progname[256];        /* basename of program */
+    char command[4096];        /* command line, space separated, truncated */
+    char host[256];
+    uint64_t start_ns;         /* CLOCK_REALTIME at process profile start */
+    int32_t rank;
+    atomic_int stopped;        /* 1: handlers drop everything (finalisation, exec) */
+    atomic_uint next_thread_index;
+    bool active;               /* configuration valid and sampling enabled */
+};
+
+extern struct mon_process mon_proc;
+
+enum mon_thread_state { MON_THREAD_RUNNING = 0, MON_THREAD_WRITING, MON_THREAD_DONE };
+
+struct cct;
+
+/* Per-thread profile state: one mmap'd block per thread, never freed while the process runs. */
+struct mon_thread {
+    struct mon_thread *next;   /* registry link (mon_registry_lock) */
+    atomic_int state;          /* enum mon_thread_state: who writes the profile */
+    volatile sig_atomic_t inside;   /* csprof code is running on this thread */
+    volatile sig_atomic_t in_loader; /* inside dlopen/dlclose */
+    volatile sig_atomic_t in_unwind; /* SIGSEGV/SIGBUS during the walk escape via unwind_escape */
+    sigjmp_buf unwind_escape;
+    pid_t tid;
+    pthread_t self;
+    uint32_t thread_index;
+    uint64_t start_ns;         /* CLOCK_REALTIME at thread profile start */
+    struct arena arena;
+    struct cct *tree;
+    struct uw_backtrace bt;
+    timer_t timers[MON_MAX_EVENTS];
+    bool timer_armed[MON_MAX_EVENTS];
+    int perf_fd[MON_MAX_EVENTS];
+    uint64_t last_clock_ns[MON_MAX_EVENTS]; /* clock reading at the previous sample */
+    uint64_t counts[MON_NOUTCOMES];
+    uint64_t timer_overruns;   /* expirations merged into one signal (POSIX timers) */
+};
+
+/* This thread's state, NULL before set-up.  [async-signal-safe] */
+CSP_SIGSAFE struct mon_thread *mon_thread_self(void);
+
+/* Make @td this thread's state (NULL to detach).  [async-signal-safe] */
+CSP_SIGSAFE void mon_thread_set_self(struct mon_thread *td);
+
+/* Process-wide count of an outcome (samples on threads without state).  [async-signal-safe] */
+CSP_SIGSAFE uint64_t mon_process_count(enum mon_outcome what);
+
+/* Count one sample outcome; td == NULL counts process-wide.  [async-signal-safe] */
+CSP_SIGSAFE void mon_count(struct mon_thread *td, enum mon_outcome what);
+
+/* The sampling handler (sample_sig.c).  [async-signal-safe] */
+CSP_SIGSAFE void mon_sample_handler(int sig, siginfo_t *info, void *ucontext);
+
+/* SIGSEGV/SIGBUS filter: escapes a faulting walk, forwards everything else to the program's disposition (signals.c). */
+CSP_SIGSAFE void mon_fault_handler(int sig, siginfo_t *info, void *ucontext);
+
+/* Read a clock in ns.  [async-signal-safe] */
+CSP_SIGSAFE uint64_t mon_clock_ns(clockid_t clock);
+
+/* Sample sources (source.c).  Start/stop the current thread's.  Return 0 or -errno. [not async-signal-safe] */
+int mon_sources_start(struct mon_thread *td);
+void mon_sources_stop(struct mon_thread *td);
+/* Re-arm a perf overflow after a sample (REFRESH).  [async-signal-safe] */
+CSP_SIGSAFE void mon_source_rearm(struct mon_thread *td, uint32_t event);
+/* Which event a signal belongs to, or -1.  [async-signal-safe] */
+CSP_SIGSAFE int mon_source_event_of(const struct mon_thread *td, const siginfo_t *info);
+/* Whether perf_event_open task-clock works here (probe).  [not async-signal-safe] */
+bool mon_perf_task_clock_available(void);
+
+/* Load map (loadmap.c).  Take a snapshot now (outside signal context only). */
+void mon_loadmap_refresh(void);
+/* Thread set-up/finalisation and writing (monitor.c). */
+struct mon_thread *mon_thread_begin(void);
+void mon_thread_end(struct mon_thread *td);
+void mon_finalize_process(const char *why);
+void mon_fork_child_restart(void);
+
+/* Real libc functions, resolved once in the constructor (overrides.c). */
+void mon_resolve_real_functions(void);
+extern int (*mon_real_sigaction)(int, const struct sigaction *, struct sigaction *);
+
+/* Signal protection (signals.c): install csprof's handlers.  Returns 0 or -errno. */
+int mon_signals_install(void);
+/*
+ * For the sigaction() override: if csprof owns @sig, record the program's
+ * request instead of installing it, answer *old with the program's last
+ * request, set *rc to 0 and return 1; otherwise return 0.  [not async-signal-safe]
+ */
+int mon_signals_intercept(int sig, const struct sigaction *act, struct sigaction *old, int *rc);
+
+#endif /* CSP_MON_INTERNAL_H */

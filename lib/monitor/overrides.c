@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * overrides.c -- libc functions libcsprof.so interposes on (LD_PRELOAD).
+ *
+ * Each override tells the monitor about an event of the program's life --
+ * thread creation, fork, exec, _exit, dlopen/dlclose, signal dispositions --
+ * then calls the real function, found once with dlsym(RTLD_NEXT) in the
+ * constructor.  Ordinary (non-signal) context.  These, and csprof_*, are
+ * the only symbols libcsprof.so exports (see libcsprof.map).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "monitor/mon_internal.h"
+
+typedef int pthread_create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+typedef int execve_fn(const char *, char *const[], char *const[]);
+typedef int execvpe_fn(const char *, char *const[], char *const[]);
+typedef int fexecve_fn(int, char *const[], char *const[]);
+typedef void exit_fn(int);
+typedef void *dlopen_fn(const char *, int);
+typedef int dlclose_fn(void *);
+typedef int sigaction_fn(int, const struct sigaction *, struct sigaction *);
+typedef pid_t fork_fn(void);
+
+static pthread_create_fn *real_pthread_create;
+static execve_fn *real_execve;
+static execvpe_fn *real_execvpe;
+static fexecve_fn *real_fexecve;
+static exit_fn *real__exit;
+static exit_fn *real__Exit;
+static dlopen_fn *real_dlopen;
+static dlclose_fn *real_dlclose;
+static fork_fn *real_fork;
+int (*mon_real_sigaction)(int, const struct sigaction *, struct sigaction *);
+
+/* ISO C forbids converting object to function pointers; route dlsym through one place. */
+static void *
+resolve(const char *name)
+{
+    void *p = dlsym(RTLD_NEXT, name);
+
+    if (p == NULL)
+        p = dlsym(RTLD_DEFAULT, name);
+    return p;
+}
+
+#define RESOLVE(var, name) memcpy(&(var), &(void *){resolve(name)}, sizeof(var))
+
+void
+mon_resolve_real_functions(void)
+{
+    RESOLVE(real_pthread_create, "pthread_create");
+    RESOLVE(real_execve, "execve");
+    RESOLVE(real_execvpe, "execvpe");
+    RESOLVE(real_fexecve, "fexecve");
+    RESOLVE(real__exit, "_exit");
+    RESOLVE(real__Exit, "_Exit");
+    RESOLVE(real_dlopen, "dlopen");
+    RESOLVE(real_dlclose, "dlclose");
+    RESOLVE(real_fork, "fork");
+    RESOLVE(mon_real_sigaction, "sigaction");
+}
+
+/* ---- threads ---- */
+
+struct thread_start {
+    void *(*routine)(void *);
+    void *arg;
+};
+
+static void *
+thread_trampoline_start(void *p)
+{
+    struct thread_start start = *(struct thread_start *)p;
+
+    free(p);
+    if (mon_proc.active && !atomic_load(&mon_proc.stopped))
+        mon_thread_begin(); /* ended by the TLS key destructor, however the thread exits */
+    return start.routine(start.arg);
+}
+
+CSP_EXPORT int
+pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*routine)(void *), void *arg)
+{
+    struct thread_start *start;
+    int rc;
+
+    if (real_pthread_create == NULL)
+        mon_resolve_real_functions();
+    if (!mon_proc.active)
+        return real_pthread_create(thread, attr, routine, arg);
+    start = malloc(sizeof(*start));
+    if (start == NULL)
+        return EAGAIN;
+    start->routine = routine;
+    start->arg = arg;
+    rc = real_pthread_create(thread, attr, thread_trampoline_start, start);
+    if (rc != 0)
+        free(start);
+    return rc;
+}
+
+/* ---- fork and exec ---- */
+
+/* vfork shares the parent's memory, which the monitor would corrupt; fork is a valid vfork. */
+CSP_EXPORT pid_t
+vfork(void)
+{
+    if (real_fork == NULL)
+        mon_resolve_real_functions();
+    return real_fork();
+}
+
+/* Write every profile before the image is replaced; resume sampling if exec fails. */
+static void
+before_exec(void)
+{
+    if (mon_proc.active)
+        mon_finalize_process("exec");
+}
+
+static void
+after_failed_exec(void)
+{
+    if (mon_proc.active)
+        mon_fork_child_restart(); /* same process: new profile, next generation */
+}
+
+CSP_EXPORT int
+execve(const char *path, char *const argv[], char *const envp[])
+{
+    int rc, err;
+
+    if (real_execve == NULL)
+        mon_resolve_real_functions();
+    before_exec();
+    rc = real_execve(path, argv, envp);
+    err = errno;
+    after_failed_exec();
+    errno = err;
+    return rc;
+}
+
+CSP_EXPORT int
+execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    int rc, err;
+
+    if (real_execvpe == NULL)
+        mon_resolve_real_functions();
+    before_exec();
+    rc = real_execvpe(file, argv, envp);
+    err = errno;
+    after_failed_exec();
+    errno = err;
+    return rc;
+}
+
+CSP_EXPORT int
+fexecve(int fd, char *const argv[], char *const envp[])
+{
+    int rc, err;
+
+    if (real_fexecve == NULL)
+        mon_resolve_real_functions();
+    before_exec();
+    rc = real_fexecve(fd, argv, envp);
+    err = errno;
+    after_failed_exec();
+    errno = err;
+    return rc;
+}
+
+CSP_EXPORT int
+execv(const char *path, char *const argv[])
+{
+    return execve(path, argv, environ);
+}
+
+CSP_EXPORT int
+execvp(const char *file, char *const argv[])
+{
+    return execvpe(file, argv, environ);
+}
+
+/* The execl family: collect the variadic arguments, then use the vector forms. */
+static char **
+collect_args(const char *arg0, va_list ap, char ***envp_out)
+{
+    va_list count_ap;
+    size_t n = 1;
+    char **argv;
+
+    va_copy(count_ap, ap);
+    while (va_arg(count_ap, char *) != NULL)
+        n++;
+    va_end(count_ap);
+    argv = malloc((n + 1) * sizeof(*argv));
+    if (argv == NULL)
+        return NULL;
+    argv[0] = (char *)arg0;
+    for (size_t i = 1; i <= n; i++)
+        argv[i] = va_arg(ap, char *); /* the last one read is the NULL terminator */
+    if (envp_out != NULL)
+        *envp_out = va_arg(ap, char **);
+    return argv;
+}
+
+CSP_EXPORT int
+execl(const char *path, const char *arg0, ...)
+{
+    va_list ap;
+    char **argv;
+    int rc;
+
+    va_start(ap, arg0);
+    argv = collect_args(arg0, ap, NULL);
+    va_end(ap);
+    if (argv == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    rc = execve(path, argv, environ);
+    free(argv);
+    return rc;
+}
+
+CSP_EXPORT int
+execlp(const char *file, const char *arg0, ...)
+{
+    va_list ap;
+    char **argv;
+    int rc;
+
+    va_start(ap, arg0);
+    argv = collect_args(arg0, ap, NULL);
+    va_end(ap);
+    if (argv == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    rc = execvpe(file, argv, environ);
+    free(argv);
+    return rc;
+}
+
+CSP_EXPORT int
+execle(const char *path, const char *arg0, ...)
+{
+    va_list ap;
+    char **argv, **envp = NULL;
+    int rc;
+
+    va_start(ap, arg0);
+    argv = collect_args(arg0, ap, &envp);
+    va_end(ap);
+    if (argv == NULL) {
+        errno = ENOMEM;
+        return -1;
+    }
+    rc = execve(path, argv, envp);
+    free(argv);
+    return rc;
+}
+
+/* ---- process exit that skips destructors ---- */
+
+CSP_EXPORT void
+_exit(int status)
+{
+    if (real__exit == NULL)
+        mon_resolve_real_functions();
+    if (mon_proc.active)
+        mon_finalize_process("_exit");
+    real__exit(status);
+    __builtin_unreachable();
+}
+
+CSP_EXPORT void
+_Exit(int status)
+{
+    if (real__Exit == NULL)
+        mon_resolve_real_functions();
+    if (mon_proc.active)
+        mon_finalize_process("_Exit");
+    real__Exit(status);
+    __builtin_unreachable();
+}
+
+/* ---- dynamic loading: no walks inside the loader; new modules join the load map ---- */
+
+CSP_EXPORT void *
+dlopen(const char *file, int mode)
+{
+    struct mon_thread *td = mon_thread_self();
+    void *h;
+
+    if (real_dlopen == NULL)
+        mon_resolve_real_functions();
+    if (td != NULL)
+        td->in_loader++;
+    h = real_dlopen(file, mode);
+    if (td != NULL)
+        td->in_loader--;
+    if (h != NULL && mon_proc.active)
+        mon_loadmap_refresh();
+    return h;
+}
+
+CSP_EXPORT int
+dlclose(void *handle)
+{
+    struct mon_thread *td = mon_thread_self();
+    int rc;
+
+    if (real_dlclose == NULL)
+        mon_resolve_real_functions();
+    if (td != NULL)
+        td->in_loader++;
+    rc = real_dlclose(handle);
+    if (td != NULL)
+        td->in_loader--;
+    return rc;
+}
+
+/* ---- signal dispositions csprof owns ---- */
+
+CSP_EXPORT int
+sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    int rc;
+
+    if (mon_real_sigaction == NULL)
+        mon_resolve_real_functions();
+    if (mon_proc.active && mon_signals_intercept(sig, act, old, &rc))
+        return rc;
+    return mon_real_sigaction(sig, act, old);
+}
+
+CSP_EXPORT sighandler_t
+signal(int sig, sighandler_t handler)
+{
+    struct sigaction act, old;
+
+    memset(&act, 0, sizeof(act));
+    act.sa_handler = handler;
+    act.sa_flags = SA_RESTART; /* glibc's signal() has BSD semantics */
+    sigemptyset(&act.sa_mask);
+    if (sigaction(sig, &act, &old) < 0)
+        return SIG_ERR;
+    return old.sa_handler;
+}

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * structure.h -- program structure of a load module: the scope tree
+ * load module -> file -> procedure -> inlined code / loop -> statement,
+ * each scope with the module-relative address ranges it covers
+ * (seed 003 §2.3 and §3, "bloop").
+ *
+ * Built from a binary with elfutils libelf/libdw (struct_analyze), written
+ * to and read from the XML structure file (share/schemas/csprof-structure.dtd),
+ * and queried by csprof-prof to map a sampled address to its innermost
+ * scope (struct_lookup).  Tool code only: never linked into libcsprof.so.
+ */
+#ifndef CSP_STRUCTURE_H
+#define CSP_STRUCTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum struct_status {
+    STRUCT_OK = 0,
+    STRUCT_EIO = -1,      /* cannot open/read the file (errno kept) */
+    STRUCT_ENOTELF = -2,  /* not an ELF file, or truncated/corrupt ELF */
+    STRUCT_EARCH = -3,    /* ELF for a machine we do not support */
+    STRUCT_EXML = -4,     /* structure file does not parse or does not validate */
+    STRUCT_ENOMEM = -5,
+};
+
+enum struct_scope_kind {
+    STRUCT_SCOPE_MODULE = 0, /* root: the load module */
+    STRUCT_SCOPE_FILE = 1,   /* a source file (children of the module) */
+    STRUCT_SCOPE_PROC = 2,   /* a procedure */
+    STRUCT_SCOPE_INLINE = 3, /* an inlined call: callee code inlined at a call site ("alien" in HPCToolkit) */
+    STRUCT_SCOPE_LOOP = 4,   /* a loop (later issue; the schema already allows it) */
+    STRUCT_SCOPE_STMT = 5,   /* a statement: the code of one source line */
+};
+
+/* Half-open module-relative address range [lo, hi). */
+struct struct_range {
+    uint64_t lo, hi;
+};
+
+/*
+ * One scope.  Strings and ranges are owned by the module that holds the
+ * scope.  Scopes of one kind have kind-specific meanings of the fields:
+ *   FILE   name = source path
+ *   PROC   name = demangled name, link_name = symbol (mangled), file/line = declaration
+ *   INLINE name = demangled callee, file/line = callee's declaration,
+ *          call_file/call_line = the call site in the enclosing code
+ *   LOOP   file/line = loop header
+ *   STMT   file/line = the statement's source line
+ */
+struct struct_scope {
+    enum struct_scope_kind kind;
+    uint32_t id;              /* unique within the module, > 0 */
+    const char *name;         /* may be NULL */
+    const char *link_name;    /* may be NULL */
+    const char *file;         /* may be NULL when unknown */
+    uint32_t line;            /* 0 when unknown */
+    const char *call_file;    /* INLINE only */
+    uint32_t call_line;       /* INLINE only */
+    struct struct_range *ranges;
+    size_t nranges;
+    struct struct_scope *parent;
+    struct struct_scope *first_child;
+    struct struct_scope *next_sibling;
+};
+
+struct struct_module; /* opaque */
+
+struct struct_options {
+    int verbose; /* notes on stderr (e.g. "no DWARF: procedures only") */
+};
+
+/*
+ * Analyze the ELF executable or shared library at @path.  On success *out
+ * owns the scope tree.  A binary without DWARF (or stripped) succeeds with
+ * procedures only and sets *note (if non-NULL) to a static explanation.
+ * On failure returns a negative struct_status and writes one line naming
+ * @path and the problem into @err.  [not async-signal-safe]
+ */
+int struct_analyze(const char *path, const struct struct_options *opt, struct struct_module **out,
+                   const char **note, char *err, size_t errlen);
+
+/*
+ * Write @n modules as one XML structure document to @out.  Deterministic:
+ * the same input gives byte-identical output.  Returns 0 or STRUCT_EIO.
+ */
+int struct_write_xml(FILE *out, struct struct_module *const *mods, size_t n);
+
+/*
+ * Read a structure file (one or more modules).  *mods is a malloc'ed array
+ * of *n modules, each released with struct_module_free(), the array with
+ * free().  Errors as struct_analyze, naming the file and line.
+ */
+int struct_read_xml(const char *path, struct struct_module ***mods, size_t *n, char *err,
+                    size_t errlen);
+
+/* The module's root scope (kind MODULE; name = module path).  */
+const struct struct_scope *struct_module_root(const struct struct_module *m);
+
+/* Path the module was built from, and its GNU build-id as lowercase hex ("" if none). */
+const char *struct_module_path(const struct struct_module *m);
+const char *struct_module_build_id(const struct struct_module *m);
+
+/*
+ * Innermost scope containing module-relative address @offset: a STMT when
+ * line information covers it, else the deepest INLINE/LOOP/PROC; NULL when
+ * no procedure contains it.  O(log n) after the first call builds an index.
+ */
+const struct struct_scope *struct_lookup(const struct struct_module *m, uint64_t offset);
+
+/* Release a module; NULL is allowed. */
+void struct_module_free(struct struct_module *m);
+
+/* Text of a status.  Static storage. */
+const char *struct_strerror(int status);
+
+#endif /* CSP_STRUCTURE_H */

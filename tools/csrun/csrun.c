@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * csrun.c -- launch a program with the csprof monitor preloaded.
+ *
+ *   csrun [-e EVENT[@PERIOD]]... [-o DIR] [-q] [--] program [args...]
+ *
+ * Validates every option before the program starts (a bad one is one line
+ * on stderr and exit status 2; the program is not run), creates the
+ * measurement directory, sets CSPROF_* and appends libcsprof.so to
+ * LD_PRELOAD, then runs the program as a child and waits for it.  When it
+ * ends, csrun reads the profiles the run wrote and prints a summary to
+ * stderr (samples, partial and dropped samples, effective samples per
+ * CPU-second against the rate asked for), then exits with the program's
+ * status -- or dies of the program's signal.  Tool code: ordinary context.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fmt/fmt.h"
+
+#define MAX_EVENTS 8
+
+struct event_req {
+    char name[32];
+    unsigned long long period_us;
+};
+
+static const struct {
+    const char *name;
+    const char *what;
+} known_events[] = {
+    {"CPUTIME", "CPU time of each thread; period in microseconds (default 5000)"},
+    {"REALTIME", "wall-clock time of each thread; period in microseconds (default 5000)"},
+};
+
+static void
+usage(FILE *out)
+{
+    fprintf(out,
+            "usage: csrun [options] [--] program [args...]\n"
+            "Profile a program: sample its call paths into per-thread profiles.\n\n"
+            "  -e, --event EVENT[@PERIOD]  sample EVENT every PERIOD (repeatable; default CPUTIME@5000)\n"
+            "  -o, --output DIR            measurement directory (default: measurements)\n"
+            "  -q, --quiet                 no summary after the run\n"
+            "  -l, --list-events           list the events this machine can sample\n"
+            "  -h, --help                  this help\n"
+            "  -V, --version               version\n\n"
+            "Events:\n");
+    for (size_t i = 0; i < sizeof(known_events) / sizeof(known_events[0]); i++)
+        fprintf(out, "  %-10s %s\n", known_events[i].name, known_events[i].what);
+    fprintf(out, "\nThen: csprof-struct PROGRAM > PROGRAM.struct; "
+                 "csprof-prof -S PROGRAM.struct DIR -o DATABASE\n");
+}
+
+/* Parse and check "NAME[@PERIOD]"; on error print one line and return -1. */
+static int
+parse_event(const char *spec, struct event_req *ev)
+{
+    const char *at = strchr(spec, '@');
+    size_t len = at ? (size_t)(at - spec) : strlen(spec);
+    bool known = false;
+
+    if (len == 0 || len >= sizeof(ev->name)) {
+        fprintf(stderr, "csrun: -e '%s': missing or overlong event name (try csrun -l)\n", spec);
+        return -1;
+    }
+    memcpy(ev->name, spec, len);
+    ev->name[len] = '\0';
+    for (size_t i = 0; i < sizeof(known_events) / sizeof(known_events[0]); i++)
+        known = known || strcmp(ev->name, known_events[i].name) == 0;
+    if (!known) {
+        fprintf(stderr,
+                "csrun: -e '%s': unknown event '%s'; this version samples CPUTIME and REALTIME "
+                "(csrun -l lists them)\n",
+                spec, ev->name);
+        return -1;
+    }
+    ev->period_us = 5000;
+    if (at != NULL) {
+        char *end;
+
+        errno = 0;
+        ev->period_us = strtoull(at + 1, &end, 10);
+        if (at[1] == '\0' || at[1] == '-' || *end != '\0' || errno != 0 || ev->period_us == 0 ||
+            ev->period_us > 60000000ull) {
+            fprintf(stderr,
+                    "csrun: -e '%s': period '%s' is not a whole number of microseconds in "
+                    "1..60000000\n",
+                    spec, at + 1);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Directory of this executable, for finding ../lib/csprof/libcsprof.so. */
+static int
+find_monitor(char *out, size_t size)
+{
+    const char *env = getenv("CSPROF_LIB");
+    char exe[PATH_MAX];
+    ssize_t n;
+    char *slash;
+
+    if (env != NULL && env[0] != '\0') {
+        snprintf(out, size, "%s", env);
+    } else {
+        n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+        if (n < 0) {
+            fprintf(stderr, "csrun: cannot locate myself (/proc/self/exe): %s\n", strerror(errno));
+            return -1;
+        }
+        exe[n] = '\0';
+        slash = strrchr(exe, '/');
+        if (slash != NULL)
+            *slash = '\0';
+        if (snprintf(out, size, "%.4000s/../lib/csprof/libcsprof.so", exe) >= (int)size) {
+            fprintf(stderr, "csrun: path of csrun too long\n");
+            return -1;
+        }
+    }
+    if (access(out, R_OK) != 0) {
+        fprintf(stderr, "csrun: monitor library %s: %s (set CSPROF_LIB to its path)\n", out,
+                strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int
+make_dir(const char *dir)
+{
+    char buf[PATH_MAX];
+    struct stat st;
+
+    if (snprintf(buf, sizeof(buf), "%s", dir) >= (int)sizeof(buf)) {
+        fprintf(stderr, "csrun: -o '%s': path too long\n", dir);
+        return -1;
+    }
+    for (char *p = buf + 1; *p != '\0'; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) < 0 && errno != EEXIST) {
+            fprintf(stderr, "csrun: -o '%s': cannot create %s: %s\n", dir, buf, strerror(errno));
+            return -1;
+        }
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) < 0 && errno != EEXIST) {
+        fprintf(stderr, "csrun: -o '%s': cannot create it: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    if (stat(buf, &st) < 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "csrun: -o '%s': exists and is not a directory\n", dir);
+        return -1;
+    }
+    if (access(buf, W_OK) != 0) {
+        fprintf(stderr, "csrun: -o '%s': not writable: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Names of the *.cspm files in @dir (malloc'ed list, NULL-terminated). */
+static char **
+list_profiles(const char *dir, size_t *count)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+
+    *count = 0;
+    if (d == NULL)
+        return NULL;
+    while ((de = readdir(d)) != NULL) {
+        size_t len = strlen(de->d_name);
+
+        if (len < 6 || strcmp(de->d_name + len - 5, ".cspm") != 0)
+            continue;
+        if (n + 1 >= cap) {
+            char **grown = realloc(names, (cap = cap ? cap * 2 : 64) * sizeof(*names));
+
+            if (grown == NULL)
+                break;
+            names = grown;
+        }
+        names[n] = strdup(de->d_name);
+        if (names[n] != NULL)
+            n++;
+    }
+    closedir(d);
+    if (names != NULL)
+        names[n] = NULL;
+    *count = n;
+    return names;
+}
+
+static bool
+in_list(char **list, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(list[i], name) == 0)
+            return true;
+    return false;
+}
+
+static void
+free_list(char **list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(list[i]);
+    free(list);
+}
+
+struct run_totals {
+    size_t files, unreadable, threads;
+    size_t pids_seen;
+    uint32_t pids[1024];
+    uint64_t recorded, partial, dropped, cpu_ns;
+    uint64_t per_event_samples[MAX_EVENTS];
+    char mechanism[MAX_EVENTS][32];
+};
+
+static void
+add_profile(struct run_totals *t, const struct fmt_profile *p, const struct event_req *events,
+            size_t nevents)
+{
+    bool seen = false;
+
+    t->files++;
+    t->threads++;
+    for (size_t i = 0; i < t->pids_seen; i++)
+        seen = seen || t->pids[i] == p->header.pid;
+    if (!seen && t->pids_seen < sizeof(t->pids) / sizeof(t->pids[0]))
+        t->pids[t->pids_seen++] = p->header.pid;
+    t->recorded += fmt_profile_stat(p, "samples.recorded");
+    t->partial += fmt_profile_stat(p, "samples.partial");
+    for (uint32_t i = 0; i < p->nstats; i++)
+        if (strncmp(p->stats[i].name, "samples.dropped.", 16) == 0)
+            t->dropped += p->stats[i].value;
+    t->cpu_ns += p->header.cpu_ns;
+    for (uint64_t i = 0; i < p->nnodes; i++)
+        for (uint32_t m = 0; m < p->nodes[i].nmetrics; m++)
+            if (p->nodes[i].metrics[m].event < nevents && p->nodes[i].metrics[m].event < MAX_EVENTS)
+                t->per_event_samples[p->nodes[i].metrics[m].event] += p->nodes[i].samples;
+    for (uint32_t e = 0; e < p->nevents && e < nevents; e++)
+        snprintf(t->mechanism[e], sizeof(t->mechanism[e]), "%s", p->events[e].mechanism);
+    CSP_UNUSED(events);
+}
+
+static void
+print_summary(const char *dir, char **before, size_t nbefore, const struct event_req *events,
+              size_t nevents)
+{
+    struct run_totals t;
+    size_t nafter;
+    char **after = list_profiles(dir, &nafter);
+
+    memset(&t, 0, sizeof(t));
+    for (size_t i = 0; i < nafter; i++) {
+        char path[PATH_MAX + 256], err[512];
+        struct fmt_profile *p;
+
+        if (in_list(before, nbefore, after[i]))
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, after[i]);
+        if (fmt_read_file(path, &p, err, sizeof(err)) < 0) {
+            fprintf(stderr, "csprof: %s\n", err);
+            t.unreadable++;
+            continue;
+        }
+        add_profile(&t, p, events, nevents);
+        fmt_profile_free(p);
+    }
+    free_list(after, nafter);
+    if (t.files == 0) {
+        fprintf(stderr, "csprof: no profile was written to %s (did the program run?)\n", dir);
+        return;
+    }
+    fprintf(stderr, "csprof: %zu profile(s) from %zu process(es) in %s%s\n", t.files, t.pids_seen,
+            dir, t.unreadable ? " (some unreadable, see above)" : "");
+    fprintf(stderr, "csprof: %llu samples recorded (%llu partial), %llu dropped\n",
+            (unsigned long long)t.recorded, (unsigned long long)t.partial,
+            (unsigned long long)t.dropped);
+    for (size_t e = 0; e < nevents; e++) {
+        double cpu_s = (double)t.cpu_ns / 1e9;
+        double asked = 1e6 / (double)events[e].period_us;
+        double got = cpu_s > 0 ? (double)t.per_event_samples[e] / cpu_s : 0;
+
+        fprintf(stderr,
+                "csprof: %s@%llu (%s): %.1f samples per CPU-second over %.3f CPU-seconds "
+                "(requested %.1f)%s\n",
+                events[e].name, events[e].period_us, t.mechanism[e], got, cpu_s, asked,
+                strcmp(events[e].name, "CPUTIME") == 0 && cpu_s > 0.2 && got < 0.8 * asked
+                    ? " -- shortfall: the timer cannot deliver this rate here"
+                    : "");
+    }
+}
+
+static pid_t child_pid;
+
+static void
+forward_signal(int sig)
+{
+    if (child_pid > 0)
+        kill(child_pid, sig);
+}
+
+int
+main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"event", required_argument, NULL, 'e'}, {"output", required_argument, NULL, 'o'},
+        {"quiet", no_argument, NULL, 'q'},       {"list-events", no_argument, NULL, 'l'},
+        {"help", no_argument, NULL, 'h'},        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    struct event_req events[MAX_EVENTS];
+    size_t nevents = 0, nbefore = 0;
+    const char *outdir = "measurements";
+    char monitor[PATH_MAX], absdir[PATH_MAX], evlist[512] = "", preload[8192];
+    char **before;
+    const char *old_preload;
+    bool quiet = false;
+    int opt, status, exec_pipe[2], exec_errno = 0;
+    bool exec_failed;
+
+    while ((opt = getopt_long(argc, argv, "+e:o:qlhV", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'e':
+            if (nevents == MAX_EVENTS) {
+                fprintf(stderr, "csrun: -e '%s': at most %d events per run\n", optarg, MAX_EVENTS);
+                return 2;
+            }
+            if (parse_event(optarg, &events[nevents]) < 0)
+                return 2;
+            for (size_t i = 0; i < nevents; i++)
+                if (strcmp(events[i].name, events[nevents].name) == 0) {
+                    fprintf(stderr, "csrun: -e '%s': event %s given twice\n", optarg,
+                            events[i].name);
+                    return 2;
+                }
+            nevents++;
+            break;
+        case 'o':
+            if (optarg[0] == '\0') {
+                fprintf(stderr, "csrun: -o: empty directory name\n");
+                return 2;
+            }
+            outdir = optarg;
+            break;
+        case 'q':
+            quiet = true;
+            break;
+        case 'l':
+            for (size_t i = 0; i < sizeof(known_events) / sizeof(known_events[0]); i++)
+                printf("%-10s %s\n", known_events[i].name, known_events[i].what);
+            return 0;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case 'V':
+            printf("csrun (csprof) %s\n", CSPROF_VERSION);
+            return 0;
+        default:
+            fprintf(stderr, "csrun: see csrun --help\n");
+            return 2;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "csrun: no program given (usage: csrun [options] [--] program [args...])\n");
+        return 2;
+    }
+    if (nevents == 0) {
+        snprintf(events[0].name, sizeof(events[0].name), "CPUTIME");
+        events[0].period_us = 5000;
+        nevents = 1;
+    }
+    for (size_t i = 0; i < nevents; i++) {
+        size_t len = strlen(evlist);
+
+        snprintf(evlist + len, sizeof(evlist) - len, "%s%s@%llu", i ? "," : "", events[i].name,
+                 events[i].period_us);
+    }
+    if (find_monitor(monitor, sizeof(monitor)) < 0 || make_dir(outdir) < 0)
+        return 2;
+    if (realpath(outdir, absdir) == NULL) {
+        fprintf(stderr, "csrun: -o '%s': %s\n", outdir, strerror(errno));
+        return 2;
+    }
+    old_preload = getenv("LD_PRELOAD");
+    if (old_preload != NULL && old_preload[0] != '\0')
+        snprintf(preload, sizeof(preload), "%s:%s", old_preload, monitor);
+    else
+        snprintf(preload, sizeof(preload), "%s", monitor);
+    before = list_profiles(absdir, &nbefore);
+
+    if (pipe2(exec_pipe, O_CLOEXEC) < 0) {
+        fprintf(stderr, "csrun: pipe: %s\n", strerror(errno));
+        return 2;
+    }
+    child_pid = fork();
+    if (child_pid < 0) {
+        fprintf(stderr, "csrun: fork: %s\n", strerror(errno));
+        return 2;
+    }
+    if (child_pid == 0) {
+        setenv("CSPROF_EVENTS", evlist, 1);
+        setenv("CSPROF_OUTDIR", absdir, 1);
+        setenv("LD_PRELOAD", preload, 1);
+        execvp(argv[optind], &argv[optind]);
+        exec_errno = errno;
+        fprintf(stderr, "csrun: cannot run '%s': %s\n", argv[optind], strerror(exec_errno));
+        (void)!write(exec_pipe[1], &exec_errno, sizeof(exec_errno));
+        _exit(exec_errno == ENOENT ? 127 : 126);
+    }
+    close(exec_pipe[1]);
+    exec_failed = read(exec_pipe[0], &exec_errno, sizeof(exec_errno)) == sizeof(exec_errno);
+    close(exec_pipe[0]);
+    /* Like system(3): the terminal's interrupt reaches the child; we outlive it to report. */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+    signal(SIGTERM, forward_signal);
+    signal(SIGHUP, forward_signal);
+    while (waitpid(child_pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            fprintf(stderr, "csrun: waitpid: %s\n", strerror(errno));
+            return 2;
+        }
+    }
+    if (!quiet && !exec_failed)
+        print_summary(absdir, before, nbefore, events, nevents);
+    free_list(before, nbefore);
+    if (WIFSIGNALED(status)) {
+        struct rlimit nocore = {0, 0};
+
+        setrlimit(RLIMIT_CORE, &nocore); /* the child dumped core already if it was to */
+        signal(WTERMSIG(status), SIG_DFL);
+        raise(WTERMSIG(status));
+        return 128 + WTERMSIG(status);
+    }
+    return WEXITSTATUS(status);
+}
