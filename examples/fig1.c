@@ -6,14 +6,17 @@
  * time of c splits 50/50 between a and b, while gprof-style attribution by
  * call counts says 33/67.
  *
- * Two deviations, so that -O2 keeps the shape the paper describes:
- * `noipa` stops gcc from inlining or cloning a, b, c and d, and the empty
- * asm keeps d's calls from being deleted.  An optional argument sets
+ * Three deviations, so that -O2 keeps the shape the paper describes:
+ * `noipa` stops gcc from inlining or cloning a, b, c and d; the empty asm
+ * in d keeps its calls from being deleted; and the barrier after the last
+ * call in a and b keeps that call from becoming a tail call (a tail call
+ * replaces the caller's frame, so c would be seen as called from main).  An optional argument sets
  * log2(HUGE) (default 28, as in the paper).
  */
 #include <stdlib.h>
 
-#define NOIPA __attribute__((noipa))
+#define NOIPA          __attribute__((noipa))
+#define NO_TAIL_CALL() __asm__ volatile("" ::: "memory")
 
 static long huge = 1L << 28;
 
@@ -34,12 +37,14 @@ NOIPA void b(void (*f)(int))
     f(2);
     f(2);
     f(2);
+    NO_TAIL_CALL();
 }
 
 NOIPA void a(void (*f)(int))
 {
     f(1);
     f(1);
+    NO_TAIL_CALL();
 }
 
 int main(int argc, char **argv)

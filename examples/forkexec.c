@@ -13,7 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NOIPA __attribute__((noipa))
+#define NOIPA          __attribute__((noipa))
+#define NO_TAIL_CALL() __asm__ volatile("" ::: "memory") /* keep the caller's frame */
 
 static double
 cpu_ms(void)
@@ -36,12 +37,18 @@ NOIPA static double burn(double ms)
 
 NOIPA static double parent_work(void)
 {
-    return burn(500);
+    double r = burn(500);
+
+    NO_TAIL_CALL();
+    return r;
 }
 
 NOIPA static double child_work(void)
 {
-    return burn(500);
+    double r = burn(500);
+
+    NO_TAIL_CALL();
+    return r;
 }
 
 int main(int argc, char **argv)

@@ -99,6 +99,7 @@ struct mon_thread {
     int perf_fd[MON_MAX_EVENTS];
     uint64_t last_clock_ns[MON_MAX_EVENTS]; /* clock reading at the previous sample */
     uint64_t counts[MON_NOUTCOMES];
+    uint64_t event_samples[MON_MAX_EVENTS]; /* samples recorded per event */
     uint64_t timer_overruns;   /* expirations merged into one signal (POSIX timers) */
 };
 

@@ -299,7 +299,9 @@ mon_init(void)
 
     mon_resolve_real_functions();
     mon_proc.rank = -1;
-    mon_proc.signo = SIGPROF;
+    /* A real-time signal: deliveries from several sources queue instead of merging (a merged
+     * perf overflow would never be re-armed), and the program keeps SIGPROF for itself. */
+    mon_proc.signo = SIGRTMIN + 4;
     if (sig != NULL && atoi(sig) > 0 && atoi(sig) < NSIG)
         mon_proc.signo = atoi(sig);
     if (limit != NULL && strtoull(limit, NULL, 10) > 0)

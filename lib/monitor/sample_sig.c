@@ -79,6 +79,7 @@ take_sample(struct mon_thread *td, uint32_t ev, void *ucontext, uint64_t value)
         mon_count(td, MON_DROP_NO_MEMORY);
         return;
     }
+    td->event_samples[ev]++;
     mon_count(td, rc == UW_OK ? MON_SAMPLE_OK : MON_SAMPLE_PARTIAL);
 }
 

@@ -100,7 +100,8 @@ int
 mon_write_profile(struct mon_thread *td)
 {
     struct fmt_event events[MON_MAX_EVENTS];
-    struct fmt_stat stats[MON_NOUTCOMES + 8];
+    struct fmt_stat stats[MON_NOUTCOMES + 8 + MON_MAX_EVENTS];
+    char stat_names[MON_MAX_EVENTS][64];
     struct fmt_header h;
     struct write_ctx ctx;
     struct fmt_writer *w;
@@ -170,6 +171,10 @@ mon_write_profile(struct mon_thread *td)
         uint64_t v = td->counts[o] + (main_thread ? mon_process_count((enum mon_outcome)o) : 0);
 
         stats[nstats++] = (struct fmt_stat){mon_outcome_names[o], v};
+    }
+    for (uint32_t i = 0; i < mon_proc.nevents; i++) {
+        snprintf(stat_names[i], sizeof(stat_names[i]), "event.%s.samples", mon_proc.events[i].name);
+        stats[nstats++] = (struct fmt_stat){stat_names[i], td->event_samples[i]};
     }
     stats[nstats++] = (struct fmt_stat){"timer.overruns", td->timer_overruns};
     stats[nstats++] = (struct fmt_stat){"cct.nodes", cct_size(td->tree)};

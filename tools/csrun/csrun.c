@@ -230,7 +230,7 @@ struct run_totals {
     size_t files, unreadable, threads;
     size_t pids_seen;
     uint32_t pids[1024];
-    uint64_t recorded, partial, dropped, cpu_ns;
+    uint64_t recorded, partial, dropped, cpu_ns, wall_ns;
     uint64_t per_event_samples[MAX_EVENTS];
     char mechanism[MAX_EVENTS][32];
 };
@@ -253,13 +253,17 @@ add_profile(struct run_totals *t, const struct fmt_profile *p, const struct even
         if (strncmp(p->stats[i].name, "samples.dropped.", 16) == 0)
             t->dropped += p->stats[i].value;
     t->cpu_ns += p->header.cpu_ns;
-    for (uint64_t i = 0; i < p->nnodes; i++)
-        for (uint32_t m = 0; m < p->nodes[i].nmetrics; m++)
-            if (p->nodes[i].metrics[m].event < nevents && p->nodes[i].metrics[m].event < MAX_EVENTS)
-                t->per_event_samples[p->nodes[i].metrics[m].event] += p->nodes[i].samples;
-    for (uint32_t e = 0; e < p->nevents && e < nevents; e++)
-        snprintf(t->mechanism[e], sizeof(t->mechanism[e]), "%s", p->events[e].mechanism);
-    CSP_UNUSED(events);
+    if (p->header.end_ns > p->header.start_ns)
+        t->wall_ns += p->header.end_ns - p->header.start_ns;
+    for (size_t e = 0; e < nevents; e++) {
+        char name[64];
+
+        snprintf(name, sizeof(name), "event.%s.samples", events[e].name);
+        t->per_event_samples[e] += fmt_profile_stat(p, name);
+        for (uint32_t i = 0; i < p->nevents; i++)
+            if (strcmp(p->events[i].name, events[e].name) == 0)
+                snprintf(t->mechanism[e], sizeof(t->mechanism[e]), "%s", p->events[i].mechanism);
+    }
 }
 
 static void
@@ -297,16 +301,19 @@ print_summary(const char *dir, char **before, size_t nbefore, const struct event
             (unsigned long long)t.recorded, (unsigned long long)t.partial,
             (unsigned long long)t.dropped);
     for (size_t e = 0; e < nevents; e++) {
-        double cpu_s = (double)t.cpu_ns / 1e9;
+        /* CPU time is sampled per CPU-second of the threads, real time per thread-second. */
+        bool cpu = strcmp(events[e].name, "CPUTIME") == 0;
+        double secs = (double)(cpu ? t.cpu_ns : t.wall_ns) / 1e9;
         double asked = 1e6 / (double)events[e].period_us;
-        double got = cpu_s > 0 ? (double)t.per_event_samples[e] / cpu_s : 0;
+        double got = secs > 0 ? (double)t.per_event_samples[e] / secs : 0;
 
         fprintf(stderr,
-                "csprof: %s@%llu (%s): %.1f samples per CPU-second over %.3f CPU-seconds "
+                "csprof: %s@%llu (%s): %.1f samples per %s-second over %.3f s "
                 "(requested %.1f)%s\n",
-                events[e].name, events[e].period_us, t.mechanism[e], got, cpu_s, asked,
-                strcmp(events[e].name, "CPUTIME") == 0 && cpu_s > 0.2 && got < 0.8 * asked
-                    ? " -- shortfall: the timer cannot deliver this rate here"
+                events[e].name, events[e].period_us, t.mechanism[e], got, cpu ? "CPU" : "thread",
+                secs, asked,
+                secs > 0.2 && got < 0.8 * asked
+                    ? " -- shortfall: this mechanism cannot deliver the requested rate here"
                     : "");
     }
 }

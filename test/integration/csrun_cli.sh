@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# csrun's command line: options and events are validated before the program
+# runs; the exit status and death signal are the program's; LD_PRELOAD is
+# appended to; help and version work.
+. "$(dirname "$0")/lib.sh"
+
+expect_refused() { # expect_refused WHAT ARGS...: exit 2, a message naming the culprit, no program run
+    local what=$1; shift
+    rm -f ran
+    csrun "$@" touch ran 2> err.txt; rc=$?
+    check "refused: $what (exit $rc)" [ "$rc" -eq 2 ]
+    check "program not started: $what" [ ! -e ran ]
+    check "message names the problem: $what ($(head -1 err.txt))" grep -q "csrun: " err.txt
+}
+expect_refused "unknown event" -e BOGUS
+expect_refused "period not a number" -e CPUTIME@fast
+expect_refused "zero period" -e CPUTIME@0
+expect_refused "negative period" -e REALTIME@-5
+expect_refused "empty period" -e CPUTIME@
+expect_refused "event given twice" -e CPUTIME -e CPUTIME@100
+expect_refused "unknown option" --frobnicate
+expect_refused "output is a file" -o /etc/passwd
+check "error names the event" grep -q BOGUS <(csrun -e BOGUS true 2>&1)
+
+csrun -q sh -c 'exit 7'; rc=$?
+check "exit status is the program's (7, got $rc)" [ "$rc" -eq 7 ]
+csrun -q sh -c 'kill -TERM $$'; rc=$?
+check "death by signal is the program's (143, got $rc)" [ "$rc" -eq 143 ]
+csrun -q ./does-not-exist 2> err.txt; rc=$?
+check "missing program: exit 127 (got $rc)" [ "$rc" -eq 127 ]
+check "missing program is named" grep -q does-not-exist err.txt
+
+pre=$(LD_PRELOAD=libm.so.6 csrun -q printenv LD_PRELOAD)
+check "LD_PRELOAD appended to ($pre)" sh -c "case '$pre' in libm.so.6:*libcsprof.so) true ;; *) false ;; esac"
+check "--help" sh -c 'csrun --help | grep -q "usage: csrun"'
+check "--version" sh -c 'csrun -V | grep -q "csprof"'
+check "default directory is measurements/" sh -c 'csrun -q true && ls measurements/*.cspm > /dev/null'
+check "summary states samples per CPU-second" \
+    sh -c 'csrun -e CPUTIME@1000 sh -c "i=0; while [ \$i -lt 100000 ]; do i=\$((i+1)); done" 2>&1 | grep -q "samples per CPU-second"'
+# Two runs into one directory: nothing is overwritten.
+csrun -q -o same true; csrun -q -o same true
+n=$(ls same/*.cspm | wc -l)
+check "two runs leave two profiles (got $n)" [ "$n" -eq 2 ]
+finish

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# libcsprof.so exports only libc overrides and csprof_* (STYLE.md "Names"), and
+# the objects that run in signal context (*_sig.c) import only what is
+# async-signal-safe (STYLE.md "Signal path").
+. "$(dirname "$0")/lib.sh"
+lib=$CSPROF_BUILD/lib/csprof/libcsprof.so
+allowed='^(pthread_create|vfork|execve|execvpe|fexecve|execv|execvp|execl|execlp|execle|_exit|_Exit|dlopen|dlclose|sigaction|signal|csprof_.*)$'
+extra=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TWDBV]$/ { print $3 }' | sed 's/@.*//' | grep -Ev "$allowed")
+check "no unexpected exports (${extra:-none})" [ -z "$extra" ]
+
+# Every *_sig.o: undefined symbols must be on the allowlist.
+safe='^(arena_alloc|arena_init_mmap|arena_destroy|mmap|munmap|memcpy|memset|memmove|strlen|write|pwrite|lseek|fcntl|ioctl|clock_gettime|__errno_location|__sigsetjmp|siglongjmp|raise|_U.*|mon_.*|cct_.*|uw_.*|fmt_.*|tramp_.*|__stack_chk_fail|_GLOBAL_OFFSET_TABLE_|__tls_get_addr|syscall)$'
+objs=$(find "$CSPROF_BUILD/lib" -name '*_sig.c.o')
+check "signal-path objects found" [ -n "$objs" ]
+for o in $objs; do
+    bad=$(nm -u "$o" | awk '{ print $2 }' | grep -Ev "$safe" | tr '\n' ' ')
+    check "$(basename "$o") imports only async-signal-safe functions (${bad:-ok})" [ -z "$bad" ]
+done
+finish
