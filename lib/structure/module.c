@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * module.c -- the structure model: module objects, scope creation,
+ * string interning, canonical ordering and numbering, and the address
+ * lookup index behind struct_lookup().
+ *
+ * Tool code only; never runs in a profiled process.  Not thread-safe:
+ * struct_lookup() builds its index on first use, so a module shared by
+ * threads needs one call before it is shared.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "structure/structure_internal.h"
+
+#define MODULE_CHUNK_BYTES (256 * 1024)
+
+struct struct_module *
+struct_module_new(const char *path)
+{
+    struct struct_module *m = calloc(1, sizeof(*m));
+
+    if (m == NULL)
+        return NULL;
+    arena_init_malloc(&m->arena, MODULE_CHUNK_BYTES, 0);
+    m->root.kind = STRUCT_SCOPE_MODULE;
+    m->root.name = struct_intern(m, path);
+    m->build_id = struct_intern(m, "");
+    m->next_id = 1;
+    if (m->root.name == NULL || m->build_id == NULL) {
+        struct_module_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void
+struct_module_free(struct struct_module *m)
+{
+    if (m == NULL)
+        return;
+    free(m->index);
+    free(m->strtab);
+    arena_destroy(&m->arena);
+    free(m);
+}
+
+void *
+struct_module_alloc(struct struct_module *m, size_t size)
+{
+    return arena_alloc(&m->arena, size);
+}
+
+/* FNV-1a, 64 bit. */
+static uint64_t
+str_hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+
+    for (; *s != '\0'; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+    return h;
+}
+
+static int
+strtab_grow(struct struct_module *m)
+{
+    size_t cap = m->strtab_cap ? m->strtab_cap * 2 : 1024;
+    const char **tab = calloc(cap, sizeof(*tab));
+
+    if (tab == NULL)
+        return STRUCT_ENOMEM;
+    for (size_t i = 0; i < m->strtab_cap; i++) {
+        const char *s = m->strtab[i];
+        size_t j;
+
+        if (s == NULL)
+            continue;
+        for (j = str_hash(s) & (cap - 1); tab[j] != NULL; j = (j + 1) & (cap - 1))
+            ;
+        tab[j] = s;
+    }
+    free(m->strtab);
+    m->strtab = tab;
+    m->strtab_cap = cap;
+    return 0;
+}
+
+const char *
+struct_intern(struct struct_module *m, const char *s)
+{
+    size_t j, len;
+    char *copy;
+
+    if (s == NULL)
+        return NULL;
+    if ((m->strtab_used + 1) * 2 > m->strtab_cap && strtab_grow(m) != 0)
+        return NULL;
+    for (j = str_hash(s) & (m->strtab_cap - 1); m->strtab[j] != NULL;
+         j = (j + 1) & (m->strtab_cap - 1))
+        if (strcmp(m->strtab[j], s) == 0)
+            return m->strtab[j];
+    len = strlen(s);
+    copy = arena_alloc(&m->arena, len + 1);
+    if (copy == NULL)
+        return NULL;
+    memcpy(copy, s, len + 1);
+    m->strtab[j] = copy;
+    m->strtab_used++;
+    return copy;
+}
+
+struct struct_scope *
+struct_scope_new(struct struct_module *m, struct struct_scope *parent, enum struct_scope_kind kind,
+                 const struct struct_range *r, size_t nr)
+{
+    struct struct_scope *s = arena_alloc(&m->arena, sizeof(*s));
+
+    if (s == NULL)
+        return NULL;
+    s->kind = kind;
+    if (nr > 0) {
+        s->ranges = arena_alloc(&m->arena, nr * sizeof(*r));
+        if (s->ranges == NULL)
+            return NULL;
+        memcpy(s->ranges, r, nr * sizeof(*r));
+        s->nranges = nr;
+    }
+    s->parent = parent;
+    s->next_sibling = parent->first_child;
+    parent->first_child = s;
+    return s;
+}
+
+static int
+strcmp_null(const char *a, const char *b)
+{
+    if (a == NULL || b == NULL)
+        return (a != NULL) - (b != NULL);
+    return strcmp(a, b);
+}
+
+/* Canonical order of siblings: by address, then kind, line, names. */
+static int
+scope_cmp(const void *pa, const void *pb)
+{
+    const struct struct_scope *a = *(const struct struct_scope *const *)pa;
+    const struct struct_scope *b = *(const struct struct_scope *const *)pb;
+    int c;
+
+    if ((a->nranges > 0) != (b->nranges > 0))
+        return a->nranges > 0 ? 1 : -1; /* scopes without code (FILE) first */
+    if (a->nranges > 0) {
+        if (a->ranges[0].lo != b->ranges[0].lo)
+            return a->ranges[0].lo < b->ranges[0].lo ? -1 : 1;
+        if (a->ranges[0].hi != b->ranges[0].hi)
+            return a->ranges[0].hi < b->ranges[0].hi ? -1 : 1;
+    }
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    if ((c = strcmp_null(a->name, b->name)) != 0)
+        return c;
+    if (a->line != b->line)
+        return a->line < b->line ? -1 : 1;
+    if ((c = strcmp_null(a->file, b->file)) != 0)
+        return c;
+    return 0;
+}
+
+/* Sort the children of @s and of all its descendants; number them in pre-order. */
+static int
+finalize_scope(struct struct_module *m, struct struct_scope *s)
+{
+    struct struct_scope *c, **v;
+    size_t n = 0, i;
+
+    s->id = m->next_id++;
+    for (c = s->first_child; c != NULL; c = c->next_sibling)
+        n++;
+    if (n > 1) {
+        v = malloc(n * sizeof(*v));
+        if (v == NULL)
+            return STRUCT_ENOMEM;
+        for (i = 0, c = s->first_child; c != NULL; c = c->next_sibling)
+            v[i++] = c;
+        qsort(v, n, sizeof(*v), scope_cmp);
+        for (i = 0; i < n; i++)
+            v[i]->next_sibling = i + 1 < n ? v[i + 1] : NULL;
+        s->first_child = v[0];
+        free(v);
+    }
+    for (c = s->first_child; c != NULL; c = c->next_sibling)
+        if (finalize_scope(m, c) != 0)
+            return STRUCT_ENOMEM;
+    return 0;
+}
+
+void
+struct_module_finalize(struct struct_module *m)
+{
+    m->next_id = 1;
+    (void)finalize_scope(m, &m->root); /* on ENOMEM the order is partial but valid */
+}
+
+const struct struct_scope *
+struct_module_root(const struct struct_module *m)
+{
+    return &m->root;
+}
+
+const char *
+struct_module_path(const struct struct_module *m)
+{
+    return m->root.name;
+}
+
+const char *
+struct_module_build_id(const struct struct_module *m)
+{
+    return m->build_id;
+}
+
+const char *
+struct_strerror(int status)
+{
+    switch (status) {
+    case STRUCT_OK:
+        return "success";
+    case STRUCT_EIO:
+        return "cannot read file";
+    case STRUCT_ENOTELF:
+        return "not an ELF file, or truncated or corrupt ELF";
+    case STRUCT_EARCH:
+        return "ELF for an unsupported machine";
+    case STRUCT_EXML:
+        return "invalid structure file";
+    case STRUCT_ENOMEM:
+        return "out of memory";
+    default:
+        return "unknown error";
+    }
+}
+
+/* ---- lookup index ---------------------------------------------------- */
+
+struct idx_item {
+    uint64_t lo, hi;
+    uint32_t depth;
+    const struct struct_scope *scope;
+};
+
+struct idx_build {
+    struct idx_item *items;
+    size_t n, cap;
+};
+
+static int
+idx_collect(struct idx_build *b, const struct struct_scope *s, uint32_t depth)
+{
+    if (s->kind >= STRUCT_SCOPE_PROC) {
+        for (size_t i = 0; i < s->nranges; i++) {
+            if (s->ranges[i].lo >= s->ranges[i].hi)
+                continue;
+            if (b->n == b->cap) {
+                size_t cap = b->cap ? b->cap * 2 : 256;
+                struct idx_item *v = realloc(b->items, cap * sizeof(*v));
+
+                if (v == NULL)
+                    return STRUCT_ENOMEM;
+                b->items = v;
+                b->cap = cap;
+            }
+            b->items[b->n++] = (struct idx_item){s->ranges[i].lo, s->ranges[i].hi, depth, s};
+        }
+    }
+    for (const struct struct_scope *c = s->first_child; c != NULL; c = c->next_sibling)
+        if (idx_collect(b, c, depth + 1) != 0)
+            return STRUCT_ENOMEM;
+    return 0;
+}
+
+static int
+idx_item_cmp(const void *pa, const void *pb)
+{
+    const struct idx_item *a = pa, *b = pb;
+
+    if (a->lo != b->lo)
+        return a->lo < b->lo ? -1 : 1;
+    if (a->depth != b->depth)
+        return a->depth < b->depth ? -1 : 1;
+    if (a->hi != b->hi)
+        return a->hi > b->hi ? -1 : 1; /* wider first */
+    if (a->scope->id != b->scope->id)
+        return a->scope->id < b->scope->id ? -1 : 1;
+    return 0;
+}
+
+/* Append [lo, hi) -> scope to the index, merging with a contiguous equal entry. */
+static int
+idx_emit(struct struct_module *m, size_t *cap, uint64_t lo, uint64_t hi,
+         const struct struct_scope *scope)
+{
+    struct struct_index_entry *last = m->nindex ? &m->index[m->nindex - 1] : NULL;
+
+    if (lo >= hi)
+        return 0;
+    if (last != NULL && last->scope == scope && last->hi == lo) {
+        last->hi = hi;
+        return 0;
+    }
+    if (m->nindex == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 256;
+        struct struct_index_entry *v = realloc(m->index, ncap * sizeof(*v));
+
+        if (v == NULL)
+            return STRUCT_ENOMEM;
+        m->index = v;
+        *cap = ncap;
+    }
+    m->index[m->nindex++] = (struct struct_index_entry){lo, hi, scope};
+    return 0;
+}
+
+/*
+ * Flatten the scope tree into disjoint intervals, each mapped to the
+ * deepest scope covering it: a sweep over ranges sorted by start with a
+ * stack of open ranges.  A range that crosses the end of its enclosing
+ * open range (malformed input) is clipped to it, so the result is always
+ * a partition.
+ */
+static int
+build_index(struct struct_module *m)
+{
+    struct idx_build b = {0};
+    struct idx_item *stack = NULL;
+    size_t sp = 0, cap = 0;
+    uint64_t cursor = 0;
+    int rc;
+
+    rc = idx_collect(&b, &m->root, 0);
+    if (rc != 0)
+        goto out;
+    if (b.n > 0)
+        qsort(b.items, b.n, sizeof(*b.items), idx_item_cmp);
+    stack = malloc((b.n + 1) * sizeof(*stack));
+    if (stack == NULL) {
+        rc = STRUCT_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i <= b.n; i++) {
+        uint64_t lo = i < b.n ? b.items[i].lo : UINT64_MAX;
+
+        while (sp > 0 && stack[sp - 1].hi <= lo) {
+            if (cursor < stack[sp - 1].hi) {
+                rc = idx_emit(m, &cap, cursor, stack[sp - 1].hi, stack[sp - 1].scope);
+                if (rc != 0)
+                    goto out;
+                cursor = stack[sp - 1].hi;
+            }
+            sp--;
+        }
+        if (i == b.n)
+            break;
+        if (sp > 0) {
+            rc = idx_emit(m, &cap, cursor, lo, stack[sp - 1].scope);
+            if (rc != 0)
+                goto out;
+        }
+        if (lo > cursor)
+            cursor = lo;
+        stack[sp] = b.items[i];
+        if (sp > 0 && stack[sp].hi > stack[sp - 1].hi)
+            stack[sp].hi = stack[sp - 1].hi;
+        if (stack[sp].hi > cursor)
+            sp++;
+    }
+    rc = 0;
+out:
+    free(stack);
+    free(b.items);
+    if (rc != 0) {
+        free(m->index);
+        m->index = NULL;
+        m->nindex = 0;
+    }
+    return rc;
+}
+
+const struct struct_scope *
+struct_lookup(const struct struct_module *cm, uint64_t offset)
+{
+    struct struct_module *m = (struct struct_module *)cm; /* the index is a cache */
+    size_t lo = 0, hi;
+
+    if (m == NULL)
+        return NULL;
+    if (!m->index_built) {
+        if (build_index(m) != 0)
+            return NULL; /* out of memory: try again next time */
+        m->index_built = true;
+    }
+    hi = m->nindex;
+    while (lo < hi) { /* first entry with entry.hi > offset */
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (m->index[mid].hi <= offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < m->nindex && m->index[lo].lo <= offset)
+        return m->index[lo].scope;
+    return NULL;
+}

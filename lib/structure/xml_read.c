@@ -1,0 +1,466 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * xml_read.c -- read a csprof structure file back into modules.
+ *
+ * Parses with libxml2 (no network, no external entities), validates
+ * against csprof-structure.dtd when the DTD can be found
+ * ($CSPROF_SCHEMA_DIR, else <dir of the running executable>/../share/
+ * csprof/schemas, the layout of both the build and the install tree), and
+ * always checks element nesting and attribute syntax while rebuilding the
+ * model, so a file that does not validate is rejected either way.  Errors
+ * name the file and the line.  Scope ids, order and strings are kept as in
+ * the file, so reading then writing gives the same bytes.
+ *
+ * Tool code only; never runs in a profiled process.  libxml2 messages are
+ * captured, never printed.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <libxml/valid.h>
+#include <libxml/xmlerror.h>
+
+#include "structure/structure_internal.h"
+
+#define DTD_NAME "csprof-structure.dtd"
+
+struct reader {
+    const char *path;
+    char *err;
+    size_t errlen;
+    bool have_err;
+    struct struct_rvec rv;
+};
+
+/* Record the first error only: later ones are usually consequences. */
+static void
+rd_error(struct reader *rd, long line, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    size_t len;
+
+    if (rd->have_err)
+        return;
+    rd->have_err = true;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    len = strlen(msg);
+    while (len > 0 && (msg[len - 1] == '\n' || msg[len - 1] == ' '))
+        msg[--len] = '\0';
+    if (rd->err != NULL && rd->errlen > 0) {
+        if (line > 0)
+            snprintf(rd->err, rd->errlen, "%s:%ld: %s", rd->path, line, msg);
+        else
+            snprintf(rd->err, rd->errlen, "%s: %s", rd->path, msg);
+    }
+}
+
+static void
+capture_error(void *ctx, xmlErrorPtr e)
+{
+    struct reader *rd = ctx;
+
+    if (e == NULL || e->level == XML_ERR_WARNING)
+        return;
+    rd_error(rd, e->line, "%s", e->message ? e->message : "XML error");
+}
+
+/* Path of the DTD, or NULL when it cannot be found. */
+static char *
+find_dtd(void)
+{
+    const char *dir = getenv("CSPROF_SCHEMA_DIR");
+    char exe[PATH_MAX], *p, *path;
+    ssize_t n;
+
+    if (dir != NULL && dir[0] != '\0') {
+        if (asprintf(&path, "%s/%s", dir, DTD_NAME) < 0)
+            return NULL;
+        if (access(path, R_OK) == 0)
+            return path;
+        free(path);
+    }
+    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0)
+        return NULL;
+    exe[n] = '\0';
+    p = strrchr(exe, '/');
+    if (p == NULL)
+        return NULL;
+    *p = '\0';
+    if (asprintf(&path, "%s/../share/csprof/schemas/%s", exe, DTD_NAME) < 0)
+        return NULL;
+    if (access(path, R_OK) == 0)
+        return path;
+    free(path);
+    return NULL;
+}
+
+/* ---- attribute helpers --------------------------------------------- */
+
+/* Attribute value (malloc'ed by libxml2) or NULL. */
+static char *
+attr(xmlNodePtr n, const char *name)
+{
+    return (char *)xmlGetProp(n, BAD_CAST name);
+}
+
+static int
+attr_u32(struct reader *rd, xmlNodePtr n, const char *name, bool required, uint32_t *out)
+{
+    char *v = attr(n, name), *end;
+    unsigned long long x;
+
+    *out = 0;
+    if (v == NULL) {
+        if (required)
+            rd_error(rd, xmlGetLineNo(n), "<%s> lacks attribute %s", (const char *)n->name, name);
+        return required ? STRUCT_EXML : 0;
+    }
+    errno = 0;
+    x = strtoull(v, &end, 10);
+    if (v[0] < '0' || v[0] > '9' || *end != '\0' || errno != 0 || x > UINT32_MAX) {
+        rd_error(rd, xmlGetLineNo(n), "<%s %s=\"%s\">: not a 32-bit unsigned number",
+                 (const char *)n->name, name, v);
+        xmlFree(v);
+        return STRUCT_EXML;
+    }
+    xmlFree(v);
+    *out = (uint32_t)x;
+    return 0;
+}
+
+static int
+attr_string(struct reader *rd, struct struct_module *m, xmlNodePtr n, const char *name,
+            bool required, const char **out)
+{
+    char *v = attr(n, name);
+
+    *out = NULL;
+    if (v == NULL) {
+        if (required)
+            rd_error(rd, xmlGetLineNo(n), "<%s> lacks attribute %s", (const char *)n->name, name);
+        return required ? STRUCT_EXML : 0;
+    }
+    *out = struct_intern(m, v);
+    xmlFree(v);
+    return *out == NULL ? STRUCT_ENOMEM : 0;
+}
+
+/* ---- scopes ---------------------------------------------------------- */
+
+static enum struct_scope_kind
+kind_of(xmlNodePtr n)
+{
+    static const char *const tag[] = {"LM", "F", "P", "A", "L", "S"};
+
+    for (int k = 0; k <= STRUCT_SCOPE_STMT; k++)
+        if (xmlStrcmp(n->name, BAD_CAST tag[k]) == 0)
+            return (enum struct_scope_kind)k;
+    return (enum struct_scope_kind) - 1;
+}
+
+/* May a scope of kind @child appear directly inside one of kind @parent? */
+static bool
+nesting_ok(enum struct_scope_kind parent, enum struct_scope_kind child)
+{
+    switch (parent) {
+    case STRUCT_SCOPE_MODULE:
+        return child == STRUCT_SCOPE_FILE;
+    case STRUCT_SCOPE_FILE:
+        return child == STRUCT_SCOPE_PROC;
+    case STRUCT_SCOPE_PROC:
+    case STRUCT_SCOPE_INLINE:
+    case STRUCT_SCOPE_LOOP:
+        return child == STRUCT_SCOPE_INLINE || child == STRUCT_SCOPE_LOOP ||
+               child == STRUCT_SCOPE_STMT;
+    default:
+        return false;
+    }
+}
+
+static const char *
+enclosing_file(const struct struct_scope *s)
+{
+    for (const struct struct_scope *p = s->parent; p != NULL; p = p->parent)
+        if (p->kind == STRUCT_SCOPE_PROC || p->kind == STRUCT_SCOPE_INLINE)
+            return p->file;
+    return NULL;
+}
+
+static int read_children(struct reader *rd, struct struct_module *m, xmlNodePtr node,
+                         struct struct_scope *parent);
+
+static int
+read_scope(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct struct_scope *parent,
+           enum struct_scope_kind kind)
+{
+    struct struct_scope *s;
+    char *v;
+    int rc;
+
+    rd->rv.n = 0;
+    if (kind >= STRUCT_SCOPE_PROC) {
+        v = attr(n, "v");
+        if (v == NULL) {
+            rd_error(rd, xmlGetLineNo(n), "<%s> lacks attribute v", (const char *)n->name);
+            return STRUCT_EXML;
+        }
+        rc = struct_ranges_parse(v, &rd->rv);
+        if (rc != 0) {
+            rd_error(rd, xmlGetLineNo(n), "<%s v=\"%.100s\">: bad address ranges",
+                     (const char *)n->name, v);
+            xmlFree(v);
+            return rc == STRUCT_ENOMEM ? rc : STRUCT_EXML;
+        }
+        xmlFree(v);
+    }
+    s = struct_scope_new(m, parent, kind, rd->rv.v, rd->rv.n);
+    if (s == NULL)
+        return STRUCT_ENOMEM;
+    if ((rc = attr_u32(rd, n, "i", true, &s->id)) != 0)
+        return rc;
+    if (s->id == 0) {
+        rd_error(rd, xmlGetLineNo(n), "<%s i=\"0\">: ids start at 1", (const char *)n->name);
+        return STRUCT_EXML;
+    }
+    switch (kind) {
+    case STRUCT_SCOPE_FILE:
+        rc = attr_string(rd, m, n, "n", true, &s->name);
+        break;
+    case STRUCT_SCOPE_PROC:
+        if ((rc = attr_string(rd, m, n, "n", false, &s->name)) == 0 &&
+            (rc = attr_string(rd, m, n, "ln", false, &s->link_name)) == 0)
+            rc = attr_u32(rd, n, "l", false, &s->line);
+        if (parent->name != NULL && strcmp(parent->name, STRUCT_UNKNOWN_FILE) != 0)
+            s->file = parent->name;
+        break;
+    case STRUCT_SCOPE_INLINE:
+        if ((rc = attr_string(rd, m, n, "n", false, &s->name)) == 0 &&
+            (rc = attr_string(rd, m, n, "f", false, &s->file)) == 0 &&
+            (rc = attr_u32(rd, n, "l", false, &s->line)) == 0 &&
+            (rc = attr_string(rd, m, n, "cf", false, &s->call_file)) == 0)
+            rc = attr_u32(rd, n, "cl", false, &s->call_line);
+        break;
+    case STRUCT_SCOPE_LOOP:
+    case STRUCT_SCOPE_STMT:
+        if ((rc = attr_string(rd, m, n, "f", false, &s->file)) == 0)
+            rc = attr_u32(rd, n, "l", false, &s->line);
+        if (rc == 0 && s->file == NULL)
+            s->file = enclosing_file(s);
+        break;
+    default:
+        break;
+    }
+    if (rc != 0)
+        return rc;
+    return read_children(rd, m, n, s);
+}
+
+static int
+read_children(struct reader *rd, struct struct_module *m, xmlNodePtr node,
+              struct struct_scope *parent)
+{
+    struct struct_scope *prev = NULL, *c, *next;
+    int rc;
+
+    for (xmlNodePtr n = node->children; n != NULL; n = n->next) {
+        enum struct_scope_kind k;
+
+        if (n->type != XML_ELEMENT_NODE)
+            continue;
+        k = kind_of(n);
+        if ((int)k < 0 || !nesting_ok(parent->kind, k)) {
+            rd_error(rd, xmlGetLineNo(n), "unexpected element <%s> inside <%s>",
+                     (const char *)n->name, (const char *)node->name);
+            return STRUCT_EXML;
+        }
+        if ((rc = read_scope(rd, m, n, parent, k)) != 0)
+            return rc;
+    }
+    /* struct_scope_new prepends: restore document order. */
+    for (c = parent->first_child; c != NULL; c = next) {
+        next = c->next_sibling;
+        c->next_sibling = prev;
+        prev = c;
+    }
+    parent->first_child = prev;
+    return 0;
+}
+
+static int
+read_module(struct reader *rd, xmlNodePtr n, struct struct_module **out)
+{
+    struct struct_module *m;
+    char *name = attr(n, "n");
+    const char *bid;
+    int rc;
+
+    *out = NULL;
+    if (name == NULL) {
+        rd_error(rd, xmlGetLineNo(n), "<LM> lacks attribute n");
+        return STRUCT_EXML;
+    }
+    m = struct_module_new(name);
+    xmlFree(name);
+    if (m == NULL)
+        return STRUCT_ENOMEM;
+    if ((rc = attr_u32(rd, n, "i", true, &m->root.id)) != 0 ||
+        (rc = attr_string(rd, m, n, "build-id", false, &bid)) != 0)
+        goto out_free;
+    if (bid != NULL)
+        m->build_id = bid;
+    if ((rc = read_children(rd, m, n, &m->root)) != 0)
+        goto out_free;
+    *out = m;
+    return 0;
+out_free:
+    struct_module_free(m);
+    return rc;
+}
+
+static int
+read_doc(struct reader *rd, xmlDocPtr doc, struct struct_module ***mods, size_t *nmods)
+{
+    xmlNodePtr root = xmlDocGetRootElement(doc), n;
+    struct struct_module **v;
+    size_t cnt = 0, i = 0;
+    char *ver;
+    int rc;
+
+    if (root == NULL || xmlStrcmp(root->name, BAD_CAST "csprof-structure") != 0) {
+        rd_error(rd, root ? xmlGetLineNo(root) : 0, "root element is not <csprof-structure>");
+        return STRUCT_EXML;
+    }
+    ver = attr(root, "version");
+    if (ver == NULL || strcmp(ver, STRUCT_XML_VERSION) != 0) {
+        rd_error(rd, xmlGetLineNo(root), "unsupported structure file version \"%s\" (want %s)",
+                 ver ? ver : "", STRUCT_XML_VERSION);
+        xmlFree(ver);
+        return STRUCT_EXML;
+    }
+    xmlFree(ver);
+    for (n = root->children; n != NULL; n = n->next) {
+        if (n->type != XML_ELEMENT_NODE)
+            continue;
+        if (xmlStrcmp(n->name, BAD_CAST "LM") != 0) {
+            rd_error(rd, xmlGetLineNo(n), "unexpected element <%s> inside <csprof-structure>",
+                     (const char *)n->name);
+            return STRUCT_EXML;
+        }
+        cnt++;
+    }
+    v = calloc(cnt ? cnt : 1, sizeof(*v));
+    if (v == NULL)
+        return STRUCT_ENOMEM;
+    for (n = root->children; n != NULL; n = n->next) {
+        if (n->type != XML_ELEMENT_NODE)
+            continue;
+        if ((rc = read_module(rd, n, &v[i])) != 0) {
+            while (i > 0)
+                struct_module_free(v[--i]);
+            free(v);
+            return rc;
+        }
+        i++;
+    }
+    *mods = v;
+    *nmods = cnt;
+    return 0;
+}
+
+/* Validate @doc against the DTD if we can find it; 0 when valid or no DTD. */
+static int
+validate(struct reader *rd, xmlDocPtr doc)
+{
+    char *path = find_dtd();
+    xmlDtdPtr dtd;
+    xmlValidCtxtPtr vc;
+    int rc = 0;
+
+    if (path == NULL)
+        return 0;
+    dtd = xmlParseDTD(NULL, BAD_CAST path);
+    if (dtd == NULL) { /* a broken installation: skip validation, structure checks remain */
+        rd->have_err = false;
+        goto out_free_path;
+    }
+    vc = xmlNewValidCtxt();
+    if (vc == NULL) {
+        rc = STRUCT_ENOMEM;
+        goto out_free_dtd;
+    }
+    if (xmlValidateDtd(vc, doc, dtd) != 1) {
+        if (!rd->have_err)
+            rd_error(rd, 0, "does not validate against %s", path);
+        rc = STRUCT_EXML;
+    }
+    xmlFreeValidCtxt(vc);
+out_free_dtd:
+    xmlFreeDtd(dtd);
+out_free_path:
+    free(path);
+    return rc;
+}
+
+int
+struct_read_xml(const char *path, struct struct_module ***mods, size_t *n, char *err, size_t errlen)
+{
+    struct reader rd = {.path = path, .err = err, .errlen = errlen};
+    xmlStructuredErrorFunc old_handler = xmlStructuredError;
+    void *old_ctx = xmlStructuredErrorContext;
+    xmlParserCtxtPtr ctxt;
+    xmlDocPtr doc;
+    FILE *f;
+    int rc;
+
+    *mods = NULL;
+    *n = 0;
+    if (err != NULL && errlen > 0)
+        err[0] = '\0';
+    f = fopen(path, "r");
+    if (f == NULL) {
+        rd_error(&rd, 0, "cannot open: %s", strerror(errno));
+        return STRUCT_EIO;
+    }
+    fclose(f);
+    xmlSetStructuredErrorFunc(&rd, capture_error);
+    ctxt = xmlNewParserCtxt();
+    if (ctxt == NULL) {
+        rc = STRUCT_ENOMEM;
+        goto out_restore;
+    }
+    doc =
+        xmlCtxtReadFile(ctxt, path, NULL,
+                        XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_HUGE);
+    if (doc == NULL) {
+        xmlErrorPtr e = xmlCtxtGetLastError(ctxt);
+
+        if (!rd.have_err)
+            rd_error(&rd, e ? e->line : 0, "%s", e && e->message ? e->message : "XML parse error");
+        rc = STRUCT_EXML;
+        goto out_free_ctxt;
+    }
+    rc = validate(&rd, doc);
+    if (rc == 0)
+        rc = read_doc(&rd, doc, mods, n);
+    xmlFreeDoc(doc);
+out_free_ctxt:
+    xmlFreeParserCtxt(ctxt);
+out_restore:
+    xmlSetStructuredErrorFunc(old_ctx, old_handler);
+    if (rc == STRUCT_ENOMEM && !rd.have_err)
+        rd_error(&rd, 0, "out of memory");
+    rd.have_err = true;
+    struct_rvec_free(&rd.rv);
+    return rc;
+}

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * xml_write.c -- write structure modules as a csprof structure file
+ * (share/schemas/csprof-structure.dtd) with libxml2's xmlTextWriter, which
+ * does the escaping.
+ *
+ * Elements: csprof-structure > LM > F > P > (A | L | S)*, A and L nest.
+ * Ranges are written as v="0x1130-0x1150 0x1160-0x1170" (half-open, hex).
+ * An S omits f when its file equals the file of its nearest P or A
+ * ancestor; the reader restores it from there.  The output depends only on
+ * the model, so the same model always gives the same bytes.
+ *
+ * Tool code only; never runs in a profiled process.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/xmlwriter.h>
+
+#include "structure/structure_internal.h"
+
+#define W(x) BAD_CAST(x)
+
+static int
+attr_str(xmlTextWriterPtr w, const char *name, const char *val)
+{
+    return xmlTextWriterWriteAttribute(w, W(name), W(val)) < 0 ? -1 : 0;
+}
+
+static int
+attr_u64(xmlTextWriterPtr w, const char *name, uint64_t val)
+{
+    char buf[24];
+
+    snprintf(buf, sizeof(buf), "%" PRIu64, val);
+    return attr_str(w, name, buf);
+}
+
+static int
+attr_ranges(xmlTextWriterPtr w, const struct struct_scope *s)
+{
+    char *v = struct_ranges_format(s->ranges, s->nranges);
+    int rc;
+
+    if (v == NULL)
+        return -1;
+    rc = attr_str(w, "v", v);
+    free(v);
+    return rc;
+}
+
+/* File of the nearest enclosing PROC or INLINE (NULL when unknown). */
+static const char *
+enclosing_file(const struct struct_scope *s)
+{
+    for (const struct struct_scope *p = s->parent; p != NULL; p = p->parent)
+        if (p->kind == STRUCT_SCOPE_PROC || p->kind == STRUCT_SCOPE_INLINE)
+            return p->file;
+    return NULL;
+}
+
+static int
+write_scope(xmlTextWriterPtr w, const struct struct_scope *s)
+{
+    static const char *const tag[] = {"LM", "F", "P", "A", "L", "S"};
+    const char *ef;
+
+    if ((unsigned)s->kind > STRUCT_SCOPE_STMT)
+        return -1;
+    if (xmlTextWriterStartElement(w, W(tag[s->kind])) < 0 || attr_u64(w, "i", s->id) != 0)
+        return -1;
+    switch (s->kind) {
+    case STRUCT_SCOPE_MODULE:
+        break; /* n and build-id are written by write_module */
+    case STRUCT_SCOPE_FILE:
+        if (attr_str(w, "n", s->name ? s->name : STRUCT_UNKNOWN_FILE) != 0)
+            return -1;
+        break;
+    case STRUCT_SCOPE_PROC:
+        if ((s->name && attr_str(w, "n", s->name) != 0) ||
+            (s->link_name && attr_str(w, "ln", s->link_name) != 0) ||
+            (s->line && attr_u64(w, "l", s->line) != 0))
+            return -1;
+        break;
+    case STRUCT_SCOPE_INLINE:
+        if ((s->name && attr_str(w, "n", s->name) != 0) ||
+            (s->file && attr_str(w, "f", s->file) != 0) ||
+            (s->line && attr_u64(w, "l", s->line) != 0) ||
+            (s->call_file && attr_str(w, "cf", s->call_file) != 0) ||
+            (s->call_line && attr_u64(w, "cl", s->call_line) != 0))
+            return -1;
+        break;
+    case STRUCT_SCOPE_LOOP:
+    case STRUCT_SCOPE_STMT:
+        ef = enclosing_file(s);
+        if ((s->file && (ef == NULL || strcmp(ef, s->file) != 0) &&
+             attr_str(w, "f", s->file) != 0) ||
+            (s->line && attr_u64(w, "l", s->line) != 0))
+            return -1;
+        break;
+    }
+    if (s->kind >= STRUCT_SCOPE_PROC && attr_ranges(w, s) != 0)
+        return -1;
+    for (const struct struct_scope *c = s->first_child; c != NULL; c = c->next_sibling)
+        if (write_scope(w, c) != 0)
+            return -1;
+    return xmlTextWriterEndElement(w) < 0 ? -1 : 0;
+}
+
+static int
+write_module(xmlTextWriterPtr w, const struct struct_module *m)
+{
+    const struct struct_scope *root = struct_module_root(m);
+
+    if (xmlTextWriterStartElement(w, W("LM")) < 0 || attr_u64(w, "i", root->id ? root->id : 1) ||
+        attr_str(w, "n", root->name ? root->name : "") != 0)
+        return -1;
+    if (m->build_id != NULL && m->build_id[0] != '\0' && attr_str(w, "build-id", m->build_id) != 0)
+        return -1;
+    for (const struct struct_scope *c = root->first_child; c != NULL; c = c->next_sibling)
+        if (write_scope(w, c) != 0)
+            return -1;
+    return xmlTextWriterEndElement(w) < 0 ? -1 : 0;
+}
+
+int
+struct_write_xml(FILE *out, struct struct_module *const *mods, size_t n)
+{
+    xmlOutputBufferPtr buf;
+    xmlTextWriterPtr w;
+    int rc = STRUCT_EIO;
+
+    buf = xmlOutputBufferCreateFile(out, NULL);
+    if (buf == NULL)
+        return STRUCT_ENOMEM;
+    w = xmlNewTextWriter(buf); /* owns buf from here on */
+    if (w == NULL) {
+        xmlOutputBufferClose(buf);
+        return STRUCT_ENOMEM;
+    }
+    if (xmlTextWriterSetIndent(w, 1) < 0 || xmlTextWriterSetIndentString(w, W(" ")) < 0 ||
+        xmlTextWriterStartDocument(w, "1.0", "UTF-8", NULL) < 0 ||
+        xmlTextWriterStartElement(w, W("csprof-structure")) < 0 ||
+        attr_str(w, "version", STRUCT_XML_VERSION) != 0)
+        goto out_free_writer;
+    for (size_t i = 0; i < n; i++)
+        if (write_module(w, mods[i]) != 0)
+            goto out_free_writer;
+    if (xmlTextWriterEndElement(w) < 0 || xmlTextWriterEndDocument(w) < 0 ||
+        xmlTextWriterFlush(w) < 0)
+        goto out_free_writer;
+    rc = 0;
+out_free_writer:
+    xmlFreeTextWriter(w);
+    if (rc == 0 && (fflush(out) != 0 || ferror(out)))
+        rc = STRUCT_EIO;
+    return rc;
+}

@@ -1,0 +1,425 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * struct_check.c -- property checker for csprof structure files, driven by
+ * struct_test.sh.  Reads a structure file through the public API of
+ * lib/structure (struct_read_xml, struct_lookup) and checks one property:
+ *
+ *   struct_check proc XML NAME              a P named NAME exists
+ *   struct_check inline XML CALLER CALLEE   P CALLER has an A CALLEE (any depth) with a call line
+ *   struct_check stmts XML PROC FILE L...   P PROC has an S for each line L of file FILE (basename)
+ *   struct_check lookup XML ADDR NAME       struct_lookup(ADDR) lies in the P named NAME
+ *   struct_check count XML KIND MIN         at least MIN scopes of KIND (F, P, A, S)
+ *   struct_check invariants XML             ids, range order, nesting, disjointness, coverage
+ *   struct_check rewrite XML OUT            read XML and write it again to OUT
+ *   struct_check analyze BINARY OUT         struct_analyze BINARY and write it to OUT
+ *   struct_check readerr XML TEXT           reading XML fails and the message contains TEXT
+ *
+ * Exit 0 when the property holds, 1 (with a line on stderr saying why)
+ * when it does not.  Test code only.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "structure/structure.h"
+
+static struct struct_module **mods;
+static size_t nmods;
+
+__attribute__((format(printf, 1, 2))) static int
+fail(const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "struct_check: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return 1;
+}
+
+static void
+load(const char *path)
+{
+    char err[1024];
+    int rc = struct_read_xml(path, &mods, &nmods, err, sizeof(err));
+
+    if (rc != 0) {
+        fprintf(stderr, "struct_check: read failed (%s): %s\n", struct_strerror(rc), err);
+        exit(1);
+    }
+    if (nmods != 1) {
+        fprintf(stderr, "struct_check: %s: expected 1 module, got %zu\n", path, nmods);
+        exit(1);
+    }
+}
+
+/* Depth-first visit of every scope; @fn returns true to stop. */
+typedef bool visit_fn(const struct struct_scope *s, void *arg);
+
+static bool
+visit(const struct struct_scope *s, visit_fn *fn, void *arg)
+{
+    if (fn(s, arg))
+        return true;
+    for (const struct struct_scope *c = s->first_child; c != NULL; c = c->next_sibling)
+        if (visit(c, fn, arg))
+            return true;
+    return false;
+}
+
+struct find {
+    enum struct_scope_kind kind;
+    const char *name;
+    const struct struct_scope *found;
+};
+
+static bool
+find_fn(const struct struct_scope *s, void *arg)
+{
+    struct find *f = arg;
+
+    if (s->kind == f->kind && s->name != NULL && strcmp(s->name, f->name) == 0) {
+        f->found = s;
+        return true;
+    }
+    return false;
+}
+
+static const struct struct_scope *
+find(const struct struct_scope *root, enum struct_scope_kind kind, const char *name)
+{
+    struct find f = {kind, name, NULL};
+
+    visit(root, find_fn, &f);
+    return f.found;
+}
+
+static const char *
+base(const char *p)
+{
+    const char *s = p ? strrchr(p, '/') : NULL;
+
+    return s ? s + 1 : p ? p : "";
+}
+
+struct stmt_find {
+    const char *file;
+    uint32_t line;
+    bool found;
+};
+
+static bool
+stmt_fn(const struct struct_scope *s, void *arg)
+{
+    struct stmt_find *f = arg;
+
+    if (s->kind == STRUCT_SCOPE_STMT && s->line == f->line && strcmp(base(s->file), f->file) == 0 &&
+        s->nranges > 0)
+        f->found = true;
+    return f->found;
+}
+
+/* ---- invariants ---------------------------------------------------- */
+
+struct rset {
+    struct struct_range *v;
+    size_t n, cap;
+};
+
+static void
+rset_add(struct rset *r, const struct struct_range *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (r->n == r->cap) {
+            r->cap = r->cap ? r->cap * 2 : 64;
+            r->v = realloc(r->v, r->cap * sizeof(*r->v));
+            if (r->v == NULL)
+                abort();
+        }
+        r->v[r->n++] = v[i];
+    }
+}
+
+static int
+rcmp(const void *a, const void *b)
+{
+    const struct struct_range *x = a, *y = b;
+
+    return x->lo < y->lo ? -1 : x->lo > y->lo ? 1 : 0;
+}
+
+/* Sort; return false when two ranges overlap. */
+static bool
+rset_sort_disjoint(struct rset *r)
+{
+    qsort(r->v, r->n, sizeof(*r->v), rcmp);
+    for (size_t i = 1; i < r->n; i++)
+        if (r->v[i].lo < r->v[i - 1].hi)
+            return false;
+    return true;
+}
+
+/* Is every address of @a (sorted) inside the union of @b (sorted, disjoint)? */
+static bool
+covered(const struct struct_range *a, size_t na, const struct rset *b)
+{
+    size_t j = 0;
+
+    for (size_t i = 0; i < na; i++) {
+        uint64_t at = a[i].lo;
+
+        while (at < a[i].hi) {
+            while (j < b->n && b->v[j].hi <= at)
+                j++;
+            if (j == b->n || b->v[j].lo > at)
+                return false;
+            at = b->v[j].hi;
+        }
+    }
+    return true;
+}
+
+static void
+collect_stmts(const struct struct_scope *s, struct rset *r)
+{
+    if (s->kind == STRUCT_SCOPE_STMT)
+        rset_add(r, s->ranges, s->nranges);
+    for (const struct struct_scope *c = s->first_child; c != NULL; c = c->next_sibling)
+        collect_stmts(c, r);
+}
+
+struct inv {
+    const struct struct_module *m;
+    uint8_t *seen_ids;
+    size_t max_id;
+    int errors;
+    size_t nprocs_with_lines;
+};
+
+static void
+inv_error(struct inv *iv, const struct struct_scope *s, const char *what)
+{
+    if (iv->errors++ < 5)
+        fprintf(stderr, "struct_check: scope i=%u (%s): %s\n", s->id, s->name ? s->name : "-",
+                what);
+}
+
+static bool
+inv_fn(const struct struct_scope *s, void *arg)
+{
+    struct inv *iv = arg;
+    struct rset kids = {0};
+
+    if (s->id == 0 || s->id > iv->max_id || iv->seen_ids[s->id]++)
+        inv_error(iv, s, "id is 0, too large or repeated");
+    for (size_t i = 0; i < s->nranges; i++)
+        if (s->ranges[i].lo >= s->ranges[i].hi || (i > 0 && s->ranges[i].lo < s->ranges[i - 1].hi))
+            inv_error(iv, s, "ranges empty, unsorted or overlapping");
+    if (s->kind >= STRUCT_SCOPE_PROC && s->nranges == 0)
+        inv_error(iv, s, "code scope without ranges");
+    for (const struct struct_scope *c = s->first_child; c != NULL; c = c->next_sibling) {
+        if (c->parent != s)
+            inv_error(iv, c, "wrong parent pointer");
+        if (c->kind >= STRUCT_SCOPE_PROC)
+            rset_add(&kids, c->ranges, c->nranges);
+    }
+    if (!rset_sort_disjoint(&kids))
+        inv_error(iv, s, "children overlap");
+    if (s->kind >= STRUCT_SCOPE_PROC) {
+        struct rset mine = {0};
+
+        rset_add(&mine, s->ranges, s->nranges);
+        rset_sort_disjoint(&mine);
+        if (!covered(kids.v, kids.n, &mine))
+            inv_error(iv, s, "a child reaches outside its parent");
+        free(mine.v);
+    }
+    if (s->kind == STRUCT_SCOPE_PROC) {
+        struct rset st = {0};
+
+        collect_stmts(s, &st);
+        if (st.n > 0) {
+            iv->nprocs_with_lines++;
+            if (!rset_sort_disjoint(&st))
+                inv_error(iv, s, "statements overlap");
+            else if (!covered(s->ranges, s->nranges, &st))
+                inv_error(iv, s, "procedure with line info has addresses no statement covers");
+        }
+        free(st.v);
+    }
+    if (s->kind == STRUCT_SCOPE_STMT)
+        for (size_t i = 0; i < s->nranges; i++)
+            if (struct_lookup(iv->m, s->ranges[i].lo) != s ||
+                struct_lookup(iv->m, s->ranges[i].hi - 1) != s)
+                inv_error(iv, s, "struct_lookup does not return the statement for its own range");
+    free(kids.v);
+    return false;
+}
+
+static bool
+max_id_fn(const struct struct_scope *s, void *arg)
+{
+    size_t *mx = arg;
+
+    if (s->id > *mx)
+        *mx = s->id;
+    return false;
+}
+
+static int
+check_invariants(void)
+{
+    struct inv iv = {.m = mods[0]};
+    struct rset procs = {0};
+    const struct struct_scope *root = struct_module_root(mods[0]);
+
+    visit(root, max_id_fn, &iv.max_id);
+    iv.seen_ids = calloc(iv.max_id + 1, 1);
+    if (iv.seen_ids == NULL)
+        return 1;
+    visit(root, inv_fn, &iv);
+    for (const struct struct_scope *f = root->first_child; f != NULL; f = f->next_sibling)
+        for (const struct struct_scope *p = f->first_child; p != NULL; p = p->next_sibling)
+            rset_add(&procs, p->ranges, p->nranges);
+    if (!rset_sort_disjoint(&procs)) {
+        fprintf(stderr, "struct_check: procedures overlap\n");
+        iv.errors++;
+    }
+    free(procs.v);
+    free(iv.seen_ids);
+    printf("invariants: %zu scopes, %zu procedures with line info, %d errors\n", iv.max_id,
+           iv.nprocs_with_lines, iv.errors);
+    return iv.errors ? 1 : 0;
+}
+
+static bool
+count_fn(const struct struct_scope *s, void *arg)
+{
+    size_t *c = arg;
+
+    c[s->kind]++;
+    return false;
+}
+
+static int
+write_to(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    int rc;
+
+    if (f == NULL)
+        return fail("%s: cannot create", path);
+    rc = struct_write_xml(f, mods, nmods);
+    if (fclose(f) != 0 || rc != 0)
+        return fail("%s: write failed", path);
+    return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+    const char *cmd = argc > 1 ? argv[1] : "";
+    const struct struct_scope *root, *p;
+
+    if (argc < 3) {
+        fprintf(stderr, "usage: struct_check COMMAND FILE ARGS...\n");
+        return 2;
+    }
+    if (strcmp(cmd, "readerr") == 0 && argc == 4) {
+        char err[1024] = "";
+        int rc = struct_read_xml(argv[2], &mods, &nmods, err, sizeof(err));
+
+        if (rc == 0)
+            return fail("%s: read succeeded, expected an error containing '%s'", argv[2], argv[3]);
+        if (strstr(err, argv[3]) == NULL || strchr(err, '\n') != NULL)
+            return fail("error message '%s' lacks '%s' or is not one line", err, argv[3]);
+        printf("read error as expected: %s\n", err);
+        return 0;
+    }
+    if (strcmp(cmd, "analyze") == 0 && argc == 4) {
+        char err[1024];
+        struct struct_options opt = {0};
+        struct struct_module *m;
+        int rc = struct_analyze(argv[2], &opt, &m, NULL, err, sizeof(err));
+
+        if (rc != 0)
+            return fail("analyze failed: %s", err);
+        mods = &m;
+        nmods = 1;
+        rc = write_to(argv[3]);
+        struct_module_free(m);
+        return rc;
+    }
+
+    load(argv[2]);
+    root = struct_module_root(mods[0]);
+    if (strcmp(cmd, "proc") == 0 && argc == 4) {
+        if (find(root, STRUCT_SCOPE_PROC, argv[3]) == NULL)
+            return fail("no procedure named '%s' in %s", argv[3], argv[2]);
+        return 0;
+    }
+    if (strcmp(cmd, "inline") == 0 && argc == 5) {
+        const struct struct_scope *a;
+
+        p = find(root, STRUCT_SCOPE_PROC, argv[3]);
+        if (p == NULL)
+            return fail("no procedure named '%s' in %s", argv[3], argv[2]);
+        a = find(p, STRUCT_SCOPE_INLINE, argv[4]);
+        if (a == NULL)
+            return fail("procedure '%s' has no inlined call of '%s'", argv[3], argv[4]);
+        if (a->call_line == 0 || a->call_file == NULL || a->nranges == 0)
+            return fail("inlined call of '%s' in '%s' lacks call site or ranges", argv[4], argv[3]);
+        return 0;
+    }
+    if (strcmp(cmd, "stmts") == 0 && argc >= 6) {
+        p = find(root, STRUCT_SCOPE_PROC, argv[3]);
+        if (p == NULL)
+            return fail("no procedure named '%s' in %s", argv[3], argv[2]);
+        for (int i = 5; i < argc; i++) {
+            struct stmt_find f = {argv[4], (uint32_t)strtoul(argv[i], NULL, 10), false};
+
+            visit(p, stmt_fn, &f);
+            if (!f.found)
+                return fail("no statement for line %s in procedure '%s'", argv[i], argv[3]);
+        }
+        return 0;
+    }
+    if (strcmp(cmd, "lookup") == 0 && argc == 5) {
+        uint64_t addr = strtoull(argv[3], NULL, 16);
+        const struct struct_scope *s = struct_lookup(mods[0], addr);
+
+        while (s != NULL && s->kind != STRUCT_SCOPE_PROC)
+            s = s->parent;
+        if (s == NULL)
+            return fail("struct_lookup(0x%s) found no procedure", argv[3]);
+        if (s->name == NULL || strcmp(s->name, argv[4]) != 0)
+            return fail("struct_lookup gives procedure '%s', expected '%s'",
+                        s->name ? s->name : "(null)", argv[4]);
+        return 0;
+    }
+    if (strcmp(cmd, "count") == 0 && argc == 5) {
+        static const char kinds[] = "MFPALS";
+        size_t c[STRUCT_SCOPE_STMT + 1] = {0};
+        const char *k = strchr(kinds, argv[3][0]);
+        unsigned long min = strtoul(argv[4], NULL, 10);
+
+        if (k == NULL || argv[3][0] == '\0')
+            return fail("unknown kind '%s'", argv[3]);
+        visit(root, count_fn, c);
+        printf("%zu scopes of kind %s\n", c[k - kinds], argv[3]);
+        if (c[k - kinds] < min)
+            return fail("fewer scopes of kind %s than %s", argv[3], argv[4]);
+        return 0;
+    }
+    if (strcmp(cmd, "invariants") == 0 && argc == 3)
+        return check_invariants();
+    if (strcmp(cmd, "rewrite") == 0 && argc == 4)
+        return write_to(argv[3]);
+    fprintf(stderr, "struct_check: unknown command or wrong arguments: %s\n", cmd);
+    return 2;
+}

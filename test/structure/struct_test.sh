@@ -1,0 +1,362 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# struct_test.sh -- property tests of csprof-struct and lib/structure.
+#
+#   struct_test.sh MODE      MODE: c cxx nodebug stripped debugfile errors system readerr
+#
+# Compiles the test programs in test/programs at test time, runs
+# csprof-struct on them and checks properties with struct_check (names,
+# inlining, statements for lines marked "@stmt", struct_lookup of addresses
+# from nm, nesting invariants), DTD validity with xmllint, round trips and
+# determinism -- never golden XML.  Environment (set by CMakeLists.txt):
+# CSPROF_STRUCT, STRUCT_CHECK, STRUCT_PROGRAMS, STRUCT_DTD, CC, CXX.
+# Ends with "N passed, N failed"; exit 0, 1 (failures) or 77 (skipped).
+set -u
+
+mode=${1:-}
+: "${CSPROF_STRUCT:?}" "${STRUCT_CHECK:?}" "${STRUCT_PROGRAMS:?}" "${STRUCT_DTD:?}"
+CC=${CC:-gcc}
+CXX=${CXX:-g++}
+export CSPROF_SCHEMA_DIR=${CSPROF_SCHEMA_DIR:-$(dirname "$STRUCT_DTD")}
+
+passed=0
+failed=0
+work=$(mktemp -d "${TMPDIR:-/tmp}/struct_test.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
+
+ok() {
+    passed=$((passed + 1))
+}
+
+bad() {
+    failed=$((failed + 1))
+    echo "FAIL: $*"
+}
+
+# check DESCRIPTION COMMAND...: the command must exit 0.
+check() {
+    local what=$1
+    shift
+    if "$@" >"$work/check.out" 2>&1; then
+        ok
+    else
+        bad "$what: $(tail -n 3 "$work/check.out" | tr '\n' ' ')"
+    fi
+}
+
+finish() {
+    echo "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+    exit $?
+}
+
+skip() {
+    echo "SKIP: $*"
+    exit 77
+}
+
+# Address of symbol $2 in binary $1 as bare hex without leading zeros.
+sym_addr() {
+    local a
+    a=$(nm "$1" | awk -v s="$2" '$3 == s && ($2 == "T" || $2 == "t") { print $1; exit }')
+    [ -n "$a" ] && printf '%x\n' $((16#$a))
+}
+
+# run_struct BIN OUT: run the tool; sets rc and leaves stderr in $OUT.err.
+run_struct() {
+    "$CSPROF_STRUCT" "$1" >"$2" 2>"$2.err"
+    rc=$?
+}
+
+# Checks shared by every successful run: exit 0, valid XML, invariants,
+# round trip through the reader, and the same bytes from -o and a second run.
+common_checks() {
+    local bin=$1 xml=$2 name=$3
+    [ "$rc" -eq 0 ] && ok || bad "$name: exit $rc: $(cat "$xml.err")"
+    check "$name: DTD valid" xmllint --noout --dtdvalid "$STRUCT_DTD" "$xml"
+    check "$name: invariants" "$STRUCT_CHECK" invariants "$xml"
+    check "$name: rewrite" "$STRUCT_CHECK" rewrite "$xml" "$xml.rt"
+    check "$name: round trip gives identical bytes" cmp "$xml" "$xml.rt"
+    check "$name: -o FILE" "$CSPROF_STRUCT" -o "$xml.o" "$bin"
+    check "$name: -o output equals stdout output" cmp "$xml" "$xml.o"
+    check "$name: struct_analyze+struct_write_xml" "$STRUCT_CHECK" analyze "$bin" "$xml.api"
+    check "$name: library output equals tool output" cmp "$xml" "$xml.api"
+}
+
+# One note line on stderr, naming the binary.
+note_checks() {
+    local xml=$1 name=$2
+    if [ "$(wc -l <"$xml.err")" -eq 1 ] && grep -q "note:" "$xml.err"; then ok; else
+        bad "$name: expected one note on stderr, got: $(cat "$xml.err")"
+    fi
+}
+
+test_c() {
+    local src=$STRUCT_PROGRAMS/struct_prog.c lines opt bin xml a
+    lines=$(grep -n '/\* @stmt known \*/' "$src" | cut -d: -f1 | tr '\n' ' ')
+    [ -n "$lines" ] || { bad "no @stmt markers in $src"; return; }
+    for opt in -O0 -O2 -O3; do
+        bin=$work/struct_prog$opt
+        xml=$bin.xml
+        "$CC" $opt -g -o "$bin" "$src" || { bad "$CC $opt -g failed"; continue; }
+        run_struct "$bin" "$xml"
+        common_checks "$bin" "$xml" "C $opt -g"
+        [ ! -s "$xml.err" ] && ok || bad "C $opt -g: unexpected stderr: $(cat "$xml.err")"
+        for f in main known caller step; do
+            check "C $opt: procedure $f" "$STRUCT_CHECK" proc "$xml" "$f"
+            a=$(sym_addr "$bin" "$f")
+            check "C $opt: lookup $f at 0x$a" "$STRUCT_CHECK" lookup "$xml" "$a" "$f"
+            check "C $opt: lookup $f at 0x$a+1" "$STRUCT_CHECK" lookup "$xml" \
+                "$(printf '%x' $((16#$a + 1)))" "$f"
+        done
+        check "C $opt: helper_inl inlined into caller" "$STRUCT_CHECK" inline "$xml" caller helper_inl
+        # shellcheck disable=SC2086
+        check "C $opt: statements for lines $lines" "$STRUCT_CHECK" stmts "$xml" known \
+            struct_prog.c $lines
+        check "C $opt: has statements" "$STRUCT_CHECK" count "$xml" S 10
+    done
+}
+
+test_cxx() {
+    local src=$STRUCT_PROGRAMS/struct_prog_cxx.cc opt bin xml a
+    for opt in "-O0 -g" "-O2 -g" "-O2"; do
+        bin=$work/struct_prog_cxx${opt// /}
+        xml=$bin.xml
+        # shellcheck disable=SC2086
+        "$CXX" $opt -o "$bin" "$src" || { bad "$CXX $opt failed"; continue; }
+        run_struct "$bin" "$xml"
+        common_checks "$bin" "$xml" "C++ $opt"
+        check "C++ $opt: demangled method" "$STRUCT_CHECK" proc "$xml" "shapes::Rect::area() const"
+        check "C++ $opt: demangled template" "$STRUCT_CHECK" proc "$xml" "double twice<double>(double)"
+        a=$(sym_addr "$bin" _ZNK6shapes4Rect4areaEv)
+        check "C++ $opt: lookup Rect::area" "$STRUCT_CHECK" lookup "$xml" "$a" \
+            "shapes::Rect::area() const"
+        grep -q 'ln="_ZNK6shapes4Rect4areaEv"' "$xml" && ok || bad "C++ $opt: link name missing"
+    done
+}
+
+test_nodebug() {
+    local src=$STRUCT_PROGRAMS/struct_prog.c bin=$work/struct_prog_nodebug xml a
+    xml=$bin.xml
+    "$CC" -O2 -o "$bin" "$src" || { bad "$CC -O2 failed"; finish; }
+    run_struct "$bin" "$xml"
+    common_checks "$bin" "$xml" "no -g"
+    note_checks "$xml" "no -g"
+    for f in main known caller step; do
+        check "no -g: procedure $f" "$STRUCT_CHECK" proc "$xml" "$f"
+        a=$(sym_addr "$bin" "$f")
+        check "no -g: lookup $f" "$STRUCT_CHECK" lookup "$xml" "$a" "$f"
+    done
+    grep -q '<S ' "$xml" && bad "no -g: statements without line info" || ok
+    a=$(sym_addr "$bin" alias_local)
+    check "no -g: aliases resolve to the global name" "$STRUCT_CHECK" lookup "$xml" "$a" alias_global
+    grep -q 'n="alias_weak"\|n="alias_local"' "$xml" && bad "no -g: alias listed twice" || ok
+}
+
+test_stripped() {
+    local src=$STRUCT_PROGRAMS/struct_prog.c bin=$work/struct_prog_strip xml a f
+    xml=$bin.xml
+    "$CC" -O2 -g -o "$bin.full" "$src" || { bad "$CC -O2 -g failed"; finish; }
+    strip -o "$bin" "$bin.full" || skip "strip failed"
+    run_struct "$bin" "$xml"
+    common_checks "$bin" "$xml" "stripped"
+    note_checks "$xml" "stripped"
+    check "stripped: procedures" "$STRUCT_CHECK" count "$xml" P 5
+    # .eh_frame keeps static functions apart: each gets its own procedure.
+    for f in known caller step main; do
+        a=$(sym_addr "$bin.full" "$f")
+        check "stripped: $f at 0x$a is its own procedure" "$STRUCT_CHECK" lookup "$xml" "$a" \
+            "$(basename "$bin")+0x$a"
+    done
+}
+
+# DWARF in a separate debug file: found by .gnu_debuglink and by build-id.
+test_debugfile() {
+    local src=$STRUCT_PROGRAMS/struct_prog.c bin=$work/dl bid xml
+    "$CC" -O2 -g -o "$bin" "$src" || { bad "$CC -O2 -g failed"; finish; }
+    cp "$bin" "$work/dl2"
+    objcopy --only-keep-debug "$bin" "$bin.debug" || skip "objcopy failed"
+    strip --strip-debug "$bin" && objcopy --add-gnu-debuglink="$bin.debug" "$bin" ||
+        skip "strip/objcopy failed"
+    xml=$bin.xml
+    run_struct "$bin" "$xml"
+    common_checks "$bin" "$xml" "debuglink"
+    check "debuglink: helper_inl inlined into caller" "$STRUCT_CHECK" inline "$xml" caller helper_inl
+    check "debuglink: statements" "$STRUCT_CHECK" stmts "$xml" known struct_prog.c 31
+
+    bid=$(readelf -n "$work/dl2" | awk '/Build ID:/ { print $3 }')
+    [ -n "$bid" ] || skip "no build-id in test binary"
+    mkdir -p "$work/debugroot/.build-id/${bid:0:2}"
+    objcopy --only-keep-debug "$work/dl2" "$work/debugroot/.build-id/${bid:0:2}/${bid:2}.debug"
+    strip --strip-debug "$work/dl2"
+    xml=$work/dl2.xml
+    CSPROF_DEBUG_DIR=$work/debugroot run_struct "$work/dl2" "$xml"
+    [ "$rc" -eq 0 ] && ok || bad "build-id debug file: exit $rc"
+    check "build-id debug file: inlined call" "$STRUCT_CHECK" inline "$xml" caller helper_inl
+    grep -q "build-id=\"$bid\"" "$xml" && ok || bad "build-id attribute is not $bid"
+    run_struct "$work/dl2" "$xml" # without the debug root: no DWARF, a note
+    note_checks "$xml" "build-id debug file absent"
+}
+
+# expect_error NAME FILE [ARGS...]: exit 1, nothing on stdout, one line
+# on stderr that names FILE.
+expect_error() {
+    local name=$1 file=$2 out=$work/err.out
+    shift 2
+    "$CSPROF_STRUCT" "$@" >"$out" 2>"$out.err"
+    rc=$?
+    if [ "$rc" -ne 1 ]; then
+        bad "$name: exit $rc, expected 1 ($(head -c 200 "$out.err"))"
+    elif [ -s "$out" ]; then
+        bad "$name: wrote to stdout"
+    elif [ "$(wc -l <"$out.err")" -ne 1 ] || ! grep -qF "$file" "$out.err"; then
+        bad "$name: expected one line naming $file, got: $(cat "$out.err")"
+    else
+        ok
+        echo "  $name: $(cat "$out.err")"
+    fi
+}
+
+# patch_machine SRC DST MACHINE: copy an ELF with e_machine (offset 18) replaced.
+patch_machine() {
+    cp "$1" "$2" && printf "$3" | dd of="$2" bs=1 seek=18 conv=notrunc status=none
+}
+
+test_errors() {
+    local src=$STRUCT_PROGRAMS/struct_prog.c bin=$work/prog size
+    "$CC" -O2 -g -o "$bin" "$src" || { bad "$CC failed"; finish; }
+    "$CC" -O2 -c -o "$work/prog.o" "$src" || { bad "$CC -c failed"; finish; }
+    echo "just some text" >"$work/text.txt"
+    : >"$work/empty"
+    head -c 100 /bin/ls >"$work/ls100" 2>/dev/null || head -c 100 "$bin" >"$work/ls100"
+    size=$(stat -c %s "$bin")
+    head -c $((size / 2)) "$bin" >"$work/half"
+    patch_machine "$bin" "$work/aarch64" '\267\000'
+    patch_machine "$bin" "$work/i386" '\003\000'
+    ar rc "$work/lib.a" "$work/prog.o"
+
+    expect_error "missing file" "$work/missing" "$work/missing"
+    expect_error "directory" "$work" "$work"
+    expect_error "text file" "$work/text.txt" "$work/text.txt"
+    expect_error "empty file" "$work/empty" "$work/empty"
+    expect_error "truncated ELF (100 bytes)" "$work/ls100" "$work/ls100"
+    expect_error "truncated ELF (half)" "$work/half" "$work/half"
+    expect_error "aarch64 ELF" "$work/aarch64" "$work/aarch64"
+    grep -q "AArch64" "$work/err.out.err" && ok || bad "aarch64: machine not named"
+    expect_error "i386 ELF" "$work/i386" "$work/i386"
+    grep -q "i386" "$work/err.out.err" && ok || bad "i386: machine not named"
+    expect_error "object file" "$work/prog.o" "$work/prog.o"
+    expect_error "ar archive" "$work/lib.a" "$work/lib.a"
+    expect_error "unwritable output" "/nonexistent-dir/x.xml" -o /nonexistent-dir/x.xml "$bin"
+    if echo 'int main(void){return 0;}' | "$CC" -m32 -x c -o "$work/m32" - 2>/dev/null; then
+        expect_error "gcc -m32 ELF" "$work/m32" "$work/m32"
+    else
+        echo "  (gcc -m32 not available: crafted i386 ELF only)"
+    fi
+    "$CSPROF_STRUCT" >/dev/null 2>&1
+    [ $? -eq 2 ] && ok || bad "no argument: expected exit 2"
+    "$CSPROF_STRUCT" --help | grep -q "usage:" && ok || bad "--help"
+    "$CSPROF_STRUCT" -V | grep -q "csprof-struct" && ok || bad "-V"
+}
+
+test_system() {
+    local any=0 f xml
+    for f in /usr/bin/xz /lib/x86_64-linux-gnu/liblzma.so.5; do
+        [ -r "$f" ] || { echo "  $f missing: skipped"; continue; }
+        any=1
+        xml=$work/$(basename "$f").xml
+        run_struct "$f" "$xml"
+        common_checks "$f" "$xml" "$f"
+        check "$f: procedures" "$STRUCT_CHECK" count "$xml" P 50
+    done
+    [ "$any" -eq 1 ] || skip "neither /usr/bin/xz nor liblzma.so.5 is installed"
+    if [ -r /lib/x86_64-linux-gnu/liblzma.so.5 ]; then
+        # Exported functions keep their names; internal ones are split by .eh_frame.
+        xml=$work/liblzma.so.5.xml
+        check "liblzma: lzma_code" "$STRUCT_CHECK" proc "$xml" lzma_code
+        a=$(nm -D /lib/x86_64-linux-gnu/liblzma.so.5 | awk '$3 ~ /^lzma_code(@|$)/ { print $1; exit }')
+        [ -n "$a" ] && check "liblzma: lookup lzma_code" "$STRUCT_CHECK" lookup "$xml" \
+            "$(printf '%x' $((16#$a + 4)))" lzma_code
+    fi
+}
+
+# read_error NAME TEXT CONTENT: reading CONTENT fails with a message containing TEXT.
+read_error() {
+    printf '%s\n' "$3" >"$work/bad.xml"
+    check "reader: $1" "$STRUCT_CHECK" readerr "$work/bad.xml" "$2"
+}
+
+test_readerr() {
+    local head='<?xml version="1.0" encoding="UTF-8"?>'
+    check "reader: missing file" "$STRUCT_CHECK" readerr "$work/missing.xml" "missing.xml: cannot open"
+    read_error "not XML" "bad.xml:1:" "this is not xml"
+    read_error "unclosed element" "bad.xml:" "$head
+<csprof-structure version=\"1\">
+ <LM i=\"1\" n=\"x\">"
+    read_error "wrong version" "version" "$head
+<csprof-structure version=\"9\"/>"
+    read_error "wrong root" "bad.xml:2:" "$head
+<hpc-structure version=\"1\"/>"
+    read_error "bad ranges (line 5)" "bad.xml:5:" "$head
+<csprof-structure version=\"1\">
+ <LM i=\"1\" n=\"x\">
+  <F i=\"2\" n=\"a.c\">
+   <P i=\"3\" n=\"f\" v=\"0x20-0x10\"/>
+  </F>
+ </LM>
+</csprof-structure>"
+    read_error "S directly under F (line 4)" "bad.xml:4:" "$head
+<csprof-structure version=\"1\">
+ <LM i=\"1\" n=\"x\">
+  <F i=\"2\" n=\"a.c\"><S i=\"3\" l=\"1\" v=\"0x1-0x2\"/></F>
+ </LM>
+</csprof-structure>"
+    read_error "missing id (line 4)" "bad.xml:4:" "$head
+<csprof-structure version=\"1\">
+ <LM i=\"1\" n=\"x\">
+  <F n=\"a.c\"/>
+ </LM>
+</csprof-structure>"
+    # The DTD cannot check numbers: the reader's own checks catch this one.
+    read_error "bad line number (line 5)" "bad.xml:5:" "$head
+<csprof-structure version=\"1\">
+ <LM i=\"1\" n=\"x\">
+  <F i=\"2\" n=\"a.c\">
+   <P i=\"3\" n=\"f\" l=\"-4\" v=\"0x10-0x20\"/>
+  </F>
+ </LM>
+</csprof-structure>"
+    # A hand-written file with a loop scope and escaped names reads and rewrites.
+    printf '%s\n' "$head" '<csprof-structure version="1">' \
+        ' <LM i="1" n="/a&amp;b" build-id="00ff">' \
+        '  <F i="2" n="&lt;unknown file&gt;">' \
+        '   <P i="3" n="f&lt;int&gt;" ln="_Z1fIiEvv" v="0x10-0x40">' \
+        '    <L i="4" f="/x.c" l="7" v="0x10-0x30">' \
+        '     <S i="5" f="/x.c" l="8" v="0x10-0x20"/>' \
+        '    </L>' \
+        '   </P>' \
+        '  </F>' \
+        ' </LM>' \
+        '</csprof-structure>' >"$work/good.xml"
+    check "reader: loop scope file is DTD valid" xmllint --noout --dtdvalid "$STRUCT_DTD" "$work/good.xml"
+    check "reader: loop scope file reads" "$STRUCT_CHECK" rewrite "$work/good.xml" "$work/good.rt"
+    check "reader: loop scope file round trips" cmp "$work/good.xml" "$work/good.rt"
+    check "reader: lookup in a loop" "$STRUCT_CHECK" lookup "$work/good.xml" 15 "f<int>"
+}
+
+case $mode in
+c) test_c ;;
+cxx) test_cxx ;;
+nodebug) test_nodebug ;;
+stripped) test_stripped ;;
+errors) test_errors ;;
+system) test_system ;;
+readerr) test_readerr ;;
+debugfile) test_debugfile ;;
+*)
+    echo "usage: $0 c|cxx|nodebug|stripped|debugfile|errors|system|readerr" >&2
+    exit 2
+    ;;
+esac
+finish

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * main.c -- csprof-struct: recover the program structure of one ELF
+ * binary (procedures, inlined calls, statements with their address
+ * ranges) and write it as a csprof structure file.
+ *
+ *   csprof-struct [-o FILE] [-v] BINARY
+ *
+ * Exit status: 0 on success (also for stripped binaries and binaries
+ * without DWARF, which give procedures only and one note on stderr),
+ * 1 when BINARY or FILE cannot be used (one line on stderr), 2 on a usage
+ * error.  Tool code: runs outside the profiled program.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "structure/structure.h"
+
+#define PROG "csprof-struct"
+
+static void
+usage(FILE *f)
+{
+    fprintf(f,
+            "usage: %s [-o FILE] [-v] BINARY\n"
+            "Write the program structure of the ELF executable or shared library BINARY\n"
+            "(load module, files, procedures, inlined calls, statements, with address\n"
+            "ranges) as XML to standard output or FILE.\n"
+            "\n"
+            "  -o, --output FILE  write to FILE instead of standard output\n"
+            "  -v, --verbose      print a summary of what was found on standard error\n"
+            "  -h, --help         show this help and exit\n"
+            "  -V, --version      show the version and exit\n",
+            PROG);
+}
+
+struct counts {
+    size_t n[STRUCT_SCOPE_STMT + 1];
+};
+
+static void
+count_scopes(const struct struct_scope *s, struct counts *c)
+{
+    c->n[s->kind]++;
+    for (const struct struct_scope *k = s->first_child; k != NULL; k = k->next_sibling)
+        count_scopes(k, c);
+}
+
+int
+main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    struct struct_options opt = {0};
+    struct struct_module *m = NULL;
+    const char *outpath = NULL, *note = NULL, *binary;
+    char err[1024];
+    FILE *out = stdout;
+    int c, rc;
+
+    while ((c = getopt_long(argc, argv, "o:vhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            outpath = optarg;
+            break;
+        case 'v':
+            opt.verbose = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case 'V':
+            printf("%s %s\n", PROG, CSPROF_VERSION);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "%s: %s\n", PROG,
+                optind == argc ? "missing BINARY argument"
+                               : "expected exactly one BINARY argument");
+        usage(stderr);
+        return 2;
+    }
+    binary = argv[optind];
+
+    rc = struct_analyze(binary, &opt, &m, &note, err, sizeof(err));
+    if (rc != 0) {
+        fprintf(stderr, "%s: %s\n", PROG, err[0] ? err : struct_strerror(rc));
+        return 1;
+    }
+    if (note != NULL)
+        fprintf(stderr, "%s: %s: note: %s\n", PROG, binary, note);
+    if (opt.verbose) {
+        struct counts cnt = {{0}};
+
+        count_scopes(struct_module_root(m), &cnt);
+        fprintf(stderr,
+                "%s: %s: %zu files, %zu procedures, %zu inlined calls, %zu statements"
+                " (build-id %s)\n",
+                PROG, struct_module_path(m), cnt.n[STRUCT_SCOPE_FILE], cnt.n[STRUCT_SCOPE_PROC],
+                cnt.n[STRUCT_SCOPE_INLINE], cnt.n[STRUCT_SCOPE_STMT],
+                struct_module_build_id(m)[0] ? struct_module_build_id(m) : "none");
+    }
+
+    if (outpath != NULL) {
+        out = fopen(outpath, "w");
+        if (out == NULL) {
+            fprintf(stderr, "%s: %s: cannot create: %s\n", PROG, outpath, strerror(errno));
+            goto out_fail;
+        }
+    }
+    rc = struct_write_xml(out, &m, 1);
+    if (outpath != NULL && fclose(out) != 0 && rc == 0)
+        rc = STRUCT_EIO;
+    if (rc != 0) {
+        fprintf(stderr, "%s: %s: cannot write: %s\n", PROG, outpath ? outpath : "standard output",
+                struct_strerror(rc));
+        if (outpath != NULL)
+            unlink(outpath);
+        goto out_fail;
+    }
+    struct_module_free(m);
+    return 0;
+out_fail:
+    struct_module_free(m);
+    return 1;
+}
