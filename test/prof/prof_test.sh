@@ -1,0 +1,488 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# prof_test.sh -- end-to-end tests of csprof-prof on synthetic measurement
+# files (no monitor involved).
+#
+# Usage: prof_test.sh TEST   with the environment
+#   PROF  csprof-prof        GEN   prof_gen (writes .cspm files with lib/fmt)
+#   DTD   experiment.dtd     CC    C compiler    SRC  prog.c
+#   WORK  scratch directory  STRUCT_TOOL  csprof-struct (optional)
+# Each test compiles prog.c, takes function offsets from `nm -S`, writes
+# measurement files with prof_gen, runs csprof-prof and checks the summary
+# (stdout) and DB/experiment.xml (xmllint --xpath); every database is
+# validated against the DTD.  Exit 0 pass, 1 fail, 77 skipped.
+
+set -u
+T=$1
+W=$WORK/$T
+
+fail() {
+    echo "FAIL [$T]: $*"
+    exit 1
+}
+skip() {
+    echo "SKIP [$T]: $*"
+    exit 77
+}
+
+command -v xmllint >/dev/null 2>&1 || skip "xmllint not installed (Debian: libxml2-utils)"
+command -v nm >/dev/null 2>&1 || skip "nm not installed (binutils)"
+
+rm -rf "$W"
+mkdir -p "$W" || fail "cannot create $W"
+"$CC" -g -O0 -o "$W/prog" "$SRC" || fail "cannot compile $SRC"
+nm -S --defined-only "$W/prog" >"$W/prog.syms" || fail "nm failed"
+
+# spec FILE PID TID [CPU_NS]: common header lines of a measurement spec.
+spec() {
+    cat >"$1" <<EOF
+header pid=$2 tid=$3 index=0 cpu_ns=${4:-1000000000} start_ns=1 end_ns=2 program=$W/prog command=prog host=testhost
+event CPUTIME ns posix-timer 10000000 1e-9 s
+module 1 $W/prog
+syms $W/prog.syms
+EOF
+}
+
+# The standard profile: 10 samples of 10 ms; c has 8 of them exclusively.
+standard_paths() {
+    cat >>"$1" <<EOF
+path main a c = 5 50000000
+path main a b c = 3 30000000
+path main b = 2 20000000
+stat samples.recorded 10
+stat samples.partial 0
+stat samples.dropped.unsafe 2
+EOF
+}
+
+gen() { # gen SPEC OUT
+    "$GEN" "$1" "$2" || fail "prof_gen $1 failed"
+}
+
+# run_prof ARGS...: run csprof-prof, keep stdout/stderr/status.
+run_prof() {
+    "$PROF" "$@" >"$W/out" 2>"$W/err"
+    rc=$?
+}
+
+expect_rc() {
+    [ "$rc" -eq "$1" ] || {
+        cat "$W/out" "$W/err"
+        fail "csprof-prof $2: exit $rc, want $1"
+    }
+}
+
+# validate DB [--huge]: --huge for call trees nested deeper than libxml2's
+# default limit of 256 elements (about 120 frames).
+validate() {
+    xmllint --noout ${2:-} --dtdvalid "$DTD" "$1/experiment.xml" || fail "$1/experiment.xml does not validate"
+}
+
+xp() { # xp DB XPATH
+    xmllint --huge --xpath "$2" "$1/experiment.xml" 2>/dev/null
+}
+
+# feq A B WHAT: A and B equal within 1e-9 relative.
+feq() {
+    awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; m = (a < 0 ? -a : a);
+        exit !(a != "" && b != "" && d <= 1e-9 * (1 + m)) }' || fail "$3: got '$1', want '$2'"
+}
+
+ieq() {
+    [ "$1" = "$2" ] || fail "$3: got '$1', want '$2'"
+}
+
+has() { # has FILE TEXT
+    grep -F -- "$2" "$1" >/dev/null || {
+        cat "$1"
+        fail "$1 lacks '$2'"
+    }
+}
+
+proc_id() { # proc_id DB NAME
+    xp "$1" "string(//Procedure[@n='$2']/@i)"
+}
+
+# Number of the samples (E) metric: after 2 metrics per event.
+samples_excl() {
+    xp "$1" "string(//Metric[@n='samples (E)']/@i)"
+}
+
+check_standard() { # check_standard DB FACTOR: the standard profile, FACTOR times
+    db=$1
+    k=$2
+    validate "$db"
+    main=$(proc_id "$db" main)
+    a=$(proc_id "$db" a)
+    b=$(proc_id "$db" b)
+    c=$(proc_id "$db" c)
+    [ -n "$main" ] && [ -n "$a" ] && [ -n "$b" ] && [ -n "$c" ] || fail "procedures main/a/b/c missing"
+    total=$(awk -v k="$k" 'BEGIN { print 0.1 * k }')
+    feq "$(xp "$db" "string(//EventTotal[@event='CPUTIME']/@v)")" "$total" "event total"
+    feq "$(xp "$db" "string(//SecCallPathProfileData/M[@n='0']/@v)")" "$total" "root inclusive"
+    feq "$(xp "$db" "sum(//PF[@n='$main']/M[@n='0']/@v)")" "$total" "inclusive of main"
+    feq "$(xp "$db" "sum(//PF/M[@n='1']/@v)")" "$total" "sum of PF exclusive"
+    feq "$(xp "$db" "sum(//S/M[@n='1']/@v)")" "$total" "sum of S exclusive"
+    feq "$(xp "$db" "sum(//PF[@n='$c']/M[@n='1']/@v)")" "$(awk -v k="$k" 'BEGIN { print 0.08 * k }')" "exclusive of c"
+    feq "$(xp "$db" "sum(//PF[@n='$a']/M[@n='0']/@v)")" "$(awk -v k="$k" 'BEGIN { print 0.08 * k }')" "inclusive of a"
+    feq "$(xp "$db" "sum(//PF[@n='$b']/M[@n='0']/@v)")" "$(awk -v k="$k" 'BEGIN { print 0.05 * k }')" "inclusive of b (2 contexts)"
+    feq "$(xp "$db" "sum(//PF[@n='$b']/M[@n='1']/@v)")" "$(awk -v k="$k" 'BEGIN { print 0.02 * k }')" "exclusive of b"
+    feq "$(xp "$db" "sum(//PF[@n='$main']/M[@n='1']/@v)")" 0 "exclusive of main"
+    se=$(samples_excl "$db")
+    ieq "$(xp "$db" "sum(//PF[@n='$c']/M[@n='$se']/@v)")" "$((8 * k))" "exclusive samples of c"
+    ieq "$(xp "$db" "count(//PF[@n='$c'])")" 2 "contexts of c"
+    ieq "$(xp "$db" "count(//PF[@n='$main'])")" 1 "contexts of main"
+    # every inclusive value is its subtree's statement sum (checked for each PF of a and c)
+    for id in $(xp "$db" "//PF[@n='$a' or @n='$c']/@i" | sed 's/[^0-9 ]//g'); do
+        feq "$(xp "$db" "string(//PF[@i='$id']/M[@n='0']/@v)")" \
+            "$(xp "$db" "sum(//PF[@i='$id']//S/M[@n='1']/@v)")" "inclusive of node $id"
+    done
+    ieq "$(xp "$db" "string(//Summary/@samples)")" "$((10 * k))" "Summary/@samples"
+    ieq "$(xp "$db" "string(//Summary/@samples-in-main)")" "$((10 * k))" "Summary/@samples-in-main"
+    ieq "$(xp "$db" "string(//Summary/@main-percent)")" "100.00" "Summary/@main-percent"
+    ieq "$(xp "$db" "string(//Stat[@n='samples.dropped.unsafe']/@v)")" "$((2 * k))" "dropped stat"
+    ieq "$(xp "$db" "string(//TopProcedures/TopProcedure[@rank='1']/@n)")" c "top procedure"
+    ieq "$(xp "$db" "string(//TopProcedures/TopProcedure[@rank='1']/@percent)")" "80.00" "top procedure percent"
+    ieq "$(xp "$db" "count(//Metric[@event='calls'])")" 0 "calls column without call counts"
+    # top call paths: the three sampled paths, not their prefixes
+    ieq "$(xp "$db" "count(//TopPath)")" 3 "top call paths"
+    ieq "$(xp "$db" "string(//TopPath[@rank='1']/@path)")" "main > a > c" "hottest call path"
+    ieq "$(xp "$db" "string(//TopPath[@rank='2']/@path)")" "main > a > b > c" "second call path"
+    ieq "$(xp "$db" "string(//TopPath[@rank='3']/@path)")" "main > b" "third call path"
+    ieq "$(xp "$db" "string(//TopPath[@rank='1']/@percent)")" "50.00" "hottest call path percent"
+    has "$W/out" "samples in main: 100.00%"
+    has "$W/out" "samples.dropped.unsafe: $((2 * k))"
+    has "$W/out" "main > a > c"
+    has "$W/out" "main > a > b > c"
+    grep -A1 '^top 10 procedures by exclusive CPUTIME:' "$W/out" | grep -E ' 80\.00%.* c$' >/dev/null ||
+        fail "c is not the top procedure with 80%"
+}
+
+case $T in
+arith)
+    spec "$W/s1" 100 100
+    standard_paths "$W/s1"
+    mkdir "$W/m" && gen "$W/s1" "$W/m/a.cspm"
+    run_prof -o "$W/db" "$W/m"
+    expect_rc 0 "$W/m"
+    check_standard "$W/db" 1
+    has "$W/out" "measurement files: 1 read, 0 skipped"
+    has "$W/out" "threads: 1"
+    has "$W/out" "processes: 1"
+    has "$W/out" "event CPUTIME: 0.100000 s"
+    has "$W/out" "effective samples per CPU-second: 10.0"
+    ieq "$(xp "$W/db" "string(//Summary/@samples-per-cpu-second)")" "10.0" "samples per CPU-second"
+    [ -f "$W/db/experiment.dtd" ] || fail "experiment.dtd not copied into the database"
+    # --top limits both lists
+    run_prof --top 1 -o "$W/db1" "$W/m/a.cspm"
+    expect_rc 0 "--top 1"
+    ieq "$(xp "$W/db1" "count(//TopProcedure)")" 1 "--top 1 procedures"
+    ieq "$(xp "$W/db1" "count(//TopPath)")" 1 "--top 1 paths"
+    validate "$W/db1"
+    ;;
+merge_threads)
+    spec "$W/s1" 100 100
+    standard_paths "$W/s1"
+    spec "$W/s2" 100 101
+    standard_paths "$W/s2"
+    mkdir "$W/m" && gen "$W/s1" "$W/m/t0.cspm" && gen "$W/s2" "$W/m/t1.cspm"
+    run_prof -o "$W/db1" "$W/m/t0.cspm"
+    expect_rc 0 "one thread"
+    run_prof -o "$W/db" "$W/m"
+    expect_rc 0 "two threads"
+    check_standard "$W/db" 2
+    has "$W/out" "threads: 2"
+    has "$W/out" "processes: 1"
+    ieq "$(xp "$W/db" "count(//PF)")" "$(xp "$W/db1" "count(//PF)")" "PF nodes after merging identical threads"
+    ieq "$(xp "$W/db" "count(//S)")" "$(xp "$W/db1" "count(//S)")" "S nodes after merging identical threads"
+    ieq "$(xp "$W/db" "count(//Input[@status='read'])")" 2 "inputs read"
+    ieq "$(xp "$W/db" "string(//Input[@tid='101']/@pid)")" 100 "thread identity"
+    ;;
+merge_processes)
+    # two processes of two runs, passed as two directories; other files ignored
+    spec "$W/s1" 100 100
+    standard_paths "$W/s1"
+    spec "$W/s2" 200 200 2000000000
+    cat >>"$W/s2" <<EOF
+path main a c = 10 100000000
+stat samples.recorded 10
+EOF
+    mkdir "$W/run1" "$W/run2"
+    gen "$W/s1" "$W/run1/p100.cspm"
+    gen "$W/s2" "$W/run2/p200.cspm"
+    echo "not a measurement" >"$W/run2/notes.txt"
+    run_prof -o "$W/db" "$W/run1" "$W/run2"
+    expect_rc 0 "two processes"
+    validate "$W/db"
+    has "$W/out" "measurement files: 2 read, 0 skipped"
+    has "$W/out" "threads: 2"
+    has "$W/out" "processes: 2"
+    c=$(proc_id "$W/db" c)
+    main=$(proc_id "$W/db" main)
+    feq "$(xp "$W/db" "string(//EventTotal/@v)")" 0.2 "total of two processes"
+    feq "$(xp "$W/db" "sum(//PF[@n='$main']/M[@n='0']/@v)")" 0.2 "inclusive of main"
+    feq "$(xp "$W/db" "sum(//PF[@n='$c']/M[@n='1']/@v)")" 0.18 "exclusive of c"
+    ieq "$(xp "$W/db" "count(//PF[@n='$c'])")" 2 "contexts of c after merging"
+    ieq "$(xp "$W/db" "string(//Stat[@n='samples.recorded']/@v)")" 20 "summed stat"
+    has "$W/out" "effective samples per CPU-second: 6.7" # 20 samples / 3 CPU-seconds
+    ;;
+skip_corrupt)
+    spec "$W/s1" 100 100
+    standard_paths "$W/s1"
+    mkdir "$W/m"
+    gen "$W/s1" "$W/m/good.cspm"
+    size=$(wc -c <"$W/m/good.cspm")
+    head -c $((size / 2)) "$W/m/good.cspm" >"$W/m/truncated.cspm"
+    echo "garbage garbage garbage" >"$W/m/garbage.cspm"
+    echo "readme" >"$W/m/README"
+    run_prof -o "$W/db" "$W/m"
+    expect_rc 0 "with corrupt files"
+    validate "$W/db"
+    has "$W/err" "truncated.cspm"
+    has "$W/err" "garbage.cspm"
+    grep 'truncated.cspm.*byte [0-9]' "$W/err" >/dev/null || fail "no byte offset for the truncated file"
+    has "$W/out" "2 of 3 measurement files skipped"
+    has "$W/out" "measurement files: 1 read, 2 skipped"
+    ieq "$(xp "$W/db" "string(//Summary/@files-skipped)")" 2 "Summary/@files-skipped"
+    ieq "$(xp "$W/db" "string(//Summary/@files-read)")" 1 "Summary/@files-read"
+    ieq "$(xp "$W/db" "count(//Input[@status='skipped'][@error])")" 2 "skipped inputs with errors"
+    feq "$(xp "$W/db" "string(//EventTotal/@v)")" 0.1 "total from the good file"
+    ;;
+all_bad)
+    mkdir "$W/m" "$W/empty"
+    echo "garbage" >"$W/m/x.cspm"
+    run_prof -o "$W/db" "$W/m"
+    expect_rc 1 "only corrupt files"
+    has "$W/err" "no readable measurement file"
+    [ ! -e "$W/db/experiment.xml" ] || fail "a database was written without measurements"
+    run_prof -o "$W/db" "$W/empty"
+    expect_rc 1 "empty directory"
+    has "$W/err" "no *.cspm"
+    run_prof -o "$W/db" "$W/does-not-exist"
+    expect_rc 1 "missing input"
+    has "$W/err" "does-not-exist"
+    ;;
+db_refuse)
+    spec "$W/s1" 100 100
+    standard_paths "$W/s1"
+    gen "$W/s1" "$W/a.cspm"
+    run_prof -o "$W/db" "$W/a.cspm"
+    expect_rc 0 "first run"
+    cp "$W/db/experiment.xml" "$W/saved.xml"
+    run_prof -o "$W/db" "$W/a.cspm"
+    expect_rc 1 "existing database"
+    has "$W/err" "--force"
+    has "$W/err" "$W/db"
+    cmp -s "$W/db/experiment.xml" "$W/saved.xml" || fail "the refused run changed experiment.xml"
+    run_prof --force -o "$W/db" "$W/a.cspm"
+    expect_rc 0 "--force"
+    validate "$W/db"
+    mkdir "$W/emptydb"
+    run_prof -o "$W/emptydb" "$W/a.cspm"
+    expect_rc 0 "existing empty directory"
+    validate "$W/emptydb"
+    touch "$W/afile"
+    run_prof --force -o "$W/afile" "$W/a.cspm"
+    expect_rc 1 "database path is a file"
+    has "$W/err" "not a directory"
+    # default database name, in the current directory
+    (cd "$W" && "$PROF" a.cspm >/dev/null 2>&1) || fail "run with the default database name failed"
+    validate "$W/csprof-database"
+    ;;
+dump)
+    spec "$W/s1" 4242 4343
+    standard_paths "$W/s1"
+    gen "$W/s1" "$W/a.cspm"
+    run_prof --dump "$W/a.cspm"
+    expect_rc 0 "--dump"
+    has "$W/out" "pid=4242"
+    has "$W/out" "tid=4343"
+    has "$W/out" "CPUTIME"
+    has "$W/out" "$W/prog"
+    has "$W/out" "samples.dropped.unsafe"
+    [ "$(grep -c 'leaf' "$W/out")" -ge 3 ] || fail "--dump shows fewer than 3 leaves"
+    echo garbage >"$W/bad.cspm"
+    run_prof --dump "$W/a.cspm" "$W/bad.cspm"
+    expect_rc 1 "--dump with a bad file"
+    has "$W/out" "==> $W/a.cspm <=="
+    has "$W/err" "bad.cspm"
+    ;;
+usage)
+    run_prof --bogus x
+    expect_rc 2 "--bogus"
+    has "$W/err" "--bogus"
+    run_prof --top lots x
+    expect_rc 2 "--top lots"
+    has "$W/err" "lots"
+    run_prof --top -3 x
+    expect_rc 2 "--top -3"
+    run_prof -o
+    expect_rc 2 "-o without a value"
+    run_prof -o "" x
+    expect_rc 2 "-o ''"
+    run_prof
+    expect_rc 2 "no arguments"
+    run_prof --dump
+    expect_rc 2 "--dump without files"
+    run_prof -S "$W/missing.struct" -o "$W/db" "$W"
+    expect_rc 1 "missing structure file"
+    has "$W/err" "missing.struct"
+    run_prof --help
+    expect_rc 0 "--help"
+    has "$W/out" "Usage: csprof-prof"
+    has "$W/out" "csprof-database"
+    run_prof -V
+    expect_rc 0 "-V"
+    has "$W/out" "csprof-prof "
+    ;;
+unknown)
+    spec "$W/s1" 100 100
+    cat >>"$W/s1" <<EOF
+path main @0x7f0000001234 = 2 20000000
+path main 0x10 = 3 30000000
+module 2 /nonexistent/libfoo.so
+path 0x5000 = 4 40000000
+module 3 [vdso]
+path 0x900 = 1 10000000
+EOF
+    gen "$W/s1" "$W/a.cspm"
+    run_prof -o "$W/db" "$W/a.cspm"
+    expect_rc 0 "unknown addresses"
+    validate "$W/db"
+    ieq "$(xp "$W/db" "count(//Procedure[@n='[unknown module]'][@unknown='1'])")" 1 "[unknown module]"
+    ieq "$(xp "$W/db" "count(//Procedure[@n='[unknown] prog+0x10'])")" 1 "[unknown] prog+0x10"
+    ieq "$(xp "$W/db" "count(//Procedure[@n='[unknown] libfoo.so+0x5000'])")" 1 "unanalyzable module"
+    ieq "$(xp "$W/db" "count(//Procedure[@n='[unknown] [vdso]+0x900'])")" 1 "[vdso]"
+    ieq "$(xp "$W/db" "string(//LoadModule[@n='/nonexistent/libfoo.so']/@structure)")" none "structure of a missing module"
+    ieq "$(xp "$W/db" "string(//LoadModule[@n='$W/prog']/@structure)")" analyzed "structure of prog"
+    ieq "$(xp "$W/db" "string(//Summary/@unknown-samples)")" 10 "Summary/@unknown-samples"
+    has "$W/err" "/nonexistent/libfoo.so"
+    has "$W/out" "samples at unknown addresses: 10 (100.00%)"
+    has "$W/out" "samples in main: 50.00%"
+    feq "$(xp "$W/db" "string(//EventTotal/@v)")" 0.1 "total"
+    ;;
+events)
+    # CPUTIME in one file, REALTIME in another, both in a third (different periods)
+    spec "$W/s1" 100 100
+    echo "path main a c = 1 10000000" >>"$W/s1"
+    cat >"$W/s2" <<EOF
+header pid=101 tid=101
+event REALTIME ns posix-timer 5000000 1e-9 s
+module 1 $W/prog
+syms $W/prog.syms
+path main b = 1 5000000
+EOF
+    cat >"$W/s3" <<EOF
+header pid=102 tid=102
+event REALTIME ns posix-timer 5000000 1e-9 s
+event CPUTIME ns posix-timer 20000000 1e-9 s
+module 1 $W/prog
+syms $W/prog.syms
+path main a c = 2 10000000 40000000
+EOF
+    mkdir "$W/m"
+    gen "$W/s1" "$W/m/1.cspm" && gen "$W/s2" "$W/m/2.cspm" && gen "$W/s3" "$W/m/3.cspm"
+    run_prof -o "$W/db" "$W/m"
+    expect_rc 0 "two events"
+    validate "$W/db"
+    ieq "$(xp "$W/db" "count(//Metric)")" 6 "metrics for two events"
+    ieq "$(xp "$W/db" "string(//Metric[@event='CPUTIME'][@t='inclusive']/@mixed-periods)")" 1 "mixed periods"
+    feq "$(xp "$W/db" "string(//EventTotal[@event='CPUTIME']/@v)")" 0.05 "CPUTIME total"
+    feq "$(xp "$W/db" "string(//EventTotal[@event='REALTIME']/@v)")" 0.015 "REALTIME total"
+    has "$W/out" "event CPUTIME: 0.050000 s"
+    has "$W/out" "event REALTIME: 0.015000 s"
+    has "$W/out" "effective samples per CPU-second: 4.0" # cpu_ns only in the first file
+    rt=$(xp "$W/db" "string(//Metric[@event='REALTIME'][@t='exclusive']/@i)")
+    c=$(proc_id "$W/db" c)
+    feq "$(xp "$W/db" "sum(//PF[@n='$c']/M[@n='$rt']/@v)")" 0.01 "REALTIME exclusive of c"
+    ;;
+deep_odd)
+    # recursion 250 frames deep, and header strings that are not UTF-8
+    spec "$W/s1" 100 100
+    frames=$(awk 'BEGIN { for (i = 0; i < 250; i++) printf " a"; }')
+    echo "path main$frames c = 4 40000000" >>"$W/s1"
+    echo "path main$frames = 1 10000000" >>"$W/s1"
+    printf 'header command=caf\351\001x host=h\303\251\n' >>"$W/s1"
+    gen "$W/s1" "$W/a.cspm"
+    run_prof -o "$W/db" "$W/a.cspm"
+    expect_rc 0 "deep recursion"
+    validate "$W/db" --huge
+    a=$(proc_id "$W/db" a)
+    main=$(proc_id "$W/db" main)
+    ieq "$(xp "$W/db" "count(//PF[@n='$a'])")" 250 "recursive frames of a"
+    feq "$(xp "$W/db" "sum(//PF[@n='$main']/M[@n='0']/@v)")" 0.05 "inclusive of main"
+    feq "$(xp "$W/db" "sum(//PF/M[@n='1']/@v)")" 0.05 "sum of PF exclusive"
+    ieq "$(xp "$W/db" "string(//Input/@command)")" "caf??x" "non-UTF-8 command"
+    ieq "$(xp "$W/db" "string(//Input/@host)")" "hé" "UTF-8 host"
+    ;;
+calls)
+    spec "$W/s1" 100 100
+    cat >>"$W/s1" <<EOF
+path main a c = 1 10000000 calls=7
+path main b = 1 10000000 calls=5
+EOF
+    gen "$W/s1" "$W/a.cspm"
+    run_prof -o "$W/db" "$W/a.cspm"
+    expect_rc 0 "calls"
+    validate "$W/db"
+    cm=$(xp "$W/db" "string(//Metric[@event='calls']/@i)")
+    [ -n "$cm" ] || fail "no calls metric"
+    ieq "$(xp "$W/db" "sum(//C/M[@n='$cm']/@v)")" 12 "call counts on call sites"
+    ieq "$(xp "$W/db" "string(//Summary/@calls)")" 12 "Summary/@calls"
+    ;;
+inline_libc)
+    # an inlined frame (inl, always_inline into d) and a frame in libc, both
+    # mapped by struct_analyze() on the module paths of the load map
+    libc=$(readlink -f "$("$CC" -print-file-name=libc.so.6)")
+    [ -f "$libc" ] || skip "cannot locate libc.so.6"
+    nm -D -S --defined-only "$libc" >"$W/libc.syms" || fail "nm -D $libc failed"
+    spec "$W/s1" 100 100
+    cat >>"$W/s1" <<EOF
+path main d = 3 30000000
+module 2 $libc
+syms $W/libc.syms
+path main a qsort = 2 20000000
+EOF
+    gen "$W/s1" "$W/a.cspm"
+    run_prof -o "$W/db" "$W/a.cspm"
+    expect_rc 0 "inline and libc"
+    validate "$W/db"
+    d=$(proc_id "$W/db" d)
+    inl=$(proc_id "$W/db" inl)
+    [ -n "$inl" ] || fail "no procedure for the inlined function inl"
+    ieq "$(xp "$W/db" "count(//PF[@n='$d']/A[@n='$inl'])")" 1 "inlined frame inl in d"
+    ieq "$(xp "$W/db" "count(//PF[@n='$d']/A[@n='$inl']/S)")" 1 "statement inside the inlined frame"
+    feq "$(xp "$W/db" "string(//PF[@n='$d']/M[@n='1']/@v)")" 0.03 "exclusive of d includes inlined code"
+    feq "$(xp "$W/db" "string(//PF[@n='$d']/A/M[@n='1']/@v)")" 0.03 "exclusive of the inlined frame"
+    ieq "$(xp "$W/db" "string(//TopProcedure[@rank='1']/@n)")" inl "top procedure is the inlined one"
+    has "$W/out" "main > d > inl"
+    lm=$(xp "$W/db" "string(//LoadModule[@n='$libc']/@i)")
+    ieq "$(xp "$W/db" "string(//LoadModule[@i='$lm']/@structure)")" analyzed "structure of libc"
+    ieq "$(xp "$W/db" "count(//Procedure[@lm='$lm'][@unknown='1'])")" 0 "unknown procedures in libc"
+    name=$(xp "$W/db" "string(//Procedure[@lm='$lm']/@n)")
+    [ -n "$name" ] || fail "no procedure in libc"
+    has "$W/out" "main > a > $name"
+    ;;
+structure_file)
+    [ -n "${STRUCT_TOOL:-}" ] && [ -x "$STRUCT_TOOL" ] || skip "csprof-struct is not built"
+    "$STRUCT_TOOL" "$W/prog" >"$W/prog.struct" || fail "csprof-struct $W/prog failed"
+    spec "$W/s1" 100 100
+    standard_paths "$W/s1"
+    gen "$W/s1" "$W/a.cspm"
+    run_prof -S "$W/prog.struct" -o "$W/db" "$W/a.cspm"
+    expect_rc 0 "-S"
+    check_standard "$W/db" 1
+    ieq "$(xp "$W/db" "string(//LoadModule[@n='$W/prog']/@structure)")" file "structure from -S"
+    ieq "$(xp "$W/db" "string(//LoadModule[@n='$W/prog']/@source)")" "$W/prog.struct" "structure source"
+    run_prof -o "$W/db2" "$W/a.cspm"
+    expect_rc 0 "without -S"
+    ieq "$(xp "$W/db" "count(//PF)")" "$(xp "$W/db2" "count(//PF)")" "PF nodes with and without -S"
+    ieq "$(xp "$W/db" "count(//S)")" "$(xp "$W/db2" "count(//S)")" "S nodes with and without -S"
+    ;;
+*)
+    fail "unknown test $T"
+    ;;
+esac
+echo "PASS [$T]"
+exit 0

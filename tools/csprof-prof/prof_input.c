@@ -1,0 +1,589 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * prof_input.c -- read measurement files and merge their calling context
+ * trees into csprof-prof's presentation tree.
+ *
+ * Tool code.  Every address goes through lib/structure: with -S, the
+ * structure files whose module path or build-id matches; otherwise (and for
+ * every module no -S file covers) struct_analyze() on the load module's
+ * path from the measurement's load map.  This file never reads ELF or
+ * DWARF itself.
+ *
+ * A measured node (module, offset) expands into presentation steps:
+ *   PF(procedure) -> A(inlined callee)... / L(loop)... outermost first
+ *   -> C(call line) for a call site, S(statement line) for a leaf.
+ * A call site's offset is a return address, so it is looked up at offset-1
+ * (inside the call instruction); a leaf's offset is the sampled ip itself.
+ * The callee frames of a call site hang below its C node, so the tree is
+ * keyed by procedure frame + call-site line, as HPCToolkit's experiment.xml.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fmt/fmt.h"
+#include "prof_internal.h"
+#include "structure/structure.h"
+
+void
+prof_ctx_init(struct prof_ctx *ctx)
+{
+    memset(ctx, 0, sizeof(*ctx));
+    ctx->opt.top = 10;
+    ctx->unknown_module_proc = PROF_NONE;
+    prof_tree_init(&ctx->tree);
+}
+
+void
+prof_ctx_free(struct prof_ctx *ctx)
+{
+    size_t i;
+
+    for (i = 0; i < ctx->nevents; i++) {
+        free(ctx->events[i].name);
+        free(ctx->events[i].unit);
+        free(ctx->events[i].display_unit);
+        free(ctx->events[i].mechanism);
+    }
+    free(ctx->events);
+    for (i = 0; i < ctx->nmodules; i++) {
+        free(ctx->modules[i].path);
+        free(ctx->modules[i].build_id);
+        free(ctx->modules[i].source);
+        free(ctx->modules[i].why);
+        struct_module_free(ctx->modules[i].owned);
+    }
+    free(ctx->modules);
+    prof_map_free(&ctx->module_index);
+    free(ctx->files);
+    prof_map_free(&ctx->file_index);
+    free(ctx->procs);
+    prof_map_free(&ctx->proc_index);
+    free(ctx->steps);
+    prof_map_free(&ctx->expansion_index);
+    for (i = 0; i < ctx->nstructs; i++) {
+        struct_module_free(ctx->structs[i].sm);
+        free(ctx->structs[i].file);
+    }
+    free(ctx->structs);
+    for (i = 0; i < ctx->ninputs; i++) {
+        struct prof_input *in = &ctx->inputs[i];
+
+        free(in->path);
+        free(in->error);
+        free(in->program);
+        free(in->command);
+        free(in->host);
+    }
+    free(ctx->inputs);
+    for (i = 0; i < ctx->nstats; i++)
+        free(ctx->stat_names[i]);
+    free(ctx->stat_names);
+    free(ctx->stat_values);
+    prof_tree_free(&ctx->tree);
+    prof_strtab_free(&ctx->strs);
+}
+
+const char *
+prof_proc_name(const struct prof_ctx *ctx, uint32_t proc)
+{
+    return proc == PROF_NONE ? "" : ctx->strs.strs[ctx->procs[proc].name];
+}
+
+/* ---- -S structure files ------------------------------------------------ */
+
+int
+prof_load_structure_file(struct prof_ctx *ctx, const char *path)
+{
+    struct struct_module **mods = NULL;
+    char err[512] = "";
+    size_t n = 0, i;
+    int rc;
+
+    rc = struct_read_xml(path, &mods, &n, err, sizeof(err));
+    if (rc < 0) {
+        fprintf(stderr, "csprof-prof: %s\n", err[0] ? err : struct_strerror(rc));
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        prof_grow(&ctx->structs, &ctx->structs_cap, ctx->nstructs + 1, sizeof(*ctx->structs));
+        ctx->structs[ctx->nstructs].sm = mods[i];
+        ctx->structs[ctx->nstructs].file = prof_xstrdup(path);
+        ctx->structs[ctx->nstructs].used = false;
+        ctx->nstructs++;
+    }
+    free(mods);
+    return 0;
+}
+
+/* ---- tables ------------------------------------------------------------ */
+
+static uint32_t
+prof_file_get(struct prof_ctx *ctx, const char *path)
+{
+    uint32_t sid, id;
+
+    if (path == NULL || path[0] == '\0')
+        return PROF_NONE;
+    sid = prof_intern(&ctx->strs, path);
+    id = prof_map_get(&ctx->file_index, sid, 0, 0);
+    if (id != PROF_NONE)
+        return id;
+    prof_grow(&ctx->files, &ctx->files_cap, ctx->nfiles + 1, sizeof(*ctx->files));
+    id = (uint32_t)ctx->nfiles++;
+    ctx->files[id].name = sid;
+    prof_map_put(&ctx->file_index, sid, 0, 0, id);
+    return id;
+}
+
+static uint32_t
+prof_proc_get(struct prof_ctx *ctx, uint32_t module, const char *name, const char *link_name,
+              const char *file, uint32_t line, bool unknown)
+{
+    uint32_t nid = prof_intern(&ctx->strs, name), fid = prof_file_get(ctx, file), id;
+    struct prof_proc *p;
+
+    id = prof_map_get(&ctx->proc_index, module, nid, (uint64_t)fid << 32 | line);
+    if (id != PROF_NONE)
+        return id;
+    prof_grow(&ctx->procs, &ctx->procs_cap, ctx->nprocs + 1, sizeof(*ctx->procs));
+    id = (uint32_t)ctx->nprocs++;
+    p = &ctx->procs[id];
+    p->name = nid;
+    p->link_name = (link_name != NULL && link_name[0] != '\0' && strcmp(link_name, name) != 0)
+                       ? prof_intern(&ctx->strs, link_name)
+                       : PROF_NONE;
+    p->module = module;
+    p->file = fid;
+    p->line = line;
+    p->unknown = unknown;
+    p->is_main = strcmp(name, "main") == 0;
+    prof_map_put(&ctx->proc_index, module, nid, (uint64_t)fid << 32 | line, id);
+    return id;
+}
+
+static void
+prof_hex(char *out, const uint8_t *bytes, uint32_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+    uint32_t i;
+
+    for (i = 0; i < n; i++) {
+        out[2 * i] = digits[bytes[i] >> 4];
+        out[2 * i + 1] = digits[bytes[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
+/* Global index of a load module, identified by path and build-id. */
+static uint32_t
+prof_module_get(struct prof_ctx *ctx, const struct fmt_module *fm)
+{
+    char *bid = prof_xmalloc(2 * (size_t)fm->build_id_len + 1);
+    uint32_t pid, bidid, id;
+    struct prof_module *m;
+
+    prof_hex(bid, fm->build_id, fm->build_id != NULL ? fm->build_id_len : 0);
+    pid = prof_intern(&ctx->strs, fm->path);
+    bidid = prof_intern(&ctx->strs, bid);
+    id = prof_map_get(&ctx->module_index, pid, bidid, 0);
+    if (id != PROF_NONE) {
+        free(bid);
+        return id;
+    }
+    prof_grow(&ctx->modules, &ctx->modules_cap, ctx->nmodules + 1, sizeof(*ctx->modules));
+    id = (uint32_t)ctx->nmodules++;
+    m = &ctx->modules[id];
+    memset(m, 0, sizeof(*m));
+    m->path = prof_xstrdup(fm->path);
+    m->build_id = bid;
+    m->state = PROF_MOD_UNLOADED;
+    prof_map_put(&ctx->module_index, pid, bidid, 0, id);
+    return id;
+}
+
+static const char *
+prof_basename(const char *path)
+{
+    const char *s = strrchr(path, '/');
+
+    return s != NULL ? s + 1 : path;
+}
+
+/* Find the structure of module @mi: a matching -S module, else struct_analyze(). */
+static void
+prof_module_resolve(struct prof_ctx *ctx, uint32_t mi)
+{
+    struct prof_module *m = &ctx->modules[mi];
+    struct struct_options sopt = {.verbose = ctx->opt.verbose};
+    const char *note = NULL;
+    char err[512] = "";
+    size_t i;
+    int rc;
+
+    if (m->state != PROF_MOD_UNLOADED)
+        return;
+    for (i = 0; i < ctx->nstructs; i++) {
+        const char *sp = struct_module_path(ctx->structs[i].sm);
+        const char *sb = struct_module_build_id(ctx->structs[i].sm);
+        bool same_path = sp != NULL && strcmp(sp, m->path) == 0;
+
+        if (sb == NULL)
+            sb = "";
+        if (m->build_id[0] != '\0' && sb[0] != '\0') {
+            if (strcmp(sb, m->build_id) != 0) {
+                if (same_path)
+                    fprintf(
+                        stderr,
+                        "csprof-prof: note: %s: build-id %s in %s differs from the measured %s; "
+                        "analyzing the binary instead\n",
+                        m->path, sb, ctx->structs[i].file, m->build_id);
+                continue;
+            }
+        } else if (!same_path) {
+            continue;
+        }
+        ctx->structs[i].used = true;
+        m->sm = ctx->structs[i].sm;
+        m->source = prof_xstrdup(ctx->structs[i].file);
+        m->state = PROF_MOD_STRUCTURE;
+        return;
+    }
+    if (m->path[0] != '/') { /* [vdso], [heap], anonymous code: nothing to analyze */
+        m->state = PROF_MOD_FAILED;
+        m->why = prof_xasprintf("%s: not a file", m->path);
+        return;
+    }
+    rc = struct_analyze(m->path, &sopt, &m->owned, &note, err, sizeof(err));
+    if (rc < 0) {
+        m->state = PROF_MOD_FAILED;
+        m->why = prof_xstrdup(err[0] ? err : struct_strerror(rc));
+        fprintf(stderr, "csprof-prof: note: %s; its addresses are shown as [unknown] procedures\n",
+                m->why);
+        return;
+    }
+    if (note != NULL && ctx->opt.verbose)
+        fprintf(stderr, "csprof-prof: note: %s: %s\n", m->path, note);
+    m->sm = m->owned;
+    m->state = PROF_MOD_ANALYZED;
+}
+
+static void
+prof_push_step(struct prof_ctx *ctx, uint32_t kind, uint32_t proc, uint32_t file, uint32_t line)
+{
+    struct prof_step *s;
+
+    prof_grow(&ctx->steps, &ctx->steps_cap, ctx->nsteps + 1, sizeof(*ctx->steps));
+    s = &ctx->steps[ctx->nsteps++];
+    s->kind = kind;
+    s->proc = proc;
+    s->file = file;
+    s->line = line;
+}
+
+/*
+ * Index of the first presentation step of (module @mi, @offset, @leaf); the
+ * sequence ends at its C or S step.  Cached: every address is looked up once.
+ */
+static uint32_t
+prof_expand(struct prof_ctx *ctx, uint32_t mi, uint64_t offset, bool leaf)
+{
+    uint32_t first = prof_map_get(&ctx->expansion_index, (uint64_t)mi + 1, offset, leaf);
+    uint32_t last_kind = leaf ? PROF_NODE_S : PROF_NODE_C;
+    const struct struct_scope *sc = NULL, *s, *proc = NULL;
+    const struct struct_scope **chain = NULL;
+    size_t nchain = 0, chain_cap = 0, i;
+    uint64_t q = (leaf || offset == 0) ? offset : offset - 1;
+
+    if (first != PROF_NONE)
+        return first;
+    first = (uint32_t)ctx->nsteps;
+    if (mi == PROF_NONE) {
+        if (ctx->unknown_module_proc == PROF_NONE)
+            ctx->unknown_module_proc =
+                prof_proc_get(ctx, PROF_NONE, "[unknown module]", NULL, NULL, 0, true);
+        prof_push_step(ctx, PROF_NODE_PF, ctx->unknown_module_proc, PROF_NONE, 0);
+        prof_push_step(ctx, last_kind, PROF_NONE, PROF_NONE, 0);
+        goto out_cache;
+    }
+    prof_module_resolve(ctx, mi);
+    if (ctx->modules[mi].sm != NULL)
+        sc = struct_lookup(ctx->modules[mi].sm, q);
+    for (s = sc; s != NULL; s = s->parent) {
+        if (s->kind == STRUCT_SCOPE_PROC) {
+            proc = s;
+            break;
+        }
+        if (s->kind == STRUCT_SCOPE_INLINE || s->kind == STRUCT_SCOPE_LOOP) {
+            prof_grow(&chain, &chain_cap, nchain + 1, sizeof(*chain));
+            chain[nchain++] = s;
+        }
+    }
+    if (proc == NULL) {
+        char *name = prof_xasprintf("[unknown] %s+0x%llx", prof_basename(ctx->modules[mi].path),
+                                    (unsigned long long)q);
+
+        prof_push_step(ctx, PROF_NODE_PF, prof_proc_get(ctx, mi, name, NULL, NULL, 0, true),
+                       PROF_NONE, 0);
+        prof_push_step(ctx, last_kind, PROF_NONE, PROF_NONE, 0);
+        free(name);
+        goto out_cache;
+    }
+    {
+        const char *pname = proc->name != NULL ? proc->name : proc->link_name;
+        char *fallback = NULL;
+
+        if (pname == NULL) /* nameless procedure: name it by its entry address */
+            pname = fallback =
+                prof_xasprintf("%s+0x%llx", prof_basename(ctx->modules[mi].path),
+                               (unsigned long long)(proc->nranges > 0 ? proc->ranges[0].lo : q));
+        prof_push_step(
+            ctx, PROF_NODE_PF,
+            prof_proc_get(ctx, mi, pname, proc->link_name, proc->file, proc->line, false),
+            PROF_NONE, 0);
+        free(fallback);
+    }
+    for (i = nchain; i-- > 0;) { /* chain is innermost first: emit outermost first */
+        s = chain[i];
+        if (s->kind == STRUCT_SCOPE_INLINE)
+            prof_push_step(ctx, PROF_NODE_A,
+                           prof_proc_get(ctx, mi, s->name != NULL ? s->name : "[inlined]",
+                                         s->link_name, s->file, s->line, false),
+                           prof_file_get(ctx, s->call_file), s->call_line);
+        else
+            prof_push_step(ctx, PROF_NODE_L, PROF_NONE, prof_file_get(ctx, s->file), s->line);
+    }
+    if (sc->kind == STRUCT_SCOPE_STMT)
+        prof_push_step(ctx, last_kind, PROF_NONE, prof_file_get(ctx, sc->file), sc->line);
+    else
+        prof_push_step(ctx, last_kind, PROF_NONE, PROF_NONE, 0);
+    free(chain);
+out_cache:
+    prof_map_put(&ctx->expansion_index, (uint64_t)mi + 1, offset, leaf, first);
+    return first;
+}
+
+/* ---- merging ----------------------------------------------------------- */
+
+static void
+prof_add_stat(struct prof_ctx *ctx, const char *name, uint64_t value)
+{
+    size_t i;
+
+    for (i = 0; i < ctx->nstats; i++)
+        if (strcmp(ctx->stat_names[i], name) == 0) {
+            ctx->stat_values[i] += value;
+            return;
+        }
+    prof_grow(&ctx->stat_names, &ctx->stats_cap, ctx->nstats + 1, sizeof(*ctx->stat_names));
+    ctx->stat_values = prof_xrealloc(ctx->stat_values, ctx->stats_cap * sizeof(*ctx->stat_values));
+    ctx->stat_names[ctx->nstats] = prof_xstrdup(name);
+    ctx->stat_values[ctx->nstats] = value;
+    ctx->nstats++;
+}
+
+static uint32_t
+prof_event_get(struct prof_ctx *ctx, const struct fmt_event *fe)
+{
+    const char *name = fe->name != NULL ? fe->name : "";
+    struct prof_event *e;
+    size_t i;
+
+    for (i = 0; i < ctx->nevents; i++)
+        if (strcmp(ctx->events[i].name, name) == 0) {
+            if (ctx->events[i].period != fe->period)
+                ctx->events[i].mixed_periods = true;
+            return (uint32_t)i;
+        }
+    prof_grow(&ctx->events, &ctx->events_cap, ctx->nevents + 1, sizeof(*ctx->events));
+    e = &ctx->events[ctx->nevents];
+    e->name = prof_xstrdup(name);
+    e->unit = prof_xstrdup(fe->unit);
+    e->display_unit = prof_xstrdup(
+        fe->display_unit != NULL && fe->display_unit[0] != '\0' ? fe->display_unit : fe->unit);
+    e->mechanism = prof_xstrdup(fe->mechanism);
+    e->period = fe->period;
+    e->mixed_periods = false;
+    return (uint32_t)ctx->nevents++;
+}
+
+void
+prof_merge_profile(struct prof_ctx *ctx, const struct fmt_profile *p, struct prof_input *input)
+{
+    struct prof_map modmap = {0}, nodemap = {0};
+    uint32_t *evmap = prof_xcalloc(p->nevents, sizeof(*evmap));
+    double *scale = prof_xcalloc(p->nevents, sizeof(*scale));
+    uint64_t i;
+    uint32_t j;
+
+    input->pid = p->header.pid;
+    input->tid = p->header.tid;
+    input->thread_index = p->header.thread_index;
+    input->rank = p->header.rank;
+    input->generation = p->header.generation;
+    input->start_ns = p->header.start_ns;
+    input->end_ns = p->header.end_ns;
+    input->cpu_ns = p->header.cpu_ns;
+    input->program = prof_xstrdup(p->header.program);
+    input->command = prof_xstrdup(p->header.command);
+    input->host = prof_xstrdup(p->header.host);
+    input->nnodes = p->nnodes;
+    input->samples = 0;
+
+    for (j = 0; j < p->nevents; j++) {
+        evmap[j] = prof_event_get(ctx, &p->events[j]);
+        /* A scale of 0 would silently zero every value: treat it as 1 (raw unit). */
+        scale[j] = p->events[j].display_scale != 0.0 ? p->events[j].display_scale : 1.0;
+    }
+    for (j = 0; j < p->nmodules; j++)
+        prof_map_put(&modmap, p->modules[j].id, 0, 0, prof_module_get(ctx, &p->modules[j]));
+    for (j = 0; j < p->nstats; j++)
+        prof_add_stat(ctx, p->stats[j].name != NULL ? p->stats[j].name : "", p->stats[j].value);
+
+    prof_map_put(&nodemap, 0, 0, 0, 0); /* file node 0 is the root */
+    for (i = 0; i < p->nnodes; i++) {
+        const struct fmt_node *fn = &p->nodes[i];
+        uint32_t cur, first, step, mi;
+
+        if (fn->kind == FMT_NODE_ROOT || fn->id == 0) {
+            cur = 0;
+        } else {
+            cur = prof_map_get(&nodemap, fn->parent, 0, 0);
+            if (cur == PROF_NONE) /* the reader guarantees parents first; be safe anyway */
+                cur = 0;
+            mi =
+                fn->module == FMT_MODULE_NONE ? PROF_NONE : prof_map_get(&modmap, fn->module, 0, 0);
+            first = prof_expand(ctx, mi, fn->offset, fn->kind != FMT_NODE_CALLSITE);
+            for (step = first;; step++) {
+                struct prof_step st = ctx->steps[step];
+
+                cur = prof_tree_child(&ctx->tree, cur, st.kind, st.proc, st.file, st.line);
+                if (st.kind == PROF_NODE_C || st.kind == PROF_NODE_S)
+                    break;
+            }
+            if (fn->kind == FMT_NODE_LEAF && ctx->procs[ctx->steps[first].proc].unknown)
+                ctx->unknown_samples += fn->samples;
+            prof_map_put(&nodemap, fn->id, 0, 0, cur);
+        }
+        for (j = 0; j < fn->nmetrics; j++) {
+            uint32_t ev = fn->metrics[j].event;
+
+            if (ev >= p->nevents)
+                continue; /* the reader rejects this; never index out of range */
+            prof_tree_add_value(&ctx->tree, cur, evmap[ev],
+                                (double)fn->metrics[j].value * scale[ev]);
+        }
+        prof_tree_add_counts(&ctx->tree, cur, fn->samples, fn->calls);
+        input->samples += fn->samples;
+        ctx->total_calls += fn->calls;
+    }
+    prof_map_free(&nodemap);
+    prof_map_free(&modmap);
+    free(scale);
+    free(evmap);
+}
+
+/* ---- inputs ------------------------------------------------------------ */
+
+static struct prof_input *
+prof_add_input(struct prof_ctx *ctx, const char *path)
+{
+    struct prof_input *in;
+
+    prof_grow(&ctx->inputs, &ctx->inputs_cap, ctx->ninputs + 1, sizeof(*ctx->inputs));
+    in = &ctx->inputs[ctx->ninputs++];
+    memset(in, 0, sizeof(*in));
+    in->path = prof_xstrdup(path);
+    in->rank = -1;
+    return in;
+}
+
+static int
+prof_cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool
+prof_has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+
+    return n > k && strcmp(s + n - k, suffix) == 0;
+}
+
+size_t
+prof_collect_inputs(struct prof_ctx *ctx, const char *arg)
+{
+    char **names = NULL;
+    size_t n = 0, cap = 0, i;
+    struct dirent *de;
+    struct stat st;
+    DIR *dir;
+
+    if (stat(arg, &st) != 0) {
+        struct prof_input *in = prof_add_input(ctx, arg);
+
+        in->error = prof_xasprintf("%s: %s", arg, strerror(errno));
+        fprintf(stderr, "csprof-prof: %s\n", in->error);
+        ctx->nskipped++;
+        return 1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        prof_add_input(ctx, arg);
+        return 1;
+    }
+    dir = opendir(arg);
+    if (dir == NULL) {
+        struct prof_input *in = prof_add_input(ctx, arg);
+
+        in->error = prof_xasprintf("%s: cannot open directory: %s", arg, strerror(errno));
+        fprintf(stderr, "csprof-prof: %s\n", in->error);
+        ctx->nskipped++;
+        return 1;
+    }
+    while ((de = readdir(dir)) != NULL) {
+        if (!prof_has_suffix(de->d_name, ".cspm"))
+            continue;
+        prof_grow(&names, &cap, n + 1, sizeof(*names));
+        names[n++] =
+            prof_xasprintf("%s%s%s", arg, prof_has_suffix(arg, "/") ? "" : "/", de->d_name);
+    }
+    closedir(dir);
+    if (n > 1)
+        qsort(names, n, sizeof(*names), prof_cmp_str);
+    for (i = 0; i < n; i++) {
+        prof_add_input(ctx, names[i]);
+        free(names[i]);
+    }
+    free(names);
+    if (n == 0)
+        fprintf(stderr, "csprof-prof: %s: no *.cspm measurement files in this directory\n", arg);
+    return n;
+}
+
+int
+prof_merge_input(struct prof_ctx *ctx, size_t i)
+{
+    struct prof_input *in = &ctx->inputs[i];
+    struct fmt_profile *p = NULL;
+    char err[1024] = "";
+    int rc;
+
+    if (in->error != NULL)
+        return -1; /* already reported by prof_collect_inputs */
+    rc = fmt_read_file(in->path, &p, err, sizeof(err));
+    if (rc < 0) {
+        in->error =
+            err[0] ? prof_xstrdup(err) : prof_xasprintf("%s: %s", in->path, fmt_strerror(rc));
+        fprintf(stderr, "csprof-prof: %s (file skipped)\n", in->error);
+        ctx->nskipped++;
+        return -1;
+    }
+    prof_merge_profile(ctx, p, in);
+    fmt_profile_free(p);
+    ctx->nread++;
+    return 0;
+}

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * prof_summary.c -- the numbers csprof-prof reports after merging: thread
+ * and process counts, event totals, sample statistics, the share of samples
+ * under main, effective sampling rate, top procedures and top call paths.
+ *
+ * Tool code.  The text goes to stdout, one "key: value" fact per line so
+ * that scripts can grep it; prof_xml.c writes the same numbers into the
+ * <Summary> element of experiment.xml.  Text format:
+ *
+ *   measurement files: R read, K skipped
+ *   K of M measurement files skipped          (only when K > 0)
+ *   threads: T
+ *   processes: P
+ *   event NAME: TOTAL UNIT                    (one line per event)
+ *   samples: N
+ *   samples.recorded: N                       (every samples.* counter of the files)
+ *   samples at unknown addresses: N (X.XX%)
+ *   samples in main: X.XX% (N of M)
+ *   effective samples per CPU-second: X.X     (or "unknown (no CPU time in headers)")
+ *   top N procedures by exclusive NAME:
+ *     RANK  X.XX%  VALUE UNIT  PROCEDURE
+ *   top N call paths by inclusive NAME:
+ *     RANK  X.XX%  VALUE UNIT  main > a > c
+ *
+ * Top procedures: exclusive cost summed over every context of a procedure,
+ * inlined code counted for the inlined procedure.  Top call paths: the call
+ * paths (procedure and inlined frames from the root) that end in a frame
+ * with cost of its own code (exclusive, inlined callees excluded), ranked
+ * by the inclusive cost of that last frame; pure prefixes such as
+ * "_start > __libc_start_main" are not listed on their own.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof_internal.h"
+
+uint64_t
+prof_stat(const struct prof_ctx *ctx, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < ctx->nstats; i++)
+        if (strcmp(ctx->stat_names[i], name) == 0)
+            return ctx->stat_values[i];
+    return 0;
+}
+
+/* The ranking metric: event 0 when there is one, else sample counts. */
+static double
+prof_rank_self(const struct prof_ctx *ctx, uint32_t node)
+{
+    if (ctx->nevents > 0)
+        return prof_tree_self(&ctx->tree, node, 0);
+    return (double)ctx->tree.nodes[node].samples;
+}
+
+static double
+prof_rank_incl(const struct prof_ctx *ctx, uint32_t node)
+{
+    if (ctx->nevents > 0)
+        return prof_tree_incl(&ctx->tree, node, 0);
+    return (double)ctx->tree.incl_samples[node];
+}
+
+static int
+prof_cmp_top_proc(const void *a, const void *b)
+{
+    const struct prof_top_proc *x = a, *y = b;
+
+    if (x->value != y->value)
+        return x->value < y->value ? 1 : -1;
+    return x->proc < y->proc ? -1 : x->proc > y->proc;
+}
+
+static int
+prof_cmp_top_path(const void *a, const void *b)
+{
+    const struct prof_top_path *x = a, *y = b;
+
+    if (x->value != y->value)
+        return x->value < y->value ? 1 : -1;
+    return x->node < y->node ? -1 : x->node > y->node;
+}
+
+/* "main > a > c": names of the PF and A frames from the root down to @node. */
+static char *
+prof_path_string(const struct prof_ctx *ctx, uint32_t node)
+{
+    const struct prof_tree *t = &ctx->tree;
+    size_t len = 1, n;
+    bool first = true;
+    uint32_t v;
+    char *s;
+
+    for (v = node; v != PROF_NONE; v = t->nodes[v].parent)
+        if (t->nodes[v].kind == PROF_NODE_PF || t->nodes[v].kind == PROF_NODE_A)
+            len += strlen(prof_proc_name(ctx, t->nodes[v].proc)) + 3;
+    s = prof_xmalloc(len);
+    n = len - 1;
+    s[n] = '\0';
+    for (v = node; v != PROF_NONE; v = t->nodes[v].parent) {
+        const char *name;
+        size_t k;
+
+        if (t->nodes[v].kind != PROF_NODE_PF && t->nodes[v].kind != PROF_NODE_A)
+            continue;
+        name = prof_proc_name(ctx, t->nodes[v].proc);
+        k = strlen(name);
+        if (!first) {
+            n -= 3;
+            memcpy(s + n, " > ", 3);
+        }
+        first = false;
+        n -= k;
+        memcpy(s + n, name, k);
+    }
+    if (n > 0) /* the " > " budget of the outermost frame was not used */
+        memmove(s, s + n, len - n);
+    return s;
+}
+
+static size_t
+prof_count_distinct(const struct prof_ctx *ctx, bool threads)
+{
+    struct prof_strtab hosts = {0};
+    struct prof_map seen = {0};
+    size_t i, n = 0;
+
+    for (i = 0; i < ctx->ninputs; i++) {
+        const struct prof_input *in = &ctx->inputs[i];
+        uint64_t host, who;
+
+        if (in->error != NULL)
+            continue;
+        host = prof_intern(&hosts, in->host);
+        who = (uint64_t)in->pid << 32 | in->generation;
+        if (prof_map_get(&seen, host, who, threads ? in->tid : 0) == PROF_NONE) {
+            prof_map_put(&seen, host, who, threads ? in->tid : 0, 1);
+            n++;
+        }
+    }
+    prof_map_free(&seen);
+    prof_strtab_free(&hosts);
+    return n;
+}
+
+void
+prof_summary_compute(const struct prof_ctx *ctx, struct prof_summary *s)
+{
+    const struct prof_tree *t = &ctx->tree;
+    uint32_t *inner = prof_xmalloc(t->n * sizeof(*inner));       /* innermost procedure */
+    uint32_t *frame_of = prof_xmalloc(t->n * sizeof(*frame_of)); /* innermost PF/A node */
+    double *frame_self = prof_xcalloc(t->n, sizeof(*frame_self));
+    bool *under_main = prof_xcalloc(t->n, sizeof(*under_main));
+    double *proc_excl = prof_xcalloc(ctx->nprocs, sizeof(*proc_excl));
+    size_t i, ncand = 0;
+
+    memset(s, 0, sizeof(*s));
+    s->threads = prof_count_distinct(ctx, true);
+    s->processes = prof_count_distinct(ctx, false);
+    s->samples = t->incl_samples[0];
+    for (i = 0; i < ctx->ninputs; i++)
+        if (ctx->inputs[i].error == NULL)
+            s->cpu_ns += ctx->inputs[i].cpu_ns;
+    s->samples_per_cpu_s = s->cpu_ns > 0 ? (double)s->samples / ((double)s->cpu_ns * 1e-9) : -1.0;
+    s->event_totals = prof_xcalloc(ctx->nevents, sizeof(double));
+    for (i = 0; i < ctx->nevents; i++)
+        s->event_totals[i] = prof_tree_incl(t, 0, (uint32_t)i);
+
+    /* One forward pass: parents come before children. */
+    inner[0] = frame_of[0] = PROF_NONE;
+    for (i = 0; i < t->n; i++) {
+        const struct prof_node *n = &t->nodes[i];
+        bool frame = n->kind == PROF_NODE_PF || n->kind == PROF_NODE_A;
+
+        if (i > 0) {
+            inner[i] = frame ? n->proc : inner[n->parent];
+            frame_of[i] = frame ? (uint32_t)i : frame_of[n->parent];
+            under_main[i] = under_main[n->parent] || (frame && ctx->procs[n->proc].is_main);
+        }
+        if (under_main[i])
+            s->main_samples += n->samples;
+        if (inner[i] != PROF_NONE) {
+            proc_excl[inner[i]] += prof_rank_self(ctx, (uint32_t)i);
+            frame_self[frame_of[i]] += prof_rank_self(ctx, (uint32_t)i);
+        }
+        if (frame)
+            ncand++;
+    }
+
+    s->top_procs = prof_xcalloc(ctx->nprocs, sizeof(*s->top_procs));
+    for (i = 0; i < ctx->nprocs; i++)
+        if (proc_excl[i] != 0.0) {
+            s->top_procs[s->ntop_procs].proc = (uint32_t)i;
+            s->top_procs[s->ntop_procs].value = proc_excl[i];
+            s->ntop_procs++;
+        }
+    qsort(s->top_procs, s->ntop_procs, sizeof(*s->top_procs), prof_cmp_top_proc);
+    if (s->ntop_procs > ctx->opt.top)
+        s->ntop_procs = ctx->opt.top;
+
+    s->top_paths = prof_xcalloc(ncand, sizeof(*s->top_paths));
+    for (i = 0; i < t->n; i++) {
+        const struct prof_node *n = &t->nodes[i];
+
+        /* A path ends in a frame that has cost of its own: its prefixes are not listed. */
+        if ((n->kind == PROF_NODE_PF || n->kind == PROF_NODE_A) && frame_self[i] != 0.0) {
+            s->top_paths[s->ntop_paths].node = (uint32_t)i;
+            s->top_paths[s->ntop_paths].value = prof_rank_incl(ctx, (uint32_t)i);
+            s->ntop_paths++;
+        }
+    }
+    qsort(s->top_paths, s->ntop_paths, sizeof(*s->top_paths), prof_cmp_top_path);
+    if (s->ntop_paths > ctx->opt.top)
+        s->ntop_paths = ctx->opt.top;
+    for (i = 0; i < s->ntop_paths; i++)
+        s->top_paths[i].path = prof_path_string(ctx, s->top_paths[i].node);
+
+    free(proc_excl);
+    free(under_main);
+    free(frame_self);
+    free(frame_of);
+    free(inner);
+}
+
+static double
+prof_pct(double part, double whole)
+{
+    return whole != 0.0 ? 100.0 * part / whole : 0.0;
+}
+
+void
+prof_summary_print(const struct prof_ctx *ctx, const struct prof_summary *s, FILE *out)
+{
+    const char *rname = ctx->nevents > 0 ? ctx->events[0].name : "samples";
+    const char *runit = ctx->nevents > 0 ? ctx->events[0].display_unit : "samples";
+    double rtotal = ctx->nevents > 0 ? s->event_totals[0] : (double)s->samples;
+    size_t i;
+
+    fprintf(out, "measurement files: %zu read, %zu skipped\n", ctx->nread, ctx->nskipped);
+    if (ctx->nskipped > 0)
+        fprintf(out, "%zu of %zu measurement files skipped\n", ctx->nskipped, ctx->ninputs);
+    fprintf(out, "threads: %zu\n", s->threads);
+    fprintf(out, "processes: %zu\n", s->processes);
+    for (i = 0; i < ctx->nevents; i++)
+        fprintf(out, "event %s: %.6f %s\n", ctx->events[i].name, s->event_totals[i],
+                ctx->events[i].display_unit);
+    fprintf(out, "samples: %llu\n", (unsigned long long)s->samples);
+    for (i = 0; i < ctx->nstats; i++)
+        if (strncmp(ctx->stat_names[i], "samples.", 8) == 0)
+            fprintf(out, "%s: %llu\n", ctx->stat_names[i], (unsigned long long)ctx->stat_values[i]);
+    fprintf(out, "samples at unknown addresses: %llu (%.2f%%)\n",
+            (unsigned long long)ctx->unknown_samples,
+            prof_pct((double)ctx->unknown_samples, (double)s->samples));
+    fprintf(out, "samples in main: %.2f%% (%llu of %llu)\n",
+            prof_pct((double)s->main_samples, (double)s->samples),
+            (unsigned long long)s->main_samples, (unsigned long long)s->samples);
+    if (s->samples_per_cpu_s >= 0)
+        fprintf(out, "effective samples per CPU-second: %.1f\n", s->samples_per_cpu_s);
+    else
+        fprintf(out, "effective samples per CPU-second: unknown (no CPU time in headers)\n");
+    fprintf(out, "top %u procedures by exclusive %s:\n", ctx->opt.top, rname);
+    for (i = 0; i < s->ntop_procs; i++)
+        fprintf(out, "  %2zu %7.2f%%  %.6f %s  %s\n", i + 1,
+                prof_pct(s->top_procs[i].value, rtotal), s->top_procs[i].value, runit,
+                prof_proc_name(ctx, s->top_procs[i].proc));
+    fprintf(out, "top %u call paths by inclusive %s:\n", ctx->opt.top, rname);
+    for (i = 0; i < s->ntop_paths; i++)
+        fprintf(out, "  %2zu %7.2f%%  %.6f %s  %s\n", i + 1,
+                prof_pct(s->top_paths[i].value, rtotal), s->top_paths[i].value, runit,
+                s->top_paths[i].path);
+}
+
+void
+prof_summary_free(struct prof_summary *s)
+{
+    size_t i;
+
+    for (i = 0; i < s->ntop_paths; i++)
+        free(s->top_paths[i].path);
+    free(s->top_paths);
+    free(s->top_procs);
+    free(s->event_totals);
+    memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,535 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * prof_xml.c -- write DB/experiment.xml (share/schemas/experiment.dtd) with
+ * libxml2's xmlTextWriter.
+ *
+ * Tool code.  The document is written to "experiment.xml.tmp" and renamed
+ * over experiment.xml only when complete, so a failed run never leaves a
+ * half-written database behind.  The call tree is walked without recursion
+ * (recursive programs make deep trees) and written without indentation
+ * (indentation would grow quadratically with depth); the tables are
+ * indented.  libxml2 errors are translated here, at one boundary.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libxml/xmlwriter.h>
+
+#include "prof_internal.h"
+
+/* The writer and its first error: after one failure every call is a no-op. */
+struct prof_xw {
+    xmlTextWriterPtr w;
+    int failed;
+    int saved_errno;
+};
+
+static void
+prof_xw_check(struct prof_xw *x, int rc)
+{
+    if (rc < 0 && !x->failed) {
+        x->failed = 1;
+        x->saved_errno = errno;
+    }
+}
+
+static void
+prof_xw_start(struct prof_xw *x, const char *name)
+{
+    if (!x->failed)
+        prof_xw_check(x, xmlTextWriterStartElement(x->w, BAD_CAST name));
+}
+
+static void
+prof_xw_end(struct prof_xw *x)
+{
+    if (!x->failed)
+        prof_xw_check(x, xmlTextWriterEndElement(x->w));
+}
+
+/* True if @s can go into an XML 1.0 attribute as is: valid UTF-8, no control bytes. */
+static bool
+prof_xml_clean(const char *s)
+{
+    const unsigned char *p;
+
+    for (p = (const unsigned char *)s; *p != '\0'; p++)
+        if (*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r')
+            return false;
+    return xmlCheckUTF8((const xmlChar *)s) != 0;
+}
+
+/*
+ * Strings from measurement files (paths, command lines) are bytes, not
+ * necessarily UTF-8: a byte that XML cannot hold is written as '?', so one
+ * odd file name cannot make the whole database unwritable.
+ */
+static void
+prof_xw_attr(struct prof_xw *x, const char *name, const char *value)
+{
+    char *copy = NULL, *p;
+
+    if (x->failed)
+        return;
+    if (value == NULL)
+        value = "";
+    if (!prof_xml_clean(value)) {
+        copy = prof_xstrdup(value);
+        for (p = copy; *p != '\0'; p++)
+            if ((unsigned char)*p >= 0x80 || ((unsigned char)*p < 0x20 && *p != '\t'))
+                *p = '?';
+        value = copy;
+    }
+    prof_xw_check(x, xmlTextWriterWriteAttribute(x->w, BAD_CAST name, BAD_CAST value));
+    free(copy);
+}
+
+static void __attribute__((format(printf, 3, 4)))
+prof_xw_attrf(struct prof_xw *x, const char *name, const char *fmt, ...)
+{
+    char buf[64];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    prof_xw_attr(x, name, buf);
+}
+
+static void
+prof_xw_u64(struct prof_xw *x, const char *name, uint64_t v)
+{
+    prof_xw_attrf(x, name, "%llu", (unsigned long long)v);
+}
+
+/* Metric values: 15 significant digits print ns sums in seconds exactly. */
+static void
+prof_xw_dbl(struct prof_xw *x, const char *name, double v)
+{
+    prof_xw_attrf(x, name, "%.15g", v);
+}
+
+/* An index attribute, left out when PROF_NONE. */
+static void
+prof_xw_index(struct prof_xw *x, const char *name, uint32_t v)
+{
+    if (v != PROF_NONE)
+        prof_xw_u64(x, name, v);
+}
+
+static void
+prof_xw_line(struct prof_xw *x, uint32_t line)
+{
+    if (line != 0)
+        prof_xw_u64(x, "l", line);
+}
+
+/* Metric ids: 2e / 2e+1 per event; then samples; then calls. */
+static uint32_t
+prof_metric_samples(const struct prof_ctx *ctx)
+{
+    return (uint32_t)(2 * ctx->nevents);
+}
+
+static void
+prof_xw_metric(struct prof_xw *x, uint32_t i, const char *n, bool incl, const char *event,
+               const char *unit, bool partner)
+{
+    prof_xw_start(x, "Metric");
+    prof_xw_u64(x, "i", i);
+    prof_xw_attr(x, "n", n);
+    prof_xw_attr(x, "t", incl ? "inclusive" : "exclusive");
+    prof_xw_attr(x, "event", event);
+    prof_xw_attr(x, "unit", unit);
+    if (partner)
+        prof_xw_u64(x, "partner", incl ? i + 1 : i - 1);
+}
+
+static void
+prof_write_metric_table(struct prof_xw *x, const struct prof_ctx *ctx)
+{
+    uint32_t e, ms = prof_metric_samples(ctx);
+    char *n;
+
+    prof_xw_start(x, "MetricTable");
+    for (e = 0; e < ctx->nevents; e++) {
+        const struct prof_event *ev = &ctx->events[e];
+        int k;
+
+        for (k = 0; k < 2; k++) {
+            n = prof_xasprintf("%s (%s)", ev->name, k == 0 ? "I" : "E");
+            prof_xw_metric(x, 2 * e + (uint32_t)k, n, k == 0, ev->name, ev->display_unit, true);
+            free(n);
+            prof_xw_attr(x, "raw-unit", ev->unit);
+            prof_xw_u64(x, "period", ev->period);
+            if (ev->mixed_periods)
+                prof_xw_attr(x, "mixed-periods", "1");
+            prof_xw_attr(x, "mechanism", ev->mechanism);
+            prof_xw_end(x);
+        }
+    }
+    prof_xw_metric(x, ms, "samples (I)", true, "samples", "samples", true);
+    prof_xw_end(x);
+    prof_xw_metric(x, ms + 1, "samples (E)", false, "samples", "samples", true);
+    prof_xw_end(x);
+    if (ctx->total_calls > 0) {
+        prof_xw_metric(x, ms + 2, "calls", false, "calls", "calls", false);
+        prof_xw_end(x);
+    }
+    prof_xw_end(x);
+}
+
+static void
+prof_write_tables(struct prof_xw *x, const struct prof_ctx *ctx)
+{
+    static const char *const state[] = {"unused", "file", "analyzed", "none"};
+    size_t i;
+
+    prof_xw_start(x, "LoadModuleTable");
+    for (i = 0; i < ctx->nmodules; i++) {
+        const struct prof_module *m = &ctx->modules[i];
+
+        prof_xw_start(x, "LoadModule");
+        prof_xw_u64(x, "i", i);
+        prof_xw_attr(x, "n", m->path);
+        if (m->build_id[0] != '\0')
+            prof_xw_attr(x, "build-id", m->build_id);
+        prof_xw_attr(x, "structure", state[m->state]);
+        if (m->source != NULL)
+            prof_xw_attr(x, "source", m->source);
+        if (m->why != NULL)
+            prof_xw_attr(x, "note", m->why);
+        prof_xw_end(x);
+    }
+    prof_xw_end(x);
+
+    prof_xw_start(x, "FileTable");
+    for (i = 0; i < ctx->nfiles; i++) {
+        prof_xw_start(x, "File");
+        prof_xw_u64(x, "i", i);
+        prof_xw_attr(x, "n", ctx->strs.strs[ctx->files[i].name]);
+        prof_xw_end(x);
+    }
+    prof_xw_end(x);
+
+    prof_xw_start(x, "ProcedureTable");
+    for (i = 0; i < ctx->nprocs; i++) {
+        const struct prof_proc *p = &ctx->procs[i];
+
+        prof_xw_start(x, "Procedure");
+        prof_xw_u64(x, "i", i);
+        prof_xw_attr(x, "n", ctx->strs.strs[p->name]);
+        if (p->link_name != PROF_NONE)
+            prof_xw_attr(x, "link-name", ctx->strs.strs[p->link_name]);
+        prof_xw_index(x, "lm", p->module);
+        prof_xw_index(x, "f", p->file);
+        prof_xw_line(x, p->line);
+        if (p->unknown)
+            prof_xw_attr(x, "unknown", "1");
+        prof_xw_end(x);
+    }
+    prof_xw_end(x);
+}
+
+/* The sparse metric values of one node: nonzero values only. */
+static void
+prof_write_node_metrics(struct prof_xw *x, const struct prof_ctx *ctx, uint32_t node)
+{
+    const struct prof_tree *t = &ctx->tree;
+    uint32_t e, ms = prof_metric_samples(ctx);
+    double v;
+
+    for (e = 0; e < ctx->nevents; e++) {
+        if ((v = prof_tree_incl(t, node, e)) != 0.0) {
+            prof_xw_start(x, "M");
+            prof_xw_u64(x, "n", 2 * e);
+            prof_xw_dbl(x, "v", v);
+            prof_xw_end(x);
+        }
+        if ((v = prof_tree_excl(t, node, e)) != 0.0) {
+            prof_xw_start(x, "M");
+            prof_xw_u64(x, "n", 2 * e + 1);
+            prof_xw_dbl(x, "v", v);
+            prof_xw_end(x);
+        }
+    }
+    if (t->incl_samples[node] != 0) {
+        prof_xw_start(x, "M");
+        prof_xw_u64(x, "n", ms);
+        prof_xw_u64(x, "v", t->incl_samples[node]);
+        prof_xw_end(x);
+    }
+    if (t->excl_samples[node] != 0) {
+        prof_xw_start(x, "M");
+        prof_xw_u64(x, "n", ms + 1);
+        prof_xw_u64(x, "v", t->excl_samples[node]);
+        prof_xw_end(x);
+    }
+    if (ctx->total_calls > 0 && t->nodes[node].calls != 0) {
+        prof_xw_start(x, "M");
+        prof_xw_u64(x, "n", ms + 2);
+        prof_xw_u64(x, "v", t->nodes[node].calls);
+        prof_xw_end(x);
+    }
+}
+
+static void
+prof_write_node_open(struct prof_xw *x, const struct prof_ctx *ctx, uint32_t v)
+{
+    static const char *const tag[] = {"", "PF", "A", "L", "C", "S"};
+    const struct prof_node *n = &ctx->tree.nodes[v];
+
+    if (!x->failed)
+        prof_xw_check(x, xmlTextWriterWriteRaw(x->w, BAD_CAST "\n"));
+    prof_xw_start(x, tag[n->kind]);
+    prof_xw_u64(x, "i", v);
+    if (n->kind == PROF_NODE_PF) {
+        const struct prof_proc *p = &ctx->procs[n->proc];
+
+        prof_xw_u64(x, "n", n->proc);
+        prof_xw_index(x, "lm", p->module);
+        prof_xw_index(x, "f", p->file);
+        prof_xw_line(x, p->line);
+    } else {
+        if (n->kind == PROF_NODE_A)
+            prof_xw_u64(x, "n", n->proc);
+        prof_xw_index(x, "f", n->file);
+        prof_xw_line(x, n->line);
+    }
+    prof_write_node_metrics(x, ctx, v);
+}
+
+static void
+prof_write_tree(struct prof_xw *x, const struct prof_ctx *ctx)
+{
+    const struct prof_node *nodes = ctx->tree.nodes;
+    uint32_t v;
+
+    prof_xw_start(x, "SecCallPathProfileData");
+    if (!x->failed)
+        prof_xw_check(x, xmlTextWriterSetIndent(x->w, 0));
+    prof_write_node_metrics(x, ctx, 0);
+    v = nodes[0].first_child;
+    while (v != PROF_NONE && !x->failed) {
+        prof_write_node_open(x, ctx, v);
+        if (nodes[v].first_child != PROF_NONE) {
+            v = nodes[v].first_child;
+            continue;
+        }
+        for (;;) { /* close v and every ancestor whose last child it ends */
+            prof_xw_end(x);
+            if (nodes[v].next_sibling != PROF_NONE) {
+                v = nodes[v].next_sibling;
+                break;
+            }
+            v = nodes[v].parent;
+            if (v == 0) {
+                v = PROF_NONE;
+                break;
+            }
+        }
+    }
+    if (!x->failed)
+        prof_xw_check(x, xmlTextWriterWriteRaw(x->w, BAD_CAST "\n"));
+    prof_xw_end(x);
+    if (!x->failed)
+        prof_xw_check(x, xmlTextWriterSetIndent(x->w, 1));
+}
+
+static double
+prof_percent(double part, double whole)
+{
+    return whole != 0.0 ? 100.0 * part / whole : 0.0;
+}
+
+static void
+prof_write_summary(struct prof_xw *x, const struct prof_ctx *ctx, const struct prof_summary *s)
+{
+    const char *rname = ctx->nevents > 0 ? ctx->events[0].name : "samples";
+    const char *runit = ctx->nevents > 0 ? ctx->events[0].display_unit : "samples";
+    double rtotal = ctx->nevents > 0 ? s->event_totals[0] : (double)s->samples;
+    size_t i;
+
+    prof_xw_start(x, "Summary");
+    prof_xw_u64(x, "files", ctx->ninputs);
+    prof_xw_u64(x, "files-read", ctx->nread);
+    prof_xw_u64(x, "files-skipped", ctx->nskipped);
+    prof_xw_u64(x, "threads", s->threads);
+    prof_xw_u64(x, "processes", s->processes);
+    prof_xw_u64(x, "samples", s->samples);
+    prof_xw_u64(x, "samples-in-main", s->main_samples);
+    prof_xw_attrf(x, "main-percent", "%.2f",
+                  prof_percent((double)s->main_samples, (double)s->samples));
+    prof_xw_u64(x, "unknown-samples", ctx->unknown_samples);
+    prof_xw_dbl(x, "cpu-seconds", (double)s->cpu_ns * 1e-9);
+    if (s->samples_per_cpu_s >= 0)
+        prof_xw_attrf(x, "samples-per-cpu-second", "%.1f", s->samples_per_cpu_s);
+    prof_xw_u64(x, "calls", ctx->total_calls);
+
+    prof_xw_start(x, "Inputs");
+    for (i = 0; i < ctx->ninputs; i++) {
+        const struct prof_input *in = &ctx->inputs[i];
+
+        prof_xw_start(x, "Input");
+        prof_xw_attr(x, "path", in->path);
+        prof_xw_attr(x, "status", in->error != NULL ? "skipped" : "read");
+        if (in->error != NULL) {
+            prof_xw_attr(x, "error", in->error);
+            prof_xw_end(x);
+            continue;
+        }
+        prof_xw_u64(x, "pid", in->pid);
+        prof_xw_u64(x, "tid", in->tid);
+        prof_xw_u64(x, "thread-index", in->thread_index);
+        prof_xw_attrf(x, "rank", "%d", (int)in->rank);
+        prof_xw_u64(x, "generation", in->generation);
+        prof_xw_attr(x, "host", in->host);
+        prof_xw_attr(x, "program", in->program);
+        prof_xw_attr(x, "command", in->command);
+        prof_xw_u64(x, "start-ns", in->start_ns);
+        prof_xw_u64(x, "end-ns", in->end_ns);
+        prof_xw_u64(x, "cpu-ns", in->cpu_ns);
+        prof_xw_u64(x, "samples", in->samples);
+        prof_xw_u64(x, "nodes", in->nnodes);
+        prof_xw_end(x);
+    }
+    prof_xw_end(x);
+
+    prof_xw_start(x, "Stats");
+    for (i = 0; i < ctx->nstats; i++) {
+        prof_xw_start(x, "Stat");
+        prof_xw_attr(x, "n", ctx->stat_names[i]);
+        prof_xw_u64(x, "v", ctx->stat_values[i]);
+        prof_xw_end(x);
+    }
+    prof_xw_end(x);
+
+    for (i = 0; i < ctx->nevents; i++) {
+        prof_xw_start(x, "EventTotal");
+        prof_xw_attr(x, "event", ctx->events[i].name);
+        prof_xw_u64(x, "metric", 2 * i);
+        prof_xw_dbl(x, "v", s->event_totals[i]);
+        prof_xw_attr(x, "unit", ctx->events[i].display_unit);
+        prof_xw_end(x);
+    }
+
+    prof_xw_start(x, "TopProcedures");
+    prof_xw_attr(x, "by", rname);
+    prof_xw_attr(x, "unit", runit);
+    for (i = 0; i < s->ntop_procs; i++) {
+        prof_xw_start(x, "TopProcedure");
+        prof_xw_u64(x, "rank", i + 1);
+        prof_xw_u64(x, "p", s->top_procs[i].proc);
+        prof_xw_attr(x, "n", prof_proc_name(ctx, s->top_procs[i].proc));
+        prof_xw_dbl(x, "v", s->top_procs[i].value);
+        prof_xw_attrf(x, "percent", "%.2f", prof_percent(s->top_procs[i].value, rtotal));
+        prof_xw_end(x);
+    }
+    prof_xw_end(x);
+    prof_xw_start(x, "TopPaths");
+    prof_xw_attr(x, "by", rname);
+    prof_xw_attr(x, "unit", runit);
+    for (i = 0; i < s->ntop_paths; i++) {
+        prof_xw_start(x, "TopPath");
+        prof_xw_u64(x, "rank", i + 1);
+        prof_xw_u64(x, "node", s->top_paths[i].node);
+        prof_xw_dbl(x, "v", s->top_paths[i].value);
+        prof_xw_attrf(x, "percent", "%.2f", prof_percent(s->top_paths[i].value, rtotal));
+        prof_xw_attr(x, "path", s->top_paths[i].path);
+        prof_xw_end(x);
+    }
+    prof_xw_end(x);
+    prof_xw_end(x); /* Summary */
+}
+
+static const struct prof_input *
+prof_first_read(const struct prof_ctx *ctx)
+{
+    size_t i;
+
+    for (i = 0; i < ctx->ninputs; i++)
+        if (ctx->inputs[i].error == NULL)
+            return &ctx->inputs[i];
+    return NULL;
+}
+
+static void
+prof_xw_nv(struct prof_xw *x, const char *n, const char *v)
+{
+    prof_xw_start(x, "NV");
+    prof_xw_attr(x, "n", n);
+    prof_xw_attr(x, "v", v);
+    prof_xw_end(x);
+}
+
+int
+prof_write_experiment(const struct prof_ctx *ctx, const struct prof_summary *s, const char *path)
+{
+    const struct prof_input *first = prof_first_read(ctx);
+    const char *program = first != NULL ? first->program : "";
+    char *tmp = prof_xasprintf("%s.tmp", path);
+    struct prof_xw x = {0};
+    int rc = -1;
+
+    x.w = xmlNewTextWriterFilename(tmp, 0);
+    if (x.w == NULL) {
+        fprintf(stderr, "csprof-prof: %s: cannot create: %s\n", tmp, strerror(errno));
+        goto out_free_tmp;
+    }
+    prof_xw_check(&x, xmlTextWriterSetIndent(x.w, 1));
+    prof_xw_check(&x, xmlTextWriterSetIndentString(x.w, BAD_CAST " "));
+    prof_xw_check(&x, xmlTextWriterStartDocument(x.w, NULL, "UTF-8", NULL));
+    prof_xw_check(&x, xmlTextWriterWriteDTD(x.w, BAD_CAST "csprof-experiment", NULL,
+                                            BAD_CAST "experiment.dtd", NULL));
+    prof_xw_start(&x, "csprof-experiment");
+    prof_xw_attr(&x, "version", "1.0");
+
+    prof_xw_start(&x, "Header");
+    prof_xw_attr(&x, "n", program);
+    prof_xw_start(&x, "Info");
+    prof_xw_nv(&x, "generator", "csprof-prof " CSPROF_VERSION);
+    if (first != NULL) {
+        prof_xw_nv(&x, "program", first->program);
+        prof_xw_nv(&x, "command", first->command);
+        prof_xw_nv(&x, "host", first->host);
+    }
+    prof_xw_end(&x);
+    prof_xw_end(&x);
+
+    prof_write_summary(&x, ctx, s);
+
+    prof_xw_start(&x, "SecCallPathProfile");
+    prof_xw_attr(&x, "i", "0");
+    prof_xw_attr(&x, "n", program);
+    prof_xw_start(&x, "SecHeader");
+    prof_write_metric_table(&x, ctx);
+    prof_write_tables(&x, ctx);
+    prof_xw_end(&x);
+    prof_write_tree(&x, ctx);
+    prof_xw_end(&x); /* SecCallPathProfile */
+    prof_xw_end(&x); /* csprof-experiment */
+    if (!x.failed)
+        prof_xw_check(&x, xmlTextWriterEndDocument(x.w));
+    xmlFreeTextWriter(x.w); /* flushes and closes */
+    if (x.failed) {
+        fprintf(stderr, "csprof-prof: %s: write failed: %s\n", tmp,
+                x.saved_errno ? strerror(x.saved_errno) : "libxml2 error");
+        goto out_unlink;
+    }
+    if (rename(tmp, path) != 0) {
+        fprintf(stderr, "csprof-prof: %s: cannot rename to %s: %s\n", tmp, path, strerror(errno));
+        goto out_unlink;
+    }
+    rc = 0;
+    goto out_free_tmp;
+
+out_unlink:
+    unlink(tmp);
+out_free_tmp:
+    free(tmp);
+    return rc;
+}
