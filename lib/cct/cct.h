@@ -70,6 +70,16 @@ CSP_SIGSAFE int cct_insert_path(struct cct *tree, struct cct_node *start, const 
                                 size_t n, struct cct_node **leaf);
 
 /*
+ * As cct_insert_path, and also return every node of the inserted part:
+ * nodes[i] receives the node of ips[i] (nodes[0] is the leaf).  @nodes has
+ * room for @n entries.  On CCT_ENOMEM the entries not yet reached are
+ * unchanged.  The trampoline uses this to cache the call-site nodes of a
+ * shadow stack.  [async-signal-safe]
+ */
+CSP_SIGSAFE int cct_insert_path_nodes(struct cct *tree, struct cct_node *start, const uintptr_t *ips,
+                                      size_t n, struct cct_node **nodes);
+
+/*
  * Memoized insertion below the root (seed 001 §2.2, "memoized backtraces"):
  * the tree remembers the node of every frame of the previous path inserted
  * this way; the longest common outermost prefix of @ips with that path is
@@ -81,6 +91,15 @@ CSP_SIGSAFE int cct_insert_path(struct cct *tree, struct cct_node *start, const 
  */
 CSP_SIGSAFE int cct_insert_path_memo(struct cct *tree, const uintptr_t *ips, size_t n,
                                      struct cct_node **leaf, size_t *reused);
+
+/*
+ * Nodes of the path last inserted by cct_insert_path_memo, outermost first:
+ * entry j is the node of ips[n-1-j] of that call, so the last entry is the
+ * leaf.  *n receives the number of valid entries (0 when there is no memo).
+ * The array belongs to the tree and changes with the next memoized
+ * insertion.  [async-signal-safe]
+ */
+CSP_SIGSAFE struct cct_node *const *cct_memo_nodes(const struct cct *tree, size_t *n);
 
 /* Forget the memo (e.g. after a fork).  [async-signal-safe] */
 CSP_SIGSAFE void cct_memo_reset(struct cct *tree);

@@ -237,7 +237,38 @@ cct_insert_path(struct cct *tree, struct cct_node *start, const uintptr_t *ips, 
     return rc;
 }
 
+CSP_SIGSAFE int
+cct_insert_path_nodes(struct cct *tree, struct cct_node *start, const uintptr_t *ips, size_t n,
+                      struct cct_node **nodes)
+{
+    struct cct_node *cur = start;
+    size_t i = n;
+
+    if (tree == NULL || start == NULL || ips == NULL || nodes == NULL || n == 0 ||
+        start->kind == CCT_NODE_LEAF)
+        return CCT_EINVAL;
+    while (i-- > 0) {
+        int rc = child_get(tree, cur, i == 0 ? CCT_NODE_LEAF : CCT_NODE_CALLSITE, ips[i], &cur);
+
+        if (rc != CCT_OK)
+            return rc;
+        nodes[i] = cur;
+    }
+    return CCT_OK;
+}
+
 /* ---- memoized insertion (seed 001 §2.2) ---- */
+
+CSP_SIGSAFE struct cct_node *const *
+cct_memo_nodes(const struct cct *tree, size_t *n)
+{
+    if (tree == NULL || tree->memo == NULL) {
+        *n = 0;
+        return NULL;
+    }
+    *n = tree->memo_valid;
+    return tree->memo->nodes;
+}
 
 CSP_SIGSAFE void
 cct_memo_reset(struct cct *tree)

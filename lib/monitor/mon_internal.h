@@ -20,6 +20,7 @@
 
 #include "support/arena.h"
 #include "support/compiler.h"
+#include "trampoline/tramp.h"
 #include "unwind/uw.h"
 
 #define MON_MAX_EVENTS 8
@@ -36,6 +37,7 @@ enum mon_outcome {
     MON_DROP_UNWIND_FAULT,   /* the stack walk faulted (SIGSEGV/SIGBUS caught) */
     MON_DROP_NO_FRAMES,      /* libunwind could not start */
     MON_DROP_UNKNOWN_SOURCE, /* signal we cannot tie to an event */
+    MON_DROP_IN_TRAMPOLINE,  /* interrupted inside the trampoline or its return handler */
     MON_NOUTCOMES
 };
 
@@ -71,6 +73,7 @@ struct mon_process {
     atomic_int stopped;        /* 1: handlers drop everything (finalisation, exec) */
     atomic_uint next_thread_index;
     bool active;               /* configuration valid and sampling enabled */
+    bool trampoline;           /* use the return-address trampoline (CSPROF_TRAMPOLINE != 0) */
 };
 
 extern struct mon_process mon_proc;
@@ -94,6 +97,9 @@ struct mon_thread {
     struct arena arena;
     struct cct *tree;
     struct uw_backtrace bt;
+    struct cct_node **bt_nodes; /* CCT node of each frame of bt (trampoline splice) */
+    struct tramp_thread tramp;
+    bool shadow_rooted;        /* the walk that built the shadow stack reached the root */
     timer_t timers[MON_MAX_EVENTS];
     bool timer_armed[MON_MAX_EVENTS];
     int perf_fd[MON_MAX_EVENTS];
@@ -144,6 +150,10 @@ void mon_fork_child_restart(void);
 
 /* Real libc functions, resolved once in the constructor (overrides.c). */
 void mon_resolve_real_functions(void);
+/* Resolve the real non-local-exit functions (overrides_nonlocal.c).  [not async-signal-safe] */
+void mon_resolve_nonlocal_functions(void);
+/* The real siglongjmp (ours is an override that tells the trampoline).  [async-signal-safe] */
+extern void (*mon_real_siglongjmp)(sigjmp_buf, int);
 extern int (*mon_real_sigaction)(int, const struct sigaction *, struct sigaction *);
 
 /* Signal protection (signals.c): install csprof's handlers.  Returns 0 or -errno. */

@@ -42,6 +42,7 @@ const char *const mon_outcome_names[MON_NOUTCOMES] = {
     [MON_DROP_UNWIND_FAULT] = "samples.dropped.unwind_fault",
     [MON_DROP_NO_FRAMES] = "samples.dropped.no_frames",
     [MON_DROP_UNKNOWN_SOURCE] = "samples.dropped.unknown_source",
+    [MON_DROP_IN_TRAMPOLINE] = "samples.dropped.in_trampoline",
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -186,12 +187,25 @@ mon_thread_begin(void)
     arena_init_mmap(&td->arena, (size_t)1 << 20, arena_limit);
     td->bt.max = CSP_MAX_FRAMES;
     td->bt.ips = arena_alloc(&td->arena, CSP_MAX_FRAMES * sizeof(uintptr_t));
+    td->bt.ra_locs = arena_alloc(&td->arena, CSP_MAX_FRAMES * sizeof(uintptr_t));
+    td->bt.sigframe = arena_alloc(&td->arena, CSP_MAX_FRAMES);
+    td->bt_nodes = arena_alloc(&td->arena, CSP_MAX_FRAMES * sizeof(*td->bt_nodes));
     td->tree = cct_new(&td->arena, mon_proc.nevents);
-    if (td->bt.ips == NULL || td->tree == NULL) {
+    if (td->bt.ips == NULL || td->bt.ra_locs == NULL || td->bt.sigframe == NULL ||
+        td->bt_nodes == NULL || td->tree == NULL) {
         arena_destroy(&td->arena);
         munmap(td, sizeof(*td));
         return NULL;
     }
+    if (mon_proc.trampoline) {
+        struct tramp_frame *shadow =
+            arena_alloc(&td->arena, CSP_MAX_FRAMES * sizeof(struct tramp_frame));
+
+        tramp_thread_init(&td->tramp, shadow, CSP_MAX_FRAMES, shadow != NULL);
+    } else {
+        tramp_thread_init(&td->tramp, NULL, 0, false);
+    }
+    tramp_set_self(&td->tramp);
     atomic_store(&td->state, MON_THREAD_RUNNING);
     pthread_mutex_lock(&registry_lock);
     td->next = registry;
@@ -267,6 +281,10 @@ mon_fork_child_restart(void)
     registry = NULL;
     if (td != NULL) {
         mon_sources_stop(td); /* timers are not inherited; perf fds are, and must go */
+        /* The stack (a copy of the parent's) may hold the trampoline: restore it before
+         * the state it returns through goes away. */
+        tramp_invalidate(&td->tramp);
+        tramp_set_self(NULL);
         mon_thread_set_self(NULL);
         pthread_setspecific(thread_key, NULL);
         /* The old tree is the parent's (or already written): drop our copy. */
@@ -295,6 +313,8 @@ mon_init(void)
     const char *outdir = getenv("CSPROF_OUTDIR");
     const char *sig = getenv("CSPROF_SIGNAL");
     const char *limit = getenv("CSPROF_MEMORY_LIMIT");
+    const char *tramp = getenv("CSPROF_TRAMPOLINE");
+    const char *why = NULL;
     int rc;
 
     mon_resolve_real_functions();
@@ -326,6 +346,11 @@ mon_init(void)
     read_identity();
     mon_proc.start_ns = mon_clock_ns(CLOCK_REALTIME);
     uw_init();
+    mon_proc.trampoline = tramp == NULL || strcmp(tramp, "0") != 0;
+    if (mon_proc.trampoline && !tramp_supported(&why)) {
+        mon_warn("trampoline disabled, profiling continues without call counts", why);
+        mon_proc.trampoline = false;
+    }
     mon_loadmap_refresh();
     if (pthread_key_create(&thread_key, thread_key_destructor) != 0)
         return;

@@ -66,6 +66,7 @@ mon_resolve_real_functions(void)
     RESOLVE(real_dlclose, "dlclose");
     RESOLVE(real_fork, "fork");
     RESOLVE(mon_real_sigaction, "sigaction");
+    mon_resolve_nonlocal_functions();
 }
 
 /* ---- threads ---- */

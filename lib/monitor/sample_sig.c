@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 
 #include "cct/cct.h"
+#include "trampoline/tramp.h"
 #include "monitor/mon_internal.h"
 #include "unwind/uw.h"
 
@@ -50,37 +51,161 @@ mon_process_count(enum mon_outcome what)
 }
 
 /*
+ * Cache the frames ips[from-1] .. ips[1] (return addresses, outermost first)
+ * with their CCT nodes on top of the shadow stack.  Returns false when the
+ * shadow stack is full (the caller withdraws the trampoline).
+ */
+static bool
+shadow_push(struct mon_thread *td, size_t from, struct cct_node *const *nodes_of)
+{
+    struct tramp_thread *tt = &td->tramp;
+    const struct uw_backtrace *bt = &td->bt;
+
+    if (from < 2)
+        return true;
+    if (tt->depth + (from - 1) > tt->max) {
+        tt->counts[TRAMP_SHADOW_FULL]++;
+        return false;
+    }
+    for (size_t i = from - 1; i >= 1; i--) {
+        struct tramp_frame *f = &tt->stack[tt->depth++];
+
+        f->ra = bt->ips[i];
+        f->ra_loc = bt->ra_locs[i];
+        f->node = nodes_of[i];
+        /* A pc taken from a signal context is no return address: never replace it. */
+        f->installable = f->ra_loc != 0 && !bt->sigframe[i - 1] &&
+                         *(const uintptr_t *)f->ra_loc == f->ra && tramp_is_return_address(f->ra);
+    }
+    return true;
+}
+
+/*
+ * The walk met the trampoline above frame bt.depth-1 (seed 001 §2.3): the
+ * frames below it are new; insert them below the cached call site, cache
+ * them, and move the trampoline to the interrupted frame.
+ */
+static int
+splice_sample(struct mon_thread *td, struct cct_node **leaf)
+{
+    struct tramp_thread *tt = &td->tramp;
+    size_t k = td->bt.depth;
+    int rc;
+
+    rc = cct_insert_path_nodes(td->tree, tt->stack[tt->depth - 1].node, td->bt.ips, k,
+                               td->bt_nodes);
+    if (rc != CCT_OK)
+        return rc;
+    *leaf = td->bt_nodes[0];
+    tt->counts[TRAMP_PARTIAL_WALKS]++;
+    if (k >= 2) { /* the interrupted frame is below the trampoline's: move it there */
+        tramp_remove(tt);
+        if (!shadow_push(td, k, td->bt_nodes))
+            tramp_invalidate(tt);
+        else if (tramp_install_top(tt))
+            tt->counts[TRAMP_INSTALLS]++;
+    }
+    return CCT_OK;
+}
+
+/* A full walk: memoized insertion from the root, then a fresh shadow stack. */
+static int
+insert_full(struct mon_thread *td, bool trampolining, struct cct_node **leaf)
+{
+    struct tramp_thread *tt = &td->tramp;
+    struct cct_node *const *memo;
+    size_t n = td->bt.depth, nmemo;
+    int rc;
+
+    rc = cct_insert_path_memo(td->tree, td->bt.ips, n, leaf, NULL);
+    if (rc != CCT_OK || !trampolining)
+        return rc;
+    tt->counts[TRAMP_FULL_WALKS]++;
+    memo = cct_memo_nodes(td->tree, &nmemo);
+    if (memo == NULL || nmemo != n)
+        return CCT_OK; /* no memo: no cached nodes, no trampoline this time */
+    for (size_t i = 0; i < n; i++)
+        td->bt_nodes[i] = memo[n - 1 - i];
+    tt->depth = 0;
+    if (shadow_push(td, n, td->bt_nodes) && tramp_install_top(tt))
+        tt->counts[TRAMP_INSTALLS]++;
+    return CCT_OK;
+}
+
+/*
  * Walk and record one sample of event @ev.  The backtrace lives in td->bt,
  * not in locals: after a siglongjmp from the fault handler, locals changed
- * since sigsetjmp are indeterminate (C11 7.13.2.1) but td->bt.depth is exact.
+ * since sigsetjmp are indeterminate (C11 7.13.2.1) but td->bt is exact.
  */
 static void
 take_sample(struct mon_thread *td, uint32_t ev, void *ucontext, uint64_t value)
 {
-    struct cct_node *leaf;
+    struct tramp_thread *tt = &td->tramp;
+    struct cct_node *leaf = NULL;
+    bool trampolining;
     int rc;
 
     td->bt.depth = 0;
     td->in_unwind = 1;
-    if (sigsetjmp(td->unwind_escape, 1) == 0) {
-        rc = uw_backtrace(ucontext, &td->bt);
-    } else {
+    if (sigsetjmp(td->unwind_escape, 1) != 0) {
+        /* Faulted walking or touching a return-address slot: whatever the trampoline state
+         * was, stop trusting it.  saved_ra is kept for a trampoline still on the stack. */
         td->in_unwind = 0;
+        tt->slot = 0;
+        tt->depth = 0;
+        tt->enabled = false;
         mon_count(td, MON_DROP_UNWIND_FAULT);
         return;
     }
-    td->in_unwind = 0;
+    if (tt->suspended && uw_context_sp(ucontext) > tt->suspend_sp)
+        tt->suspended = 0; /* the program's unwinding has finished above where it began */
+    trampolining = tt->enabled && !tt->suspended;
+    td->bt.stop_ip = trampolining && tt->slot != 0 ? tramp_address() : 0;
+    rc = uw_backtrace(ucontext, &td->bt);
+    if (rc == UW_STOPPED && td->bt.stop_loc == tt->slot && tt->depth > 0) {
+        rc = splice_sample(td, &leaf);
+        td->in_unwind = 0;
+        if (rc != CCT_OK) {
+            mon_count(td, MON_DROP_NO_MEMORY);
+            return;
+        }
+        if (cct_add_sample(td->tree, leaf, ev, value) != CCT_OK) {
+            mon_count(td, MON_DROP_NO_MEMORY);
+            return;
+        }
+        td->event_samples[ev]++;
+        /* Complete when the walk that built the cached prefix reached the root. */
+        mon_count(td, td->shadow_rooted ? MON_SAMPLE_OK : MON_SAMPLE_PARTIAL);
+        return;
+    }
+    if (rc == UW_STOPPED) {
+        /* Met at a slot it was not installed at: fix that slot, forget the cache, walk all. */
+        tt->counts[TRAMP_MISPLACED]++;
+        if (td->bt.stop_loc != 0 && *(uintptr_t *)td->bt.stop_loc == tramp_address())
+            *(uintptr_t *)td->bt.stop_loc = tt->saved_ra;
+        tramp_invalidate(tt);
+        td->bt.stop_ip = 0;
+        rc = uw_backtrace(ucontext, &td->bt);
+    } else if (tt->slot != 0) {
+        tt->counts[TRAMP_LOST]++; /* longjmp, exception, context switch... */
+        tramp_invalidate(tt);
+    } else if (trampolining) {
+        tramp_invalidate(tt);
+    }
     if (td->bt.depth == 0) {
+        td->in_unwind = 0;
         mon_count(td, MON_DROP_NO_FRAMES);
         return;
     }
-    if (cct_insert_path_memo(td->tree, td->bt.ips, td->bt.depth, &leaf, NULL) != CCT_OK ||
-        cct_add_sample(td->tree, leaf, ev, value) != CCT_OK) {
+    td->shadow_rooted = rc == UW_OK;
+    rc = insert_full(td, trampolining, &leaf);
+    td->in_unwind = 0;
+    if (rc != CCT_OK || cct_add_sample(td->tree, leaf, ev, value) != CCT_OK) {
         mon_count(td, MON_DROP_NO_MEMORY);
         return;
     }
     td->event_samples[ev]++;
-    mon_count(td, rc == UW_OK ? MON_SAMPLE_OK : MON_SAMPLE_PARTIAL);
+    mon_count(td, td->shadow_rooted ? MON_SAMPLE_OK : MON_SAMPLE_PARTIAL);
 }
 
 void
@@ -102,7 +227,9 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
     }
     td->inside = 1;
     atomic_thread_fence(memory_order_seq_cst); /* orders `inside` against the finaliser */
-    if (ev < 0) {
+    if (td->tramp.busy || tramp_contains_pc(uw_context_pc(ucontext))) {
+        mon_count(td, MON_DROP_IN_TRAMPOLINE);
+    } else if (ev < 0) {
         mon_count(td, MON_DROP_UNKNOWN_SOURCE);
     } else if (atomic_load(&mon_proc.stopped) ||
                atomic_load(&td->state) != MON_THREAD_RUNNING) {

@@ -96,7 +96,7 @@ mon_fault_handler(int sig, siginfo_t *info, void *ucontext)
 
     if (td != NULL && td->in_unwind) {
         td->in_unwind = 0;
-        siglongjmp(td->unwind_escape, 1);
+        mon_real_siglongjmp(td->unwind_escape, 1);
     }
     forward_fault(sig, info, ucontext);
 }

@@ -100,7 +100,7 @@ int
 mon_write_profile(struct mon_thread *td)
 {
     struct fmt_event events[MON_MAX_EVENTS];
-    struct fmt_stat stats[MON_NOUTCOMES + 8 + MON_MAX_EVENTS];
+    struct fmt_stat stats[MON_NOUTCOMES + 8 + MON_MAX_EVENTS + TRAMP_NCOUNTERS];
     char stat_names[MON_MAX_EVENTS][64];
     struct fmt_header h;
     struct write_ctx ctx;
@@ -176,6 +176,9 @@ mon_write_profile(struct mon_thread *td)
         snprintf(stat_names[i], sizeof(stat_names[i]), "event.%s.samples", mon_proc.events[i].name);
         stats[nstats++] = (struct fmt_stat){stat_names[i], td->event_samples[i]};
     }
+    if (mon_proc.trampoline)
+        for (int i = 0; i < TRAMP_NCOUNTERS; i++)
+            stats[nstats++] = (struct fmt_stat){tramp_counter_names[i], td->tramp.counts[i]};
     stats[nstats++] = (struct fmt_stat){"timer.overruns", td->timer_overruns};
     stats[nstats++] = (struct fmt_stat){"cct.nodes", cct_size(td->tree)};
     stats[nstats++] = (struct fmt_stat){"arena.bytes", td->arena.bytes_mapped};

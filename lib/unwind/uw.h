@@ -17,6 +17,7 @@
 #include "support/compiler.h"
 
 enum uw_status {
+    UW_STOPPED = 1,    /* met bt->stop_ip as a return address: the frames below it are valid */
     UW_OK = 0,         /* reached the thread's root (the outermost frame marks its caller undefined) */
     UW_EPARTIAL = -1,  /* a step failed before the root: the frames so far are valid */
     UW_ETOODEEP = -2,  /* more frames than the caller's arrays hold: cut */
@@ -31,8 +32,11 @@ struct uw_backtrace {
     uintptr_t *ips;     /* [0] interrupted pc, [i>0] return address into frame i */
     uintptr_t *sps;     /* stack pointer (CFA of the callee) of frame i, or NULL */
     uintptr_t *ra_locs; /* address where frame i-1's return address (ips[i]) is saved; 0 when in a register */
+    uint8_t *sigframe;  /* 1 when frame i is a signal frame (its successor's pc is no return address), or NULL */
     size_t max;         /* capacity of the arrays, in frames */
     size_t depth;       /* frames filled */
+    uintptr_t stop_ip;  /* 0, or stop when a return address equals it (the trampoline) */
+    uintptr_t stop_loc; /* UW_STOPPED: where that return address was read from */
 };
 
 /*
@@ -45,13 +49,18 @@ void uw_init(void);
 /*
  * Walk the stack of the interrupted code described by @ucontext (the third
  * argument of an SA_SIGINFO handler) into @bt.  Returns UW_OK when the walk
- * reached the thread's root, else a negative uw_status; bt->depth frames are
- * valid in every case (0 on UW_EINIT).  May fault on a corrupt stack: the
+ * reached the thread's root, UW_STOPPED when frame bt->depth's return
+ * address was bt->stop_ip (read from bt->stop_loc; frames 0..depth-1 are
+ * the ones below it), else a negative uw_status; bt->depth frames are valid
+ * in every case (0 on UW_EINIT).  May fault on a corrupt stack: the
  * caller guards the call (see mon_sample_handler).  [async-signal-safe]
  */
 CSP_SIGSAFE int uw_backtrace(void *ucontext, struct uw_backtrace *bt);
 
 /* Interrupted program counter of a signal context.  [async-signal-safe] */
 CSP_SIGSAFE uintptr_t uw_context_pc(const void *ucontext);
+
+/* Interrupted stack pointer of a signal context.  [async-signal-safe] */
+CSP_SIGSAFE uintptr_t uw_context_sp(const void *ucontext);
 
 #endif /* CSP_UW_H */

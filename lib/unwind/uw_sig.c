@@ -26,43 +26,54 @@ uw_context_pc(const void *ucontext)
     return uw_arch_context_pc(ucontext);
 }
 
+uintptr_t
+uw_context_sp(const void *ucontext)
+{
+    return uw_arch_context_sp(ucontext);
+}
+
 int
 uw_backtrace(void *ucontext, struct uw_backtrace *bt)
 {
     unw_cursor_t cursor;
+    uintptr_t loc = 0; /* where the current frame's pc was read from (0: the context) */
     int rc;
 
     bt->depth = 0;
+    bt->stop_loc = 0;
     if (unw_init_local2(&cursor, (unw_context_t *)ucontext, UNW_INIT_SIGNAL_FRAME) < 0)
         return UW_EINIT;
     for (;;) {
         unw_word_t ip, sp;
+        unw_save_loc_t save;
 
-        if (bt->depth == bt->max)
-            return UW_ETOODEEP;
         if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
             return bt->depth > 0 ? UW_OK : UW_EPARTIAL;
+        if (bt->depth > 0 && bt->stop_ip != 0 && (uintptr_t)ip == bt->stop_ip) {
+            bt->stop_loc = loc;
+            return UW_STOPPED;
+        }
+        if (bt->depth == bt->max)
+            return UW_ETOODEEP;
         bt->ips[bt->depth] = (uintptr_t)ip;
         if (bt->sps != NULL) {
             unw_get_reg(&cursor, UNW_REG_SP, &sp);
             bt->sps[bt->depth] = (uintptr_t)sp;
         }
+        if (bt->ra_locs != NULL)
+            bt->ra_locs[bt->depth] = loc;
+        if (bt->sigframe != NULL)
+            bt->sigframe[bt->depth] = unw_is_signal_frame(&cursor) > 0;
         bt->depth++;
         rc = unw_step(&cursor);
         if (rc == 0)
             return UW_OK;
         if (rc < 0)
             return UW_EPARTIAL;
-        if (bt->ra_locs != NULL) {
-            unw_save_loc_t loc;
-
-            /* After the step, the cursor's IP is the return address into the
-             * caller; where the callee saved it is what the trampoline needs. */
-            if (bt->depth < bt->max)
-                bt->ra_locs[bt->depth] =
-                    unw_get_save_loc(&cursor, UNW_REG_IP, &loc) == 0 && loc.type == UNW_SLT_MEMORY
-                        ? (uintptr_t)loc.u.addr
-                        : 0;
-        }
+        /* After the step the cursor's pc is the return address into the caller; where the
+         * callee had saved it is what the trampoline rewrites. */
+        loc = unw_get_save_loc(&cursor, UNW_REG_IP, &save) == 0 && save.type == UNW_SLT_MEMORY
+                  ? (uintptr_t)save.u.addr
+                  : 0;
     }
 }

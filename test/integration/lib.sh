@@ -27,7 +27,7 @@ finish() {
 xp() { xmllint --xpath "$2" "$1/experiment.xml" 2>/dev/null; }
 
 # validate DB: the database conforms to the experiment DTD.
-validate() { xmllint --noout --dtdvalid "$CSPROF_SCHEMAS/experiment.dtd" "$1/experiment.xml"; }
+validate() { xmllint --huge --noout --dtdvalid "$CSPROF_SCHEMAS/experiment.dtd" "$1/experiment.xml"; }
 
 # proc_ids DB NAME: indices of every procedure named NAME (space separated).
 proc_ids() { xp "$1" "//Procedure[@n='$2']/@i" | sed 's/ i="\([0-9]*\)"/\1 /g'; }

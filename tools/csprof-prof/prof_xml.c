@@ -177,7 +177,7 @@ prof_write_metric_table(struct prof_xw *x, const struct prof_ctx *ctx)
     prof_xw_metric(x, ms + 1, "samples (E)", false, "samples", "samples", true);
     prof_xw_end(x);
     if (ctx->total_calls > 0) {
-        prof_xw_metric(x, ms + 2, "calls", false, "calls", "calls", false);
+        prof_xw_metric(x, ms + 2, "calls (sampled)", false, "calls", "calls", false);
         prof_xw_end(x);
     }
     prof_xw_end(x);

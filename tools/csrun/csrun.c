@@ -54,6 +54,7 @@ usage(FILE *out)
             "  -e, --event EVENT[@PERIOD]  sample EVENT every PERIOD (repeatable; default CPUTIME@5000)\n"
             "  -o, --output DIR            measurement directory (default: measurements)\n"
             "  -q, --quiet                 no summary after the run\n"
+            "      --no-trampoline         full stack walks, no call counts (default: trampoline on)\n"
             "  -l, --list-events           list the events this machine can sample\n"
             "  -h, --help                  this help\n"
             "  -V, --version               version\n\n"
@@ -334,6 +335,7 @@ main(int argc, char **argv)
         {"event", required_argument, NULL, 'e'}, {"output", required_argument, NULL, 'o'},
         {"quiet", no_argument, NULL, 'q'},       {"list-events", no_argument, NULL, 'l'},
         {"help", no_argument, NULL, 'h'},        {"version", no_argument, NULL, 'V'},
+        {"no-trampoline", no_argument, NULL, 'T'},
         {NULL, 0, NULL, 0},
     };
     struct event_req events[MAX_EVENTS];
@@ -342,7 +344,7 @@ main(int argc, char **argv)
     char monitor[PATH_MAX], absdir[PATH_MAX], evlist[512] = "", preload[8192];
     char **before;
     const char *old_preload;
-    bool quiet = false;
+    bool quiet = false, trampoline = true;
     int opt, status, exec_pipe[2], exec_errno = 0;
     bool exec_failed;
 
@@ -372,6 +374,9 @@ main(int argc, char **argv)
             break;
         case 'q':
             quiet = true;
+            break;
+        case 'T':
+            trampoline = false;
             break;
         case 'l':
             for (size_t i = 0; i < sizeof(known_events) / sizeof(known_events[0]); i++)
@@ -429,6 +434,7 @@ main(int argc, char **argv)
         setenv("CSPROF_EVENTS", evlist, 1);
         setenv("CSPROF_OUTDIR", absdir, 1);
         setenv("LD_PRELOAD", preload, 1);
+        setenv("CSPROF_TRAMPOLINE", trampoline ? "1" : "0", 1);
         execvp(argv[optind], &argv[optind]);
         exec_errno = errno;
         fprintf(stderr, "csrun: cannot run '%s': %s\n", argv[optind], strerror(exec_errno));

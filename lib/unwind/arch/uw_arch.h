@@ -13,4 +13,7 @@
 /* Program counter saved in a signal ucontext.  [async-signal-safe] */
 CSP_SIGSAFE uintptr_t uw_arch_context_pc(const void *ucontext);
 
+/* Stack pointer saved in a signal ucontext.  [async-signal-safe] */
+CSP_SIGSAFE uintptr_t uw_arch_context_sp(const void *ucontext);
+
 #endif /* CSP_UW_ARCH_H */

@@ -14,3 +14,11 @@ uw_arch_context_pc(const void *ucontext)
 
     return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 }
+
+uintptr_t
+uw_arch_context_sp(const void *ucontext)
+{
+    const ucontext_t *uc = ucontext;
+
+    return (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+}

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * overrides_nonlocal.c -- non-local exits and stack switches, overridden so
+ * the trampoline never misleads the program (seed 001 §2.5.3).
+ *
+ * longjmp and its family, setcontext/swapcontext, C++ exceptions
+ * (_Unwind_RaiseException, _Unwind_Resume, _Unwind_Resume_or_Rethrow,
+ * _Unwind_ForcedUnwind), the program's own stack walks (_Unwind_Backtrace,
+ * backtrace) and pthread_exit: each takes the trampoline out of the stack
+ * and forgets the shadow stack before the real function runs, so the
+ * program's unwinder never meets the trampoline's address and the next
+ * sample reconciles with a full walk.  Unwinding and stack walks also
+ * suspend installation until they are over (__cxa_begin_catch, the walk's
+ * return, or a sample above the point where they began).
+ * Ordinary context (program code calling these functions).
+ */
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <string.h>
+#include <ucontext.h>
+#include <unwind.h>
+
+#include "monitor/mon_internal.h"
+
+typedef void longjmp_fn(struct __jmp_buf_tag *, int);
+typedef int setcontext_fn(const ucontext_t *);
+typedef int swapcontext_fn(ucontext_t *, const ucontext_t *);
+typedef _Unwind_Reason_Code raise_fn(struct _Unwind_Exception *);
+typedef void resume_fn(struct _Unwind_Exception *);
+typedef _Unwind_Reason_Code forced_fn(struct _Unwind_Exception *, _Unwind_Stop_Fn, void *);
+typedef _Unwind_Reason_Code backtrace_unwind_fn(_Unwind_Trace_Fn, void *);
+typedef int backtrace_fn(void **, int);
+typedef void *begin_catch_fn(void *);
+typedef void pthread_exit_fn(void *);
+
+static longjmp_fn *real_longjmp, *real__longjmp, *real_siglongjmp, *real_longjmp_chk;
+static setcontext_fn *real_setcontext;
+static swapcontext_fn *real_swapcontext;
+static backtrace_fn *real_backtrace;
+static pthread_exit_fn *real_pthread_exit;
+void (*mon_real_siglongjmp)(sigjmp_buf, int);
+
+/* Exported overrides: prototypes for -Wmissing-prototypes. */
+void __longjmp_chk(struct __jmp_buf_tag env[1], int val);
+void *__cxa_begin_catch(void *exception);
+
+/*
+ * The next definition of @name after libcsprof.so.  Never RTLD_DEFAULT (it
+ * would find our own override); libraries loaded later (libgcc_s,
+ * libstdc++) are found through their soname when RTLD_NEXT misses them.
+ */
+static void *
+next_symbol(const char *name, const char *soname)
+{
+    void *p = dlsym(RTLD_NEXT, name);
+
+    if (p == NULL && soname != NULL) {
+        void *h = dlopen(soname, RTLD_LAZY | RTLD_NOLOAD);
+
+        if (h != NULL)
+            p = dlsym(h, name);
+    }
+    return p;
+}
+
+#define NEXT(var, name, soname) memcpy(&(var), &(void *){next_symbol(name, soname)}, sizeof(var))
+
+void
+mon_resolve_nonlocal_functions(void)
+{
+    NEXT(real_longjmp, "longjmp", NULL);
+    NEXT(real__longjmp, "_longjmp", NULL);
+    NEXT(real_siglongjmp, "siglongjmp", NULL);
+    NEXT(real_longjmp_chk, "__longjmp_chk", NULL);
+    NEXT(real_setcontext, "setcontext", NULL);
+    NEXT(real_swapcontext, "swapcontext", NULL);
+    NEXT(real_backtrace, "backtrace", NULL);
+    NEXT(real_pthread_exit, "pthread_exit", NULL);
+    memcpy(&mon_real_siglongjmp, &real_siglongjmp, sizeof(mon_real_siglongjmp));
+}
+
+/* Take the trampoline out; @suspend: until the unwinding that begins here is over. */
+static void
+leave_stack(bool suspend)
+{
+    tramp_nonlocal_exit(tramp_self(), (uintptr_t)__builtin_frame_address(0), suspend);
+}
+
+/* ---- longjmp family ---- */
+
+CSP_EXPORT void
+longjmp(struct __jmp_buf_tag env[1], int val)
+{
+    leave_stack(false);
+    real_longjmp(env, val);
+    __builtin_unreachable();
+}
+
+CSP_EXPORT void
+_longjmp(struct __jmp_buf_tag env[1], int val)
+{
+    leave_stack(false);
+    real__longjmp(env, val);
+    __builtin_unreachable();
+}
+
+CSP_EXPORT void
+siglongjmp(struct __jmp_buf_tag env[1], int val)
+{
+    leave_stack(false);
+    real_siglongjmp(env, val);
+    __builtin_unreachable();
+}
+
+CSP_EXPORT void
+__longjmp_chk(struct __jmp_buf_tag env[1], int val)
+{
+    leave_stack(false);
+    real_longjmp_chk(env, val);
+    __builtin_unreachable();
+}
+
+/* ---- context switches ---- */
+
+CSP_EXPORT int
+setcontext(const ucontext_t *ucp)
+{
+    leave_stack(false);
+    return real_setcontext(ucp);
+}
+
+CSP_EXPORT int
+swapcontext(ucontext_t *oucp, const ucontext_t *ucp)
+{
+    leave_stack(false);
+    return real_swapcontext(oucp, ucp);
+}
+
+/* ---- C++ exceptions and forced unwinding (libgcc_s) ---- */
+
+CSP_EXPORT _Unwind_Reason_Code
+_Unwind_RaiseException(struct _Unwind_Exception *exc)
+{
+    static raise_fn *real;
+
+    if (real == NULL)
+        memcpy(&real, &(void *){next_symbol("_Unwind_RaiseException", "libgcc_s.so.1")},
+               sizeof(real));
+    leave_stack(true);
+    return real(exc); /* returns only when no handler was found */
+}
+
+CSP_EXPORT _Unwind_Reason_Code
+_Unwind_Resume_or_Rethrow(struct _Unwind_Exception *exc)
+{
+    static raise_fn *real;
+
+    if (real == NULL)
+        memcpy(&real, &(void *){next_symbol("_Unwind_Resume_or_Rethrow", "libgcc_s.so.1")},
+               sizeof(real));
+    leave_stack(true);
+    return real(exc);
+}
+
+CSP_EXPORT void
+_Unwind_Resume(struct _Unwind_Exception *exc)
+{
+    static resume_fn *real;
+
+    if (real == NULL)
+        memcpy(&real, &(void *){next_symbol("_Unwind_Resume", "libgcc_s.so.1")}, sizeof(real));
+    leave_stack(true);
+    real(exc);
+    __builtin_unreachable();
+}
+
+CSP_EXPORT _Unwind_Reason_Code
+_Unwind_ForcedUnwind(struct _Unwind_Exception *exc, _Unwind_Stop_Fn stop, void *arg)
+{
+    static forced_fn *real;
+
+    if (real == NULL)
+        memcpy(&real, &(void *){next_symbol("_Unwind_ForcedUnwind", "libgcc_s.so.1")},
+               sizeof(real));
+    leave_stack(true);
+    return real(exc, stop, arg);
+}
+
+/* A handler was found and entered: unwinding is over. */
+CSP_EXPORT void *
+__cxa_begin_catch(void *exception)
+{
+    static begin_catch_fn *real;
+
+    if (real == NULL)
+        memcpy(&real, &(void *){next_symbol("__cxa_begin_catch", "libstdc++.so.6")},
+               sizeof(real));
+    tramp_resume(tramp_self());
+    return real(exception);
+}
+
+/* ---- the program's own stack walks ---- */
+
+CSP_EXPORT _Unwind_Reason_Code
+_Unwind_Backtrace(_Unwind_Trace_Fn trace, void *arg)
+{
+    static backtrace_unwind_fn *real;
+    _Unwind_Reason_Code rc;
+
+    if (real == NULL)
+        memcpy(&real, &(void *){next_symbol("_Unwind_Backtrace", "libgcc_s.so.1")},
+               sizeof(real));
+    leave_stack(true);
+    rc = real(trace, arg);
+    tramp_resume(tramp_self());
+    return rc;
+}
+
+CSP_EXPORT int
+backtrace(void **buffer, int size)
+{
+    int n;
+
+    leave_stack(true);
+    n = real_backtrace(buffer, size);
+    tramp_resume(tramp_self());
+    return n;
+}
+
+/* ---- thread exit by unwinding ---- */
+
+CSP_EXPORT void
+pthread_exit(void *retval)
+{
+    leave_stack(true);
+    real_pthread_exit(retval);
+    __builtin_unreachable();
+}
