@@ -162,6 +162,13 @@ take_sample(struct mon_thread *td, uint32_t ev, void *ucontext, uint64_t value)
     trampolining = tt->enabled && !tt->suspended;
     td->bt.stop_ip = trampolining && tt->slot != 0 ? tramp_address() : 0;
     rc = uw_backtrace(ucontext, &td->bt);
+    if (td->bt.depth > 0 && tramp_contains_pc(td->bt.ips[td->bt.depth - 1])) {
+        /* Interrupted inside tramp_on_return (called from the trampoline, whose frame ends
+         * the walk): its state is in flux, so take nothing.  */
+        td->in_unwind = 0;
+        mon_count(td, MON_DROP_IN_TRAMPOLINE);
+        return;
+    }
     if (rc == UW_STOPPED && td->bt.stop_loc == tt->slot && tt->depth > 0) {
         rc = splice_sample(td, &leaf);
         td->in_unwind = 0;
