@@ -18,7 +18,9 @@ packages=(
   libcapstone-dev                                         # instruction decoding
   libcmocka-dev                                           # unit tests
   xz-utils file                                           # the real-program test, test helpers
+  libc6-dbg                                               # glibc's internal functions get names
   google-perftools libgoogle-perftools-dev linux-perf     # peers, for bench/
+  time python3                                            # bench/
 )
 missing=()
 for p in "${packages[@]}"; do

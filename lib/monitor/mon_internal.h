@@ -133,6 +133,9 @@ CSP_SIGSAFE uint64_t mon_clock_ns(clockid_t clock);
 /* Sample sources (source.c).  Start/stop the current thread's.  Return 0 or -errno. [not async-signal-safe] */
 int mon_sources_start(struct mon_thread *td);
 void mon_sources_stop(struct mon_thread *td);
+/* In a fork child: drop the parent's sources without touching them (perf events are shared
+ * open files; the parent's timers are not ours).  [not async-signal-safe] */
+void mon_sources_forget(struct mon_thread *td);
 /* Re-arm a perf overflow after a sample (REFRESH).  [async-signal-safe] */
 CSP_SIGSAFE void mon_source_rearm(struct mon_thread *td, uint32_t event);
 /* Which event a signal belongs to, or -1.  [async-signal-safe] */
@@ -146,7 +149,8 @@ void mon_loadmap_refresh(void);
 struct mon_thread *mon_thread_begin(void);
 void mon_thread_end(struct mon_thread *td);
 void mon_finalize_process(const char *why);
-void mon_fork_child_restart(void);
+/* After a failed exec: the calling thread alone starts a new profile (next generation). */
+void mon_restart_after_failed_exec(void);
 
 /* Real libc functions, resolved once in the constructor (overrides.c). */
 void mon_resolve_real_functions(void);

@@ -272,15 +272,18 @@ mon_finalize_process(const char *why)
 }
 
 /* After fork (in the child) or a failed exec: this thread alone, a fresh profile. */
-void
-mon_fork_child_restart(void)
+static void
+restart_alone(bool forked)
 {
     struct mon_thread *td = mon_thread_self();
 
     pthread_mutex_init(&registry_lock, NULL);
     registry = NULL;
     if (td != NULL) {
-        mon_sources_stop(td); /* timers are not inherited; perf fds are, and must go */
+        if (forked)
+            mon_sources_forget(td);
+        else
+            mon_sources_stop(td);
         /* The stack (a copy of the parent's) may hold the trampoline: restore it before
          * the state it returns through goes away. */
         tramp_invalidate(&td->tramp);
@@ -299,11 +302,17 @@ mon_fork_child_restart(void)
     mon_thread_begin();
 }
 
+void
+mon_restart_after_failed_exec(void)
+{
+    restart_alone(false);
+}
+
 static void
 atfork_child(void)
 {
     if (mon_proc.active)
-        mon_fork_child_restart();
+        restart_alone(true);
 }
 
 __attribute__((constructor)) static void

@@ -131,7 +131,7 @@ static void
 after_failed_exec(void)
 {
     if (mon_proc.active)
-        mon_fork_child_restart(); /* same process: new profile, next generation */
+        mon_restart_after_failed_exec(); /* same process: new profile, next generation */
 }
 
 CSP_EXPORT int

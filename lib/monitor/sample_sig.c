@@ -147,7 +147,9 @@ take_sample(struct mon_thread *td, uint32_t ev, void *ucontext, uint64_t value)
 
     td->bt.depth = 0;
     td->in_unwind = 1;
-    if (sigsetjmp(td->unwind_escape, 1) != 0) {
+    /* 0: no signal mask saved (a syscall per sample).  The fault handler is SA_NODEFER and
+     * adds nothing to the mask, so after the escape the mask is this handler's again. */
+    if (sigsetjmp(td->unwind_escape, 0) != 0) {
         /* Faulted walking or touching a return-address slot: whatever the trampoline state
          * was, stop trusting it.  saved_ra is kept for a trampoline still on the stack. */
         td->in_unwind = 0;

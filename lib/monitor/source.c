@@ -150,3 +150,17 @@ mon_sources_stop(struct mon_thread *td)
         }
     }
 }
+
+void
+mon_sources_forget(struct mon_thread *td)
+{
+    for (uint32_t ev = 0; ev < mon_proc.nevents; ev++) {
+        td->timer_armed[ev] = false; /* timers are not inherited by a fork child */
+        if (td->perf_fd[ev] >= 0) {
+            /* Same open file as the parent's event: closing our copy leaves it running, an
+             * ioctl would disable the parent's sampling. */
+            close(td->perf_fd[ev]);
+            td->perf_fd[ev] = -1;
+        }
+    }
+}

@@ -7,7 +7,8 @@
 app=$CSPROF_EXAMPLES/forkexec
 
 "$app" | sort > plain.out; plain_rc=${PIPESTATUS[0]}
-csrun -q -o m "$app" > prof.raw; prof_rc=$?
+# 1 kHz: the perf task-clock source, whose events a fork child shares with its parent.
+csrun -q -e CPUTIME@1000 -o m "$app" > prof.raw; prof_rc=$?
 sort prof.raw > prof.out
 check "exit status unchanged" [ "$plain_rc" -eq "$prof_rc" ]
 check "output unchanged" cmp -s plain.out prof.out
@@ -20,9 +21,14 @@ for f in m/*.cspm; do
     rm -rf one
     check "$(basename "$f") is complete and readable" sh -c "csprof-prof '$f' -o one > /dev/null"
     pw=$(incl_of one CPUTIME parent_work); cw=$(incl_of one CPUTIME child_work)
-    if between "$pw" 0.1 100; then parent_hits=$((parent_hits + 1)); fi
+    if between "$pw" 0.1 100; then
+        parent_hits=$((parent_hits + 1))
+        # parent_work burns 500 ms of CPU: the child's start must not stop the parent's sampling.
+        check "parent_work's time is measured in full ($pw s of 0.5)" between "$pw" 0.3 1
+    fi
     if between "$cw" 0.1 100; then
         child_hits=$((child_hits + 1))
+        check "child_work's time is measured in full ($cw s of 0.5)" between "$cw" 0.3 1
         check "child_work is in the exec'd image's profile, not with parent_work" between "$pw" 0 0
     fi
 done
