@@ -20,6 +20,7 @@ parent_hits=0 child_hits=0
 for f in m/*.cspm; do
     rm -rf one
     check "$(basename "$f") is complete and readable" sh -c "csprof-prof '$f' -o one > /dev/null"
+    check "its database validates" validate one
     pw=$(incl_of one CPUTIME parent_work); cw=$(incl_of one CPUTIME child_work)
     if between "$pw" 0.1 100; then
         parent_hits=$((parent_hits + 1))

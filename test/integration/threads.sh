@@ -25,6 +25,7 @@ seen=""
 for f in m/*.cspm; do
     case "$f" in *-0-*-*.cspm) continue ;; esac  # thread index 0: the main thread
     rm -rf one && csprof-prof "$f" -o one > /dev/null || { check "profile $f readable" false; continue; }
+    check "per-thread database validates" validate one
     total=$(xp one "string(//EventTotal[@event='CPUTIME']/@v)")
     top=""
     for w in work_north work_east work_south work_west; do
