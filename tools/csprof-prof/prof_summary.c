@@ -83,39 +83,56 @@ prof_cmp_top_path(const void *a, const void *b)
     return x->node < y->node ? -1 : x->node > y->node;
 }
 
-/* "main > a > c": names of the PF and A frames from the root down to @node. */
+/*
+ * "main:12 > a:45 > c": names of the PF and A frames from the root down to
+ * @node, each caller followed by the line of the call site (C node) through
+ * which the path continues, so that two calls of c from different lines of
+ * a are told apart.
+ */
 static char *
 prof_path_string(const struct prof_ctx *ctx, uint32_t node)
 {
     const struct prof_tree *t = &ctx->tree;
     size_t len = 1, n;
+    uint32_t v, line = 0;
     bool first = true;
-    uint32_t v;
     char *s;
 
     for (v = node; v != PROF_NONE; v = t->nodes[v].parent)
         if (t->nodes[v].kind == PROF_NODE_PF || t->nodes[v].kind == PROF_NODE_A)
-            len += strlen(prof_proc_name(ctx, t->nodes[v].proc)) + 3;
+            len += strlen(prof_proc_name(ctx, t->nodes[v].proc)) + 3 + 11;
     s = prof_xmalloc(len);
     n = len - 1;
     s[n] = '\0';
     for (v = node; v != PROF_NONE; v = t->nodes[v].parent) {
+        const struct prof_node *pn = &t->nodes[v];
+        char suffix[12] = "";
         const char *name;
         size_t k;
 
-        if (t->nodes[v].kind != PROF_NODE_PF && t->nodes[v].kind != PROF_NODE_A)
+        if (pn->kind == PROF_NODE_C) {
+            line = pn->line;
             continue;
-        name = prof_proc_name(ctx, t->nodes[v].proc);
-        k = strlen(name);
+        }
+        if (pn->kind != PROF_NODE_PF && pn->kind != PROF_NODE_A)
+            continue;
+        if (line != 0)
+            snprintf(suffix, sizeof(suffix), ":%u", line);
+        line = 0;
+        name = prof_proc_name(ctx, pn->proc);
         if (!first) {
             n -= 3;
             memcpy(s + n, " > ", 3);
         }
         first = false;
+        k = strlen(suffix);
+        n -= k;
+        memcpy(s + n, suffix, k);
+        k = strlen(name);
         n -= k;
         memcpy(s + n, name, k);
     }
-    if (n > 0) /* the " > " budget of the outermost frame was not used */
+    if (n > 0) /* the budget of unused suffixes and separators */
         memmove(s, s + n, len - n);
     return s;
 }
