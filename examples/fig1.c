@@ -20,18 +20,21 @@
 
 static long huge = 1L << 28;
 
-NOIPA void d(void)
+NOIPA void
+d(void)
 {
     __asm__ volatile("");
 }
 
-NOIPA void c(int n)
+NOIPA void
+c(int n)
 {
     for (long i = 0; i < huge / n; ++i)
         d();
 }
 
-NOIPA void b(void (*f)(int))
+NOIPA void
+b(void (*f)(int))
 {
     f(2);
     f(2);
@@ -40,14 +43,16 @@ NOIPA void b(void (*f)(int))
     NO_TAIL_CALL();
 }
 
-NOIPA void a(void (*f)(int))
+NOIPA void
+a(void (*f)(int))
 {
     f(1);
     f(1);
     NO_TAIL_CALL();
 }
 
-int main(int argc, char **argv)
+int
+main(int argc, char **argv)
 {
     if (argc > 1)
         huge = 1L << atoi(argv[1]);

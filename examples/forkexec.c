@@ -25,7 +25,8 @@ cpu_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-NOIPA static double burn(double ms)
+NOIPA static double
+burn(double ms)
 {
     double x = 1, start = cpu_ms();
 
@@ -35,7 +36,8 @@ NOIPA static double burn(double ms)
     return x;
 }
 
-NOIPA static double parent_work(void)
+NOIPA static double
+parent_work(void)
 {
     double r = burn(500);
 
@@ -43,7 +45,8 @@ NOIPA static double parent_work(void)
     return r;
 }
 
-NOIPA static double child_work(void)
+NOIPA static double
+child_work(void)
 {
     double r = burn(500);
 
@@ -51,7 +54,8 @@ NOIPA static double child_work(void)
     return r;
 }
 
-int main(int argc, char **argv)
+int
+main(int argc, char **argv)
 {
     pid_t pid;
     int status;

@@ -22,28 +22,30 @@ cpu_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-NOIPA static double spin(double x)
+NOIPA static double
+spin(double x)
 {
     for (int i = 0; i < 100000; i++)
         x = x * 1.0000001 + 1e-9;
     return x;
 }
 
-#define WORKER(name)                                                                               \
-    NOIPA static void *name(void *arg)                                                             \
-    {                                                                                              \
-        double x = 1, start = cpu_ms();                                                            \
-        while (cpu_ms() - start < budget_ms)                                                       \
-            x = spin(x);                                                                           \
-        *(double *)arg = x;                                                                        \
-        return NULL;                                                                               \
+#define WORKER(name)                         \
+    NOIPA static void *name(void *arg)       \
+    {                                        \
+        double x = 1, start = cpu_ms();      \
+        while (cpu_ms() - start < budget_ms) \
+            x = spin(x);                     \
+        *(double *)arg = x;                  \
+        return NULL;                         \
     }
 WORKER(work_north)
 WORKER(work_east)
 WORKER(work_south)
 WORKER(work_west)
 
-int main(int argc, char **argv)
+int
+main(int argc, char **argv)
 {
     void *(*workers[4])(void *) = {work_north, work_east, work_south, work_west};
     pthread_t tids[4];

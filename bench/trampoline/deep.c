@@ -12,19 +12,22 @@
 
 static long iterations;
 
-NOIPA static double leaf(double x)
+NOIPA static double
+leaf(double x)
 {
     return x * 1.0000001 + 0.5;
 }
 
-NOIPA static double kernel(double x)
+NOIPA static double
+kernel(double x)
 {
     for (int i = 0; i < 50; i++)
         x = leaf(x);
     return x;
 }
 
-NOIPA static double solve(void)
+NOIPA static double
+solve(void)
 {
     double x = 1;
 
@@ -33,7 +36,8 @@ NOIPA static double solve(void)
     return x;
 }
 
-NOIPA static double framework(int depth)
+NOIPA static double
+framework(int depth)
 {
     double r;
 
@@ -44,7 +48,8 @@ NOIPA static double framework(int depth)
     return r;
 }
 
-int main(int argc, char **argv)
+int
+main(int argc, char **argv)
 {
     int depth = argc > 1 ? atoi(argv[1]) : 10;
 

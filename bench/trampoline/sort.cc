@@ -6,7 +6,8 @@
 #include <cstdlib>
 #include <vector>
 
-int main(int argc, char **argv)
+int
+main(int argc, char **argv)
 {
     size_t n = argc > 1 ? strtoul(argv[1], nullptr, 10) : 30000000;
     std::vector<int> v(n);

@@ -76,8 +76,8 @@ CSP_SIGSAFE int cct_insert_path(struct cct *tree, struct cct_node *start, const 
  * unchanged.  The trampoline uses this to cache the call-site nodes of a
  * shadow stack.  [async-signal-safe]
  */
-CSP_SIGSAFE int cct_insert_path_nodes(struct cct *tree, struct cct_node *start, const uintptr_t *ips,
-                                      size_t n, struct cct_node **nodes);
+CSP_SIGSAFE int cct_insert_path_nodes(struct cct *tree, struct cct_node *start,
+                                      const uintptr_t *ips, size_t n, struct cct_node **nodes);
 
 /*
  * Memoized insertion below the root (seed 001 §2.2, "memoized backtraces"):

@@ -71,13 +71,13 @@ struct fmt_event {
 
 /* One load module as mapped in the process.  Strings/bytes are borrowed. */
 struct fmt_module {
-    uint32_t id;              /* referenced by fmt_node.module; unique in the file */
-    uint32_t epoch;           /* load-map epoch in which it was first seen (0 = start) */
-    const char *path;         /* absolute path when known; "[vdso]" etc. otherwise */
-    const uint8_t *build_id;  /* GNU build-id bytes, may be NULL */
-    uint32_t build_id_len;    /* bytes in build_id, 0 when none */
-    uint64_t load_bias;       /* run-time address minus link-time address */
-    uint64_t start, end;      /* run-time address range of its PT_LOAD segments, [start, end) */
+    uint32_t id;             /* referenced by fmt_node.module; unique in the file */
+    uint32_t epoch;          /* load-map epoch in which it was first seen (0 = start) */
+    const char *path;        /* absolute path when known; "[vdso]" etc. otherwise */
+    const uint8_t *build_id; /* GNU build-id bytes, may be NULL */
+    uint32_t build_id_len;   /* bytes in build_id, 0 when none */
+    uint64_t load_bias;      /* run-time address minus link-time address */
+    uint64_t start, end;     /* run-time address range of its PT_LOAD segments, [start, end) */
 };
 
 /* One sparse metric value of a node. */
@@ -115,15 +115,15 @@ struct fmt_stat {
  */
 struct fmt_writer {
     int fd;
-    int error;         /* first error, 0 if none */
-    int saved_errno;   /* errno of the first FMT_EIO */
-    int state;         /* position in the call order */
-    uint64_t offset;   /* bytes written so far (flushed or buffered) */
+    int error;              /* first error, 0 if none */
+    int saved_errno;        /* errno of the first FMT_EIO */
+    int state;              /* position in the call order */
+    uint64_t offset;        /* bytes written so far (flushed or buffered) */
     uint64_t section_start; /* file offset of the open section's header */
     uint64_t nodes_expected, nodes_written;
-    size_t used;       /* bytes in buf */
-    uint32_t crc;      /* CRC-32 of the section payloads written so far (END carries it) */
-    uint32_t nevents;  /* entries in the event table, to check node metric indices */
+    size_t used;      /* bytes in buf */
+    uint32_t crc;     /* CRC-32 of the section payloads written so far (END carries it) */
+    uint32_t nevents; /* entries in the event table, to check node metric indices */
     uint8_t buf[16384];
 };
 

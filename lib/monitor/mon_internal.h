@@ -52,9 +52,9 @@ enum mon_mechanism {
 
 /* One requested event, parsed from CSPROF_EVENTS in the constructor. */
 struct mon_event {
-    char name[32];          /* "CPUTIME" or "REALTIME" */
-    uint64_t period_ns;     /* sample period, ns */
-    clockid_t clock;        /* clock whose delta is charged per sample */
+    char name[32];      /* "CPUTIME" or "REALTIME" */
+    uint64_t period_ns; /* sample period, ns */
+    clockid_t clock;    /* clock whose delta is charged per sample */
     enum mon_mechanism mech;
 };
 
@@ -62,18 +62,18 @@ struct mon_event {
 struct mon_process {
     struct mon_event events[MON_MAX_EVENTS];
     uint32_t nevents;
-    int signo;                 /* sampling signal */
-    char outdir[4096];         /* measurement directory (absolute) */
-    char program[4096];        /* /proc/self/exe */
-    char progname[256];        /* basename of program */
-    char command[4096];        /* command line, space separated, truncated */
+    int signo;          /* sampling signal */
+    char outdir[4096];  /* measurement directory (absolute) */
+    char program[4096]; /* /proc/self/exe */
+    char progname[256]; /* basename of program */
+    char command[4096]; /* command line, space separated, truncated */
     char host[256];
-    uint64_t start_ns;         /* CLOCK_REALTIME at process profile start */
+    uint64_t start_ns; /* CLOCK_REALTIME at process profile start */
     int32_t rank;
-    atomic_int stopped;        /* 1: handlers drop everything (finalisation, exec) */
+    atomic_int stopped; /* 1: handlers drop everything (finalisation, exec) */
     atomic_uint next_thread_index;
-    bool active;               /* configuration valid and sampling enabled */
-    bool trampoline;           /* use the return-address trampoline (CSPROF_TRAMPOLINE != 0) */
+    bool active;     /* configuration valid and sampling enabled */
+    bool trampoline; /* use the return-address trampoline (CSPROF_TRAMPOLINE != 0) */
 };
 
 extern struct mon_process mon_proc;
@@ -84,29 +84,29 @@ struct cct;
 
 /* Per-thread profile state: one mmap'd block per thread, never freed while the process runs. */
 struct mon_thread {
-    struct mon_thread *next;   /* registry link (mon_registry_lock) */
-    atomic_int state;          /* enum mon_thread_state: who writes the profile */
-    volatile sig_atomic_t inside;   /* csprof code is running on this thread */
+    struct mon_thread *next;         /* registry link (mon_registry_lock) */
+    atomic_int state;                /* enum mon_thread_state: who writes the profile */
+    volatile sig_atomic_t inside;    /* csprof code is running on this thread */
     volatile sig_atomic_t in_loader; /* inside dlopen/dlclose */
     volatile sig_atomic_t in_unwind; /* SIGSEGV/SIGBUS during the walk escape via unwind_escape */
     sigjmp_buf unwind_escape;
     pid_t tid;
     pthread_t self;
     uint32_t thread_index;
-    uint64_t start_ns;         /* CLOCK_REALTIME at thread profile start */
+    uint64_t start_ns; /* CLOCK_REALTIME at thread profile start */
     struct arena arena;
     struct cct *tree;
     struct uw_backtrace bt;
     struct cct_node **bt_nodes; /* CCT node of each frame of bt (trampoline splice) */
     struct tramp_thread tramp;
-    bool shadow_rooted;        /* the walk that built the shadow stack reached the root */
+    bool shadow_rooted; /* the walk that built the shadow stack reached the root */
     timer_t timers[MON_MAX_EVENTS];
     bool timer_armed[MON_MAX_EVENTS];
     int perf_fd[MON_MAX_EVENTS];
     uint64_t last_clock_ns[MON_MAX_EVENTS]; /* clock reading at the previous sample */
     uint64_t counts[MON_NOUTCOMES];
     uint64_t event_samples[MON_MAX_EVENTS]; /* samples recorded per event */
-    uint64_t timer_overruns;   /* expirations merged into one signal (POSIX timers) */
+    uint64_t timer_overruns;                /* expirations merged into one signal (POSIX timers) */
 };
 
 /* This thread's state, NULL before set-up.  [async-signal-safe] */

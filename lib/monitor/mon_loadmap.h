@@ -14,7 +14,7 @@ struct mon_module {
     const char *path;
     uint8_t build_id[64];
     uint32_t build_id_len;
-    uint64_t load_bias; /* run-time address minus link-time address */
+    uint64_t load_bias;  /* run-time address minus link-time address */
     uint64_t start, end; /* run-time [start, end) of the PT_LOAD segments */
 };
 

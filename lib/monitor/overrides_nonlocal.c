@@ -196,8 +196,7 @@ __cxa_begin_catch(void *exception)
     static begin_catch_fn *real;
 
     if (real == NULL)
-        memcpy(&real, &(void *){next_symbol("__cxa_begin_catch", "libstdc++.so.6")},
-               sizeof(real));
+        memcpy(&real, &(void *){next_symbol("__cxa_begin_catch", "libstdc++.so.6")}, sizeof(real));
     tramp_resume(tramp_self());
     return real(exception);
 }
@@ -211,8 +210,7 @@ _Unwind_Backtrace(_Unwind_Trace_Fn trace, void *arg)
     _Unwind_Reason_Code rc;
 
     if (real == NULL)
-        memcpy(&real, &(void *){next_symbol("_Unwind_Backtrace", "libgcc_s.so.1")},
-               sizeof(real));
+        memcpy(&real, &(void *){next_symbol("_Unwind_Backtrace", "libgcc_s.so.1")}, sizeof(real));
     leave_stack(true);
     rc = real(trace, arg);
     tramp_resume(tramp_self());

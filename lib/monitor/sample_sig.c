@@ -14,8 +14,8 @@
 #include <stdatomic.h>
 
 #include "cct/cct.h"
-#include "trampoline/tramp.h"
 #include "monitor/mon_internal.h"
+#include "trampoline/tramp.h"
 #include "unwind/uw.h"
 
 static CSP_TLS struct mon_thread *mon_self;
@@ -92,8 +92,8 @@ splice_sample(struct mon_thread *td, struct cct_node **leaf)
     size_t k = td->bt.depth;
     int rc;
 
-    rc = cct_insert_path_nodes(td->tree, tt->stack[tt->depth - 1].node, td->bt.ips, k,
-                               td->bt_nodes);
+    rc =
+        cct_insert_path_nodes(td->tree, tt->stack[tt->depth - 1].node, td->bt.ips, k, td->bt_nodes);
     if (rc != CCT_OK)
         return rc;
     *leaf = td->bt_nodes[0];
@@ -240,8 +240,7 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
         mon_count(td, MON_DROP_IN_TRAMPOLINE);
     } else if (ev < 0) {
         mon_count(td, MON_DROP_UNKNOWN_SOURCE);
-    } else if (atomic_load(&mon_proc.stopped) ||
-               atomic_load(&td->state) != MON_THREAD_RUNNING) {
+    } else if (atomic_load(&mon_proc.stopped) || atomic_load(&td->state) != MON_THREAD_RUNNING) {
         mon_count(td, MON_DROP_STOPPED);
     } else {
         uint64_t now = mon_clock_ns(mon_proc.events[ev].clock);

@@ -68,8 +68,7 @@ forward_fault(int sig, siginfo_t *info, void *ucontext)
 {
     struct sigaction *pa = &program_action[sig];
 
-    if (!(pa->sa_flags & SA_SIGINFO) &&
-        (pa->sa_handler == SIG_DFL || pa->sa_handler == SIG_IGN)) {
+    if (!(pa->sa_flags & SA_SIGINFO) && (pa->sa_handler == SIG_DFL || pa->sa_handler == SIG_IGN)) {
         /* Default action: restore it and let the fault recur (or re-send a sent signal). */
         struct sigaction dfl;
 

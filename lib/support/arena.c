@@ -16,8 +16,9 @@ struct arena_chunk {
     size_t size; /* bytes in the chunk, header included */
 };
 
-#define ARENA_ALIGN     16
-#define ARENA_HDR_BYTES ((sizeof(struct arena_chunk) + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1))
+#define ARENA_ALIGN 16
+#define ARENA_HDR_BYTES \
+    ((sizeof(struct arena_chunk) + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1))
 
 static void *
 mmap_chunk(size_t size)

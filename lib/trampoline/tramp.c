@@ -11,7 +11,8 @@ tramp_supported(const char **why)
 {
     if (tramp_arch_shadow_stack_active()) {
         if (why != NULL)
-            *why = "user-space shadow stacks (CET) are active and would fault on a changed return address";
+            *why =
+                "user-space shadow stacks (CET) are active and would fault on a changed return address";
         return false;
     }
     return true;

@@ -31,24 +31,24 @@ struct cct_node;
 
 /* One cached activation: the call site in its caller, outermost first in the shadow stack. */
 struct tramp_frame {
-    uintptr_t ra;           /* real return address into the caller (the CCT key) */
-    uintptr_t ra_loc;       /* stack address holding it */
-    struct cct_node *node;  /* CCT call-site node keyed by ra */
-    bool installable;       /* ra_loc is a plain return-address slot (not a signal context) */
+    uintptr_t ra;          /* real return address into the caller (the CCT key) */
+    uintptr_t ra_loc;      /* stack address holding it */
+    struct cct_node *node; /* CCT call-site node keyed by ra */
+    bool installable;      /* ra_loc is a plain return-address slot (not a signal context) */
 };
 
 /* Events counted per thread; written into the profile as "trampoline.<name>". */
 enum tramp_counter {
-    TRAMP_FIRED = 0,      /* returns caught by the trampoline */
-    TRAMP_INSTALLS,       /* trampoline placed by a sample */
-    TRAMP_PARTIAL_WALKS,  /* samples that walked only the new frames */
-    TRAMP_FULL_WALKS,     /* samples that walked the whole stack */
-    TRAMP_LOST,           /* trampoline not found where the thread state said: full walk */
-    TRAMP_MISPLACED,      /* trampoline met at an unexpected stack slot: full walk */
-    TRAMP_RETURN_MISMATCH,/* the trampoline fired from a slot it was not known at */
-    TRAMP_NONLOCAL_EXITS, /* longjmp, exceptions, context switches, backtraces seen */
-    TRAMP_NOT_INSTALLED,  /* the return address failed validation: no trampoline */
-    TRAMP_SHADOW_FULL,    /* shadow stack full: trampoline withdrawn */
+    TRAMP_FIRED = 0,       /* returns caught by the trampoline */
+    TRAMP_INSTALLS,        /* trampoline placed by a sample */
+    TRAMP_PARTIAL_WALKS,   /* samples that walked only the new frames */
+    TRAMP_FULL_WALKS,      /* samples that walked the whole stack */
+    TRAMP_LOST,            /* trampoline not found where the thread state said: full walk */
+    TRAMP_MISPLACED,       /* trampoline met at an unexpected stack slot: full walk */
+    TRAMP_RETURN_MISMATCH, /* the trampoline fired from a slot it was not known at */
+    TRAMP_NONLOCAL_EXITS,  /* longjmp, exceptions, context switches, backtraces seen */
+    TRAMP_NOT_INSTALLED,   /* the return address failed validation: no trampoline */
+    TRAMP_SHADOW_FULL,     /* shadow stack full: trampoline withdrawn */
     TRAMP_NCOUNTERS
 };
 
@@ -56,14 +56,14 @@ extern const char *const tramp_counter_names[TRAMP_NCOUNTERS];
 
 /* Per-thread trampoline state, owned by the monitor's per-thread block. */
 struct tramp_thread {
-    struct tramp_frame *stack; /* shadow stack, [0] outermost; arena memory */
-    size_t depth;              /* valid entries */
-    size_t max;                /* capacity */
-    uintptr_t slot;            /* where the trampoline is installed; 0 when nowhere */
-    uintptr_t saved_ra;        /* what *slot held before; == stack[depth-1].ra */
-    volatile sig_atomic_t busy;       /* tramp_on_return is running */
-    volatile sig_atomic_t suspended;  /* program is unwinding its stack: install nothing */
-    uintptr_t suspend_sp;             /* stack pointer when the suspension began */
+    struct tramp_frame *stack;       /* shadow stack, [0] outermost; arena memory */
+    size_t depth;                    /* valid entries */
+    size_t max;                      /* capacity */
+    uintptr_t slot;                  /* where the trampoline is installed; 0 when nowhere */
+    uintptr_t saved_ra;              /* what *slot held before; == stack[depth-1].ra */
+    volatile sig_atomic_t busy;      /* tramp_on_return is running */
+    volatile sig_atomic_t suspended; /* program is unwinding its stack: install nothing */
+    uintptr_t suspend_sp;            /* stack pointer when the suspension began */
     bool enabled;
     uint64_t counts[TRAMP_NCOUNTERS];
 };

@@ -17,11 +17,11 @@
 #include "support/compiler.h"
 
 enum uw_status {
-    UW_STOPPED = 1,    /* met bt->stop_ip as a return address: the frames below it are valid */
-    UW_OK = 0,         /* reached the thread's root (the outermost frame marks its caller undefined) */
-    UW_EPARTIAL = -1,  /* a step failed before the root: the frames so far are valid */
-    UW_ETOODEEP = -2,  /* more frames than the caller's arrays hold: cut */
-    UW_EINIT = -3,     /* libunwind could not start from the context */
+    UW_STOPPED = 1, /* met bt->stop_ip as a return address: the frames below it are valid */
+    UW_OK = 0,      /* reached the thread's root (the outermost frame marks its caller undefined) */
+    UW_EPARTIAL = -1, /* a step failed before the root: the frames so far are valid */
+    UW_ETOODEEP = -2, /* more frames than the caller's arrays hold: cut */
+    UW_EINIT = -3,    /* libunwind could not start from the context */
 };
 
 /*
@@ -29,10 +29,12 @@ enum uw_status {
  * monitor).  sps and ra_locs may be NULL when not wanted.
  */
 struct uw_backtrace {
-    uintptr_t *ips;     /* [0] interrupted pc, [i>0] return address into frame i */
-    uintptr_t *sps;     /* stack pointer (CFA of the callee) of frame i, or NULL */
-    uintptr_t *ra_locs; /* address where frame i-1's return address (ips[i]) is saved; 0 when in a register */
-    uint8_t *sigframe;  /* 1 when frame i is a signal frame (its successor's pc is no return address), or NULL */
+    uintptr_t *ips; /* [0] interrupted pc, [i>0] return address into frame i */
+    uintptr_t *sps; /* stack pointer (CFA of the callee) of frame i, or NULL */
+    uintptr_t *
+        ra_locs; /* address where frame i-1's return address (ips[i]) is saved; 0 when in a register */
+    uint8_t *
+        sigframe; /* 1 when frame i is a signal frame (its successor's pc is no return address), or NULL */
     size_t max;         /* capacity of the arrays, in frames */
     size_t depth;       /* frames filled */
     uintptr_t stop_ip;  /* 0, or stop when a return address equals it (the trampoline) */

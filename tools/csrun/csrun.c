@@ -48,17 +48,18 @@ static const struct {
 static void
 usage(FILE *out)
 {
-    fprintf(out,
-            "usage: csrun [options] [--] program [args...]\n"
-            "Profile a program: sample its call paths into per-thread profiles.\n\n"
-            "  -e, --event EVENT[@PERIOD]  sample EVENT every PERIOD (repeatable; default CPUTIME@5000)\n"
-            "  -o, --output DIR            measurement directory (default: measurements)\n"
-            "  -q, --quiet                 no summary after the run\n"
-            "      --no-trampoline         full stack walks, no call counts (default: trampoline on)\n"
-            "  -l, --list-events           list the events this machine can sample\n"
-            "  -h, --help                  this help\n"
-            "  -V, --version               version\n\n"
-            "Events:\n");
+    fprintf(
+        out,
+        "usage: csrun [options] [--] program [args...]\n"
+        "Profile a program: sample its call paths into per-thread profiles.\n\n"
+        "  -e, --event EVENT[@PERIOD]  sample EVENT every PERIOD (repeatable; default CPUTIME@5000)\n"
+        "  -o, --output DIR            measurement directory (default: measurements)\n"
+        "  -q, --quiet                 no summary after the run\n"
+        "      --no-trampoline         full stack walks, no call counts (default: trampoline on)\n"
+        "  -l, --list-events           list the events this machine can sample\n"
+        "  -h, --help                  this help\n"
+        "  -V, --version               version\n\n"
+        "Events:\n");
     for (size_t i = 0; i < sizeof(known_events) / sizeof(known_events[0]); i++)
         fprintf(out, "  %-10s %s\n", known_events[i].name, known_events[i].what);
     fprintf(out, "\nThen: csprof-struct PROGRAM > PROGRAM.struct; "
@@ -332,11 +333,10 @@ int
 main(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"event", required_argument, NULL, 'e'}, {"output", required_argument, NULL, 'o'},
-        {"quiet", no_argument, NULL, 'q'},       {"list-events", no_argument, NULL, 'l'},
-        {"help", no_argument, NULL, 'h'},        {"version", no_argument, NULL, 'V'},
-        {"no-trampoline", no_argument, NULL, 'T'},
-        {NULL, 0, NULL, 0},
+        {"event", required_argument, NULL, 'e'},   {"output", required_argument, NULL, 'o'},
+        {"quiet", no_argument, NULL, 'q'},         {"list-events", no_argument, NULL, 'l'},
+        {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
+        {"no-trampoline", no_argument, NULL, 'T'}, {NULL, 0, NULL, 0},
     };
     struct event_req events[MAX_EVENTS];
     size_t nevents = 0, nbefore = 0;
@@ -394,7 +394,8 @@ main(int argc, char **argv)
         }
     }
     if (optind >= argc) {
-        fprintf(stderr, "csrun: no program given (usage: csrun [options] [--] program [args...])\n");
+        fprintf(stderr,
+                "csrun: no program given (usage: csrun [options] [--] program [args...])\n");
         return 2;
     }
     if (nevents == 0) {
