@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_tramp.c -- unit tests of lib/trampoline's C side, on a fake stack.
+ *
+ * The shadow-stack bookkeeping (install, remove, the return handler, a
+ * non-local exit) is driven directly: return-address slots are elements of
+ * an array, so every write the trampoline makes can be checked.  The call
+ * recogniser is checked on hand-assembled byte sequences.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cct/cct.h"
+#include "support/arena.h"
+#include "trampoline/arch/tramp_arch.h"
+#include "trampoline/tramp.h"
+
+/* ---- the call-instruction recogniser (Intel SDM vol. 2A, CALL) ---- */
+
+static const struct {
+    const char *name;
+    uint8_t bytes[8]; /* the bytes just before the return address */
+    size_t len;
+    bool want;
+} calls[] = {
+    {"call rel32", {0xE8, 0x10, 0x20, 0x30, 0x40}, 5, true},
+    {"call *%rax", {0xFF, 0xD0}, 2, true},
+    {"call *%r11 (REX)", {0x41, 0xFF, 0xD3}, 3, true},
+    {"call *8(%rax)", {0xFF, 0x50, 0x08}, 3, true},
+    {"call *(%rsp) (SIB)", {0xFF, 0x14, 0x24}, 3, true},
+    {"call *0x10(%rsp) (SIB+disp8)", {0xFF, 0x54, 0x24, 0x10}, 4, true},
+    {"call *rip+disp32", {0xFF, 0x15, 1, 2, 3, 4}, 6, true},
+    {"call *disp32(%rbx)", {0xFF, 0x93, 1, 2, 3, 4}, 6, true},
+    {"call *disp32(%rsp) (SIB)", {0xFF, 0x94, 0x24, 1, 2, 3, 4}, 7, true},
+    {"jmp *%rax is no call", {0xFF, 0xE0}, 2, false},
+    {"add is no call", {0x48, 0x01, 0xC8}, 3, false},
+    {"nops", {0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90}, 8, false},
+};
+
+static void
+test_follows_call(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+        uint8_t code[32];
+
+        memset(code, 0x90, sizeof(code)); /* nop: no accidental call bytes before */
+        memcpy(code + 16 - calls[i].len, calls[i].bytes, calls[i].len);
+        if (tramp_arch_follows_call((uintptr_t)(code + 16)) != calls[i].want)
+            fail_msg("%s: want %d", calls[i].name, calls[i].want);
+    }
+}
+
+/* ---- shadow stack on a fake stack ---- */
+
+struct fixture {
+    struct arena arena;
+    struct cct *tree;
+    struct cct_node *nodes[4];
+    struct tramp_frame shadow[8];
+    struct tramp_thread tt;
+    uintptr_t slots[4]; /* fake return-address slots, [0] outermost */
+};
+
+static const uintptr_t ras[4] = {0x401000, 0x402000, 0x403000, 0x404000};
+
+static int
+setup(void **state)
+{
+    static struct fixture f;
+    uintptr_t ips[5] = {0x405000, ras[3], ras[2], ras[1], ras[0]}; /* leaf first */
+    struct cct_node *all[5];
+
+    memset(&f, 0, sizeof(f));
+    arena_init_malloc(&f.arena, 1 << 16, 0);
+    f.tree = cct_new(&f.arena, 1);
+    assert_non_null(f.tree);
+    assert_int_equal(cct_insert_path_nodes(f.tree, cct_root(f.tree), ips, 5, all), CCT_OK);
+    tramp_thread_init(&f.tt, f.shadow, 8, true);
+    for (int i = 0; i < 4; i++) {
+        f.nodes[i] = all[4 - i];
+        f.slots[i] = ras[i];
+        f.shadow[i] = (struct tramp_frame){ras[i], (uintptr_t)&f.slots[i], f.nodes[i], true};
+    }
+    f.tt.depth = 4;
+    tramp_set_self(&f.tt);
+    *state = &f;
+    return 0;
+}
+
+static int
+teardown(void **state)
+{
+    struct fixture *f = *state;
+
+    tramp_set_self(NULL);
+    arena_destroy(&f->arena);
+    return 0;
+}
+
+struct calls_seen {
+    uintptr_t addr;
+    uint64_t calls;
+};
+
+static int
+collect_calls(const struct cct_node_view *v, void *arg)
+{
+    struct calls_seen *seen = arg;
+
+    for (; seen->addr != 0; seen++)
+        if (seen->addr == v->addr && v->kind == CCT_NODE_CALLSITE)
+            seen->calls = v->calls;
+    return 0;
+}
+
+static uint64_t
+calls_of(struct fixture *f, uintptr_t ra)
+{
+    struct calls_seen seen[2] = {{ra, 0}, {0, 0}};
+    static char scratch[1 << 16];
+
+    assert_true(cct_walk_scratch_size(f->tree) <= sizeof(scratch));
+    cct_walk(f->tree, collect_calls, seen, scratch);
+    return seen[0].calls;
+}
+
+static void
+test_install_and_remove(void **state)
+{
+    struct fixture *f = *state;
+
+    assert_true(tramp_install_top(&f->tt));
+    assert_int_equal(f->slots[3], tramp_address());
+    assert_int_equal(f->tt.saved_ra, ras[3]);
+    assert_false(tramp_install_top(&f->tt)); /* at most one trampoline */
+    tramp_remove(&f->tt);
+    assert_int_equal(f->slots[3], ras[3]);
+    assert_int_equal(f->tt.slot, 0);
+}
+
+static void
+test_install_refuses_stale_slot(void **state)
+{
+    struct fixture *f = *state;
+
+    f->slots[3] = 0x12345; /* the frame is gone: the slot holds something else */
+    assert_false(tramp_install_top(&f->tt));
+    assert_int_equal(f->slots[3], 0x12345);
+    f->shadow[3].installable = false;
+    f->slots[3] = ras[3];
+    assert_false(tramp_install_top(&f->tt)); /* a slot in a signal context */
+    assert_int_equal(f->slots[3], ras[3]);
+}
+
+static void
+test_return_pops_counts_and_moves_up(void **state)
+{
+    struct fixture *f = *state;
+    uintptr_t target;
+
+    assert_true(tramp_install_top(&f->tt));
+    /* The frame whose slot is slots[3] returns: sp is one past the slot. */
+    target = tramp_on_return((uintptr_t)&f->slots[3] + TRAMP_ARCH_SLOT_TO_SP);
+    assert_int_equal(target, ras[3]);
+    assert_int_equal(calls_of(f, ras[3]), 1);
+    assert_int_equal(f->tt.depth, 3);
+    assert_int_equal(f->slots[2], tramp_address()); /* moved one frame up */
+    assert_int_equal(f->tt.saved_ra, ras[2]);
+    target = tramp_on_return((uintptr_t)&f->slots[2] + TRAMP_ARCH_SLOT_TO_SP);
+    assert_int_equal(target, ras[2]);
+    assert_int_equal(calls_of(f, ras[2]), 1);
+    assert_int_equal(f->tt.counts[TRAMP_FIRED], 2);
+    assert_int_equal(f->tt.counts[TRAMP_RETURN_MISMATCH], 0);
+}
+
+static void
+test_return_from_unknown_slot(void **state)
+{
+    struct fixture *f = *state;
+    uintptr_t target;
+
+    assert_true(tramp_install_top(&f->tt));
+    /* Fired from another slot (a copied stack): still the saved address, state reset. */
+    target = tramp_on_return((uintptr_t)&f->slots[1] + TRAMP_ARCH_SLOT_TO_SP);
+    assert_int_equal(target, ras[3]);
+    assert_int_equal(f->tt.counts[TRAMP_RETURN_MISMATCH], 1);
+    assert_int_equal(f->tt.depth, 0);
+    assert_int_equal(f->tt.slot, 0);
+    assert_int_equal(calls_of(f, ras[3]), 0);
+}
+
+static void
+test_nonlocal_exit_suspends(void **state)
+{
+    struct fixture *f = *state;
+
+    assert_true(tramp_install_top(&f->tt));
+    tramp_nonlocal_exit(&f->tt, 0x7000, true);
+    assert_int_equal(f->slots[3], ras[3]); /* taken out of the stack */
+    assert_int_equal(f->tt.depth, 0);
+    assert_int_equal(f->tt.counts[TRAMP_NONLOCAL_EXITS], 1);
+    f->tt.depth = 4;
+    assert_false(tramp_install_top(&f->tt)); /* suspended */
+    tramp_resume(&f->tt);
+    assert_true(tramp_install_top(&f->tt));
+    assert_false(f->tt.busy);
+}
+
+static void
+test_remove_leaves_overwritten_slot(void **state)
+{
+    struct fixture *f = *state;
+
+    assert_true(tramp_install_top(&f->tt));
+    f->slots[3] = 0xdead; /* reused by newer frames after a longjmp */
+    tramp_invalidate(&f->tt);
+    assert_int_equal(f->slots[3], 0xdead);
+    assert_int_equal(f->tt.depth, 0);
+}
+
+static void
+test_contains_pc(void **state)
+{
+    (void)state;
+    assert_true(tramp_contains_pc(tramp_address()));
+    assert_false(tramp_contains_pc(tramp_address() - 1));
+    assert_false(tramp_contains_pc((uintptr_t)&test_contains_pc));
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_follows_call),
+        cmocka_unit_test(test_contains_pc),
+        cmocka_unit_test_setup_teardown(test_install_and_remove, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_install_refuses_stale_slot, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_return_pops_counts_and_moves_up, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_return_from_unknown_slot, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nonlocal_exit_suspends, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_remove_leaves_overwritten_slot, setup, teardown),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
