@@ -42,6 +42,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "structure/cfg.h"
 #include "structure/structure_internal.h"
 
 enum cand_source { SRC_DWARF = 0, SRC_SYMBOL = 1, SRC_FDE = 2 };
@@ -62,6 +63,8 @@ struct cand {
     struct struct_rvec raw;   /* normalized ranges as read */
     struct struct_rvec final; /* after claiming */
     struct inl root;          /* children: top-level inlined calls */
+    uint64_t entry;           /* entry address (0: the start of the first range) */
+    bool noreturn;            /* DW_AT_noreturn */
 };
 
 /* One row range of the line table. */
@@ -90,6 +93,7 @@ struct sym {
 struct analysis {
     struct struct_module *m;
     const char *path;
+    const struct struct_options *opt;
     Elf *elf;
     int fd;
     Elf *dbg_elf; /* separate debug file, if used */
@@ -480,10 +484,144 @@ add_symbol_cands(struct analysis *an)
         if (c == NULL || struct_rvec_push(&c->raw, an->syms[i].lo, an->syms[i].hi) != 0)
             return STRUCT_ENOMEM;
         c->link_name = an->syms[i].name;
+        c->entry = an->syms[i].lo;
         d = demangled(an, c->link_name);
         c->name = d != NULL ? d : c->link_name;
     }
     return 0;
+}
+
+/* ---- PLT stubs --------------------------------------------------------- */
+
+struct slot {
+    uint64_t addr; /* GOT slot */
+    const char *name;
+};
+
+static int
+slot_cmp(const void *pa, const void *pb)
+{
+    const struct slot *a = pa, *b = pb;
+
+    return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+/* GOT slots named by the dynamic relocations against them (.rela.plt, .rela.dyn). */
+static int
+read_got_slots(struct analysis *an, struct slot **out, size_t *nout)
+{
+    struct slot *v = NULL;
+    size_t n = 0, cap = 0;
+    Elf_Scn *scn = NULL;
+
+    while ((scn = elf_nextscn(an->elf, scn)) != NULL) {
+        GElf_Shdr sh, symsh;
+        Elf_Scn *symscn;
+        Elf_Data *d, *symd;
+
+        if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_RELA || sh.sh_entsize == 0 ||
+            (symscn = elf_getscn(an->elf, sh.sh_link)) == NULL ||
+            gelf_getshdr(symscn, &symsh) == NULL || symsh.sh_type != SHT_DYNSYM ||
+            (d = elf_getdata(scn, NULL)) == NULL || (symd = elf_getdata(symscn, NULL)) == NULL)
+            continue;
+        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+            GElf_Rela r;
+            GElf_Sym sym;
+            const char *name;
+
+            if (gelf_getrela(d, (int)i, &r) == NULL || GELF_R_SYM(r.r_info) == 0 ||
+                (GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT &&
+                 GELF_R_TYPE(r.r_info) != R_X86_64_GLOB_DAT) ||
+                gelf_getsym(symd, (int)GELF_R_SYM(r.r_info), &sym) == NULL ||
+                (name = elf_strptr(an->elf, symsh.sh_link, sym.st_name)) == NULL || name[0] == '\0')
+                continue;
+            if (n == cap) {
+                size_t ncap = cap ? cap * 2 : 64;
+                struct slot *nv = realloc(v, ncap * sizeof(*nv));
+
+                if (nv == NULL) {
+                    free(v);
+                    return STRUCT_ENOMEM;
+                }
+                v = nv;
+                cap = ncap;
+            }
+            v[n++] = (struct slot){r.r_offset, name};
+        }
+    }
+    if (n > 1)
+        qsort(v, n, sizeof(*v), slot_cmp);
+    *out = v;
+    *nout = n;
+    return 0;
+}
+
+/*
+ * Procedures for PLT stubs ("exit@plt"): each stub of .plt, .plt.sec and
+ * .plt.got jumps through a GOT slot that a dynamic relocation names.
+ */
+static int
+add_plt_cands(struct analysis *an)
+{
+    struct struct_decoder *d = NULL;
+    struct slot *slots = NULL;
+    size_t nslots = 0, shstrndx;
+    Elf_Scn *scn = NULL;
+    int rc;
+
+    if (elf_getshdrstrndx(an->elf, &shstrndx) != 0)
+        return 0;
+    if ((rc = read_got_slots(an, &slots, &nslots)) != 0 || nslots == 0)
+        goto out;
+    d = struct_decoder_new();
+    if (d == NULL)
+        goto out; /* no decoder: PLT stubs stay unnamed */
+    while ((scn = elf_nextscn(an->elf, scn)) != NULL) {
+        GElf_Shdr sh;
+        Elf_Data *data;
+        const char *name;
+        uint64_t esz, off = 0;
+
+        if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_PROGBITS ||
+            (name = elf_strptr(an->elf, shstrndx, sh.sh_name)) == NULL ||
+            (strcmp(name, ".plt") != 0 && strcmp(name, ".plt.sec") != 0 &&
+             strcmp(name, ".plt.got") != 0) ||
+            (data = elf_getdata(scn, NULL)) == NULL || data->d_buf == NULL ||
+            data->d_size < sh.sh_size)
+            continue;
+        esz = sh.sh_entsize >= 8 && sh.sh_entsize <= 64 ? sh.sh_entsize : 16;
+        while (off < sh.sh_size) {
+            struct struct_insn in;
+            struct slot key = {0}, *hit;
+
+            struct_decode(d, (const uint8_t *)data->d_buf + off, sh.sh_size - off, sh.sh_addr + off,
+                          &in);
+            off += in.len;
+            if (in.kind != STRUCT_INSN_IJUMP || !in.has_mem || !in.mem_rip)
+                continue;
+            key.addr = (uint64_t)in.mem_disp;
+            hit = bsearch(&key, slots, nslots, sizeof(*slots), slot_cmp);
+            if (hit != NULL) {
+                uint64_t lo = sh.sh_addr + (in.addr - sh.sh_addr) / esz * esz;
+                struct cand *c = cand_new(an, SRC_SYMBOL);
+                char buf[512];
+
+                snprintf(buf, sizeof(buf), "%s@plt", hit->name);
+                if (c == NULL || struct_rvec_push(&c->raw, lo, lo + esz) != 0 ||
+                    (c->name = c->link_name = struct_intern(an->m, buf)) == NULL) {
+                    rc = STRUCT_ENOMEM;
+                    goto out;
+                }
+                c->entry = lo;
+                off = lo + esz - sh.sh_addr; /* next stub */
+            }
+        }
+    }
+    rc = 0;
+out:
+    struct_decoder_free(d);
+    free(slots);
+    return rc;
 }
 
 /* ---- .eh_frame FDEs -------------------------------------------------- */
@@ -668,6 +806,7 @@ add_fde_cands(struct analysis *an)
                     rc = STRUCT_ENOMEM;
                     goto out;
                 }
+                c->entry = loc;
                 snprintf(name, sizeof(name), "%s+0x%" PRIx64, base, loc);
                 c->name = struct_intern(an->m, name);
                 if (c->name == NULL) {
@@ -815,6 +954,17 @@ add_dwarf_proc(struct analysis *an, Dwarf_Die *die)
         return STRUCT_ENOMEM;
     }
     c->raw = r;
+    {
+        Dwarf_Addr low;
+        Dwarf_Attribute a;
+        bool nr = false;
+
+        if (dwarf_lowpc(die, &low) == 0 ||
+            dwarf_formaddr(dwarf_attr(die, DW_AT_entry_pc, &a), &low) == 0)
+            c->entry = low;
+        if (dwarf_formflag(dwarf_attr_integrate(die, DW_AT_noreturn, &a), &nr) == 0)
+            c->noreturn = nr;
+    }
     if ((rc = die_names(an, die, &c->name, &c->link_name)) != 0 ||
         (rc = die_decl(an, die, &c->file, &c->line)) != 0)
         return rc;
@@ -945,6 +1095,31 @@ read_cu_lines(struct analysis *an, Dwarf_Die *cudie)
         if (dwarf_lineno(l, &ln) != 0)
             ln = 0;
         file = dwarf_linesrc(l, NULL, NULL);
+        {
+            /* Several rows at one address: the last one wins, unless it is
+             * not a statement boundary and an earlier row is (gcc emits
+             * is_stmt=0 rows for hoisted instructions at loop heads). */
+            bool st = true;
+
+            if (dwarf_linebeginstatement(l, &st) == 0 && !st)
+                for (size_t j = i; j-- > 0;) {
+                    Dwarf_Line *x = dwarf_onesrcline(lines, j);
+                    Dwarf_Addr xa;
+                    bool xs = false, xe = false;
+                    int xl = 0;
+                    const char *xf;
+
+                    if (x == NULL || dwarf_lineaddr(x, &xa) != 0 || xa != a ||
+                        dwarf_lineendsequence(x, &xe) != 0 || xe)
+                        break;
+                    if (dwarf_linebeginstatement(x, &xs) == 0 && xs && dwarf_lineno(x, &xl) == 0 &&
+                        xl > 0 && (xf = dwarf_linesrc(x, NULL, NULL)) != NULL) {
+                        ln = xl;
+                        file = xf;
+                        break;
+                    }
+                }
+        }
         if (ln <= 0 || file == NULL) {
             if (prev_file != NULL) {
                 file = prev_file;
@@ -1389,15 +1564,122 @@ group_by_file(struct analysis *an)
     return 0;
 }
 
+/* ---- loops and call sites ---------------------------------------------- */
+
+static int
+part_cmp(const void *pa, const void *pb)
+{
+    const struct struct_image_part *a = pa, *b = pb;
+
+    return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+static int
+entry_cmp(const void *pa, const void *pb)
+{
+    const struct struct_entry *a = pa, *b = pb;
+
+    return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+/* Every allocated section with bytes in the file: code and jump tables. */
+static int
+collect_image(struct analysis *an, struct struct_image_part **out, size_t *nout)
+{
+    struct struct_image_part *v = NULL;
+    size_t n = 0, cap = 0, k = 0;
+    Elf_Scn *scn = NULL;
+
+    while ((scn = elf_nextscn(an->elf, scn)) != NULL) {
+        GElf_Shdr sh;
+        Elf_Data *d;
+
+        if (gelf_getshdr(scn, &sh) == NULL || !(sh.sh_flags & SHF_ALLOC) ||
+            sh.sh_type == SHT_NOBITS || sh.sh_size == 0 || sh.sh_addr + sh.sh_size < sh.sh_addr)
+            continue;
+        d = elf_getdata(scn, NULL);
+        if (d == NULL || d->d_buf == NULL || d->d_size < sh.sh_size)
+            continue;
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 32;
+            struct struct_image_part *nv = realloc(v, ncap * sizeof(*nv));
+
+            if (nv == NULL) {
+                free(v);
+                return STRUCT_ENOMEM;
+            }
+            v = nv;
+            cap = ncap;
+        }
+        v[n++] = (struct struct_image_part){sh.sh_addr, sh.sh_addr + sh.sh_size, d->d_buf,
+                                            (sh.sh_flags & SHF_EXECINSTR) != 0};
+    }
+    if (n > 1)
+        qsort(v, n, sizeof(*v), part_cmp);
+    for (size_t i = 0; i < n; i++) /* drop overlapping sections (corrupt headers) */
+        if (k == 0 || v[i].lo >= v[k - 1].hi)
+            v[k++] = v[i];
+    *out = v;
+    *nout = k;
+    return 0;
+}
+
+/* Decode the procedures, find loops and call sites, rebuild their subtrees. */
+static int
+recover_loops(struct analysis *an, struct struct_proc_in *procs, const struct cand **pc,
+              size_t nprocs)
+{
+    struct struct_cfg_env env = {0};
+    struct struct_image_part *parts = NULL;
+    struct struct_entry *entries = NULL;
+    size_t nparts = 0, k = 0;
+    int rc;
+
+    if ((rc = collect_image(an, &parts, &nparts)) != 0)
+        return rc;
+    entries = malloc((nprocs + 1) * sizeof(*entries));
+    if (entries == NULL) {
+        rc = STRUCT_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < nprocs; i++) {
+        const struct struct_scope *s = procs[i].scope;
+
+        entries[i] = (struct struct_entry){procs[i].entry, s->name != NULL ? s->name : s->link_name,
+                                           pc[i]->noreturn || struct_name_noreturn(s->link_name) ||
+                                               struct_name_noreturn(s->name)};
+    }
+    if (nprocs > 1)
+        qsort(entries, nprocs, sizeof(*entries), entry_cmp);
+    for (size_t i = 0; i < nprocs; i++)
+        if (k == 0 || entries[k - 1].addr != entries[i].addr)
+            entries[k++] = entries[i];
+    env = (struct struct_cfg_env){parts, nparts, entries, k};
+    rc = struct_recover_loops(an->m, procs, nprocs, &env, an->opt);
+out:
+    free(entries);
+    free(parts);
+    return rc;
+}
+
 static int
 build_tree(struct analysis *an)
 {
     struct struct_rvec claimed = {0};
+    struct struct_proc_in *procs = NULL;
+    const struct cand **pcands = NULL;
+    size_t nprocs = 0;
     int rc;
 
     if ((rc = claim(an, SRC_DWARF, &claimed)) != 0 || (rc = claim(an, SRC_SYMBOL, &claimed)) != 0 ||
         (rc = claim(an, SRC_FDE, &claimed)) != 0)
         goto out;
+    procs = malloc((an->ncands + 1) * sizeof(*procs));
+    pcands = malloc((an->ncands + 1) * sizeof(*pcands));
+    if (procs == NULL || pcands == NULL) {
+        rc = STRUCT_ENOMEM;
+        goto out;
+    }
     for (size_t i = 0; i < an->ncands; i++) {
         struct cand *c = &an->cands[i];
         struct struct_scope *s;
@@ -1415,11 +1697,20 @@ build_tree(struct analysis *an)
         s->line = c->line;
         if ((rc = add_inline_scopes(an, s, &c->root)) != 0)
             goto out;
+        procs[nprocs].scope = s;
+        procs[nprocs].entry = c->entry != 0 && ranges_contain(s->ranges, s->nranges, c->entry)
+                                  ? c->entry
+                                  : s->ranges[0].lo;
+        pcands[nprocs++] = c;
     }
-    if ((rc = add_statements(an)) != 0 || (rc = group_by_file(an)) != 0)
+    /* group_by_file reads each procedure's entry statement before loops nest them. */
+    if ((rc = add_statements(an)) != 0 || (rc = group_by_file(an)) != 0 ||
+        (rc = recover_loops(an, procs, pcands, nprocs)) != 0)
         goto out;
     struct_module_finalize(an->m);
 out:
+    free(procs);
+    free(pcands);
     struct_rvec_free(&claimed);
     return rc;
 }
@@ -1452,12 +1743,13 @@ int
 struct_analyze(const char *path, const struct struct_options *opt, struct struct_module **out,
                const char **note, char *err, size_t errlen)
 {
-    struct analysis an = {.path = path, .fd = -1, .dbg_fd = -1};
+    static const struct struct_options defaults = {0};
+    struct analysis an = {
+        .path = path, .opt = opt != NULL ? opt : &defaults, .fd = -1, .dbg_fd = -1};
     char real[PATH_MAX];
     struct stat st;
     int rc;
 
-    (void)opt; /* verbosity is the tool's business: the library never prints */
     *out = NULL;
     if (note != NULL)
         *note = NULL;
@@ -1494,8 +1786,8 @@ struct_analyze(const char *path, const struct struct_options *opt, struct struct
     open_dwarf(&an);
     if (an.dw != NULL && (rc = read_dwarf(&an)) != 0)
         goto out_nomem;
-    if ((rc = add_symbol_cands(&an)) != 0 || (rc = add_fde_cands(&an)) != 0 ||
-        (rc = build_tree(&an)) != 0)
+    if ((rc = add_symbol_cands(&an)) != 0 || (rc = add_plt_cands(&an)) != 0 ||
+        (rc = add_fde_cands(&an)) != 0 || (rc = build_tree(&an)) != 0)
         goto out_nomem;
     if (note != NULL && an.nlines == 0) {
         if (an.dw != NULL)

@@ -208,6 +208,12 @@ struct_module_root(const struct struct_module *m)
     return &m->root;
 }
 
+const struct struct_stats *
+struct_module_stats(const struct struct_module *m)
+{
+    return &m->stats;
+}
+
 const char *
 struct_module_path(const struct struct_module *m)
 {
@@ -257,7 +263,7 @@ struct idx_build {
 static int
 idx_collect(struct idx_build *b, const struct struct_scope *s, uint32_t depth)
 {
-    if (s->kind >= STRUCT_SCOPE_PROC) {
+    if (s->kind >= STRUCT_SCOPE_PROC && s->kind != STRUCT_SCOPE_CALL) {
         for (size_t i = 0; i < s->nranges; i++) {
             if (s->ranges[i].lo >= s->ranges[i].hi)
                 continue;

@@ -173,3 +173,19 @@ struct_ranges_parse(const char *s, struct struct_rvec *out)
             return STRUCT_ENOMEM;
     }
 }
+
+bool
+struct_ranges_contain(const struct struct_range *r, size_t n, uint64_t addr)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (r[mid].hi <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && r[lo].lo <= addr;
+}

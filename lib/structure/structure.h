@@ -19,10 +19,10 @@
 
 enum struct_status {
     STRUCT_OK = 0,
-    STRUCT_EIO = -1,      /* cannot open/read the file (errno kept) */
-    STRUCT_ENOTELF = -2,  /* not an ELF file, or truncated/corrupt ELF */
-    STRUCT_EARCH = -3,    /* ELF for a machine we do not support */
-    STRUCT_EXML = -4,     /* structure file does not parse or does not validate */
+    STRUCT_EIO = -1,     /* cannot open/read the file (errno kept) */
+    STRUCT_ENOTELF = -2, /* not an ELF file, or truncated/corrupt ELF */
+    STRUCT_EARCH = -3,   /* ELF for a machine we do not support */
+    STRUCT_EXML = -4,    /* structure file does not parse or does not validate */
     STRUCT_ENOMEM = -5,
 };
 
@@ -30,9 +30,19 @@ enum struct_scope_kind {
     STRUCT_SCOPE_MODULE = 0, /* root: the load module */
     STRUCT_SCOPE_FILE = 1,   /* a source file (children of the module) */
     STRUCT_SCOPE_PROC = 2,   /* a procedure */
-    STRUCT_SCOPE_INLINE = 3, /* an inlined call: callee code inlined at a call site ("alien" in HPCToolkit) */
-    STRUCT_SCOPE_LOOP = 4,   /* a loop (later issue; the schema already allows it) */
-    STRUCT_SCOPE_STMT = 5,   /* a statement: the code of one source line */
+    STRUCT_SCOPE_INLINE =
+        3, /* an inlined call: callee code inlined at a call site ("alien" in HPCToolkit) */
+    STRUCT_SCOPE_LOOP = 4, /* a loop (found by interval analysis of the CFG) */
+    STRUCT_SCOPE_STMT = 5, /* a statement: the code of one source line */
+    STRUCT_SCOPE_CALL = 6, /* a call site: one call instruction (never returned by struct_lookup) */
+};
+
+/* struct struct_scope.flags */
+enum struct_scope_flag {
+    STRUCT_SCOPE_F_IRREDUCIBLE = 1, /* LOOP: entered at more than one block */
+    STRUCT_SCOPE_F_INDIRECT = 2,    /* CALL: through a register or memory: no target */
+    STRUCT_SCOPE_F_TAIL = 4,        /* CALL: a jump to another procedure (tail call) */
+    STRUCT_SCOPE_F_NORETURN = 8,    /* CALL: the callee does not return */
 };
 
 /* Half-open module-relative address range [lo, hi). */
@@ -47,29 +57,52 @@ struct struct_range {
  *   PROC   name = demangled name, link_name = symbol (mangled), file/line = declaration
  *   INLINE name = demangled callee, file/line = callee's declaration,
  *          call_file/call_line = the call site in the enclosing code
- *   LOOP   file/line = loop header
+ *   LOOP   file/line = loop header; entries = ranges of the blocks through which
+ *          the loop is entered (its header; several blocks when irreducible)
  *   STMT   file/line = the statement's source line
+ *   CALL   ranges = the call (or tail-call jump) instruction, whose end is the
+ *          return address; file/line = its statement; target = callee entry
+ *          (0 when indirect or unknown); name = callee name when known
  */
 struct struct_scope {
     enum struct_scope_kind kind;
-    uint32_t id;              /* unique within the module, > 0 */
-    const char *name;         /* may be NULL */
-    const char *link_name;    /* may be NULL */
-    const char *file;         /* may be NULL when unknown */
-    uint32_t line;            /* 0 when unknown */
-    const char *call_file;    /* INLINE only */
-    uint32_t call_line;       /* INLINE only */
+    uint32_t id;           /* unique within the module, > 0 */
+    const char *name;      /* may be NULL */
+    const char *link_name; /* may be NULL */
+    const char *file;      /* may be NULL when unknown */
+    uint32_t line;         /* 0 when unknown */
+    const char *call_file; /* INLINE only */
+    uint32_t call_line;    /* INLINE only */
     struct struct_range *ranges;
     size_t nranges;
     struct struct_scope *parent;
     struct struct_scope *first_child;
     struct struct_scope *next_sibling;
+    struct struct_range *entries; /* LOOP only */
+    size_t nentries;
+    uint64_t target; /* CALL only */
+    unsigned flags;  /* enum struct_scope_flag */
 };
 
 struct struct_module; /* opaque */
 
+/* Zero-initialized options give the defaults. */
 struct struct_options {
-    int verbose; /* notes on stderr (e.g. "no DWARF: procedures only") */
+    int verbose;      /* notes on stderr (e.g. "no DWARF: procedures only") */
+    int no_normalize; /* nonzero: raw object-code loop structure (seed 003 §3 rules not applied) */
+    int jobs;         /* threads decoding procedures; <= 0: one per available core */
+};
+
+/* What the analysis saw, for reports (counts over the whole module). */
+struct struct_stats {
+    size_t procedures;       /* procedures decoded */
+    size_t instructions;     /* instructions decoded */
+    size_t loops;            /* loops found (before normalization) */
+    size_t irreducible;      /* of which irreducible */
+    size_t calls;            /* call sites, tail calls included */
+    size_t bad_bytes;        /* bytes that did not decode as instructions */
+    size_t unresolved_jumps; /* indirect jumps without a recognized jump table */
+    size_t jump_tables;      /* indirect jumps resolved through a jump table */
 };
 
 /*
@@ -99,14 +132,21 @@ int struct_read_xml(const char *path, struct struct_module ***mods, size_t *n, c
 /* The module's root scope (kind MODULE; name = module path).  */
 const struct struct_scope *struct_module_root(const struct struct_module *m);
 
+/*
+ * Counts from struct_analyze() (all zero for a module read from XML).
+ * Points into @m.
+ */
+const struct struct_stats *struct_module_stats(const struct struct_module *m);
+
 /* Path the module was built from, and its GNU build-id as lowercase hex ("" if none). */
 const char *struct_module_path(const struct struct_module *m);
 const char *struct_module_build_id(const struct struct_module *m);
 
 /*
  * Innermost scope containing module-relative address @offset: a STMT when
- * line information covers it, else the deepest INLINE/LOOP/PROC; NULL when
- * no procedure contains it.  O(log n) after the first call builds an index.
+ * line information covers it, else the deepest INLINE/LOOP/PROC (a STMT
+ * may be inside LOOPs inside INLINEs inside the PROC); never a CALL, whose
+ * instruction also belongs to a STMT; NULL when no procedure contains it.  O(log n) after the first call builds an index.
  */
 const struct struct_scope *struct_lookup(const struct struct_module *m, uint64_t offset);
 

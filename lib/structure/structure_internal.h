@@ -45,6 +45,8 @@ struct struct_module {
     const char **strtab;
     size_t strtab_cap, strtab_used;
 
+    struct struct_stats stats; /* from struct_analyze() */
+
     /* Lookup index, built lazily by struct_lookup() (hence mutable behind const). */
     struct struct_index_entry *index;
     size_t nindex;
@@ -115,5 +117,28 @@ int struct_ranges_parse(const char *s, struct struct_rvec *out);
  * Implemented in demangle.cc with abi::__cxa_demangle.
  */
 char *struct_demangle(const char *mangled);
+
+/* Does the sorted, normalized range list @r contain @addr? */
+bool struct_ranges_contain(const struct struct_range *r, size_t n, uint64_t addr);
+
+struct struct_cfg_env;
+
+/* One procedure to restructure with loops and call sites. */
+struct struct_proc_in {
+    struct struct_scope *scope; /* PROC with its INLINE and STMT scopes built */
+    uint64_t entry;             /* entry address (inside scope's ranges) */
+};
+
+/*
+ * Decode every procedure of @procs (in parallel, opt->jobs threads),
+ * find its loops and call sites, and rebuild its subtree so loops sit
+ * inside the inlined-code tree and statements inside loops; then apply
+ * the seed 003 §3 normalization unless opt->no_normalize.  The result
+ * depends only on the inputs, never on the number of threads.  Adds to
+ * m->stats.  Returns 0 or STRUCT_ENOMEM (or STRUCT_EIO when no decoder
+ * can be opened).  Implemented in loopnest.c.
+ */
+int struct_recover_loops(struct struct_module *m, struct struct_proc_in *procs, size_t nprocs,
+                         const struct struct_cfg_env *env, const struct struct_options *opt);
 
 #endif /* CSP_STRUCTURE_INTERNAL_H */

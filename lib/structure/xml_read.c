@@ -161,9 +161,9 @@ attr_string(struct reader *rd, struct struct_module *m, xmlNodePtr n, const char
 static enum struct_scope_kind
 kind_of(xmlNodePtr n)
 {
-    static const char *const tag[] = {"LM", "F", "P", "A", "L", "S"};
+    static const char *const tag[] = {"LM", "F", "P", "A", "L", "S", "C"};
 
-    for (int k = 0; k <= STRUCT_SCOPE_STMT; k++)
+    for (int k = 0; k <= STRUCT_SCOPE_CALL; k++)
         if (xmlStrcmp(n->name, BAD_CAST tag[k]) == 0)
             return (enum struct_scope_kind)k;
     return (enum struct_scope_kind) - 1;
@@ -182,7 +182,7 @@ nesting_ok(enum struct_scope_kind parent, enum struct_scope_kind child)
     case STRUCT_SCOPE_INLINE:
     case STRUCT_SCOPE_LOOP:
         return child == STRUCT_SCOPE_INLINE || child == STRUCT_SCOPE_LOOP ||
-               child == STRUCT_SCOPE_STMT;
+               child == STRUCT_SCOPE_STMT || child == STRUCT_SCOPE_CALL;
     default:
         return false;
     }
@@ -199,6 +199,77 @@ enclosing_file(const struct struct_scope *s)
 
 static int read_children(struct reader *rd, struct struct_module *m, xmlNodePtr node,
                          struct struct_scope *parent);
+
+/* A flag attribute: absent or "0" is false, "1" is true. */
+static int
+attr_flag(struct reader *rd, xmlNodePtr n, const char *name, unsigned bit, unsigned *flags)
+{
+    char *v = attr(n, name);
+    int rc = 0;
+
+    if (v == NULL)
+        return 0;
+    if (strcmp(v, "1") == 0)
+        *flags |= bit;
+    else if (strcmp(v, "0") != 0) {
+        rd_error(rd, xmlGetLineNo(n), "<%s %s=\"%.40s\">: expected 0 or 1", (const char *)n->name,
+                 name, v);
+        rc = STRUCT_EXML;
+    }
+    xmlFree(v);
+    return rc;
+}
+
+/* L: e (entry ranges, optional) and irr. */
+static int
+read_loop_attrs(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct struct_scope *s)
+{
+    char *v = attr(n, "e");
+    int rc;
+
+    if (v != NULL) {
+        rc = struct_ranges_parse(v, &rd->rv);
+        xmlFree(v);
+        if (rc != 0) {
+            rd_error(rd, xmlGetLineNo(n), "<L e=...>: bad address ranges");
+            return rc == STRUCT_ENOMEM ? rc : STRUCT_EXML;
+        }
+        if (rd->rv.n > 0) {
+            s->entries = struct_module_alloc(m, rd->rv.n * sizeof(*s->entries));
+            if (s->entries == NULL)
+                return STRUCT_ENOMEM;
+            memcpy(s->entries, rd->rv.v, rd->rv.n * sizeof(*s->entries));
+            s->nentries = rd->rv.n;
+        }
+    }
+    return attr_flag(rd, n, "irr", STRUCT_SCOPE_F_IRREDUCIBLE, &s->flags);
+}
+
+/* C: t (target, hex), n, ind, tail, nr. */
+static int
+read_call_attrs(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct struct_scope *s)
+{
+    char *v = attr(n, "t");
+    int rc;
+
+    if (v != NULL) {
+        char *end = NULL;
+
+        errno = 0;
+        s->target = strtoull(v, &end, 16);
+        rc = (strncmp(v, "0x", 2) != 0 || end == v + 2 || *end != '\0' || errno != 0);
+        if (rc)
+            rd_error(rd, xmlGetLineNo(n), "<C t=\"%.40s\">: expected a hex address", v);
+        xmlFree(v);
+        if (rc)
+            return STRUCT_EXML;
+    }
+    if ((rc = attr_string(rd, m, n, "n", false, &s->name)) != 0 ||
+        (rc = attr_flag(rd, n, "ind", STRUCT_SCOPE_F_INDIRECT, &s->flags)) != 0 ||
+        (rc = attr_flag(rd, n, "tail", STRUCT_SCOPE_F_TAIL, &s->flags)) != 0)
+        return rc;
+    return attr_flag(rd, n, "nr", STRUCT_SCOPE_F_NORETURN, &s->flags);
+}
 
 static int
 read_scope(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct struct_scope *parent,
@@ -253,10 +324,15 @@ read_scope(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct stru
         break;
     case STRUCT_SCOPE_LOOP:
     case STRUCT_SCOPE_STMT:
+    case STRUCT_SCOPE_CALL:
         if ((rc = attr_string(rd, m, n, "f", false, &s->file)) == 0)
             rc = attr_u32(rd, n, "l", false, &s->line);
         if (rc == 0 && s->file == NULL)
             s->file = enclosing_file(s);
+        if (rc == 0 && kind == STRUCT_SCOPE_LOOP)
+            rc = read_loop_attrs(rd, m, n, s);
+        if (rc == 0 && kind == STRUCT_SCOPE_CALL)
+            rc = read_call_attrs(rd, m, n, s);
         break;
     default:
         break;

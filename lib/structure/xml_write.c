@@ -4,7 +4,7 @@
  * (share/schemas/csprof-structure.dtd) with libxml2's xmlTextWriter, which
  * does the escaping.
  *
- * Elements: csprof-structure > LM > F > P > (A | L | S)*, A and L nest.
+ * Elements: csprof-structure > LM > F > P > (A | L | S | C)*, A and L nest.
  * Ranges are written as v="0x1130-0x1150 0x1160-0x1170" (half-open, hex).
  * An S omits f when its file equals the file of its nearest P or A
  * ancestor; the reader restores it from there.  The output depends only on
@@ -64,10 +64,10 @@ enclosing_file(const struct struct_scope *s)
 static int
 write_scope(xmlTextWriterPtr w, const struct struct_scope *s)
 {
-    static const char *const tag[] = {"LM", "F", "P", "A", "L", "S"};
+    static const char *const tag[] = {"LM", "F", "P", "A", "L", "S", "C"};
     const char *ef;
 
-    if ((unsigned)s->kind > STRUCT_SCOPE_STMT)
+    if ((unsigned)s->kind > STRUCT_SCOPE_CALL)
         return -1;
     if (xmlTextWriterStartElement(w, W(tag[s->kind])) < 0 || attr_u64(w, "i", s->id) != 0)
         return -1;
@@ -94,6 +94,7 @@ write_scope(xmlTextWriterPtr w, const struct struct_scope *s)
         break;
     case STRUCT_SCOPE_LOOP:
     case STRUCT_SCOPE_STMT:
+    case STRUCT_SCOPE_CALL:
         ef = enclosing_file(s);
         if ((s->file && (ef == NULL || strcmp(ef, s->file) != 0) &&
              attr_str(w, "f", s->file) != 0) ||
@@ -103,6 +104,26 @@ write_scope(xmlTextWriterPtr w, const struct struct_scope *s)
     }
     if (s->kind >= STRUCT_SCOPE_PROC && attr_ranges(w, s) != 0)
         return -1;
+    if (s->kind == STRUCT_SCOPE_LOOP) {
+        char *e = struct_ranges_format(s->entries, s->nentries);
+        int rc = e == NULL || (s->nentries > 0 && attr_str(w, "e", e) != 0) ||
+                 ((s->flags & STRUCT_SCOPE_F_IRREDUCIBLE) && attr_str(w, "irr", "1") != 0);
+
+        free(e);
+        if (rc)
+            return -1;
+    }
+    if (s->kind == STRUCT_SCOPE_CALL) {
+        char t[24];
+
+        snprintf(t, sizeof(t), "0x%" PRIx64, s->target);
+        if ((s->target != 0 && attr_str(w, "t", t) != 0) ||
+            (s->name != NULL && attr_str(w, "n", s->name) != 0) ||
+            ((s->flags & STRUCT_SCOPE_F_INDIRECT) && attr_str(w, "ind", "1") != 0) ||
+            ((s->flags & STRUCT_SCOPE_F_TAIL) && attr_str(w, "tail", "1") != 0) ||
+            ((s->flags & STRUCT_SCOPE_F_NORETURN) && attr_str(w, "nr", "1") != 0))
+            return -1;
+    }
     for (const struct struct_scope *c = s->first_child; c != NULL; c = c->next_sibling)
         if (write_scope(w, c) != 0)
             return -1;

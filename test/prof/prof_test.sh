@@ -456,7 +456,7 @@ EOF
     inl=$(proc_id "$W/db" inl)
     [ -n "$inl" ] || fail "no procedure for the inlined function inl"
     ieq "$(xp "$W/db" "count(//PF[@n='$d']/A[@n='$inl'])")" 1 "inlined frame inl in d"
-    ieq "$(xp "$W/db" "count(//PF[@n='$d']/A[@n='$inl']/S)")" 1 "statement inside the inlined frame"
+    ieq "$(xp "$W/db" "count(//PF[@n='$d']/A[@n='$inl']//S)")" 1 "statement inside the inlined frame"
     feq "$(xp "$W/db" "string(//PF[@n='$d']/M[@n='1']/@v)")" 0.03 "exclusive of d includes inlined code"
     feq "$(xp "$W/db" "string(//PF[@n='$d']/A/M[@n='1']/@v)")" 0.03 "exclusive of the inlined frame"
     ieq "$(xp "$W/db" "string(//TopProcedure[@rank='1']/@n)")" inl "top procedure is the inlined one"

@@ -13,6 +13,8 @@
  *   struct_check rewrite XML OUT            read XML and write it again to OUT
  *   struct_check analyze BINARY OUT         struct_analyze BINARY and write it to OUT
  *   struct_check readerr XML TEXT           reading XML fails and the message contains TEXT
+ *   struct_check loops XML SRC OPT          the @loop and @call annotations of SRC hold
+ *                                           (OPT: optimization level 0-3; see loops_c.c)
  *
  * Exit 0 when the property holds, 1 (with a line on stderr saying why)
  * when it does not.  Test code only.
@@ -193,6 +195,16 @@ collect_stmts(const struct struct_scope *s, struct rset *r)
         collect_stmts(c, r);
 }
 
+/* Is [lo, hi) inside the ranges of @s? */
+static bool
+range_in(const struct struct_scope *s, uint64_t lo, uint64_t hi)
+{
+    for (size_t i = 0; i < s->nranges; i++)
+        if (s->ranges[i].lo <= lo && hi <= s->ranges[i].hi)
+            return true;
+    return false;
+}
+
 struct inv {
     const struct struct_module *m;
     uint8_t *seen_ids;
@@ -225,8 +237,12 @@ inv_fn(const struct struct_scope *s, void *arg)
     for (const struct struct_scope *c = s->first_child; c != NULL; c = c->next_sibling) {
         if (c->parent != s)
             inv_error(iv, c, "wrong parent pointer");
-        if (c->kind >= STRUCT_SCOPE_PROC)
+        if (c->kind >= STRUCT_SCOPE_PROC && c->kind != STRUCT_SCOPE_CALL)
             rset_add(&kids, c->ranges, c->nranges);
+        else if (c->kind == STRUCT_SCOPE_CALL) /* a call lies inside its parent, beside its S */
+            for (size_t i = 0; i < c->nranges; i++)
+                if (!range_in(s, c->ranges[i].lo, c->ranges[i].hi))
+                    inv_error(iv, c, "call site outside its parent");
     }
     if (!rset_sort_disjoint(&kids))
         inv_error(iv, s, "children overlap");
@@ -259,6 +275,286 @@ inv_fn(const struct struct_scope *s, void *arg)
                 inv_error(iv, s, "struct_lookup does not return the statement for its own range");
     free(kids.v);
     return false;
+}
+
+/* ---- loop and call annotations ------------------------------------------ */
+
+struct ann {
+    bool is_call, irr, nr, tail;
+    int min_opt; /* check only at this optimization level or above */
+    uint32_t line;
+    int also; /* also=+N: line + N is accepted as the header line too */
+    char name[64], proc[128], in[64], via[128], target[128];
+};
+
+static struct ann anns[256];
+static size_t nanns;
+
+/* Value of "key=" in the annotation text @t into @out (empty when absent). */
+static void
+ann_value(const char *t, const char *key, char *out, size_t outlen)
+{
+    char pat[32];
+    const char *p;
+    size_t n = 0;
+
+    snprintf(pat, sizeof(pat), " %s=", key);
+    out[0] = '\0';
+    p = strstr(t, pat);
+    if (p == NULL)
+        return;
+    for (p += strlen(pat);
+         *p && *p != ' ' && *p != '*' && *p != '\n' && *p != '\t' && n + 1 < outlen; p++)
+        out[n++] = *p;
+    out[n] = '\0';
+}
+
+static bool
+ann_flag(const char *t, const char *flag)
+{
+    size_t n = strlen(flag);
+
+    for (const char *p = strstr(t, flag); p != NULL; p = strstr(p + 1, flag))
+        if (p[-1] == ' ' && (p[n] == ' ' || p[n] == '*' || p[n] == '\0' || p[n] == '\n'))
+            return true;
+    return false;
+}
+
+static int
+read_annotations(const char *src)
+{
+    FILE *f = fopen(src, "r");
+    char buf[1024];
+    uint32_t line = 0;
+
+    if (f == NULL)
+        return fail("%s: cannot open", src);
+    while (fgets(buf, sizeof(buf), f) != NULL) {
+        const char *t;
+        struct ann *a;
+        char opt[8];
+
+        line++;
+        t = strstr(buf, "@loop ");
+        if (t == NULL)
+            t = strstr(buf, "@call ");
+        if (t == NULL || strstr(buf, "@loop NAME") != NULL || strstr(buf, "@call proc=P") != NULL)
+            continue;
+        if (nanns == sizeof(anns) / sizeof(anns[0]))
+            break;
+        a = &anns[nanns++];
+        memset(a, 0, sizeof(*a));
+        a->is_call = t[1] == 'c';
+        a->line = line;
+        if (!a->is_call)
+            (void)sscanf(t + 6, "%63s", a->name);
+        ann_value(t, "proc", a->proc, sizeof(a->proc));
+        ann_value(t, "in", a->in, sizeof(a->in));
+        ann_value(t, "via", a->via, sizeof(a->via));
+        ann_value(t, "target", a->target, sizeof(a->target));
+        ann_value(t, "opt", opt, sizeof(opt));
+        a->min_opt = atoi(opt);
+        ann_value(t, "also", opt, sizeof(opt));
+        a->also = atoi(opt);
+        a->irr = ann_flag(t, "irr");
+        a->nr = ann_flag(t, "nr");
+        a->tail = ann_flag(t, "tail");
+    }
+    fclose(f);
+    return 0;
+}
+
+/* Is @line the header line of loop annotation @a? */
+static bool
+ann_line(const struct ann *a, uint32_t line)
+{
+    return line == a->line || (a->also != 0 && (int64_t)line == (int64_t)a->line + a->also);
+}
+
+static const struct ann *
+ann_loop(const char *name)
+{
+    for (size_t i = 0; i < nanns; i++)
+        if (!anns[i].is_call && strcmp(anns[i].name, name) == 0)
+            return &anns[i];
+    return NULL;
+}
+
+/* Does procedure scope @p implement the function @fn (clones included)? */
+static bool
+proc_is(const struct struct_scope *p, const char *fn)
+{
+    size_t n = strlen(fn);
+
+    if (p->name != NULL && strncmp(p->name, fn, n) == 0 &&
+        (p->name[n] == '\0' || p->name[n] == '(')) /* C++: "grid(std::vector<...> const&)" */
+        return true;
+    return p->link_name != NULL && strncmp(p->link_name, fn, n) == 0 &&
+           (p->link_name[n] == '\0' || p->link_name[n] == '.');
+}
+
+/* Callee name @n (maybe "exit@plt" or "foo.part.0") names function @fn? */
+static bool
+callee_is(const char *n, const char *fn)
+{
+    size_t len = strlen(fn);
+
+    return n != NULL && strncmp(n, fn, len) == 0 &&
+           (n[len] == '\0' || n[len] == '@' || n[len] == '.');
+}
+
+struct scan {
+    const char *src;
+    const struct ann *a;
+    int found; /* scopes matching kind and line */
+    int ok;    /* of which satisfy every constraint */
+    char why[256];
+};
+
+static bool
+scan_fn(const struct struct_scope *s, void *arg)
+{
+    struct scan *sc = arg;
+    const struct ann *a = sc->a;
+    const struct struct_scope *q;
+
+    if (s->kind != (a->is_call ? STRUCT_SCOPE_CALL : STRUCT_SCOPE_LOOP) || !ann_line(a, s->line) ||
+        strcmp(base(s->file), base(sc->src)) != 0)
+        return false;
+    sc->found++;
+    if (a->is_call) {
+        if (a->target[0] && !callee_is(s->name, a->target)) {
+            snprintf(sc->why, sizeof(sc->why), "callee is %s", s->name ? s->name : "unknown");
+            return false;
+        }
+        if ((a->nr && !(s->flags & STRUCT_SCOPE_F_NORETURN)) ||
+            (a->tail && !(s->flags & STRUCT_SCOPE_F_TAIL))) {
+            snprintf(sc->why, sizeof(sc->why), "flags 0x%x lack noreturn/tail", s->flags);
+            return false;
+        }
+        sc->ok++;
+        return false;
+    }
+    for (q = s->parent; q != NULL && q->kind != STRUCT_SCOPE_LOOP && q->kind != STRUCT_SCOPE_PROC;
+         q = q->parent)
+        ;
+    if (a->in[0]) {
+        const struct ann *pa = ann_loop(a->in);
+
+        if (pa == NULL || q == NULL || q->kind != STRUCT_SCOPE_LOOP || !ann_line(pa, q->line)) {
+            snprintf(sc->why, sizeof(sc->why), "enclosing loop is %s line %u, expected %s line %u",
+                     q && q->kind == STRUCT_SCOPE_LOOP ? "a loop at" : "none,", q ? q->line : 0,
+                     a->in, pa ? pa->line : 0);
+            return false;
+        }
+    } else if (q != NULL && q->kind == STRUCT_SCOPE_LOOP) {
+        snprintf(sc->why, sizeof(sc->why), "inside the loop at line %u, expected outermost",
+                 q->line);
+        return false;
+    }
+    if (a->via[0]) {
+        for (q = s->parent; q != NULL && q->kind != STRUCT_SCOPE_PROC; q = q->parent)
+            if (q->kind == STRUCT_SCOPE_INLINE && q->name != NULL &&
+                strstr(q->name, a->via) != NULL)
+                break;
+        if (q == NULL || q->kind != STRUCT_SCOPE_INLINE) {
+            snprintf(sc->why, sizeof(sc->why), "not inside inlined %s", a->via);
+            return false;
+        }
+    }
+    if (a->irr && !(s->flags & STRUCT_SCOPE_F_IRREDUCIBLE)) {
+        snprintf(sc->why, sizeof(sc->why), "not marked irreducible");
+        return false;
+    }
+    /* struct_lookup of the loop's first address lies inside the loop */
+    for (q = struct_lookup(mods[0], s->ranges[0].lo); q != NULL && q != s; q = q->parent)
+        ;
+    if (q == NULL) {
+        snprintf(sc->why, sizeof(sc->why), "struct_lookup(0x%" PRIx64 ") is not inside the loop",
+                 s->ranges[0].lo);
+        return false;
+    }
+    sc->ok++;
+    return false;
+}
+
+struct stray {
+    const char *src;
+    const char *proc;
+    int errors;
+};
+
+/* Every loop of an annotated procedure in the source file is annotated. */
+static bool
+stray_fn(const struct struct_scope *s, void *arg)
+{
+    struct stray *st = arg;
+
+    if (s->kind != STRUCT_SCOPE_LOOP || strcmp(base(s->file), base(st->src)) != 0)
+        return false;
+    for (size_t i = 0; i < nanns; i++)
+        if (!anns[i].is_call && ann_line(&anns[i], s->line))
+            return false;
+    fprintf(stderr, "struct_check: %s: unannotated loop at line %u\n", st->proc, s->line);
+    st->errors++;
+    return false;
+}
+
+static int
+check_loops(const char *src, int opt)
+{
+    const struct struct_scope *root = struct_module_root(mods[0]);
+    int errors = 0, checked = 0;
+
+    if (read_annotations(src) != 0)
+        return 1;
+    for (size_t i = 0; i < nanns; i++) {
+        const struct ann *a = &anns[i];
+        struct scan sc = {.src = src, .a = a};
+        int procs = 0;
+
+        if (opt < a->min_opt)
+            continue;
+        checked++;
+        for (const struct struct_scope *f = root->first_child; f != NULL; f = f->next_sibling)
+            for (const struct struct_scope *p = f->first_child; p != NULL; p = p->next_sibling)
+                if (proc_is(p, a->proc)) {
+                    procs++;
+                    visit(p, scan_fn, &sc);
+                    if (!a->is_call && i == 0) {
+                        /* (stray check below, once per procedure) */
+                    }
+                }
+        if (procs == 0) {
+            fprintf(stderr, "struct_check: line %u: no procedure %s\n", a->line, a->proc);
+            errors++;
+        } else if (sc.ok == 0) {
+            fprintf(stderr, "struct_check: line %u (%s%s) in %s: %s\n", a->line,
+                    a->is_call ? "call to " : "loop ", a->is_call ? a->target : a->name, a->proc,
+                    sc.found == 0 ? "no such scope" : sc.why);
+            errors++;
+        }
+    }
+    for (size_t i = 0; i < nanns; i++) { /* stray loops, once per annotated procedure */
+        bool seen = false;
+
+        if (anns[i].is_call)
+            continue;
+        for (size_t j = 0; j < i; j++)
+            seen |= !anns[j].is_call && strcmp(anns[j].proc, anns[i].proc) == 0;
+        if (seen)
+            continue;
+        for (const struct struct_scope *f = root->first_child; f != NULL; f = f->next_sibling)
+            for (const struct struct_scope *p = f->first_child; p != NULL; p = p->next_sibling)
+                if (proc_is(p, anns[i].proc)) {
+                    struct stray st = {src, anns[i].proc, 0};
+
+                    visit(p, stray_fn, &st);
+                    errors += st.errors;
+                }
+    }
+    printf("loops: %d annotations checked, %d errors\n", checked, errors);
+    return errors ? 1 : 0;
 }
 
 static bool
@@ -358,6 +654,8 @@ main(int argc, char **argv)
 
     load(argv[2]);
     root = struct_module_root(mods[0]);
+    if (strcmp(cmd, "loops") == 0 && argc == 5)
+        return check_loops(argv[3], atoi(argv[4]));
     if (strcmp(cmd, "proc") == 0 && argc == 4) {
         if (find(root, STRUCT_SCOPE_PROC, argv[3]) == NULL)
             return fail("no procedure named '%s' in %s", argv[3], argv[2]);

@@ -4,13 +4,16 @@
 # struct_test.sh -- property tests of csprof-struct and lib/structure.
 #
 #   struct_test.sh MODE      MODE: c cxx nodebug stripped debugfile errors system readerr
+#                                  loops-c loops-cxx loops-f90
 #
 # Compiles the test programs in test/programs at test time, runs
 # csprof-struct on them and checks properties with struct_check (names,
-# inlining, statements for lines marked "@stmt", struct_lookup of addresses
+# inlining, statements for lines marked "@stmt", loops and call sites marked
+# "@loop"/"@call" in test/programs/loops_*, struct_lookup of addresses
 # from nm, nesting invariants), DTD validity with xmllint, round trips and
 # determinism -- never golden XML.  Environment (set by CMakeLists.txt):
-# CSPROF_STRUCT, STRUCT_CHECK, STRUCT_PROGRAMS, STRUCT_DTD, CC, CXX.
+# CSPROF_STRUCT, STRUCT_CHECK, STRUCT_PROGRAMS, STRUCT_DTD, CC, CXX (and
+# optionally CLANG, CLANGXX, FC: missing ones are reported and skipped).
 # Ends with "N passed, N failed"; exit 0, 1 (failures) or 77 (skipped).
 set -u
 
@@ -345,6 +348,56 @@ test_readerr() {
     check "reader: lookup in a loop" "$STRUCT_CHECK" lookup "$work/good.xml" 15 "f<int>"
 }
 
+# loops_test LANG SRC COMPILER...: compile SRC with each compiler at -O0, -O2
+# and -O3; check the annotated loops and calls (normalized output), the
+# schema and invariants of both the normalized and the raw (-n) output, and
+# byte-identical output for -j 1 and -j 4.
+loops_test() {
+    local lang=$1 src=$2 cc opt bin xml name ran=0
+    shift 2
+    for cc in "$@"; do
+        if ! command -v "$cc" >/dev/null 2>&1; then
+            echo "note: $cc not installed: $lang loops not compiled with it"
+            continue
+        fi
+        ran=1
+        for opt in 0 2 3; do
+            name="$lang $(basename "$cc") -O$opt"
+            bin=$work/loops_$(basename "$cc")_O$opt
+            xml=$bin.xml
+            "$cc" -O$opt -g -o "$bin" "$src" || { bad "$name: compile failed"; continue; }
+            "$CSPROF_STRUCT" -j 4 "$bin" >"$xml" 2>"$xml.err"
+            rc=$?
+            [ "$rc" -eq 0 ] && ok || bad "$name: exit $rc: $(cat "$xml.err")"
+            [ ! -s "$xml.err" ] && ok || bad "$name: unexpected stderr: $(cat "$xml.err")"
+            check "$name: DTD valid" xmllint --noout --dtdvalid "$STRUCT_DTD" "$xml"
+            check "$name: invariants" "$STRUCT_CHECK" invariants "$xml"
+            check "$name: annotated loops and calls" "$STRUCT_CHECK" loops "$xml" "$src" "$opt"
+            check "$name: round trip" "$STRUCT_CHECK" rewrite "$xml" "$xml.rt"
+            check "$name: round trip gives identical bytes" cmp "$xml" "$xml.rt"
+            check "$name: -j 1" "$CSPROF_STRUCT" -j 1 -o "$xml.j1" "$bin"
+            check "$name: -j 1 and -j 4 give identical bytes" cmp "$xml" "$xml.j1"
+            check "$name: -n" "$CSPROF_STRUCT" -n -o "$xml.raw" "$bin"
+            check "$name: -n DTD valid" xmllint --noout --dtdvalid "$STRUCT_DTD" "$xml.raw"
+            check "$name: -n invariants" "$STRUCT_CHECK" invariants "$xml.raw"
+            if grep -q "<L " "$xml.raw"; then ok; else bad "$name: -n output has no loops"; fi
+        done
+    done
+    [ "$ran" -eq 1 ] || skip "no $lang compiler among: $*"
+}
+
+test_loops_c() {
+    loops_test C "$STRUCT_PROGRAMS/loops_c.c" "$CC" "${CLANG:-clang}"
+}
+
+test_loops_cxx() {
+    loops_test C++ "$STRUCT_PROGRAMS/loops_cxx.cc" "$CXX" "${CLANGXX:-clang++}"
+}
+
+test_loops_f90() {
+    loops_test Fortran "$STRUCT_PROGRAMS/loops_f90.f90" "${FC:-gfortran}"
+}
+
 case $mode in
 c) test_c ;;
 cxx) test_cxx ;;
@@ -354,8 +407,11 @@ errors) test_errors ;;
 system) test_system ;;
 readerr) test_readerr ;;
 debugfile) test_debugfile ;;
+loops-c) test_loops_c ;;
+loops-cxx) test_loops_cxx ;;
+loops-f90) test_loops_f90 ;;
 *)
-    echo "usage: $0 c|cxx|nodebug|stripped|debugfile|errors|system|readerr" >&2
+    echo "usage: $0 c|cxx|nodebug|stripped|debugfile|errors|system|readerr|loops-c|loops-cxx|loops-f90" >&2
     exit 2
     ;;
 esac

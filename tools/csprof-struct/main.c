@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * main.c -- csprof-struct: recover the program structure of one ELF
- * binary (procedures, inlined calls, statements with their address
- * ranges) and write it as a csprof structure file.
+ * binary (procedures, inlined calls, loops, call sites and statements
+ * with their address ranges; bloop, seed 003 §2.3 and §3) and write it as
+ * a csprof structure file.
  *
- *   csprof-struct [-o FILE] [-v] BINARY
+ *   csprof-struct [-o FILE] [-n] [-j N] [-v] BINARY
  *
  * Exit status: 0 on success (also for stripped binaries and binaries
  * without DWARF, which give procedures only and one note on stderr),
@@ -26,12 +27,17 @@ static void
 usage(FILE *f)
 {
     fprintf(f,
-            "usage: %s [-o FILE] [-v] BINARY\n"
+            "usage: %s [-o FILE] [-n] [-j N] [-v] BINARY\n"
             "Write the program structure of the ELF executable or shared library BINARY\n"
-            "(load module, files, procedures, inlined calls, statements, with address\n"
-            "ranges) as XML to standard output or FILE.\n"
+            "(load module, files, procedures, inlined calls, loops, call sites and\n"
+            "statements, with address ranges) as XML to standard output or FILE.\n"
             "\n"
             "  -o, --output FILE  write to FILE instead of standard output\n"
+            "  -n, --no-normalize emit the raw object-code loop structure (no fusing of\n"
+            "                     split loops, no sinking of hoisted statements, no\n"
+            "                     collapsing of perfect loop nests)\n"
+            "  -j, --jobs N       decode procedures with N threads (default: all cores);\n"
+            "                     the output does not depend on N\n"
             "  -v, --verbose      print a summary of what was found on standard error\n"
             "  -h, --help         show this help and exit\n"
             "  -V, --version      show the version and exit\n",
@@ -39,7 +45,7 @@ usage(FILE *f)
 }
 
 struct counts {
-    size_t n[STRUCT_SCOPE_STMT + 1];
+    size_t n[STRUCT_SCOPE_CALL + 1];
 };
 
 static void
@@ -55,6 +61,8 @@ main(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"output", required_argument, NULL, 'o'},
+        {"no-normalize", no_argument, NULL, 'n'},
+        {"jobs", required_argument, NULL, 'j'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -62,16 +70,34 @@ main(int argc, char **argv)
     };
     struct struct_options opt = {0};
     struct struct_module *m = NULL;
+    const struct struct_stats *st;
     const char *outpath = NULL, *note = NULL, *binary;
     char err[1024];
     FILE *out = stdout;
     int c, rc;
 
-    while ((c = getopt_long(argc, argv, "o:vhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:nj:vhV", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':
             outpath = optarg;
             break;
+        case 'n':
+            opt.no_normalize = 1;
+            break;
+        case 'j': {
+            char *end = NULL;
+            long j;
+
+            errno = 0;
+            j = strtol(optarg, &end, 10);
+            if (errno != 0 || end == optarg || *end != '\0' || j < 1 || j > 1024) {
+                fprintf(stderr, "%s: -j %s: expected a number of threads from 1 to 1024\n", PROG,
+                        optarg);
+                return 2;
+            }
+            opt.jobs = (int)j;
+            break;
+        }
         case 'v':
             opt.verbose = 1;
             break;
@@ -102,16 +128,26 @@ main(int argc, char **argv)
     }
     if (note != NULL)
         fprintf(stderr, "%s: %s: note: %s\n", PROG, binary, note);
+    st = struct_module_stats(m);
+    if (st->bad_bytes > 0)
+        fprintf(stderr, "%s: %s: warning: %zu bytes of code did not decode as instructions\n", PROG,
+                binary, st->bad_bytes);
     if (opt.verbose) {
         struct counts cnt = {{0}};
 
         count_scopes(struct_module_root(m), &cnt);
         fprintf(stderr,
-                "%s: %s: %zu files, %zu procedures, %zu inlined calls, %zu statements"
-                " (build-id %s)\n",
+                "%s: %s: %zu files, %zu procedures, %zu inlined calls, %zu loops, %zu call sites,"
+                " %zu statements (build-id %s)\n",
                 PROG, struct_module_path(m), cnt.n[STRUCT_SCOPE_FILE], cnt.n[STRUCT_SCOPE_PROC],
-                cnt.n[STRUCT_SCOPE_INLINE], cnt.n[STRUCT_SCOPE_STMT],
+                cnt.n[STRUCT_SCOPE_INLINE], cnt.n[STRUCT_SCOPE_LOOP], cnt.n[STRUCT_SCOPE_CALL],
+                cnt.n[STRUCT_SCOPE_STMT],
                 struct_module_build_id(m)[0] ? struct_module_build_id(m) : "none");
+        fprintf(stderr,
+                "%s: %s: decoded %zu instructions; %zu object-code loops (%zu irreducible);"
+                " %zu jump tables; %zu unresolved indirect jumps; %zu undecodable bytes\n",
+                PROG, binary, st->instructions, st->loops, st->irreducible, st->jump_tables,
+                st->unresolved_jumps, st->bad_bytes);
     }
 
     if (outpath != NULL) {

@@ -1,0 +1,1216 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * loopnest.c -- put loops and call sites into the scope tree of each
+ * procedure, and normalize the result (seed 003 §3, "bloop").
+ *
+ * Input: a PROC scope whose INLINE tree and STMT scopes come from DWARF
+ * (analyze.c).  Each procedure is decoded and its loops found (cfg.c) --
+ * in parallel, one decoder per thread, results kept per procedure so the
+ * output never depends on the number of threads.  Then, serially, the
+ * procedure's code is cut into pieces with one (inlined-call chain,
+ * statement, innermost loop) each.  A loop is placed at the deepest
+ * inlined call that contains all of its code (so a loop inside an inlined
+ * callee appears under that callee's A scope at its call site), and every
+ * piece is re-inserted on the path  P / A* / L / A* / L ... / S , which
+ * interleaves the loop nest with the inlined-call tree.  A loop's line is
+ * the smallest line among the statements directly inside it, in the file
+ * of its inlined context (the "for" line of gcc/clang loops, whose
+ * increment and test sit in the loop's own blocks).
+ *
+ * Normalization (unless disabled), applied top-down at every scope:
+ *   1. sibling loops holding instances of one statement are fused (with
+ *      their children merged recursively): loop distribution, versioning
+ *      and peeling split one source loop into several object loops;
+ *   2. a statement instance directly in a scope that also has an instance
+ *      inside one of its child loops is moved into the innermost instance
+ *      (hoisted loop-invariant code goes back into its loop);
+ *   3. a perfect loop nest -- a loop whose only non-statement child is one
+ *      loop and whose own statements are the two loops' header lines -- is
+ *      collapsed into its outermost loop.
+ * One top-down pass; rule 2 only relates statements of the same inlined
+ * context.  Call sites are attached last, next to their statement.
+ *
+ * Tool code only; never prints.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "structure/cfg.h"
+
+struct tnode {
+    enum struct_scope_kind kind;
+    bool dead;
+    bool imperfect; /* LOOP: as found, held more than header lines and one loop */
+    /* INLINE: the original INLINE scope; STMT: its owner (PROC/INLINE);
+     * LOOP: the inlined context the loop is placed in. */
+    const struct struct_scope *ctx;
+    int32_t loop; /* LOOP: loop index in the CFG */
+    const char *file, *name;
+    uint32_t line;
+    unsigned flags;
+    uint64_t target;
+    struct struct_rvec ranges, entries;
+    struct tnode *parent, *first, *last, *prev, *next;
+};
+
+struct hent {
+    const struct tnode *parent;
+    uintptr_t k1;
+    uint32_t k2;
+    enum struct_scope_kind kind;
+    struct tnode *node;
+};
+
+struct pctx {
+    struct struct_module *m;
+    const struct struct_cfg *cfg;
+    const struct struct_cfg_env *env;
+    struct struct_scope *proc;
+    struct tnode **all;
+    size_t nall, capall;
+    struct hent *hash;
+    size_t hcap, hused;
+    struct tnode *root;
+};
+
+/* ---- temporary tree ---------------------------------------------------- */
+
+static void
+link_child(struct tnode *parent, struct tnode *c)
+{
+    c->parent = parent;
+    c->next = NULL;
+    c->prev = parent->last;
+    if (parent->last != NULL)
+        parent->last->next = c;
+    else
+        parent->first = c;
+    parent->last = c;
+}
+
+static void
+unlink_child(struct tnode *c)
+{
+    struct tnode *p = c->parent;
+
+    if (c->prev != NULL)
+        c->prev->next = c->next;
+    else
+        p->first = c->next;
+    if (c->next != NULL)
+        c->next->prev = c->prev;
+    else
+        p->last = c->prev;
+    c->prev = c->next = NULL;
+    c->parent = NULL;
+}
+
+static struct tnode *
+node_new(struct pctx *pc, struct tnode *parent, enum struct_scope_kind kind)
+{
+    struct tnode *n;
+
+    if (pc->nall == pc->capall) {
+        size_t cap = pc->capall ? pc->capall * 2 : 64;
+        struct tnode **v = realloc(pc->all, cap * sizeof(*v));
+
+        if (v == NULL)
+            return NULL;
+        pc->all = v;
+        pc->capall = cap;
+    }
+    n = calloc(1, sizeof(*n));
+    if (n == NULL)
+        return NULL;
+    pc->all[pc->nall++] = n;
+    n->kind = kind;
+    n->loop = -1;
+    if (parent != NULL)
+        link_child(parent, n);
+    return n;
+}
+
+static void
+node_key(const struct tnode *n, uintptr_t *k1, uint32_t *k2)
+{
+    switch (n->kind) {
+    case STRUCT_SCOPE_INLINE:
+        *k1 = (uintptr_t)n->ctx;
+        *k2 = 0;
+        break;
+    case STRUCT_SCOPE_STMT:
+        *k1 = (uintptr_t)n->file;
+        *k2 = n->line;
+        break;
+    default:
+        *k1 = (uintptr_t)n->loop;
+        *k2 = 0;
+        break;
+    }
+}
+
+static size_t
+hash_slot(const struct pctx *pc, const struct tnode *parent, enum struct_scope_kind kind,
+          uintptr_t k1, uint32_t k2)
+{
+    uint64_t h = (uint64_t)(uintptr_t)parent * 0x9e3779b97f4a7c15ULL;
+
+    h ^= (uint64_t)k1 * 0xc2b2ae3d27d4eb4fULL + (uint64_t)k2 * 0x165667b19e3779f9ULL +
+         (unsigned)kind;
+    h ^= h >> 29;
+    return (size_t)h & (pc->hcap - 1);
+}
+
+static int
+hash_grow(struct pctx *pc)
+{
+    size_t cap = pc->hcap ? pc->hcap * 2 : 256, oldcap = pc->hcap;
+    struct hent *old = pc->hash;
+
+    pc->hash = calloc(cap, sizeof(*pc->hash));
+    if (pc->hash == NULL) {
+        pc->hash = old;
+        return STRUCT_ENOMEM;
+    }
+    pc->hcap = cap;
+    pc->hused = 0;
+    for (size_t i = 0; i < oldcap; i++)
+        if (old[i].node != NULL) {
+            size_t j = hash_slot(pc, old[i].parent, old[i].kind, old[i].k1, old[i].k2);
+
+            while (pc->hash[j].node != NULL)
+                j = (j + 1) & (cap - 1);
+            pc->hash[j] = old[i];
+            pc->hused++;
+        }
+    free(old);
+    return 0;
+}
+
+/* Live child of @parent with this key, or NULL. */
+static struct tnode *
+hash_get(const struct pctx *pc, const struct tnode *parent, enum struct_scope_kind kind,
+         uintptr_t k1, uint32_t k2)
+{
+    if (pc->hcap == 0)
+        return NULL;
+    for (size_t j = hash_slot(pc, parent, kind, k1, k2); pc->hash[j].node != NULL;
+         j = (j + 1) & (pc->hcap - 1)) {
+        const struct hent *e = &pc->hash[j];
+
+        if (e->parent == parent && e->kind == kind && e->k1 == k1 && e->k2 == k2)
+            return !e->node->dead && e->node->parent == parent ? e->node : NULL;
+    }
+    return NULL;
+}
+
+static int
+hash_put(struct pctx *pc, const struct tnode *parent, struct tnode *n)
+{
+    uintptr_t k1;
+    uint32_t k2;
+    size_t j;
+
+    if ((pc->hused + 1) * 2 > pc->hcap && hash_grow(pc) != 0)
+        return STRUCT_ENOMEM;
+    node_key(n, &k1, &k2);
+    for (j = hash_slot(pc, parent, n->kind, k1, k2); pc->hash[j].node != NULL;
+         j = (j + 1) & (pc->hcap - 1)) {
+        struct hent *e = &pc->hash[j];
+
+        if (e->parent == parent && e->kind == n->kind && e->k1 == k1 && e->k2 == k2) {
+            e->node = n;
+            return 0;
+        }
+    }
+    pc->hash[j] = (struct hent){parent, k1, k2, n->kind, n};
+    pc->hused++;
+    return 0;
+}
+
+/* The child of @parent for (kind, key); created when missing. */
+static struct tnode *
+child_get(struct pctx *pc, struct tnode *parent, const struct tnode *proto)
+{
+    uintptr_t k1;
+    uint32_t k2;
+    struct tnode *n;
+
+    node_key(proto, &k1, &k2);
+    n = hash_get(pc, parent, proto->kind, k1, k2);
+    if (n != NULL)
+        return n;
+    n = node_new(pc, parent, proto->kind);
+    if (n == NULL)
+        return NULL;
+    n->ctx = proto->ctx;
+    n->loop = proto->loop;
+    n->file = proto->file;
+    n->line = proto->line;
+    if (hash_put(pc, parent, n) != 0)
+        return NULL;
+    return n;
+}
+
+static int
+rvec_append(struct struct_rvec *dst, const struct struct_rvec *src)
+{
+    for (size_t i = 0; i < src->n; i++)
+        if (struct_rvec_push(dst, src->v[i].lo, src->v[i].hi) != 0)
+            return STRUCT_ENOMEM;
+    return 0;
+}
+
+/* ---- pieces ------------------------------------------------------------ */
+
+struct piece {
+    uint64_t lo, hi;
+    const struct struct_scope *owner; /* innermost PROC/INLINE */
+    const struct struct_scope *stmt;  /* NULL: code without line information */
+    int32_t loop;
+};
+
+struct pvec {
+    struct piece *v;
+    size_t n, cap;
+};
+
+static int
+pvec_push(struct pvec *pv, struct piece p)
+{
+    if (pv->n == pv->cap) {
+        size_t cap = pv->cap ? pv->cap * 2 : 256;
+        struct piece *v = realloc(pv->v, cap * sizeof(*v));
+
+        if (v == NULL)
+            return STRUCT_ENOMEM;
+        pv->v = v;
+        pv->cap = cap;
+    }
+    pv->v[pv->n++] = p;
+    return 0;
+}
+
+static int
+piece_cmp(const void *pa, const void *pb)
+{
+    const struct piece *a = pa, *b = pb;
+
+    return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/* Statement ranges of @x's subtree, and the code of @x no child covers. */
+static int
+collect_pieces(const struct struct_scope *x, struct pvec *out)
+{
+    struct struct_rvec kids = {0}, gaps = {0};
+    int rc = STRUCT_ENOMEM;
+
+    for (const struct struct_scope *c = x->first_child; c != NULL; c = c->next_sibling) {
+        for (size_t i = 0; i < c->nranges; i++) {
+            if (struct_rvec_push(&kids, c->ranges[i].lo, c->ranges[i].hi) != 0)
+                goto out;
+            if (c->kind == STRUCT_SCOPE_STMT &&
+                pvec_push(out, (struct piece){c->ranges[i].lo, c->ranges[i].hi, x, c, -1}) != 0)
+                goto out;
+        }
+        if (c->kind == STRUCT_SCOPE_INLINE && (rc = collect_pieces(c, out)) != 0)
+            goto out;
+    }
+    struct_rvec_normalize(&kids);
+    if (struct_ranges_subtract(x->ranges, x->nranges, kids.v, kids.n, &gaps) != 0)
+        goto out;
+    for (size_t i = 0; i < gaps.n; i++)
+        if (pvec_push(out, (struct piece){gaps.v[i].lo, gaps.v[i].hi, x, NULL, -1}) != 0)
+            goto out;
+    rc = 0;
+out:
+    struct_rvec_free(&kids);
+    struct_rvec_free(&gaps);
+    return rc;
+}
+
+/* Cut pieces at block boundaries so each lies in one loop (or none). */
+static int
+split_pieces(const struct struct_cfg *cfg, const struct pvec *in, struct pvec *out)
+{
+    size_t b = 0;
+
+    for (size_t i = 0; i < in->n; i++) {
+        struct piece p = in->v[i];
+        uint64_t cur = p.lo;
+
+        while (b > 0 && cfg->blocks[b - 1].hi > cur)
+            b--;
+        while (b < cfg->nblocks && cfg->blocks[b].hi <= cur)
+            b++;
+        while (cur < p.hi) {
+            struct piece q = p;
+
+            q.lo = cur;
+            if (b < cfg->nblocks && cfg->blocks[b].lo <= cur) {
+                q.hi = cfg->blocks[b].hi < p.hi ? cfg->blocks[b].hi : p.hi;
+                q.loop = cfg->blocks[b].loop;
+                b++;
+            } else {
+                uint64_t nb = b < cfg->nblocks ? cfg->blocks[b].lo : UINT64_MAX;
+
+                q.hi = nb < p.hi ? nb : p.hi;
+                q.loop = -1;
+            }
+            if (pvec_push(out, q) != 0)
+                return STRUCT_ENOMEM;
+            cur = q.hi;
+        }
+    }
+    return 0;
+}
+
+/* Depth of @s below the procedure (the PROC has depth 0). */
+static unsigned
+scope_depth(const struct struct_scope *s, const struct struct_scope *proc)
+{
+    unsigned d = 0;
+
+    for (; s != NULL && s != proc; s = s->parent)
+        d++;
+    return d;
+}
+
+static const struct struct_scope *
+scope_lca(const struct struct_scope *a, const struct struct_scope *b,
+          const struct struct_scope *proc)
+{
+    unsigned da, db;
+
+    if (a == NULL)
+        return b;
+    if (b == NULL)
+        return a;
+    da = scope_depth(a, proc);
+    db = scope_depth(b, proc);
+    for (; da > db; da--)
+        a = a->parent;
+    for (; db > da; db--)
+        b = b->parent;
+    while (a != b) {
+        a = a->parent;
+        b = b->parent;
+    }
+    return a;
+}
+
+/* ---- building the temporary tree ---------------------------------------- */
+
+#define MAX_CHAIN 512 /* deeper inline or loop nests are cut (never seen in practice) */
+
+static int
+insert_piece(struct pctx *pc, const struct piece *p, const struct struct_scope **ctx,
+             struct tnode **loopnode)
+{
+    const struct struct_scope *chain[MAX_CHAIN];
+    int32_t loops[MAX_CHAIN];
+    size_t nchain = 0, nloops = 0, ai = 0;
+    struct tnode *cur = pc->root, proto;
+
+    for (const struct struct_scope *s = p->owner; s != NULL && s != pc->proc && nchain < MAX_CHAIN;
+         s = s->parent)
+        chain[nchain++] = s;
+    for (size_t i = 0; i < nchain / 2; i++) { /* outermost first */
+        const struct struct_scope *t = chain[i];
+
+        chain[i] = chain[nchain - 1 - i];
+        chain[nchain - 1 - i] = t;
+    }
+    for (int32_t l = p->loop; l >= 0 && nloops < MAX_CHAIN; l = pc->cfg->loops[l].parent)
+        loops[nloops++] = l;
+    while (nloops-- > 0) {
+        int32_t l = loops[nloops];
+        unsigned d = scope_depth(ctx[l], pc->proc);
+
+        for (; ai < d && ai < nchain; ai++) {
+            memset(&proto, 0, sizeof(proto));
+            proto.kind = STRUCT_SCOPE_INLINE;
+            proto.ctx = chain[ai];
+            if ((cur = child_get(pc, cur, &proto)) == NULL ||
+                struct_rvec_push(&cur->ranges, p->lo, p->hi) != 0)
+                return STRUCT_ENOMEM;
+        }
+        memset(&proto, 0, sizeof(proto));
+        proto.kind = STRUCT_SCOPE_LOOP;
+        proto.loop = l;
+        proto.ctx = ctx[l];
+        if ((cur = child_get(pc, cur, &proto)) == NULL)
+            return STRUCT_ENOMEM;
+        loopnode[l] = cur;
+        if (struct_rvec_push(&cur->ranges, p->lo, p->hi) != 0)
+            return STRUCT_ENOMEM;
+    }
+    for (; ai < nchain; ai++) {
+        memset(&proto, 0, sizeof(proto));
+        proto.kind = STRUCT_SCOPE_INLINE;
+        proto.ctx = chain[ai];
+        if ((cur = child_get(pc, cur, &proto)) == NULL ||
+            struct_rvec_push(&cur->ranges, p->lo, p->hi) != 0)
+            return STRUCT_ENOMEM;
+    }
+    if (p->stmt != NULL) {
+        memset(&proto, 0, sizeof(proto));
+        proto.kind = STRUCT_SCOPE_STMT;
+        proto.ctx = p->owner;
+        proto.file = p->stmt->file;
+        proto.line = p->stmt->line;
+        if ((cur = child_get(pc, cur, &proto)) == NULL ||
+            struct_rvec_push(&cur->ranges, p->lo, p->hi) != 0)
+            return STRUCT_ENOMEM;
+    }
+    return 0;
+}
+
+/*
+ * Smallest line >= @floor of the STMT children of @n in @file (0 when
+ * none).  The floor is just below the declaration line of the loop's
+ * procedure or inlined callee: lines above it are callee code the line
+ * table has but no inlined-subroutine entry covers.
+ */
+/* Does @n's code hold a conditional jump? */
+static bool
+has_cbranch(const struct struct_cfg *cfg, const struct tnode *n)
+{
+    for (size_t i = 0; i < n->ranges.n; i++) {
+        size_t lo = 0, hi = cfg->ncbranches;
+
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+
+            if (cfg->cbranches[mid] < n->ranges.v[i].lo)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < cfg->ncbranches && cfg->cbranches[lo] < n->ranges.v[i].hi)
+            return true;
+    }
+    return false;
+}
+
+static uint32_t
+min_stmt_line(const struct struct_cfg *cfg, const struct tnode *n, const char *file, uint32_t floor,
+              bool deep)
+{
+    uint32_t best = 0;
+
+    for (const struct tnode *c = n->first; c != NULL; c = c->next) {
+        uint32_t l = 0;
+
+        if (c->kind == STRUCT_SCOPE_STMT && c->file == file && c->line >= floor &&
+            (cfg == NULL || has_cbranch(cfg, c)))
+            l = c->line;
+        else if (deep && c->kind == STRUCT_SCOPE_LOOP)
+            l = min_stmt_line(cfg, c, file, floor, true);
+        if (l != 0 && (best == 0 || l < best))
+            best = l;
+    }
+    return best;
+}
+
+/*
+ * The loop's header line: among the statements directly in the loop, in
+ * the file of its inlined context and below the context's declaration,
+ * the smallest line that holds a conditional jump (the loop test of a
+ * for/while loop, wherever the compiler put it), else the smallest line.
+ */
+static void
+loop_header_line(const struct struct_cfg *cfg, struct tnode *l)
+{
+    const char *file = l->ctx != NULL ? l->ctx->file : NULL;
+    /* Not the declaration line itself either: gcc gives parameter copies that line. */
+    uint32_t floor = l->ctx != NULL && l->ctx->line > 0 ? l->ctx->line + 1 : 0;
+    uint32_t line = 0;
+
+    if (file != NULL) {
+        line = min_stmt_line(cfg, l, file, floor, false);
+        if (line == 0)
+            line = min_stmt_line(NULL, l, file, floor, false);
+        if (line == 0)
+            line = min_stmt_line(NULL, l, file, 0, false);
+    }
+    if (line == 0) { /* no statement of the context's file: take the first statement's file */
+        file = NULL;
+        for (const struct tnode *c = l->first; c != NULL && file == NULL; c = c->next)
+            if (c->kind == STRUCT_SCOPE_STMT)
+                file = c->file;
+        if (file != NULL)
+            line = min_stmt_line(NULL, l, file, 0, false);
+    }
+    if (line == 0 && l->ctx != NULL && l->ctx->file != NULL) {
+        file = l->ctx->file;
+        line = min_stmt_line(NULL, l, file, floor, true);
+    }
+    l->file = line != 0 ? file : NULL;
+    l->line = line;
+}
+
+/* ---- normalization ------------------------------------------------------- */
+
+/* Move @c under @to, merging it into a same-keyed child there. */
+static int merge_into(struct pctx *pc, struct tnode *a, struct tnode *b);
+
+static int
+adopt(struct pctx *pc, struct tnode *to, struct tnode *c)
+{
+    uintptr_t k1;
+    uint32_t k2;
+    struct tnode *same;
+
+    if (c->kind == STRUCT_SCOPE_LOOP || c->kind == STRUCT_SCOPE_CALL) {
+        unlink_child(c);
+        link_child(to, c);
+        return c->kind == STRUCT_SCOPE_LOOP ? hash_put(pc, to, c) : 0;
+    }
+    node_key(c, &k1, &k2);
+    same = hash_get(pc, to, c->kind, k1, k2);
+    if (same != NULL)
+        return merge_into(pc, same, c);
+    unlink_child(c);
+    link_child(to, c);
+    return hash_put(pc, to, c);
+}
+
+/* Fold @b (a sibling or descendant of @a) into @a; @b dies. */
+static int
+merge_into(struct pctx *pc, struct tnode *a, struct tnode *b)
+{
+    struct tnode *c, *next;
+
+    if (rvec_append(&a->ranges, &b->ranges) != 0 || rvec_append(&a->entries, &b->entries) != 0)
+        return STRUCT_ENOMEM;
+    struct_rvec_normalize(&a->ranges);
+    struct_rvec_normalize(&a->entries);
+    a->flags |= b->flags;
+    a->imperfect |= b->imperfect;
+    if (a->kind == STRUCT_SCOPE_LOOP && b->line != 0 &&
+        (a->line == 0 || (a->file == b->file && b->line < a->line))) {
+        a->file = b->file;
+        a->line = b->line;
+    }
+    for (c = b->first; c != NULL; c = next) {
+        next = c->next;
+        if (adopt(pc, a, c) != 0)
+            return STRUCT_ENOMEM;
+    }
+    if (b->parent != NULL)
+        unlink_child(b);
+    b->dead = true;
+    return 0;
+}
+
+/* A statement instance under a child loop of the scope being normalized. */
+struct inst {
+    const struct struct_scope *ctx;
+    const char *file;
+    uint32_t line;
+    uint32_t group; /* rule 1: index of the child loop; rule 2: loop depth */
+    uint64_t lo;
+    struct tnode *node;
+};
+
+struct ivec {
+    struct inst *v;
+    size_t n, cap;
+};
+
+static int
+collect_insts(struct ivec *iv, struct tnode *n, uint32_t group, uint32_t depth, bool by_depth)
+{
+    for (struct tnode *c = n->first; c != NULL; c = c->next) {
+        if (c->kind == STRUCT_SCOPE_STMT) {
+            if (iv->n == iv->cap) {
+                size_t cap = iv->cap ? iv->cap * 2 : 64;
+                struct inst *v = realloc(iv->v, cap * sizeof(*v));
+
+                if (v == NULL)
+                    return STRUCT_ENOMEM;
+                iv->v = v;
+                iv->cap = cap;
+            }
+            iv->v[iv->n++] = (struct inst){c->ctx,
+                                           c->file,
+                                           c->line,
+                                           by_depth ? depth : group,
+                                           c->ranges.n ? c->ranges.v[0].lo : 0,
+                                           c};
+        } else if (c->kind == STRUCT_SCOPE_LOOP || c->kind == STRUCT_SCOPE_INLINE) {
+            if (collect_insts(iv, c, group, depth + (c->kind == STRUCT_SCOPE_LOOP), by_depth) != 0)
+                return STRUCT_ENOMEM;
+        }
+    }
+    return 0;
+}
+
+static int
+inst_key_cmp(const struct inst *a, const struct inst *b)
+{
+    if (a->ctx != b->ctx)
+        return (uintptr_t)a->ctx < (uintptr_t)b->ctx ? -1 : 1;
+    if (a->file != b->file)
+        return (uintptr_t)a->file < (uintptr_t)b->file ? -1 : 1;
+    if (a->line != b->line)
+        return a->line < b->line ? -1 : 1;
+    return 0;
+}
+
+/* By key, then deepest first, then lowest address (deterministic). */
+static int
+inst_cmp(const void *pa, const void *pb)
+{
+    const struct inst *a = pa, *b = pb;
+    int c = inst_key_cmp(a, b);
+
+    if (c != 0)
+        return c;
+    if (a->group != b->group)
+        return a->group > b->group ? -1 : 1;
+    return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+static uint32_t
+uf_find32(uint32_t *uf, uint32_t x)
+{
+    while (uf[x] != x)
+        x = uf[x] = uf[uf[x]];
+    return x;
+}
+
+/* Rule 1 at @x: fuse child loops that share a statement. */
+static int
+fuse_child_loops(struct pctx *pc, struct tnode *x)
+{
+    struct tnode **kids = NULL;
+    struct ivec iv = {0};
+    uint32_t *uf = NULL, nk = 0;
+    int rc = STRUCT_ENOMEM;
+
+    for (struct tnode *c = x->first; c != NULL; c = c->next)
+        nk += c->kind == STRUCT_SCOPE_LOOP;
+    if (nk < 2)
+        return 0;
+    kids = malloc(nk * sizeof(*kids));
+    uf = malloc(nk * sizeof(*uf));
+    if (kids == NULL || uf == NULL)
+        goto out;
+    nk = 0;
+    for (struct tnode *c = x->first; c != NULL; c = c->next)
+        if (c->kind == STRUCT_SCOPE_LOOP) {
+            uf[nk] = nk;
+            kids[nk] = c;
+            if (collect_insts(&iv, c, nk, 0, false) != 0)
+                goto out;
+            nk++;
+        }
+    if (iv.n > 1)
+        qsort(iv.v, iv.n, sizeof(*iv.v), inst_cmp);
+    for (size_t i = 1; i < iv.n; i++)
+        if (inst_key_cmp(&iv.v[i - 1], &iv.v[i]) == 0) {
+            uint32_t a = uf_find32(uf, iv.v[i - 1].group), b = uf_find32(uf, iv.v[i].group);
+
+            if (a != b) { /* the lower index (earlier sibling) stays the root */
+                if (a < b)
+                    uf[b] = a;
+                else
+                    uf[a] = b;
+            }
+        }
+    for (uint32_t i = 0; i < nk; i++) {
+        uint32_t r = uf_find32(uf, i);
+
+        if (r != i && merge_into(pc, kids[r], kids[i]) != 0)
+            goto out;
+    }
+    rc = 0;
+out:
+    free(kids);
+    free(uf);
+    free(iv.v);
+    return rc;
+}
+
+/* Rule 2 at @x: move statements of @x into their innermost instance below. */
+static int
+sink_statements(struct pctx *pc, struct tnode *x)
+{
+    struct ivec iv = {0};
+    struct tnode *c, *next;
+    int rc = STRUCT_ENOMEM;
+
+    (void)pc;
+    for (c = x->first; c != NULL; c = c->next)
+        if (c->kind == STRUCT_SCOPE_LOOP && collect_insts(&iv, c, 0, 1, true) != 0)
+            goto out;
+    if (iv.n == 0)
+        return 0;
+    qsort(iv.v, iv.n, sizeof(*iv.v), inst_cmp);
+    for (c = x->first; c != NULL; c = next) {
+        struct inst key = {0};
+        size_t lo = 0, hi = iv.n;
+
+        next = c->next;
+        if (c->kind != STRUCT_SCOPE_STMT)
+            continue;
+        key.ctx = c->ctx;
+        key.file = c->file;
+        key.line = c->line;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+
+            if (inst_key_cmp(&iv.v[mid], &key) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == iv.n || inst_key_cmp(&iv.v[lo], &key) != 0)
+            continue;
+        for (struct tnode *t = iv.v[lo].node; t != x; t = t->parent) {
+            if (rvec_append(&t->ranges, &c->ranges) != 0)
+                goto out;
+            struct_rvec_normalize(&t->ranges);
+        }
+        unlink_child(c);
+        c->dead = true;
+    }
+    rc = 0;
+out:
+    free(iv.v);
+    return rc;
+}
+
+/* Is loop @l a perfect nest now: statements on header lines and one loop? */
+static bool
+is_perfect(const struct tnode *l, struct tnode **inner_out)
+{
+    struct tnode *inner = NULL, *c;
+    bool perfect = true;
+
+    for (c = l->first; c != NULL && perfect; c = c->next) {
+        if (c->kind == STRUCT_SCOPE_LOOP) {
+            perfect = inner == NULL;
+            inner = c;
+        } else if (c->kind != STRUCT_SCOPE_STMT) {
+            perfect = false;
+        }
+    }
+    if (!perfect || inner == NULL)
+        return false;
+    for (c = l->first; c != NULL && perfect; c = c->next)
+        if (c->kind == STRUCT_SCOPE_STMT &&
+            !(c->file == l->file && (c->line == l->line || c->line == inner->line)))
+            perfect = false;
+    *inner_out = inner;
+    return perfect;
+}
+
+/* Mark loops that are not perfect nests as found (before rules 1 and 2). */
+static void
+mark_imperfect(struct tnode *n)
+{
+    struct tnode *inner;
+
+    if (n->kind == STRUCT_SCOPE_LOOP)
+        n->imperfect = !is_perfect(n, &inner);
+    for (struct tnode *c = n->first; c != NULL; c = c->next)
+        mark_imperfect(c);
+}
+
+/*
+ * Rule 3 at loop @l: collapse a perfect nest into @l.  Only nests that were
+ * perfect as found: statements that rule 2 sank into the inner loop do not
+ * make an imperfect source nest perfect.
+ */
+static int
+collapse_perfect(struct pctx *pc, struct tnode *l)
+{
+    for (;;) {
+        struct tnode *inner = NULL, *c, *next;
+        bool perfect = !l->imperfect;
+
+        if (!perfect || !is_perfect(l, &inner))
+            return 0;
+        for (c = inner->first; c != NULL; c = next) {
+            next = c->next;
+            if (adopt(pc, l, c) != 0)
+                return STRUCT_ENOMEM;
+        }
+        l->flags |= inner->flags;
+        l->imperfect = inner->imperfect;
+        unlink_child(inner);
+        inner->dead = true;
+    }
+}
+
+static int
+normalize(struct pctx *pc, struct tnode *x)
+{
+    if (fuse_child_loops(pc, x) != 0 || sink_statements(pc, x) != 0)
+        return STRUCT_ENOMEM;
+    for (struct tnode *c = x->first; c != NULL; c = c->next)
+        if ((c->kind == STRUCT_SCOPE_LOOP || c->kind == STRUCT_SCOPE_INLINE) &&
+            normalize(pc, c) != 0)
+            return STRUCT_ENOMEM;
+    if (x->kind == STRUCT_SCOPE_LOOP && collapse_perfect(pc, x) != 0)
+        return STRUCT_ENOMEM;
+    return 0;
+}
+
+/* ---- call sites ----------------------------------------------------------- */
+
+struct span {
+    uint64_t lo, hi;
+    struct tnode *node;
+};
+
+static int
+span_cmp(const void *pa, const void *pb)
+{
+    const struct span *a = pa, *b = pb;
+
+    return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+static const struct struct_entry *
+entry_find(const struct struct_cfg_env *env, uint64_t a)
+{
+    size_t lo = 0, hi = env->nentries;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (env->entries[mid].addr < a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < env->nentries && env->entries[lo].addr == a ? &env->entries[lo] : NULL;
+}
+
+static unsigned
+node_depth(const struct tnode *n)
+{
+    unsigned d = 0;
+
+    for (; n->parent != NULL; n = n->parent)
+        d++;
+    return d;
+}
+
+static int
+add_calls(struct pctx *pc)
+{
+    struct span *sp = NULL;
+    struct tnode **inner = NULL;
+    size_t nsp = 0, capsp = pc->nall + 1, nin = 0;
+    int rc = STRUCT_ENOMEM;
+
+    sp = malloc(capsp * sizeof(*sp));
+    inner = malloc((pc->nall + 1) * sizeof(*inner));
+    if (sp == NULL || inner == NULL)
+        goto out;
+    for (size_t i = 0; i < pc->nall; i++) {
+        struct tnode *n = pc->all[i];
+
+        if (n->dead || n == pc->root)
+            continue;
+        if (n->kind == STRUCT_SCOPE_STMT) {
+            struct_rvec_normalize(&n->ranges);
+            for (size_t j = 0; j < n->ranges.n; j++) {
+                if (nsp == capsp) {
+                    struct span *v = realloc(sp, capsp * 2 * sizeof(*sp));
+
+                    if (v == NULL)
+                        goto out;
+                    sp = v;
+                    capsp *= 2;
+                }
+                sp[nsp++] = (struct span){n->ranges.v[j].lo, n->ranges.v[j].hi, n};
+            }
+        } else if (n->kind == STRUCT_SCOPE_LOOP || n->kind == STRUCT_SCOPE_INLINE) {
+            struct_rvec_normalize(&n->ranges);
+            inner[nin++] = n;
+        }
+    }
+    if (nsp > 1)
+        qsort(sp, nsp, sizeof(*sp), span_cmp);
+    for (size_t i = 0; i < pc->cfg->ncalls; i++) {
+        const struct struct_call *call = &pc->cfg->calls[i];
+        const struct struct_entry *e = call->target ? entry_find(pc->env, call->target) : NULL;
+        struct tnode *parent = pc->root, *stmt = NULL, *n;
+        size_t lo = 0, hi = nsp;
+
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+
+            if (sp[mid].hi <= call->addr)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < nsp && sp[lo].lo <= call->addr) {
+            stmt = sp[lo].node;
+            parent = stmt->parent;
+        } else { /* no line information: the deepest loop or inlined call holding it */
+            unsigned best = 0;
+
+            for (size_t j = 0; j < nin; j++) {
+                unsigned d;
+
+                if (!struct_ranges_contain(inner[j]->ranges.v, inner[j]->ranges.n, call->addr))
+                    continue;
+                d = node_depth(inner[j]);
+                if (d > best) {
+                    best = d;
+                    parent = inner[j];
+                }
+            }
+        }
+        n = node_new(pc, parent, STRUCT_SCOPE_CALL);
+        if (n == NULL || struct_rvec_push(&n->ranges, call->addr, call->end) != 0)
+            goto out;
+        if (stmt != NULL) {
+            n->file = stmt->file;
+            n->line = stmt->line;
+        }
+        n->target = call->target;
+        n->name = e != NULL ? e->name : NULL;
+        n->flags = ((call->flags & STRUCT_CALL_INDIRECT) ? STRUCT_SCOPE_F_INDIRECT : 0) |
+                   ((call->flags & STRUCT_CALL_TAIL) ? STRUCT_SCOPE_F_TAIL : 0) |
+                   ((call->flags & STRUCT_CALL_NORETURN) ? STRUCT_SCOPE_F_NORETURN : 0);
+    }
+    rc = 0;
+out:
+    free(sp);
+    free(inner);
+    return rc;
+}
+
+/* ---- back to scopes -------------------------------------------------------- */
+
+static int
+materialize(struct pctx *pc, const struct tnode *t, struct struct_scope *parent)
+{
+    for (const struct tnode *c = t->first; c != NULL; c = c->next) {
+        struct struct_scope *s;
+        struct struct_rvec r = c->ranges;
+
+        if (c->dead)
+            continue;
+        struct_rvec_normalize(&r);
+        s = struct_scope_new(pc->m, parent, c->kind, r.v, r.n);
+        if (s == NULL)
+            return STRUCT_ENOMEM;
+        switch (c->kind) {
+        case STRUCT_SCOPE_INLINE:
+            s->name = c->ctx->name;
+            s->link_name = c->ctx->link_name;
+            s->file = c->ctx->file;
+            s->line = c->ctx->line;
+            s->call_file = c->ctx->call_file;
+            s->call_line = c->ctx->call_line;
+            break;
+        case STRUCT_SCOPE_LOOP:
+            s->file = c->file;
+            s->line = c->line;
+            s->flags = c->flags;
+            if (c->entries.n > 0) {
+                s->entries = struct_module_alloc(pc->m, c->entries.n * sizeof(*s->entries));
+                if (s->entries == NULL)
+                    return STRUCT_ENOMEM;
+                memcpy(s->entries, c->entries.v, c->entries.n * sizeof(*s->entries));
+                s->nentries = c->entries.n;
+            }
+            break;
+        case STRUCT_SCOPE_CALL:
+            s->name = c->name;
+            s->target = c->target;
+            s->flags = c->flags;
+            /* fall through */
+        default:
+            s->file = c->file;
+            s->line = c->line;
+            break;
+        }
+        if (materialize(pc, c, s) != 0)
+            return STRUCT_ENOMEM;
+    }
+    return 0;
+}
+
+static void
+pctx_free(struct pctx *pc)
+{
+    for (size_t i = 0; i < pc->nall; i++) {
+        struct_rvec_free(&pc->all[i]->ranges);
+        struct_rvec_free(&pc->all[i]->entries);
+        free(pc->all[i]);
+    }
+    free(pc->all);
+    free(pc->hash);
+}
+
+/* Rebuild @proc's subtree from its pieces, its CFG's loops and calls. */
+static int
+restructure(struct struct_module *m, struct struct_scope *proc, const struct struct_cfg *cfg,
+            const struct struct_cfg_env *env, bool do_normalize)
+{
+    struct pctx pc = {.m = m, .cfg = cfg, .env = env, .proc = proc};
+    struct pvec raw = {0}, pieces = {0};
+    const struct struct_scope **ctx = NULL;
+    struct tnode **loopnode = NULL;
+    int rc = STRUCT_ENOMEM;
+
+    if (cfg->nloops == 0 && cfg->ncalls == 0)
+        return 0;
+    pc.root = node_new(&pc, NULL, STRUCT_SCOPE_PROC);
+    if (pc.root == NULL || collect_pieces(proc, &raw) != 0)
+        goto out;
+    if (raw.n > 1)
+        qsort(raw.v, raw.n, sizeof(*raw.v), piece_cmp);
+    if (split_pieces(cfg, &raw, &pieces) != 0)
+        goto out;
+    ctx = calloc(cfg->nloops + 1, sizeof(*ctx));
+    loopnode = calloc(cfg->nloops + 1, sizeof(*loopnode));
+    if (ctx == NULL || loopnode == NULL)
+        goto out;
+    /* A loop's context: the deepest inlined call holding all of its code. */
+    for (size_t i = 0; i < pieces.n; i++)
+        if (pieces.v[i].loop >= 0)
+            ctx[pieces.v[i].loop] = scope_lca(ctx[pieces.v[i].loop], pieces.v[i].owner, proc);
+    for (size_t l = 0; l < cfg->nloops; l++) { /* inner loops come first */
+        if (ctx[l] == NULL)
+            ctx[l] = proc;
+        if (cfg->loops[l].parent >= 0)
+            ctx[cfg->loops[l].parent] = scope_lca(ctx[cfg->loops[l].parent], ctx[l], proc);
+    }
+    for (size_t i = 0; i < pieces.n; i++)
+        if (insert_piece(&pc, &pieces.v[i], ctx, loopnode) != 0)
+            goto out;
+    for (size_t l = 0; l < cfg->nloops; l++) {
+        struct tnode *n = loopnode[l];
+
+        if (n == NULL)
+            continue;
+        if (rvec_append(&n->entries, &cfg->loops[l].entries) != 0)
+            goto out;
+        n->flags = cfg->loops[l].irreducible ? STRUCT_SCOPE_F_IRREDUCIBLE : 0;
+        loop_header_line(cfg, n);
+    }
+    if (do_normalize)
+        mark_imperfect(pc.root);
+    if (do_normalize && normalize(&pc, pc.root) != 0)
+        goto out;
+    if (add_calls(&pc) != 0)
+        goto out;
+    proc->first_child = NULL;
+    rc = materialize(&pc, pc.root, proc);
+out:
+    free(ctx);
+    free(loopnode);
+    free(raw.v);
+    free(pieces.v);
+    pctx_free(&pc);
+    return rc;
+}
+
+/* ---- parallel decoding ------------------------------------------------------ */
+
+struct work {
+    struct struct_proc_in *procs;
+    size_t nprocs;
+    const struct struct_cfg_env *env;
+    struct struct_cfg *cfgs;
+    atomic_size_t next;
+    atomic_int rc;
+};
+
+static void *
+worker(void *arg)
+{
+    struct work *w = arg;
+    struct struct_decoder *d = struct_decoder_new();
+
+    if (d == NULL) {
+        atomic_store(&w->rc, STRUCT_EIO);
+        return NULL;
+    }
+    for (;;) {
+        size_t i = atomic_fetch_add(&w->next, 1);
+        const struct struct_scope *s;
+
+        if (i >= w->nprocs || atomic_load(&w->rc) != 0)
+            break;
+        s = w->procs[i].scope;
+        if (struct_cfg_build(d, w->env, s->ranges, s->nranges, w->procs[i].entry, &w->cfgs[i]) != 0)
+            atomic_store(&w->rc, STRUCT_ENOMEM);
+    }
+    struct_decoder_free(d);
+    return NULL;
+}
+
+int
+struct_recover_loops(struct struct_module *m, struct struct_proc_in *procs, size_t nprocs,
+                     const struct struct_cfg_env *env, const struct struct_options *opt)
+{
+    struct work w = {.procs = procs, .nprocs = nprocs, .env = env};
+    long jobs = opt != NULL ? opt->jobs : 0;
+    pthread_t *tids = NULL;
+    long started = 0;
+    int rc;
+
+    if (nprocs == 0)
+        return 0;
+    if (jobs <= 0) {
+        jobs = sysconf(_SC_NPROCESSORS_ONLN);
+        if (jobs <= 0)
+            jobs = 1;
+    }
+    if ((size_t)jobs > nprocs)
+        jobs = (long)nprocs;
+    if (jobs > 256)
+        jobs = 256;
+    w.cfgs = calloc(nprocs, sizeof(*w.cfgs));
+    if (w.cfgs == NULL)
+        return STRUCT_ENOMEM;
+    atomic_init(&w.next, 0);
+    atomic_init(&w.rc, 0);
+    if (jobs > 1) {
+        tids = malloc((size_t)jobs * sizeof(*tids));
+        if (tids != NULL)
+            for (; started < jobs - 1; started++)
+                if (pthread_create(&tids[started], NULL, worker, &w) != 0)
+                    break;
+    }
+    worker(&w); /* the calling thread works too */
+    for (long i = 0; i < started; i++)
+        pthread_join(tids[i], NULL);
+    free(tids);
+    rc = atomic_load(&w.rc);
+    for (size_t i = 0; i < nprocs && rc == 0; i++) {
+        const struct struct_cfg *c = &w.cfgs[i];
+
+        m->stats.procedures++;
+        m->stats.instructions += c->ninsns;
+        m->stats.loops += c->nloops;
+        for (size_t l = 0; l < c->nloops; l++)
+            m->stats.irreducible += c->loops[l].irreducible;
+        m->stats.calls += c->ncalls;
+        m->stats.bad_bytes += c->bad_bytes;
+        m->stats.unresolved_jumps += c->unresolved_jumps;
+        m->stats.jump_tables += c->jump_tables;
+        rc = restructure(m, procs[i].scope, c, env, opt == NULL || !opt->no_normalize);
+    }
+    for (size_t i = 0; i < nprocs; i++)
+        struct_cfg_free(&w.cfgs[i]);
+    free(w.cfgs);
+    return rc;
+}
