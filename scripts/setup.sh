@@ -17,6 +17,7 @@ packages=(
   libdw-dev libelf-dev                                    # ELF and DWARF
   libcapstone-dev                                         # instruction decoding
   libcmocka-dev                                           # unit tests
+  libclang-rt-14-dev                                      # libFuzzer for the structure fuzzer test
   xz-utils file                                           # the real-program test, test helpers
   libc6-dbg                                               # glibc's internal functions get names
   google-perftools libgoogle-perftools-dev linux-perf     # peers, for bench/
