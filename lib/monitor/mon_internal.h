@@ -25,6 +25,9 @@
 
 #define MON_MAX_EVENTS 8
 
+/* si_value of a sampling signal sent by pthread_cancel: "take your trampoline out". */
+#define MON_SIGVAL_TRAMPOLINE_OFF (-2)
+
 /* Sample outcomes and drop reasons; every sample ends in exactly one. */
 enum mon_outcome {
     MON_SAMPLE_OK = 0,       /* recorded, unwind reached the thread's root */
@@ -145,6 +148,8 @@ bool mon_perf_task_clock_available(void);
 
 /* Load map (loadmap.c).  Take a snapshot now (outside signal context only). */
 void mon_loadmap_refresh(void);
+/* The state of the thread @t, or NULL.  Takes the registry lock.  [not async-signal-safe] */
+struct mon_thread *mon_thread_find(pthread_t t);
 /* Thread set-up/finalisation and writing (monitor.c). */
 struct mon_thread *mon_thread_begin(void);
 void mon_thread_end(struct mon_thread *td);

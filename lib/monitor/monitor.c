@@ -219,6 +219,19 @@ mon_thread_begin(void)
     return td;
 }
 
+struct mon_thread *
+mon_thread_find(pthread_t t)
+{
+    struct mon_thread *found = NULL;
+
+    pthread_mutex_lock(&registry_lock);
+    for (struct mon_thread *td = registry; td != NULL && found == NULL; td = td->next)
+        if (pthread_equal(td->self, t) && atomic_load(&td->state) == MON_THREAD_RUNNING)
+            found = td;
+    pthread_mutex_unlock(&registry_lock);
+    return found;
+}
+
 /* Stop @td's sources and wait until no handler runs on it.  Bounded: a thread stuck in
  * the handler for a second is written anyway (its tree is consistent between samples). */
 static void

@@ -6,20 +6,24 @@
  * longjmp and its family, setcontext/swapcontext, C++ exceptions
  * (_Unwind_RaiseException, _Unwind_Resume, _Unwind_Resume_or_Rethrow,
  * _Unwind_ForcedUnwind), the program's own stack walks (_Unwind_Backtrace,
- * backtrace) and pthread_exit: each takes the trampoline out of the stack
+ * backtrace), pthread_exit and pthread_cancel: each takes the trampoline out of the stack
  * and forgets the shadow stack before the real function runs, so the
  * program's unwinder never meets the trampoline's address and the next
  * sample reconciles with a full walk.  Unwinding and stack walks also
  * suspend installation until they are over (__cxa_begin_catch, the walk's
  * return, or a sample above the point where they began).  The exception
- * entry points end in a tail call, so the unwinder never has a csprof frame
- * to step through (which made every throw slower).
+ * entry points and the stack walks end in a tail call, so the unwinder never
+ * has a csprof frame to step through (which made every throw slower) and a
+ * backtrace shows none.
  * Ordinary context (program code calling these functions).
  */
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <string.h>
 #include <ucontext.h>
 #include <unwind.h>
@@ -36,12 +40,14 @@ typedef _Unwind_Reason_Code backtrace_unwind_fn(_Unwind_Trace_Fn, void *);
 typedef int backtrace_fn(void **, int);
 typedef void *begin_catch_fn(void *);
 typedef void pthread_exit_fn(void *);
+typedef int pthread_cancel_fn(pthread_t);
 
 static longjmp_fn *real_longjmp, *real__longjmp, *real_siglongjmp, *real_longjmp_chk;
 static setcontext_fn *real_setcontext;
 static swapcontext_fn *real_swapcontext;
 static backtrace_fn *real_backtrace;
 static pthread_exit_fn *real_pthread_exit;
+static pthread_cancel_fn *real_pthread_cancel;
 void (*mon_real_siglongjmp)(sigjmp_buf, int);
 
 /* Exported overrides: prototypes for -Wmissing-prototypes. */
@@ -69,6 +75,60 @@ next_symbol(const char *name, const char *soname)
 
 #define NEXT(var, name, soname) memcpy(&(var), &(void *){next_symbol(name, soname)}, sizeof(var))
 
+/*
+ * These functions save their own return address (into a ucontext_t or a
+ * jmp_buf): the trampoline must never sit in their return slot, or it
+ * would be saved and jumped to later (seen with getcontext/setcontext).
+ */
+static void
+avoid_self_saving_functions(void)
+{
+    static const char *const names[] = {
+        "getcontext",  "swapcontext",   "setjmp", "_setjmp", "sigsetjmp",
+        "__sigsetjmp", "__sigjmp_save", "vfork",  "fork",
+    };
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        const ElfW(Sym) *sym = NULL;
+        void *addr = next_symbol(names[i], NULL);
+        Dl_info info;
+
+        if (addr != NULL && dladdr1(addr, &info, (void **)&sym, RTLD_DL_SYMENT) != 0 &&
+            sym != NULL && sym->st_size > 0)
+            tramp_avoid_range((uintptr_t)addr, (uintptr_t)addr + sym->st_size);
+        else if (addr != NULL) /* size unknown: these are short; 256 bytes covers them */
+            tramp_avoid_range((uintptr_t)addr, (uintptr_t)addr + 256);
+    }
+}
+
+static int
+add_own_code(struct dl_phdr_info *info, size_t size, void *base)
+{
+    CSP_UNUSED(size);
+    if ((void *)info->dlpi_addr != base)
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_LOAD && (info->dlpi_phdr[i].p_flags & PF_X))
+            tramp_avoid_range(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr,
+                              info->dlpi_addr + info->dlpi_phdr[i].p_vaddr +
+                                  info->dlpi_phdr[i].p_memsz);
+    return 1;
+}
+
+/*
+ * csprof's own code never holds the trampoline either: an override could be
+ * interrupted after it took the trampoline out and before the real function
+ * (swapcontext, which saves its return address) runs.
+ */
+static void
+avoid_own_code(void)
+{
+    Dl_info info;
+
+    if (dladdr((void *)(uintptr_t)&avoid_own_code, &info) != 0)
+        dl_iterate_phdr(add_own_code, info.dli_fbase);
+}
+
 void
 mon_resolve_nonlocal_functions(void)
 {
@@ -80,14 +140,23 @@ mon_resolve_nonlocal_functions(void)
     NEXT(real_swapcontext, "swapcontext", NULL);
     NEXT(real_backtrace, "backtrace", NULL);
     NEXT(real_pthread_exit, "pthread_exit", NULL);
+    NEXT(real_pthread_cancel, "pthread_cancel", NULL);
     memcpy(&mon_real_siglongjmp, &real_siglongjmp, sizeof(mon_real_siglongjmp));
+    avoid_self_saving_functions();
+    avoid_own_code();
 }
 
-/* Take the trampoline out; @suspend: until the unwinding that begins here is over. */
-static void
+/*
+ * Take the trampoline out; @suspend: until the unwinding that begins here is
+ * over.  Inlined, so the CFA is the override's: the stack pointer of its
+ * caller after the call.  The real functions are tail-called and run below
+ * it (at the entry of one, the stack pointer is the CFA - 8), while a
+ * sample at or above it is past the unwinding.
+ */
+static inline __attribute__((always_inline)) void
 leave_stack(bool suspend)
 {
-    tramp_nonlocal_exit(tramp_self(), (uintptr_t)__builtin_frame_address(0), suspend);
+    tramp_nonlocal_exit(tramp_self(), (uintptr_t)__builtin_dwarf_cfa(), suspend);
 }
 
 /* ---- longjmp family ---- */
@@ -203,29 +272,24 @@ __cxa_begin_catch(void *exception)
 
 /* ---- the program's own stack walks ---- */
 
+/* Tail calls, so the program's walk shows no csprof frame.  Installing resumes at the first
+ * sample whose stack pointer is above this call's, i.e. after the walk returned. */
 CSP_EXPORT _Unwind_Reason_Code
 _Unwind_Backtrace(_Unwind_Trace_Fn trace, void *arg)
 {
     static backtrace_unwind_fn *real;
-    _Unwind_Reason_Code rc;
 
     if (real == NULL)
         memcpy(&real, &(void *){next_symbol("_Unwind_Backtrace", "libgcc_s.so.1")}, sizeof(real));
     leave_stack(true);
-    rc = real(trace, arg);
-    tramp_resume(tramp_self());
-    return rc;
+    return real(trace, arg);
 }
 
 CSP_EXPORT int
 backtrace(void **buffer, int size)
 {
-    int n;
-
     leave_stack(true);
-    n = real_backtrace(buffer, size);
-    tramp_resume(tramp_self());
-    return n;
+    return real_backtrace(buffer, size);
 }
 
 /* ---- thread exit by unwinding ---- */
@@ -236,4 +300,32 @@ pthread_exit(void *retval)
     leave_stack(true);
     real_pthread_exit(retval);
     __builtin_unreachable();
+}
+
+/*
+ * glibc unwinds a cancelled thread with a libgcc it reaches through dlopen,
+ * past the overrides above: before the cancel is sent, the target takes its
+ * trampoline out for good (a sampling signal with a request, answered from
+ * its handler; bounded wait, in case the target blocks the signal).
+ */
+CSP_EXPORT int
+pthread_cancel(pthread_t thread)
+{
+    struct mon_thread *td;
+
+    if (real_pthread_cancel == NULL)
+        mon_resolve_real_functions();
+    td = mon_proc.active ? mon_thread_find(thread) : NULL;
+    if (td != NULL && td->tramp.enabled) {
+        if (pthread_equal(thread, pthread_self())) {
+            tramp_disable(&td->tramp);
+        } else {
+            union sigval v = {.sival_int = MON_SIGVAL_TRAMPOLINE_OFF};
+
+            if (pthread_sigqueue(thread, mon_proc.signo, v) == 0)
+                for (int i = 0; i < 20000 && !td->tramp.off_acked; i++)
+                    sched_yield();
+        }
+    }
+    return real_pthread_cancel(thread);
 }

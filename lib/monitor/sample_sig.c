@@ -9,6 +9,7 @@
  * test/unit/monitor/check-sigsafe.sh checks what *_sig.o files import.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -51,6 +52,23 @@ mon_process_count(enum mon_outcome what)
 }
 
 /*
+ * Whether a frame of the walk is inside the trampoline's code: then the
+ * sample interrupted tramp_on_return (or what it calls), reached from the
+ * trampoline's own call.  libunwind may even walk on past the trampoline
+ * frame with frame-pointer guesses, so every frame is checked, not only
+ * the last.  A stop at the trampoline's entry (a return address equal to
+ * it) is not such a frame: uw_backtrace does not record it.
+ */
+static bool
+walk_meets_trampoline(const struct uw_backtrace *bt)
+{
+    for (size_t i = 0; i < bt->depth; i++)
+        if (tramp_contains_pc(bt->ips[i]))
+            return true;
+    return false;
+}
+
+/*
  * Cache the frames ips[from-1] .. ips[1] (return addresses, outermost first)
  * with their CCT nodes on top of the shadow stack.  Returns false when the
  * shadow stack is full (the caller withdraws the trampoline).
@@ -73,8 +91,9 @@ shadow_push(struct mon_thread *td, size_t from, struct cct_node *const *nodes_of
         f->ra = bt->ips[i];
         f->ra_loc = bt->ra_locs[i];
         f->node = nodes_of[i];
-        /* A pc taken from a signal context is no return address: never replace it. */
-        f->installable = f->ra_loc != 0 && !bt->sigframe[i - 1] &&
+        /* A pc taken from a signal context is no return address: never replace it.  Nor
+         * the return address of a function that saves it (getcontext, setjmp...). */
+        f->installable = f->ra_loc != 0 && !bt->sigframe[i - 1] && tramp_may_hold(bt->ips[i - 1]) &&
                          *(const uintptr_t *)f->ra_loc == f->ra && tramp_is_return_address(f->ra);
     }
     return true;
@@ -159,14 +178,13 @@ take_sample(struct mon_thread *td, uint32_t ev, void *ucontext, uint64_t value)
         mon_count(td, MON_DROP_UNWIND_FAULT);
         return;
     }
-    if (tt->suspended && uw_context_sp(ucontext) > tt->suspend_sp)
-        tt->suspended = 0; /* the program's unwinding has finished above where it began */
+    if (tt->suspended && uw_context_sp(ucontext) >= tt->suspend_sp)
+        tt->suspended = 0; /* at or above the caller of the unwinder: the unwinding is over */
     trampolining = tt->enabled && !tt->suspended;
     td->bt.stop_ip = trampolining && tt->slot != 0 ? tramp_address() : 0;
     rc = uw_backtrace(ucontext, &td->bt);
-    if (td->bt.depth > 0 && tramp_contains_pc(td->bt.ips[td->bt.depth - 1])) {
-        /* Interrupted inside tramp_on_return (called from the trampoline, whose frame ends
-         * the walk): its state is in flux, so take nothing.  */
+    if (walk_meets_trampoline(&td->bt)) {
+        /* Interrupted inside tramp_on_return: its state is in flux, take nothing. */
         td->in_unwind = 0;
         mon_count(td, MON_DROP_IN_TRAMPOLINE);
         return;
@@ -195,6 +213,11 @@ take_sample(struct mon_thread *td, uint32_t ev, void *ucontext, uint64_t value)
         tramp_invalidate(tt);
         td->bt.stop_ip = 0;
         rc = uw_backtrace(ucontext, &td->bt);
+        if (walk_meets_trampoline(&td->bt)) {
+            td->in_unwind = 0;
+            mon_count(td, MON_DROP_IN_TRAMPOLINE);
+            return;
+        }
     } else if (tt->slot != 0) {
         tt->counts[TRAMP_LOST]++; /* longjmp, exception, context switch... */
         tramp_invalidate(tt);
@@ -226,7 +249,12 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
 
     CSP_UNUSED(sig);
     if (td == NULL) {
-        mon_count(NULL, MON_DROP_NO_THREAD);
+        if (info->si_code != SI_QUEUE || info->si_value.sival_int != MON_SIGVAL_TRAMPOLINE_OFF)
+            mon_count(NULL, MON_DROP_NO_THREAD);
+        goto out_restore_errno;
+    }
+    if (info->si_code == SI_QUEUE && info->si_value.sival_int == MON_SIGVAL_TRAMPOLINE_OFF) {
+        tramp_disable(&td->tramp); /* a request from pthread_cancel, not a sample */
         goto out_restore_errno;
     }
     ev = mon_source_event_of(td, info);
@@ -249,10 +277,17 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
         td->last_clock_ns[ev] = now;
         if (info->si_code == SI_TIMER && info->si_overrun > 0)
             td->timer_overruns += (uint64_t)info->si_overrun;
-        if (td->in_loader)
+        if (td->in_loader) {
             mon_count(td, MON_DROP_IN_LOADER);
-        else
+        } else {
+            int cancel_state;
+
+            /* libunwind may call read(2), a cancellation point: a pending cancel must not
+             * be acted on inside this handler. */
+            pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
             take_sample(td, (uint32_t)ev, ucontext, value);
+            pthread_setcancelstate(cancel_state, NULL);
+        }
     }
     atomic_thread_fence(memory_order_seq_cst); /* orders `inside` against the finaliser */
     td->inside = 0;

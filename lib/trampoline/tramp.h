@@ -64,7 +64,8 @@ struct tramp_thread {
     volatile sig_atomic_t busy;      /* tramp_on_return is running */
     volatile sig_atomic_t suspended; /* program is unwinding its stack: install nothing */
     uintptr_t suspend_sp;            /* stack pointer when the suspension began */
-    bool enabled;
+    volatile bool enabled; /* false: install nothing (and tramp_on_return takes itself out) */
+    volatile sig_atomic_t off_acked; /* tramp_disable_from_handler has run */
     uint64_t counts[TRAMP_NCOUNTERS];
 };
 
@@ -95,6 +96,17 @@ CSP_SIGSAFE bool tramp_contains_pc(uintptr_t pc);
 bool tramp_supported(const char **why);
 
 /*
+ * Functions that save their own return address (getcontext, swapcontext,
+ * the setjmp family): a trampoline in their return slot would be saved too
+ * and jumped to later, long after it moved.  Register their code ranges at
+ * start-up; tramp_may_hold(pc) then says whether the frame interrupted at
+ * @pc may get the trampoline.  At most 32 ranges.
+ * [tramp_avoid_range: not async-signal-safe, call before sampling starts]
+ */
+void tramp_avoid_range(uintptr_t lo, uintptr_t hi);
+CSP_SIGSAFE bool tramp_may_hold(uintptr_t pc);
+
+/*
  * Whether @ra looks like a return address: the bytes before it end in a
  * call instruction.  Reads code memory: call under the fault guard.
  * [async-signal-safe]
@@ -123,12 +135,24 @@ CSP_SIGSAFE void tramp_invalidate(struct tramp_thread *tt);
  * The program is about to unwind or switch its stack (longjmp, exception,
  * swapcontext, backtrace, pthread_exit): take the trampoline out, forget
  * the shadow stack, and if @suspend, install nothing until
- * tramp_resume() or a sample whose stack pointer is above @sp.  Called
+ * tramp_resume() or a sample whose stack pointer is at or above @sp (the
+ * stack pointer of the code that called the unwinder, after the call: the
+ * unwinder runs strictly below it).  Called
  * from overrides, with the thread's sampling signal possibly arriving:
  * it blocks nothing and is safe against the handler because it sets
  * `busy` while it changes state.  [async-signal-safe]
  */
 CSP_SIGSAFE void tramp_nonlocal_exit(struct tramp_thread *tt, uintptr_t sp, bool suspend);
+
+/*
+ * Turn the trampoline off for good on the calling thread, which is about to
+ * be cancelled (glibc unwinds a cancelled thread with a libgcc it reaches
+ * through dlopen, past csprof's overrides, so no trampoline may remain).
+ * Called from the sampling handler on request of the cancelling thread, or
+ * directly on self-cancellation.  If it interrupted tramp_on_return, that
+ * call takes out whatever it installs.  Sets off_acked.  [async-signal-safe]
+ */
+CSP_SIGSAFE void tramp_disable(struct tramp_thread *tt);
 
 /* End a suspension begun by tramp_nonlocal_exit.  [async-signal-safe] */
 CSP_SIGSAFE void tramp_resume(struct tramp_thread *tt);

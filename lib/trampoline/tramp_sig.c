@@ -31,6 +31,30 @@ const char *const tramp_counter_names[TRAMP_NCOUNTERS] = {
     [TRAMP_SHADOW_FULL] = "trampoline.shadow_full",
 };
 
+static struct {
+    uintptr_t lo, hi;
+} avoid[32];
+static unsigned navoid;
+
+void
+tramp_avoid_range(uintptr_t lo, uintptr_t hi)
+{
+    if (navoid < sizeof(avoid) / sizeof(avoid[0]) && lo < hi) {
+        avoid[navoid].lo = lo;
+        avoid[navoid].hi = hi;
+        navoid++;
+    }
+}
+
+bool
+tramp_may_hold(uintptr_t pc)
+{
+    for (unsigned i = 0; i < navoid; i++)
+        if (pc >= avoid[i].lo && pc < avoid[i].hi)
+            return false;
+    return true;
+}
+
 void
 tramp_set_self(struct tramp_thread *tt)
 {
@@ -55,6 +79,7 @@ tramp_thread_init(struct tramp_thread *tt, struct tramp_frame *stack, size_t max
     tt->suspended = 0;
     tt->suspend_sp = 0;
     tt->enabled = enabled && stack != NULL;
+    tt->off_acked = 0;
     for (int i = 0; i < TRAMP_NCOUNTERS; i++)
         tt->counts[i] = 0;
 }
@@ -135,6 +160,18 @@ tramp_nonlocal_exit(struct tramp_thread *tt, uintptr_t sp, bool suspend)
 }
 
 void
+tramp_disable(struct tramp_thread *tt)
+{
+    if (tt == NULL)
+        return;
+    tt->enabled = false;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (!tt->busy) /* else tramp_on_return, which we interrupted, sees !enabled and cleans up */
+        tramp_invalidate(tt);
+    tt->off_acked = 1;
+}
+
+void
 tramp_resume(struct tramp_thread *tt)
 {
     if (tt != NULL)
@@ -165,6 +202,9 @@ tramp_on_return(uintptr_t sp)
         tt->depth--;
         tramp_install_top(tt); /* one frame up; stays out if that slot does not check out */
     }
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (!tt->enabled) /* turned off while we ran (tramp_disable interrupted us) */
+        tramp_invalidate(tt);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     tt->busy = 0;
     return ra;

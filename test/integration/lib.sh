@@ -24,7 +24,7 @@ finish() {
 }
 
 # xp DB XPATH: evaluate an XPath expression on DB/experiment.xml, print the result.
-xp() { xmllint --xpath "$2" "$1/experiment.xml" 2>/dev/null; }
+xp() { xmllint --huge --xpath "$2" "$1/experiment.xml" 2>/dev/null; }
 
 # validate DB: the database conforms to the experiment DTD.
 validate() { xmllint --huge --noout --dtdvalid "$CSPROF_SCHEMAS/experiment.dtd" "$1/experiment.xml"; }

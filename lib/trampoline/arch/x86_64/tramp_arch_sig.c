@@ -17,7 +17,7 @@ tramp_arch_follows_call(uintptr_t ra)
 {
     const uint8_t *p = (const uint8_t *)ra;
 
-    if (ra < 4096)
+    if (ra < 4096 || ra > 0x00007fffffffffffull) /* not a user-space code address */
         return false;
     if (p[-5] == 0xE8)
         return true;
