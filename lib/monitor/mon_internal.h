@@ -41,6 +41,7 @@ enum mon_outcome {
     MON_DROP_NO_FRAMES,      /* libunwind could not start */
     MON_DROP_UNKNOWN_SOURCE, /* signal we cannot tie to an event */
     MON_DROP_IN_TRAMPOLINE,  /* interrupted inside the trampoline or its return handler */
+    MON_DROP_IN_MONITOR,     /* interrupted inside csprof's own code (an override) */
     MON_NOUTCOMES
 };
 
@@ -159,6 +160,8 @@ void mon_restart_after_failed_exec(void);
 
 /* Real libc functions, resolved once in the constructor (overrides.c). */
 void mon_resolve_real_functions(void);
+/* Whether @pc is in libcsprof.so's code (ranges found at start-up).  [async-signal-safe] */
+CSP_SIGSAFE bool mon_in_own_code(uintptr_t pc);
 /* Resolve the real non-local-exit functions (overrides_nonlocal.c).  [not async-signal-safe] */
 void mon_resolve_nonlocal_functions(void);
 /* The real siglongjmp (ours is an override that tells the trampoline).  [async-signal-safe] */

@@ -43,6 +43,7 @@ const char *const mon_outcome_names[MON_NOUTCOMES] = {
     [MON_DROP_NO_FRAMES] = "samples.dropped.no_frames",
     [MON_DROP_UNKNOWN_SOURCE] = "samples.dropped.unknown_source",
     [MON_DROP_IN_TRAMPOLINE] = "samples.dropped.in_trampoline",
+    [MON_DROP_IN_MONITOR] = "samples.dropped.in_monitor",
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -101,17 +101,39 @@ avoid_self_saving_functions(void)
     }
 }
 
+static struct {
+    uintptr_t lo, hi;
+} own_code[4];
+static unsigned nown_code;
+
+bool
+mon_in_own_code(uintptr_t pc)
+{
+    for (unsigned i = 0; i < nown_code; i++)
+        if (pc >= own_code[i].lo && pc < own_code[i].hi)
+            return true;
+    return false;
+}
+
 static int
 add_own_code(struct dl_phdr_info *info, size_t size, void *base)
 {
     CSP_UNUSED(size);
     if ((void *)info->dlpi_addr != base)
         return 0;
-    for (int i = 0; i < info->dlpi_phnum; i++)
-        if (info->dlpi_phdr[i].p_type == PT_LOAD && (info->dlpi_phdr[i].p_flags & PF_X))
-            tramp_avoid_range(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr,
-                              info->dlpi_addr + info->dlpi_phdr[i].p_vaddr +
-                                  info->dlpi_phdr[i].p_memsz);
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+            continue;
+        tramp_avoid_range(lo, hi);
+        if (nown_code < sizeof(own_code) / sizeof(own_code[0])) {
+            own_code[nown_code].lo = lo;
+            own_code[nown_code].hi = hi;
+            nown_code++;
+        }
+    }
     return 1;
 }
 

@@ -266,6 +266,8 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
     atomic_thread_fence(memory_order_seq_cst); /* orders `inside` against the finaliser */
     if (td->tramp.busy || tramp_contains_pc(uw_context_pc(ucontext))) {
         mon_count(td, MON_DROP_IN_TRAMPOLINE);
+    } else if (mon_in_own_code(uw_context_pc(ucontext))) {
+        mon_count(td, MON_DROP_IN_MONITOR);
     } else if (ev < 0) {
         mon_count(td, MON_DROP_UNKNOWN_SOURCE);
     } else if (atomic_load(&mon_proc.stopped) || atomic_load(&td->state) != MON_THREAD_RUNNING) {
