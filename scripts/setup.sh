@@ -11,6 +11,7 @@ build=${1:-build}
 
 packages=(
   gcc g++ gfortran clang make cmake pkg-config binutils    # toolchain (tests compile C, C++, Fortran)
+  clang-format git                                        # the format test
   libunwind-dev                                           # stack walks
   libpfm4-dev                                             # event encoding (hardware counters)
   libxml2-dev libxml2-utils                               # XML writing/reading, xmllint validation

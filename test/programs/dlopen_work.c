@@ -8,7 +8,8 @@
 #include <dlfcn.h>
 #include <stdio.h>
 
-int main(void)
+int
+main(void)
 {
     void *h = dlopen("libm.so.6", RTLD_NOW | RTLD_LOCAL);
     double (*cosine)(double);

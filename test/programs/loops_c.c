@@ -106,7 +106,7 @@ first:
     i++;
 second:
     s ^= i;
-    if (i < n)   /* @loop irr1 proc=irreducible irr */
+    if (i < n) /* @loop irr1 proc=irreducible irr */
         goto first;
     return s;
 }
