@@ -307,23 +307,6 @@ inl_free_children(struct inl *p)
     p->first_child = p->last_child = NULL;
 }
 
-/* Is @addr inside the normalized ranges @r? */
-static bool
-ranges_contain(const struct struct_range *r, size_t n, uint64_t addr)
-{
-    size_t lo = 0, hi = n;
-
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (r[mid].hi <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && r[lo].lo <= addr;
-}
-
 /* Start of the first range of @r that begins after @addr, or UINT64_MAX. */
 static uint64_t
 ranges_next_start(const struct struct_range *r, size_t n, uint64_t addr)
@@ -403,7 +386,7 @@ read_symbols(struct analysis *an)
         type = GELF_ST_TYPE(s.st_info);
         bind = GELF_ST_BIND(s.st_info);
         if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF ||
-            !ranges_contain(an->text.v, an->text.n, s.st_value))
+            !struct_ranges_contain(an->text.v, an->text.n, s.st_value))
             continue;
         name = elf_strptr(an->elf, symsh.sh_link, s.st_name);
         if (name == NULL || name[0] == '\0')
@@ -796,7 +779,7 @@ add_fde_cands(struct analysis *an)
                 loc += field;
             else if ((enc & 0x70) != DW_EH_PE_absptr)
                 goto next_entry; /* datarel, textrel, funcrel: not emitted for x86-64 code */
-            if (len == 0 || loc == 0 || !ranges_contain(an->text.v, an->text.n, loc))
+            if (len == 0 || loc == 0 || !struct_ranges_contain(an->text.v, an->text.n, loc))
                 goto next_entry;
             {
                 struct cand *c = cand_new(an, SRC_FDE);
@@ -1326,7 +1309,7 @@ claim(struct analysis *an, enum cand_source src, struct struct_rvec *claimed)
         } else {
             uint64_t next;
 
-            if (lo < max_end || ranges_contain(claimed->v, claimed->n, lo))
+            if (lo < max_end || struct_ranges_contain(claimed->v, claimed->n, lo))
                 continue;
             next = ranges_next_start(claimed->v, claimed->n, lo);
             if (hi > next)
@@ -1533,7 +1516,7 @@ group_by_file(struct analysis *an)
         if (c->file == NULL && c->nranges > 0) {
             for (struct struct_scope *s = c->first_child; s != NULL; s = s->next_sibling)
                 if (s->kind == STRUCT_SCOPE_STMT &&
-                    ranges_contain(s->ranges, s->nranges, c->ranges[0].lo)) {
+                    struct_ranges_contain(s->ranges, s->nranges, c->ranges[0].lo)) {
                     c->file = s->file;
                     if (c->line == 0)
                         c->line = s->line;
@@ -1698,9 +1681,10 @@ build_tree(struct analysis *an)
         if ((rc = add_inline_scopes(an, s, &c->root)) != 0)
             goto out;
         procs[nprocs].scope = s;
-        procs[nprocs].entry = c->entry != 0 && ranges_contain(s->ranges, s->nranges, c->entry)
-                                  ? c->entry
-                                  : s->ranges[0].lo;
+        procs[nprocs].entry =
+            c->entry != 0 && struct_ranges_contain(s->ranges, s->nranges, c->entry)
+                ? c->entry
+                : s->ranges[0].lo;
         pcands[nprocs++] = c;
     }
     /* group_by_file reads each procedure's entry statement before loops nest them. */

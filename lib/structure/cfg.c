@@ -159,8 +159,8 @@ part_at(const struct struct_cfg_env *env, uint64_t a)
     return lo < env->nparts && env->parts[lo].lo <= a ? &env->parts[lo] : NULL;
 }
 
-static const struct struct_entry *
-entry_at(const struct struct_cfg_env *env, uint64_t a)
+const struct struct_entry *
+struct_cfg_entry_at(const struct struct_cfg_env *env, uint64_t a)
 {
     size_t lo = 0, hi = env->nentries;
 
@@ -200,7 +200,7 @@ is_noreturn_call(const struct builder *b, const struct struct_insn *in)
 
     if (in->kind != STRUCT_INSN_CALL)
         return false;
-    e = entry_at(b->env, in->target);
+    e = struct_cfg_entry_at(b->env, in->target);
     return e != NULL && e->noreturn;
 }
 
@@ -536,7 +536,7 @@ struct_cfg_build(struct struct_decoder *d, const struct struct_cfg_env *env,
                     succ[nsucc++] = (uint32_t)t;
                 }
             } else {
-                const struct struct_entry *e = entry_at(env, last->target);
+                const struct struct_entry *e = struct_cfg_entry_at(env, last->target);
                 unsigned fl =
                     STRUCT_CALL_TAIL | (e != NULL && e->noreturn ? STRUCT_CALL_NORETURN : 0);
 

@@ -149,6 +149,9 @@ struct struct_cfg_env {
     size_t nentries;
 };
 
+/* The procedure entry at exactly @a, or NULL.  O(log n).  Thread-safe (reads only). */
+const struct struct_entry *struct_cfg_entry_at(const struct struct_cfg_env *env, uint64_t a);
+
 enum struct_call_flags {
     STRUCT_CALL_INDIRECT = 1,
     STRUCT_CALL_TAIL = 2,     /* a jump to another procedure */

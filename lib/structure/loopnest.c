@@ -879,22 +879,6 @@ span_cmp(const void *pa, const void *pb)
     return a->lo < b->lo ? -1 : a->lo > b->lo;
 }
 
-static const struct struct_entry *
-entry_find(const struct struct_cfg_env *env, uint64_t a)
-{
-    size_t lo = 0, hi = env->nentries;
-
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (env->entries[mid].addr < a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < env->nentries && env->entries[lo].addr == a ? &env->entries[lo] : NULL;
-}
-
 static unsigned
 node_depth(const struct tnode *n)
 {
@@ -944,7 +928,8 @@ add_calls(struct pctx *pc)
         qsort(sp, nsp, sizeof(*sp), span_cmp);
     for (size_t i = 0; i < pc->cfg->ncalls; i++) {
         const struct struct_call *call = &pc->cfg->calls[i];
-        const struct struct_entry *e = call->target ? entry_find(pc->env, call->target) : NULL;
+        const struct struct_entry *e =
+            call->target ? struct_cfg_entry_at(pc->env, call->target) : NULL;
         struct tnode *parent = pc->root, *stmt = NULL, *n;
         size_t lo = 0, hi = nsp;
 
