@@ -134,49 +134,41 @@ after_failed_exec(void)
         mon_restart_after_failed_exec(); /* same process: new profile, next generation */
 }
 
+/* Write the profiles, exec; if that fails, sample on with a new profile.  errno is the exec's. */
+#define RUN_EXEC(call)       \
+    do {                     \
+        int rc_, err_;       \
+                             \
+        before_exec();       \
+        rc_ = (call);        \
+        err_ = errno;        \
+        after_failed_exec(); \
+        errno = err_;        \
+        return rc_;          \
+    } while (0)
+
 CSP_EXPORT int
 execve(const char *path, char *const argv[], char *const envp[])
 {
-    int rc, err;
-
     if (real_execve == NULL)
         mon_resolve_real_functions();
-    before_exec();
-    rc = real_execve(path, argv, envp);
-    err = errno;
-    after_failed_exec();
-    errno = err;
-    return rc;
+    RUN_EXEC(real_execve(path, argv, envp));
 }
 
 CSP_EXPORT int
 execvpe(const char *file, char *const argv[], char *const envp[])
 {
-    int rc, err;
-
     if (real_execvpe == NULL)
         mon_resolve_real_functions();
-    before_exec();
-    rc = real_execvpe(file, argv, envp);
-    err = errno;
-    after_failed_exec();
-    errno = err;
-    return rc;
+    RUN_EXEC(real_execvpe(file, argv, envp));
 }
 
 CSP_EXPORT int
 fexecve(int fd, char *const argv[], char *const envp[])
 {
-    int rc, err;
-
     if (real_fexecve == NULL)
         mon_resolve_real_functions();
-    before_exec();
-    rc = real_fexecve(fd, argv, envp);
-    err = errno;
-    after_failed_exec();
-    errno = err;
-    return rc;
+    RUN_EXEC(real_fexecve(fd, argv, envp));
 }
 
 CSP_EXPORT int
