@@ -209,6 +209,14 @@ add_path(char *rest)
     }
 }
 
+/* Replace a header string; a later spec line wins. */
+static void
+set_string(const char **dst, const char *v)
+{
+    free((char *)*dst);
+    *dst = xstrdup(v);
+}
+
 static void
 parse_header(char *rest)
 {
@@ -237,11 +245,11 @@ parse_header(char *rest)
         else if (strcmp(tok, "end_ns") == 0)
             hdr.end_ns = strtoull(v, NULL, 0);
         else if (strcmp(tok, "program") == 0)
-            hdr.program = xstrdup(v);
+            set_string(&hdr.program, v);
         else if (strcmp(tok, "command") == 0)
-            hdr.command = xstrdup(v);
+            set_string(&hdr.command, v);
         else if (strcmp(tok, "host") == 0)
-            hdr.host = xstrdup(v);
+            set_string(&hdr.host, v);
         else
             die("unknown header field %s", tok);
     }
@@ -369,5 +377,8 @@ main(int argc, char **argv)
         rc = FMT_EIO;
     if (rc < 0)
         die("%s: %s", argv[2], fmt_strerror(rc));
+    free((char *)hdr.program); /* strings the spec set (NULL otherwise) */
+    free((char *)hdr.command);
+    free((char *)hdr.host);
     return 0;
 }

@@ -701,8 +701,8 @@ main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "count") == 0 && argc == 5) {
-        static const char kinds[] = "MFPALS";
-        size_t c[STRUCT_SCOPE_STMT + 1] = {0};
+        static const char kinds[] = "MFPALSC";
+        size_t c[STRUCT_SCOPE_CALL + 1] = {0};
         const char *k = strchr(kinds, argv[3][0]);
         unsigned long min = strtoul(argv[4], NULL, 10);
 
