@@ -7,13 +7,20 @@
  * (dl_iterate_phdr takes the loader's lock).  Modules are never removed: a
  * profile may hold addresses of a module dlclose'd since.  Each snapshot
  * that finds a new module starts a new epoch, recorded on the module.
+ * The vDSO's image is saved into the measurement directory so the tools
+ * can name its functions (__vdso_clock_gettime...).
  * Ordinary (non-signal) context; one mutex guards the table.
  */
 #include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
 
 #include "monitor/mon_internal.h"
 #include "monitor/mon_loadmap.h"
@@ -55,12 +62,54 @@ read_build_id(struct dl_phdr_info *info, struct mon_module *m)
     }
 }
 
+/*
+ * The vDSO has no file the tools could read: save its image (a complete ELF
+ * object, mapped whole) into the measurement directory once, as
+ * vdso-BUILDID.so, and name the module after that copy.  Returns the path
+ * (static storage) or NULL to keep the loader's name.
+ */
+static const char *
+save_vdso(uintptr_t lo, uintptr_t hi, const struct mon_module *m)
+{
+    static char path[sizeof(mon_proc.outdir) + 160];
+    char id[2 * sizeof(m->build_id) + 1] = "nobuildid";
+    int fd;
+
+    for (uint32_t i = 0; i < m->build_id_len; i++)
+        snprintf(id + 2 * i, 3, "%02x", m->build_id[i]);
+    snprintf(path, sizeof(path), "%s/vdso-%s.so", mon_proc.outdir, id);
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+    if (fd >= 0) {
+        /* The kernel maps the whole image in full pages; PT_LOAD may stop short of the
+         * section headers at its end. */
+        const char *p = (const char *)lo;
+        size_t left = ((hi + 4095) & ~(uintptr_t)4095) - lo;
+
+        while (left > 0) {
+            ssize_t n = write(fd, p, left);
+
+            if (n <= 0) {
+                close(fd);
+                unlink(path);
+                return NULL;
+            }
+            p += n;
+            left -= (size_t)n;
+        }
+        close(fd);
+    } else if (errno != EEXIST) {
+        return NULL;
+    }
+    return path;
+}
+
 static int
 add_module_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
     uintptr_t lo = UINTPTR_MAX, hi = 0;
     const char *path = info->dlpi_name;
     struct mon_module *m;
+    bool is_vdso;
 
     CSP_UNUSED(size);
     CSP_UNUSED(arg);
@@ -78,9 +127,10 @@ add_module_cb(struct dl_phdr_info *info, size_t size, void *arg)
         return 0;
     if (path == NULL || path[0] == '\0')
         path = mon_proc.program; /* the main program is reported without a name */
-    for (uint32_t i = 0; i < nmodules; i++)
+    is_vdso = info->dlpi_addr != 0 && info->dlpi_addr == getauxval(AT_SYSINFO_EHDR);
+    for (uint32_t i = 0; i < nmodules; i++) /* the vDSO is known by the name of its copy */
         if (modules[i].load_bias == info->dlpi_addr && modules[i].start == lo &&
-            strcmp(modules[i].path, path) == 0)
+            (is_vdso || strcmp(modules[i].path, path) == 0))
             return 0;
     if (nmodules == capmodules) {
         uint32_t cap = capmodules ? capmodules * 2 : 32;
@@ -105,6 +155,16 @@ add_module_cb(struct dl_phdr_info *info, size_t size, void *arg)
     m->start = lo;
     m->end = hi;
     read_build_id(info, m);
+    if (is_vdso) {
+        const char *copy = save_vdso(lo, hi, m);
+
+        if (copy != NULL) {
+            free((char *)m->path);
+            m->path = strdup(copy);
+            if (m->path == NULL)
+                return 1;
+        }
+    }
     nmodules++;
     return 0;
 }
