@@ -30,6 +30,7 @@
  * by the inclusive cost of that last frame; pure prefixes such as
  * "_start > __libc_start_main" are not listed on their own.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -283,10 +284,19 @@ prof_summary_print(const struct prof_ctx *ctx, const struct prof_summary *s, FIL
                 prof_pct(s->top_procs[i].value, rtotal), s->top_procs[i].value, runit,
                 prof_proc_name(ctx, s->top_procs[i].proc));
     fprintf(out, "top %u call paths by inclusive %s:\n", ctx->opt.top, rname);
-    for (i = 0; i < s->ntop_paths; i++)
-        fprintf(out, "  %2zu %7.2f%%  %.6f %s  %s\n", i + 1,
-                prof_pct(s->top_paths[i].value, rtotal), s->top_paths[i].value, runit,
-                s->top_paths[i].path);
+    for (i = 0; i < s->ntop_paths; i++) {
+        uint32_t parent = ctx->tree.nodes[s->top_paths[i].node].parent;
+        uint64_t calls = 0;
+
+        /* The call site the last frame was called from, and its call-edge count. */
+        if (parent != PROF_NONE && ctx->tree.nodes[parent].kind == PROF_NODE_C)
+            calls = ctx->tree.nodes[parent].calls;
+        fprintf(out, "  %2zu %7.2f%%  %.6f %s  %s", i + 1, prof_pct(s->top_paths[i].value, rtotal),
+                s->top_paths[i].value, runit, s->top_paths[i].path);
+        if (calls > 0) /* not the number of calls: see README, "What calls (sampled) means" */
+            fprintf(out, "  [%" PRIu64 " calls (sampled)]", calls);
+        fputc('\n', out);
+    }
 }
 
 void
