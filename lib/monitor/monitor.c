@@ -189,11 +189,12 @@ mon_thread_begin(void)
     td->bt.max = CSP_MAX_FRAMES;
     td->bt.ips = arena_alloc(&td->arena, CSP_MAX_FRAMES * sizeof(uintptr_t));
     td->bt.ra_locs = arena_alloc(&td->arena, CSP_MAX_FRAMES * sizeof(uintptr_t));
+    td->bt.sps = arena_alloc(&td->arena, CSP_MAX_FRAMES * sizeof(uintptr_t));
     td->bt.sigframe = arena_alloc(&td->arena, CSP_MAX_FRAMES);
     td->bt_nodes = arena_alloc(&td->arena, CSP_MAX_FRAMES * sizeof(*td->bt_nodes));
     td->tree = cct_new(&td->arena, mon_proc.nevents);
-    if (td->bt.ips == NULL || td->bt.ra_locs == NULL || td->bt.sigframe == NULL ||
-        td->bt_nodes == NULL || td->tree == NULL) {
+    if (td->bt.ips == NULL || td->bt.ra_locs == NULL || td->bt.sps == NULL ||
+        td->bt.sigframe == NULL || td->bt_nodes == NULL || td->tree == NULL) {
         arena_destroy(&td->arena);
         munmap(td, sizeof(*td));
         return NULL;

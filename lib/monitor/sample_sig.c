@@ -92,9 +92,12 @@ shadow_push(struct mon_thread *td, size_t from, struct cct_node *const *nodes_of
         f->ra_loc = bt->ra_locs[i];
         f->node = nodes_of[i];
         /* A pc taken from a signal context is no return address: never replace it.  Nor
-         * the return address of a function that saves it (getcontext, setjmp...). */
-        f->installable = f->ra_loc != 0 && !bt->sigframe[i - 1] && tramp_may_hold(bt->ips[i - 1]) &&
-                         *(const uintptr_t *)f->ra_loc == f->ra && tramp_is_return_address(f->ra);
+         * the return address of a function that saves it (getcontext, setjmp...), nor one
+         * the unwind rules read from anywhere but the slot below the caller's stack
+         * pointer (setcontext mid-switch reads it from the ucontext_t). */
+        f->installable = tramp_is_return_slot(f->ra_loc, bt->sps[i]) && !bt->sigframe[i - 1] &&
+                         tramp_may_hold(bt->ips[i - 1]) && *(const uintptr_t *)f->ra_loc == f->ra &&
+                         tramp_is_return_address(f->ra);
     }
     return true;
 }

@@ -114,6 +114,16 @@ CSP_SIGSAFE bool tramp_may_hold(uintptr_t pc);
 CSP_SIGSAFE bool tramp_is_return_address(uintptr_t ra);
 
 /*
+ * Whether @ra_loc is an ordinary return-address slot for a frame whose
+ * caller resumes with stack pointer @caller_sp: the slot a call instruction
+ * pushed, just below @caller_sp.  False when the unwind rules place the
+ * return address elsewhere -- e.g. inside a ucontext_t while glibc's
+ * setcontext is switching stacks, where a trampoline would be copied onto
+ * the new stack and the ucontext left holding it.  [async-signal-safe]
+ */
+CSP_SIGSAFE bool tramp_is_return_slot(uintptr_t ra_loc, uintptr_t caller_sp);
+
+/*
  * Put the trampoline into the slot of the shadow stack's top entry, which
  * must hold that entry's return address.  Returns true when installed.
  * Any trampoline elsewhere must have been removed first.  [async-signal-safe]

@@ -103,6 +103,12 @@ tramp_is_return_address(uintptr_t ra)
 }
 
 bool
+tramp_is_return_slot(uintptr_t ra_loc, uintptr_t caller_sp)
+{
+    return ra_loc != 0 && ra_loc + TRAMP_ARCH_SLOT_TO_SP == caller_sp;
+}
+
+bool
 tramp_install_top(struct tramp_thread *tt)
 {
     struct tramp_frame *top;

@@ -9,8 +9,9 @@
  * return happens on another.  Generators finish by returning into uc_link
  * (glibc switches with its internal setcontext there).  Then a
  * getcontext/setcontext loop that re-enters a saved context from inside a
- * recursion.  Output: values and counts that do not depend on timing.  An
- * optional argument scales the work.
+ * recursion, and a tight getcontext/setcontext loop.  Output: values and
+ * counts that do not depend on timing.  An optional argument scales the
+ * work.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +98,20 @@ sink_and_restart(int depth, unsigned long acc)
     setcontext(&again); /* back to main's getcontext, abandoning the recursion */
 }
 
+/* ---- setcontext in a tight loop: many samples land inside setcontext
+ * itself, some while it is switching stacks (its unwind rules then read the
+ * return address from the ucontext_t, which is no place for a trampoline) ---- */
+
+static ucontext_t tight;
+static volatile long tight_left;
+
+NOINLINE static void
+tight_step(void)
+{
+    sink += work(sink, 5);
+    setcontext(&tight);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -139,5 +154,13 @@ main(int argc, char **argv)
         sink_and_restart(100 + rounds_left % 200, (unsigned long)rounds_left);
     }
     printf("setcontext rounds done, sum %lu\n", restart_sum);
+
+    tight_left = 20000 * scale;
+    getcontext(&tight);
+    if (tight_left > 0) {
+        tight_left--;
+        tight_step();
+    }
+    printf("tight setcontext loop done\n");
     return 0;
 }

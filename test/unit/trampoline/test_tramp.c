@@ -5,13 +5,17 @@
  * The shadow-stack bookkeeping (install, remove, the return handler, a
  * non-local exit) is driven directly: return-address slots are elements of
  * an array, so every write the trampoline makes can be checked.  The call
- * recogniser is checked on hand-assembled byte sequences.
+ * recogniser is checked on hand-assembled byte sequences.  The return-slot
+ * check is run on real walks (lib/unwind), including one that stops glibc's
+ * setcontext halfway through its stack switch.
  */
+#include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <ucontext.h>
 
 #include <cmocka.h>
 
@@ -19,6 +23,7 @@
 #include "support/arena.h"
 #include "trampoline/arch/tramp_arch.h"
 #include "trampoline/tramp.h"
+#include "unwind/uw.h"
 
 /* ---- the call-instruction recogniser (Intel SDM vol. 2A, CALL) ---- */
 
@@ -233,12 +238,120 @@ test_contains_pc(void **state)
     assert_false(tramp_contains_pc((uintptr_t)&test_contains_pc));
 }
 
+/* ---- which slots may hold the trampoline, on real walks ---- */
+
+#define WALK_MAX 64
+
+struct walk {
+    uintptr_t ips[WALK_MAX], sps[WALK_MAX], ra_locs[WALK_MAX];
+    uint8_t sigframe[WALK_MAX];
+    struct uw_backtrace bt;
+};
+
+static void
+walk_from(struct walk *w, ucontext_t *uc)
+{
+    memset(w, 0, sizeof(*w));
+    w->bt = (struct uw_backtrace){.ips = w->ips,
+                                  .sps = w->sps,
+                                  .ra_locs = w->ra_locs,
+                                  .sigframe = w->sigframe,
+                                  .max = WALK_MAX};
+    (void)uw_backtrace(uc, &w->bt);
+}
+
+/* Check every frame of @w whose return address was read from memory.  Returns how many. */
+static size_t
+check_live_walk(const struct walk *w)
+{
+    size_t checked = 0;
+
+    assert_true(w->bt.depth >= 3);
+    for (size_t i = 1; i < w->bt.depth; i++) {
+        if (w->ra_locs[i] == 0)
+            continue;
+        assert_true(tramp_is_return_slot(w->ra_locs[i], w->sps[i]));
+        assert_int_equal(*(const uintptr_t *)w->ra_locs[i], w->ips[i]);
+        checked++;
+    }
+    return checked;
+}
+
+/* Walk from here and check the frames while they are live.  Returns the count checked. */
+static __attribute__((noinline)) size_t
+walk_and_check_here(void)
+{
+    struct walk w;
+    ucontext_t uc;
+    size_t checked;
+
+    getcontext(&uc);
+    walk_from(&w, &uc);
+    checked = check_live_walk(&w);
+    __asm__ volatile("" ::: "memory"); /* keep this frame: no tail call */
+    return checked;
+}
+
+/* Ordinary frames: every return address read from memory sits just below its caller's sp. */
+static void
+test_return_slots_of_ordinary_frames(void **state)
+{
+    (void)state;
+    assert_true(walk_and_check_here() >= 2);
+    assert_false(tramp_is_return_slot(0, 8));
+}
+
+/*
+ * A sample that lands in glibc's setcontext just after it loaded the new
+ * stack pointer: its unwind rules (sysdeps/unix/sysv/linux/x86_64/
+ * setcontext.S, cfi_def_cfa %rdx and cfi_offset %rip) read the return
+ * address from the ucontext_t, which setcontext then pushes onto the new
+ * stack.  A trampoline put there would be left in the ucontext_t and jumped
+ * to by the next setcontext of it, long after it moved (the crash seen in
+ * CI).  The walk must report that slot, and the check must refuse it.
+ */
+static void
+test_setcontext_mid_switch_is_no_return_slot(void **state)
+{
+    static uintptr_t new_stack[64];
+    static ucontext_t target;
+    const uint8_t *code = dlsym(RTLD_DEFAULT, "setcontext");
+    uintptr_t pc = 0;
+    ucontext_t uc;
+    struct walk w;
+
+    (void)state;
+    assert_non_null(code);
+    /* mov disp32(%rdx),%rsp: REX.W 8B, ModRM mod=10 reg=rsp rm=rdx */
+    for (size_t i = 0; i + 7 <= 160 && pc == 0; i++)
+        if (code[i] == 0x48 && code[i + 1] == 0x8B && code[i + 2] == 0xA2)
+            pc = (uintptr_t)code + i + 7;
+    if (pc == 0)
+        fail_msg("this libc's setcontext does not load %%rsp with mov disp32(%%rdx): "
+                 "update the test to its code");
+    getcontext(&target);
+    target.uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)&new_stack[32];
+    target.uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)&test_contains_pc;
+    getcontext(&uc);
+    uc.uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
+    uc.uc_mcontext.gregs[REG_RDX] = (greg_t)(uintptr_t)&target;
+    uc.uc_mcontext.gregs[REG_RSP] = target.uc_mcontext.gregs[REG_RSP];
+    walk_from(&w, &uc);
+    assert_true(w.bt.depth >= 2);
+    assert_int_equal(w.ips[0], pc);
+    assert_int_equal(w.ips[1], (uintptr_t)&test_contains_pc);
+    assert_int_equal(w.ra_locs[1], (uintptr_t)&target.uc_mcontext.gregs[REG_RIP]);
+    assert_false(tramp_is_return_slot(w.ra_locs[1], w.sps[1]));
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_follows_call),
         cmocka_unit_test(test_contains_pc),
+        cmocka_unit_test(test_return_slots_of_ordinary_frames),
+        cmocka_unit_test(test_setcontext_mid_switch_is_no_return_slot),
         cmocka_unit_test_setup_teardown(test_install_and_remove, setup, teardown),
         cmocka_unit_test_setup_teardown(test_install_refuses_stale_slot, setup, teardown),
         cmocka_unit_test_setup_teardown(test_return_pops_counts_and_moves_up, setup, teardown),
