@@ -6,7 +6,8 @@
  * longjmp and its family, setcontext/swapcontext, C++ exceptions
  * (_Unwind_RaiseException, _Unwind_Resume, _Unwind_Resume_or_Rethrow,
  * _Unwind_ForcedUnwind), the program's own stack walks (_Unwind_Backtrace,
- * backtrace), pthread_exit and pthread_cancel: each takes the trampoline out of the stack
+ * backtrace), pthread_exit, __pthread_unwind_next and pthread_cancel: each
+ * takes the trampoline out of the stack
  * and forgets the shadow stack before the real function runs, so the
  * program's unwinder never meets the trampoline's address and the next
  * sample reconciles with a full walk.  Unwinding and stack walks also
@@ -40,6 +41,7 @@ typedef _Unwind_Reason_Code backtrace_unwind_fn(_Unwind_Trace_Fn, void *);
 typedef int backtrace_fn(void **, int);
 typedef void *begin_catch_fn(void *);
 typedef void pthread_exit_fn(void *);
+typedef void pthread_unwind_next_fn(__pthread_unwind_buf_t *);
 typedef int pthread_cancel_fn(pthread_t);
 
 static longjmp_fn *real_longjmp, *real__longjmp, *real_siglongjmp, *real_longjmp_chk;
@@ -47,12 +49,14 @@ static setcontext_fn *real_setcontext;
 static swapcontext_fn *real_swapcontext;
 static backtrace_fn *real_backtrace;
 static pthread_exit_fn *real_pthread_exit;
+static pthread_unwind_next_fn *real_pthread_unwind_next;
 static pthread_cancel_fn *real_pthread_cancel;
 void (*mon_real_siglongjmp)(sigjmp_buf, int);
 
 /* Exported overrides: prototypes for -Wmissing-prototypes. */
 void __longjmp_chk(struct __jmp_buf_tag env[1], int val);
 void *__cxa_begin_catch(void *exception);
+void __pthread_unwind_next(__pthread_unwind_buf_t *buf);
 
 /*
  * The next definition of @name after libcsprof.so.  Never RTLD_DEFAULT (it
@@ -162,6 +166,7 @@ mon_resolve_nonlocal_functions(void)
     NEXT(real_swapcontext, "swapcontext", NULL);
     NEXT(real_backtrace, "backtrace", NULL);
     NEXT(real_pthread_exit, "pthread_exit", NULL);
+    NEXT(real_pthread_unwind_next, "__pthread_unwind_next", NULL);
     NEXT(real_pthread_cancel, "pthread_cancel", NULL);
     memcpy(&mon_real_siglongjmp, &real_siglongjmp, sizeof(mon_real_siglongjmp));
     avoid_self_saving_functions();
@@ -321,6 +326,24 @@ pthread_exit(void *retval)
 {
     leave_stack(true);
     real_pthread_exit(retval);
+    __builtin_unreachable();
+}
+
+/*
+ * C code built without -fexceptions registers pthread_cleanup_push handlers
+ * with a sigsetjmp in the handler's frame (<pthread.h>).  glibc's unwinder
+ * runs each handler by longjmp into that frame -- above where the unwind
+ * began, which ends the suspension -- and the frame continues the unwind
+ * here, from its own stack pointer.  A trampoline placed by a sample in the
+ * handler must be out again before libgcc walks: libgcc reads its own
+ * return address, and a trampoline there made it abort (pthread_exit
+ * through 120 such frames, about 1 run in 25).
+ */
+CSP_EXPORT void
+__pthread_unwind_next(__pthread_unwind_buf_t *buf)
+{
+    leave_stack(true);
+    real_pthread_unwind_next(buf);
     __builtin_unreachable();
 }
 
