@@ -88,11 +88,12 @@ struct cct;
 
 /* Per-thread profile state: one mmap'd block per thread, never freed while the process runs. */
 struct mon_thread {
-    struct mon_thread *next;         /* registry link (mon_registry_lock) */
-    atomic_int state;                /* enum mon_thread_state: who writes the profile */
-    volatile sig_atomic_t inside;    /* csprof code is running on this thread */
-    volatile sig_atomic_t in_loader; /* inside dlopen/dlclose */
-    volatile sig_atomic_t in_unwind; /* SIGSEGV/SIGBUS during the walk escape via unwind_escape */
+    struct mon_thread *next;          /* registry link (mon_registry_lock) */
+    atomic_int state;                 /* enum mon_thread_state: who writes the profile */
+    volatile sig_atomic_t inside;     /* csprof code is running on this thread */
+    volatile sig_atomic_t in_loader;  /* inside dlopen/dlclose */
+    volatile sig_atomic_t in_unwind;  /* SIGSEGV/SIGBUS during the walk escape via unwind_escape */
+    volatile sig_atomic_t unw_masked; /* libunwind's signal-blocking sections open in the walk */
     sigjmp_buf unwind_escape;
     pid_t tid;
     pthread_t self;

@@ -168,6 +168,7 @@ take_sample(struct mon_thread *td, uint32_t ev, void *ucontext, uint64_t value)
     int rc;
 
     td->bt.depth = 0;
+    td->unw_masked = 0;
     td->in_unwind = 1;
     /* 0: no signal mask saved (a syscall per sample).  The fault handler is SA_NODEFER and
      * adds nothing to the mask, so after the escape the mask is this handler's again. */

@@ -16,6 +16,9 @@
 
 #include "monitor/mon_internal.h"
 
+/* Signals the kernel raises for the instruction that runs: never blocked in the sampling handler. */
+static const int mon_sync_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS};
+
 /* Dispositions the program asked for, for the signals csprof owns. */
 static struct sigaction program_action[NSIG];
 static volatile sig_atomic_t owned[NSIG];
@@ -29,7 +32,12 @@ mon_signals_install(void)
     memset(&sa, 0, sizeof(sa));
     sa.sa_sigaction = mon_sample_handler;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
+    /* Every asynchronous signal waits while a sample is taken, so libunwind's own blocking
+     * of signals around its locks needs no system call (see sigmask_sig.c).  Synchronous
+     * fault signals stay open: a blocked fault kills the process. */
+    sigfillset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof(mon_sync_signals) / sizeof(mon_sync_signals[0]); i++)
+        sigdelset(&sa.sa_mask, mon_sync_signals[i]);
     if (mon_real_sigaction(mon_proc.signo, &sa, &program_action[mon_proc.signo]) < 0)
         return -errno;
     owned[mon_proc.signo] = 1;
@@ -94,6 +102,17 @@ mon_fault_handler(int sig, siginfo_t *info, void *ucontext)
     struct mon_thread *td = mon_thread_self();
 
     if (td != NULL && td->in_unwind) {
+        if (td->unw_masked > 0) {
+            /* libunwind holds a lock here, with every signal blocked as far as it knows:
+             * escaping would leave the lock held.  A blocked fault is fatal (the kernel
+             * restores the default action), so let it be, as without csprof's fast path. */
+            struct sigaction dfl;
+
+            memset(&dfl, 0, sizeof(dfl));
+            dfl.sa_handler = SIG_DFL;
+            mon_real_sigaction(sig, &dfl, NULL);
+            return;
+        }
         td->in_unwind = 0;
         mon_real_siglongjmp(td->unwind_escape, 1);
     }

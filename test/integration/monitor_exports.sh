@@ -5,13 +5,13 @@
 # async-signal-safe (STYLE.md "Signal path").
 . "$(dirname "$0")/lib.sh"
 lib=$CSPROF_BUILD/lib/csprof/libcsprof.so
-allowed='^(pthread_create|vfork|execve|execvpe|fexecve|execv|execvp|execl|execlp|execle|_exit|_Exit|dlopen|dlclose|sigaction|signal|longjmp|_longjmp|siglongjmp|__longjmp_chk|setcontext|swapcontext|_Unwind_RaiseException|_Unwind_Resume|_Unwind_Resume_or_Rethrow|_Unwind_ForcedUnwind|_Unwind_Backtrace|__cxa_begin_catch|backtrace|pthread_exit|__pthread_unwind_next|pthread_cancel|csprof_.*)$'
+allowed='^(pthread_create|vfork|execve|execvpe|fexecve|execv|execvp|execl|execlp|execle|_exit|_Exit|dlopen|dlclose|sigaction|signal|sigprocmask|longjmp|_longjmp|siglongjmp|__longjmp_chk|setcontext|swapcontext|_Unwind_RaiseException|_Unwind_Resume|_Unwind_Resume_or_Rethrow|_Unwind_ForcedUnwind|_Unwind_Backtrace|__cxa_begin_catch|backtrace|pthread_exit|__pthread_unwind_next|pthread_cancel|csprof_.*)$'
 extra=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TWDBV]$/ { print $3 }' | sed 's/@.*//' | grep -Ev "$allowed")
 check "no unexpected exports (${extra:-none})" [ -z "$extra" ]
 
 # Every *_sig.o: undefined symbols must be on the allowlist.
 # pthread_setcancelstate: atomic operations on the thread's own descriptor in glibc.
-safe='^(pthread_setcancelstate|arena_alloc|arena_init_mmap|arena_destroy|mmap|munmap|memcpy|memset|memmove|strlen|write|pwrite|lseek|fcntl|ioctl|clock_gettime|__errno_location|__sigsetjmp|siglongjmp|raise|_U.*|mon_.*|cct_.*|uw_.*|fmt_.*|tramp_.*|__stack_chk_fail|_GLOBAL_OFFSET_TABLE_|__tls_get_addr|syscall)$'
+safe='^(pthread_setcancelstate|pthread_sigmask|sigfillset|arena_alloc|arena_init_mmap|arena_destroy|mmap|munmap|memcpy|memset|memmove|strlen|write|pwrite|lseek|fcntl|ioctl|clock_gettime|__errno_location|__sigsetjmp|siglongjmp|raise|_U.*|mon_.*|cct_.*|uw_.*|fmt_.*|tramp_.*|__stack_chk_fail|_GLOBAL_OFFSET_TABLE_|__tls_get_addr|syscall)$'
 objs=$(find "$CSPROF_BUILD/lib" -name '*_sig.c.o')
 check "signal-path objects found" [ -n "$objs" ]
 for o in $objs; do
