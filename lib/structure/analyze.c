@@ -82,6 +82,19 @@ struct stmt_piece {
     uint64_t lo, hi;
 };
 
+/*
+ * One entry of a direct-mapped cache from a string pointer to its
+ * interned copy (or demangled name): DWARF gives the same pointers over
+ * and over (file names of every line-table row, names of every instance
+ * of an inlined function), and hashing the text each time is slow.
+ */
+struct str_cache_ent {
+    const char *key;
+    const char *val;
+};
+
+#define STR_CACHE_BITS 13
+
 /* A function symbol. */
 struct sym {
     uint64_t lo, hi;
@@ -107,6 +120,9 @@ struct analysis {
     bool have_symtab;
     struct line_piece *lines;
     size_t nlines, caplines;
+    /* Caches (NULL when they could not be allocated: no caching): DWARF
+     * string -> interned copy; interned linkage name -> demangled name. */
+    struct str_cache_ent *dw_strs, *demangled;
     /* per-CU state */
     Dwarf_Files *cu_files;
     size_t cu_nfiles;
@@ -443,18 +459,62 @@ sym_at(const struct analysis *an, uint64_t addr)
     return lo < an->nsyms && an->syms[lo].lo == addr ? &an->syms[lo] : NULL;
 }
 
+static size_t
+str_cache_slot(const char *key)
+{
+    return (size_t)(((uintptr_t)key * 0x9e3779b97f4a7c15ULL) >> (64 - STR_CACHE_BITS));
+}
+
+/* Stands for "not mangled" in the demangling cache. */
+static const char not_mangled[] = "";
+
 /* Demangled name of @link (interned), or NULL when it is not mangled. */
 static const char *
 demangled(struct analysis *an, const char *link)
 {
-    char *d = struct_demangle(link);
+    struct str_cache_ent *e = an->demangled != NULL ? &an->demangled[str_cache_slot(link)] : NULL;
+    char *d;
     const char *s;
 
-    if (d == NULL)
-        return NULL;
-    s = struct_intern(an->m, d);
-    free(d);
+    if (e != NULL && e->key == link)
+        return e->val == not_mangled ? NULL : e->val;
+    d = struct_demangle(link);
+    if (d == NULL) {
+        s = NULL;
+    } else {
+        s = struct_intern(an->m, d);
+        free(d);
+        if (s == NULL)
+            return NULL; /* out of memory: not cached */
+    }
+    if (e != NULL) {
+        e->key = link;
+        e->val = s != NULL ? s : not_mangled;
+    }
     return s;
+}
+
+/*
+ * struct_intern() for a string that lives in the DWARF data (or libdw's
+ * per-CU file tables) until dwarf_end(), so its address names its text.
+ */
+static const char *
+intern_dw(struct analysis *an, const char *s)
+{
+    struct str_cache_ent *e;
+    const char *v;
+
+    if (s == NULL)
+        return NULL;
+    e = an->dw_strs != NULL ? &an->dw_strs[str_cache_slot(s)] : NULL;
+    if (e != NULL && e->key == s)
+        return e->val;
+    v = struct_intern(an->m, s);
+    if (e != NULL && v != NULL) {
+        e->key = s;
+        e->val = v;
+    }
+    return v;
 }
 
 static int
@@ -849,14 +909,14 @@ die_names(struct analysis *an, Dwarf_Die *die, const char **name, const char **l
 
     if (l == NULL)
         l = die_string(die, DW_AT_MIPS_linkage_name);
-    *link = struct_intern(an->m, l);
+    *link = intern_dw(an, l);
     if (l != NULL && *link == NULL)
         return STRUCT_ENOMEM;
     n = *link != NULL ? demangled(an, *link) : NULL;
     if (n == NULL) {
         const char *dn = die_string(die, DW_AT_name);
 
-        n = struct_intern(an->m, dn);
+        n = intern_dw(an, dn);
         if (dn != NULL && n == NULL)
             return STRUCT_ENOMEM;
     }
@@ -870,7 +930,7 @@ die_decl(struct analysis *an, Dwarf_Die *die, const char **file, uint32_t *line)
     const char *f = dwarf_decl_file(die);
     int l = 0;
 
-    *file = struct_intern(an->m, f);
+    *file = intern_dw(an, f);
     if (f != NULL && *file == NULL)
         return STRUCT_ENOMEM;
     *line = dwarf_decl_line(die, &l) == 0 && l > 0 ? (uint32_t)l : 0;
@@ -909,7 +969,7 @@ add_inline(struct analysis *an, Dwarf_Die *die, struct inl *parent)
         w < an->cu_nfiles) {
         const char *cf = dwarf_filesrc(an->cu_files, w, NULL, NULL);
 
-        n->call_file = struct_intern(an->m, cf);
+        n->call_file = intern_dw(an, cf);
         if (cf != NULL && n->call_file == NULL)
             return STRUCT_ENOMEM;
     }
@@ -1037,13 +1097,12 @@ static int
 line_push(struct analysis *an, uint64_t lo, uint64_t hi, const char *file, uint32_t line)
 {
     if (an->nlines == an->caplines) {
-        size_t cap = an->caplines ? an->caplines * 2 : 1024;
-        struct line_piece *v = realloc(an->lines, cap * sizeof(*v));
+        struct line_piece *v =
+            struct_vec_reserve(an->lines, &an->caplines, an->nlines + 1, sizeof(*v));
 
         if (v == NULL)
             return STRUCT_ENOMEM;
         an->lines = v;
-        an->caplines = cap;
     }
     an->lines[an->nlines++] = (struct line_piece){lo, hi, file, line};
     return 0;
@@ -1127,7 +1186,7 @@ read_cu_lines(struct analysis *an, Dwarf_Die *cudie)
             }
         }
         if (file != prev_file || (uint32_t)ln != prev_line) {
-            prev_file = struct_intern(an->m, file);
+            prev_file = intern_dw(an, file);
             if (prev_file == NULL)
                 return STRUCT_ENOMEM;
             prev_line = (uint32_t)ln;
@@ -1147,6 +1206,9 @@ read_dwarf(struct analysis *an)
     Dwarf_Die cudie, subdie;
     int rc;
 
+    an->dw_strs = calloc((size_t)2 << STR_CACHE_BITS, sizeof(*an->dw_strs));
+    if (an->dw_strs != NULL)
+        an->demangled = an->dw_strs + ((size_t)1 << STR_CACHE_BITS);
     while (dwarf_get_units(an->dw, cu, &cu, &version, &unit_type, &cudie, &subdie) == 0) {
         Dwarf_Die *top = &cudie;
 
@@ -1435,15 +1497,13 @@ add_statements(struct analysis *an)
             const struct struct_index_entry *e = &m->index[j];
 
             if (np == capp) {
-                size_t cap = capp ? capp * 2 : 1024;
-                struct stmt_piece *v = realloc(p, cap * sizeof(*v));
+                struct stmt_piece *v = struct_vec_reserve(p, &capp, np + 1, sizeof(*v));
 
                 if (v == NULL) {
                     rc = STRUCT_ENOMEM;
                     goto out;
                 }
                 p = v;
-                capp = cap;
             }
             p[np++] =
                 (struct stmt_piece){(struct struct_scope *)e->scope, l->file, l->line,
@@ -1478,7 +1538,7 @@ out:
     m->nindex = 0;
     m->index_built = false;
     struct_rvec_free(&rv);
-    free(p);
+    struct_vec_free(p, capp, sizeof(*p));
     return rc;
 }
 
@@ -1607,23 +1667,23 @@ collect_image(struct analysis *an, struct struct_image_part **out, size_t *nout)
     return 0;
 }
 
-/* Decode the procedures, find loops and call sites, rebuild their subtrees. */
+/* The decoding environment: image sections and procedure entries; freed with env_free(). */
 static int
-recover_loops(struct analysis *an, struct struct_proc_in *procs, const struct cand **pc,
-              size_t nprocs)
+make_env(struct analysis *an, const struct struct_proc_in *procs, const struct cand **pc,
+         size_t nprocs, struct struct_cfg_env *env)
 {
-    struct struct_cfg_env env = {0};
     struct struct_image_part *parts = NULL;
     struct struct_entry *entries = NULL;
     size_t nparts = 0, k = 0;
     int rc;
 
+    *env = (struct struct_cfg_env){0};
     if ((rc = collect_image(an, &parts, &nparts)) != 0)
         return rc;
     entries = malloc((nprocs + 1) * sizeof(*entries));
     if (entries == NULL) {
-        rc = STRUCT_ENOMEM;
-        goto out;
+        free(parts);
+        return STRUCT_ENOMEM;
     }
     for (size_t i = 0; i < nprocs; i++) {
         const struct struct_scope *s = procs[i].scope;
@@ -1637,20 +1697,31 @@ recover_loops(struct analysis *an, struct struct_proc_in *procs, const struct ca
     for (size_t i = 0; i < nprocs; i++)
         if (k == 0 || entries[k - 1].addr != entries[i].addr)
             entries[k++] = entries[i];
-    env = (struct struct_cfg_env){parts, nparts, entries, k};
-    rc = struct_recover_loops(an->m, procs, nprocs, &env, an->opt);
-out:
-    free(entries);
-    free(parts);
-    return rc;
+    *env = (struct struct_cfg_env){parts, nparts, entries, k};
+    return 0;
 }
 
+static void
+env_free(struct struct_cfg_env *env)
+{
+    free((void *)env->parts);
+    free((void *)env->entries);
+}
+
+/*
+ * Create the PROC scopes with their inlined calls and statements, group
+ * them by file, and decode them to find loops and call sites.  Decoding
+ * starts (in other threads) as soon as the procedures are known, while
+ * this thread adds the statements.
+ */
 static int
 build_tree(struct analysis *an)
 {
     struct struct_rvec claimed = {0};
     struct struct_proc_in *procs = NULL;
     const struct cand **pcands = NULL;
+    struct struct_cfg_env env = {0};
+    struct struct_loop_job *job = NULL;
     size_t nprocs = 0;
     int rc;
 
@@ -1687,12 +1758,21 @@ build_tree(struct analysis *an)
                 : s->ranges[0].lo;
         pcands[nprocs++] = c;
     }
+    if ((rc = make_env(an, procs, pcands, nprocs, &env)) != 0 ||
+        (rc = struct_recover_loops_start(an->m, procs, nprocs, &env, an->opt, &job)) != 0)
+        goto out;
     /* group_by_file reads each procedure's entry statement before loops nest them. */
-    if ((rc = add_statements(an)) != 0 || (rc = group_by_file(an)) != 0 ||
-        (rc = recover_loops(an, procs, pcands, nprocs)) != 0)
+    if ((rc = add_statements(an)) != 0 || (rc = group_by_file(an)) != 0)
+        goto out;
+    rc = struct_recover_loops_finish(job, false);
+    job = NULL;
+    if (rc != 0)
         goto out;
     struct_module_finalize(an->m);
 out:
+    if (job != NULL)
+        (void)struct_recover_loops_finish(job, true);
+    env_free(&env);
     free(procs);
     free(pcands);
     struct_rvec_free(&claimed);
@@ -1708,8 +1788,9 @@ analysis_free(struct analysis *an)
         inl_free_children(&an->cands[i].root);
     }
     free(an->cands);
+    free(an->dw_strs); /* an->demangled shares this block */
     free(an->syms);
-    free(an->lines);
+    struct_vec_free(an->lines, an->caplines, sizeof(*an->lines));
     struct_rvec_free(&an->text);
     if (an->dw != NULL)
         dwarf_end(an->dw);
@@ -1759,7 +1840,7 @@ struct_analyze(const char *path, const struct struct_options *opt, struct struct
     }
     if ((rc = check_elf(&an, st.st_size, err, errlen)) != 0)
         goto out;
-    an.m = struct_module_new(realpath(path, real) != NULL ? real : path);
+    an.m = struct_module_new_large(realpath(path, real) != NULL ? real : path, true);
     if (an.m == NULL) {
         rc = STRUCT_ENOMEM;
         goto out_nomem;

@@ -4,10 +4,12 @@
  * procedure, and normalize the result (seed 003 §3, "bloop").
  *
  * Input: a PROC scope whose INLINE tree and STMT scopes come from DWARF
- * (analyze.c).  Each procedure is decoded and its loops found (cfg.c) --
- * in parallel, one decoder per thread, results kept per procedure so the
- * output never depends on the number of threads.  Then, serially, the
- * procedure's code is cut into pieces with one (inlined-call chain,
+ * (analyze.c).  Each procedure is decoded and its loops found (cfg.c)
+ * and its subtree rebuilt by one of several threads, each with its own
+ * decoder and its own module arena for the new scopes; a procedure's
+ * subtree depends only on the procedure, so the output never depends on
+ * the number of threads, and its CFG is freed as soon as it is used.
+ * The procedure's code is cut into pieces with one (inlined-call chain,
  * statement, innermost loop) each.  A loop is placed at the deepest
  * inlined call that contains all of its code (so a loop inside an inlined
  * callee appears under that callee's A scope at its call site), and every
@@ -65,7 +67,7 @@ struct hent {
 };
 
 struct pctx {
-    struct struct_module *m;
+    struct arena *arena; /* where the new scopes go: the calling thread's */
     const struct struct_cfg *cfg;
     const struct struct_cfg_env *env;
     struct struct_scope *proc;
@@ -991,7 +993,7 @@ materialize(struct pctx *pc, const struct tnode *t, struct struct_scope *parent)
         if (c->dead)
             continue;
         struct_rvec_normalize(&r);
-        s = struct_scope_new(pc->m, parent, c->kind, r.v, r.n);
+        s = struct_scope_new_in(pc->arena, parent, c->kind, r.v, r.n);
         if (s == NULL)
             return STRUCT_ENOMEM;
         switch (c->kind) {
@@ -1008,7 +1010,7 @@ materialize(struct pctx *pc, const struct tnode *t, struct struct_scope *parent)
             s->line = c->line;
             s->flags = c->flags;
             if (c->entries.n > 0) {
-                s->entries = struct_module_alloc(pc->m, c->entries.n * sizeof(*s->entries));
+                s->entries = arena_alloc(pc->arena, c->entries.n * sizeof(*s->entries));
                 if (s->entries == NULL)
                     return STRUCT_ENOMEM;
                 memcpy(s->entries, c->entries.v, c->entries.n * sizeof(*s->entries));
@@ -1045,10 +1047,10 @@ pctx_free(struct pctx *pc)
 
 /* Rebuild @proc's subtree from its pieces, its CFG's loops and calls. */
 static int
-restructure(struct struct_module *m, struct struct_scope *proc, const struct struct_cfg *cfg,
+restructure(struct arena *arena, struct struct_scope *proc, const struct struct_cfg *cfg,
             const struct struct_cfg_env *env, bool do_normalize)
 {
-    struct pctx pc = {.m = m, .cfg = cfg, .env = env, .proc = proc};
+    struct pctx pc = {.arena = arena, .cfg = cfg, .env = env, .proc = proc};
     struct pvec raw = {0}, pieces = {0};
     const struct struct_scope **ctx = NULL;
     struct tnode **loopnode = NULL;
@@ -1109,93 +1111,241 @@ out:
 
 /* ---- parallel decoding ------------------------------------------------------ */
 
-struct work {
+/* What the job keeps of each procedure's CFG once it is used: its counts. */
+struct proc_stats {
+    size_t ninsns, nloops, irreducible, ncalls, bad_bytes, unresolved_jumps, jump_tables;
+};
+
+struct struct_loop_job {
+    struct struct_module *m;
     struct struct_proc_in *procs;
     size_t nprocs;
     const struct struct_cfg_env *env;
-    struct struct_cfg *cfgs;
-    atomic_size_t next;
+    bool do_normalize;
+    long jobs;                /* threads in the second phase, the caller's included */
+    struct struct_cfg *cfgs;  /* nprocs: CFGs decoded early (first phase) */
+    bool *early;              /* nprocs: cfgs[i] was decoded early */
+    struct proc_stats *stats; /* nprocs entries */
+    pthread_t *tids;          /* first-phase threads */
+    long nearly;              /* of which started */
+    atomic_size_t next_early; /* next procedure to decode early */
+    atomic_bool stop_early;   /* the caller is ready: first phase ends */
+    atomic_size_t next;       /* next procedure of the second phase */
     atomic_int rc;
 };
 
+/* One second-phase thread's share: the job and the arena its scopes go to. */
+struct worker_arg {
+    struct struct_loop_job *j;
+    struct arena *arena;
+};
+
+/*
+ * First phase, while the caller still adds statements: decode procedures
+ * in order and keep their CFGs.  Reads only ranges and entries, which the
+ * caller does not change meanwhile.
+ */
 static void *
-worker(void *arg)
+early_worker(void *arg)
 {
-    struct work *w = arg;
+    struct struct_loop_job *j = arg;
     struct struct_decoder *d = struct_decoder_new();
 
     if (d == NULL) {
-        atomic_store(&w->rc, STRUCT_EIO);
+        atomic_store(&j->rc, STRUCT_EIO);
         return NULL;
     }
-    for (;;) {
-        size_t i = atomic_fetch_add(&w->next, 1);
+    while (!atomic_load(&j->stop_early) && atomic_load(&j->rc) == 0) {
+        size_t i = atomic_fetch_add(&j->next_early, 1);
         const struct struct_scope *s;
 
-        if (i >= w->nprocs || atomic_load(&w->rc) != 0)
+        if (i >= j->nprocs)
             break;
-        s = w->procs[i].scope;
-        if (struct_cfg_build(d, w->env, s->ranges, s->nranges, w->procs[i].entry, &w->cfgs[i]) != 0)
-            atomic_store(&w->rc, STRUCT_ENOMEM);
+        s = j->procs[i].scope;
+        if (struct_cfg_build(d, j->env, s->ranges, s->nranges, j->procs[i].entry, &j->cfgs[i]) != 0)
+            atomic_store(&j->rc, STRUCT_ENOMEM);
+        j->early[i] = true; /* read after pthread_join; freed with the job either way */
     }
     struct_decoder_free(d);
     return NULL;
 }
 
-int
-struct_recover_loops(struct struct_module *m, struct struct_proc_in *procs, size_t nprocs,
-                     const struct struct_cfg_env *env, const struct struct_options *opt)
+/*
+ * Second phase: take procedures off the shared counter until none is
+ * left: decode each (unless the first phase did), rebuild its subtree in
+ * the thread's own arena (a procedure's subtree is touched by no other
+ * thread), keep its counts and free its CFG.
+ */
+static void *
+worker(void *arg)
 {
-    struct work w = {.procs = procs, .nprocs = nprocs, .env = env};
-    long jobs = opt != NULL ? opt->jobs : 0;
-    pthread_t *tids = NULL;
-    long started = 0;
-    int rc;
+    struct worker_arg *wa = arg;
+    struct struct_loop_job *j = wa->j;
+    struct struct_decoder *d = struct_decoder_new();
 
-    if (nprocs == 0)
-        return 0;
+    if (d == NULL) {
+        atomic_store(&j->rc, STRUCT_EIO);
+        return NULL;
+    }
+    for (;;) {
+        size_t i = atomic_fetch_add(&j->next, 1);
+        struct struct_scope *s;
+        struct struct_cfg *c;
+        struct proc_stats *st;
+        int rc = 0;
+
+        if (i >= j->nprocs || atomic_load(&j->rc) != 0)
+            break;
+        s = j->procs[i].scope;
+        c = &j->cfgs[i];
+        if (!j->early[i])
+            rc = struct_cfg_build(d, j->env, s->ranges, s->nranges, j->procs[i].entry, c);
+        if (rc == 0) {
+            st = &j->stats[i];
+            st->ninsns = c->ninsns;
+            st->nloops = c->nloops;
+            for (size_t l = 0; l < c->nloops; l++)
+                st->irreducible += c->loops[l].irreducible;
+            st->ncalls = c->ncalls;
+            st->bad_bytes = c->bad_bytes;
+            st->unresolved_jumps = c->unresolved_jumps;
+            st->jump_tables = c->jump_tables;
+            rc = restructure(wa->arena, s, c, j->env, j->do_normalize);
+        }
+        struct_cfg_free(c);
+        if (rc != 0)
+            atomic_store(&j->rc, STRUCT_ENOMEM);
+    }
+    struct_decoder_free(d);
+    return NULL;
+}
+
+static void
+job_free(struct struct_loop_job *j)
+{
+    if (j->cfgs != NULL)
+        for (size_t i = 0; i < j->nprocs; i++)
+            struct_cfg_free(&j->cfgs[i]);
+    free(j->cfgs);
+    free(j->early);
+    free(j->stats);
+    free(j->tids);
+    free(j);
+}
+
+int
+struct_recover_loops_start(struct struct_module *m, struct struct_proc_in *procs, size_t nprocs,
+                           const struct struct_cfg_env *env, const struct struct_options *opt,
+                           struct struct_loop_job **out)
+{
+    struct struct_loop_job *j = calloc(1, sizeof(*j));
+    long jobs = opt != NULL ? opt->jobs : 0;
+
+    *out = NULL;
+    if (j == NULL)
+        return STRUCT_ENOMEM;
     if (jobs <= 0) {
         jobs = sysconf(_SC_NPROCESSORS_ONLN);
         if (jobs <= 0)
             jobs = 1;
     }
     if ((size_t)jobs > nprocs)
-        jobs = (long)nprocs;
+        jobs = nprocs > 0 ? (long)nprocs : 1;
     if (jobs > 256)
         jobs = 256;
-    w.cfgs = calloc(nprocs, sizeof(*w.cfgs));
-    if (w.cfgs == NULL)
+    *j = (struct struct_loop_job){.m = m,
+                                  .procs = procs,
+                                  .nprocs = nprocs,
+                                  .env = env,
+                                  .do_normalize = opt == NULL || !opt->no_normalize,
+                                  .jobs = jobs};
+    j->cfgs = calloc(nprocs + 1, sizeof(*j->cfgs));
+    j->early = calloc(nprocs + 1, sizeof(*j->early));
+    j->stats = calloc(nprocs + 1, sizeof(*j->stats));
+    if (j->cfgs == NULL || j->early == NULL || j->stats == NULL) {
+        job_free(j);
         return STRUCT_ENOMEM;
-    atomic_init(&w.next, 0);
-    atomic_init(&w.rc, 0);
+    }
+    atomic_init(&j->next_early, 0);
+    atomic_init(&j->stop_early, false);
+    atomic_init(&j->next, 0);
+    atomic_init(&j->rc, 0);
+    if (jobs > 1) { /* the caller is busy until finish: jobs - 1 threads decode early */
+        j->tids = malloc((size_t)(jobs - 1) * sizeof(*j->tids));
+        if (j->tids != NULL)
+            for (; j->nearly < jobs - 1; j->nearly++)
+                if (pthread_create(&j->tids[j->nearly], NULL, early_worker, j) != 0)
+                    break;
+    }
+    *out = j;
+    return 0;
+}
+
+int
+struct_recover_loops_finish(struct struct_loop_job *j, bool cancel)
+{
+    struct worker_arg *args = NULL;
+    struct arena *arenas;
+    pthread_t *tids = NULL;
+    long started = 0, jobs;
+    int rc;
+
+    if (j == NULL)
+        return 0;
+    atomic_store(&j->stop_early, true);
+    if (cancel)
+        atomic_store(&j->rc, STRUCT_ENOMEM); /* any error: the caller reports its own */
+    for (long i = 0; i < j->nearly; i++)
+        pthread_join(j->tids[i], NULL);
+    rc = atomic_load(&j->rc);
+    if (rc != 0 || j->nprocs == 0)
+        goto out;
+    jobs = j->jobs;
+    args = calloc((size_t)jobs, sizeof(*args));
+    arenas = struct_module_arenas(j->m, (size_t)jobs);
+    if (args == NULL || arenas == NULL) {
+        rc = STRUCT_ENOMEM;
+        goto out;
+    }
+    for (long i = 0; i < jobs; i++)
+        args[i] = (struct worker_arg){j, &arenas[i]};
     if (jobs > 1) {
         tids = malloc((size_t)jobs * sizeof(*tids));
         if (tids != NULL)
             for (; started < jobs - 1; started++)
-                if (pthread_create(&tids[started], NULL, worker, &w) != 0)
+                if (pthread_create(&tids[started], NULL, worker, &args[started + 1]) != 0)
                     break;
     }
-    worker(&w); /* the calling thread works too */
+    worker(&args[0]); /* the calling thread works too */
     for (long i = 0; i < started; i++)
         pthread_join(tids[i], NULL);
     free(tids);
-    rc = atomic_load(&w.rc);
-    for (size_t i = 0; i < nprocs && rc == 0; i++) {
-        const struct struct_cfg *c = &w.cfgs[i];
+    rc = atomic_load(&j->rc);
+    for (size_t i = 0; i < j->nprocs && rc == 0; i++) {
+        const struct proc_stats *st = &j->stats[i];
+        struct struct_module *m = j->m;
 
         m->stats.procedures++;
-        m->stats.instructions += c->ninsns;
-        m->stats.loops += c->nloops;
-        for (size_t l = 0; l < c->nloops; l++)
-            m->stats.irreducible += c->loops[l].irreducible;
-        m->stats.calls += c->ncalls;
-        m->stats.bad_bytes += c->bad_bytes;
-        m->stats.unresolved_jumps += c->unresolved_jumps;
-        m->stats.jump_tables += c->jump_tables;
-        rc = restructure(m, procs[i].scope, c, env, opt == NULL || !opt->no_normalize);
+        m->stats.instructions += st->ninsns;
+        m->stats.loops += st->nloops;
+        m->stats.irreducible += st->irreducible;
+        m->stats.calls += st->ncalls;
+        m->stats.bad_bytes += st->bad_bytes;
+        m->stats.unresolved_jumps += st->unresolved_jumps;
+        m->stats.jump_tables += st->jump_tables;
     }
-    for (size_t i = 0; i < nprocs; i++)
-        struct_cfg_free(&w.cfgs[i]);
-    free(w.cfgs);
+out:
+    free(args);
+    job_free(j);
     return rc;
+}
+
+int
+struct_recover_loops(struct struct_module *m, struct struct_proc_in *procs, size_t nprocs,
+                     const struct struct_cfg_env *env, const struct struct_options *opt)
+{
+    struct struct_loop_job *j;
+    int rc = struct_recover_loops_start(m, procs, nprocs, env, opt, &j);
+
+    return rc != 0 ? rc : struct_recover_loops_finish(j, false);
 }

@@ -10,19 +10,116 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "structure/structure_internal.h"
 
 #define MODULE_CHUNK_BYTES (256 * 1024)
+#define MODULE_HUGE_BYTES  ((size_t)2 * 1024 * 1024) /* one x86-64 transparent huge page */
+#define VEC_FIRST_BYTES    ((size_t)64 * 1024)       /* first mapping of a struct_vec array */
+
+/*
+ * Chunk source for the arenas of analyzed modules, which grow to tens of
+ * megabytes: MODULE_HUGE_BYTES-aligned anonymous mappings that the kernel
+ * may back with transparent huge pages (MADV_HUGEPAGE), so filling them
+ * costs one page fault per 2 MB instead of one per 4 KB.  Zeroed, as the
+ * arena needs.  Larger requests get a plain mapping.
+ */
+static void *
+huge_chunk_alloc(size_t size)
+{
+    size_t len = size == MODULE_HUGE_BYTES ? 2 * size : size;
+    char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    uintptr_t a;
+
+    if (p == MAP_FAILED)
+        return NULL;
+    if (len == size)
+        return p;
+    a = ((uintptr_t)p + MODULE_HUGE_BYTES - 1) & ~(uintptr_t)(MODULE_HUGE_BYTES - 1);
+    if (a > (uintptr_t)p)
+        munmap(p, a - (uintptr_t)p);
+    if ((uintptr_t)p + len > a + size)
+        munmap((char *)a + size, (uintptr_t)p + len - (a + size));
+    (void)madvise((void *)a, size, MADV_HUGEPAGE); /* a hint: no huge pages is fine */
+    return (void *)a;
+}
+
+static void
+huge_chunk_free(void *chunk, size_t size)
+{
+    munmap(chunk, size);
+}
+
+/* Bytes mapped for a struct_vec array of @cap elements of @size bytes. */
+static size_t
+vec_map_bytes(size_t cap, size_t size)
+{
+    return (cap * size + VEC_FIRST_BYTES - 1) & ~(VEC_FIRST_BYTES - 1);
+}
+
+void *
+struct_vec_reserve(void *v, size_t *cap, size_t n, size_t size)
+{
+    size_t old = vec_map_bytes(*cap, size), bytes;
+    void *p;
+
+    if (n <= *cap)
+        return v;
+    /* Mappings are multiples of VEC_FIRST_BYTES: an element never spans its rounding. */
+    if (size == 0 || size > VEC_FIRST_BYTES || n > SIZE_MAX / 2 / size)
+        return NULL;
+    bytes = old != 0 ? old * 2 : VEC_FIRST_BYTES;
+    while (bytes < n * size)
+        bytes *= 2;
+    if (v == NULL)
+        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    else
+        p = mremap(v, old, bytes, MREMAP_MAYMOVE);
+    if (p == MAP_FAILED)
+        return NULL;
+    if (bytes >= MODULE_HUGE_BYTES)
+        (void)madvise(p, bytes, MADV_HUGEPAGE); /* a hint: no huge pages is fine */
+    *cap = bytes / size;
+    return p;
+}
+
+void
+struct_vec_free(void *v, size_t cap, size_t size)
+{
+    if (v != NULL)
+        munmap(v, vec_map_bytes(cap, size));
+}
+
+/*
+ * Set up @a: 256 KB malloc chunks for modules read from XML (many small
+ * ones in csprof-prof), huge-page chunks when @large.
+ */
+static void
+module_arena_init(struct arena *a, bool large)
+{
+    arena_init_malloc(a, large ? MODULE_HUGE_BYTES : MODULE_CHUNK_BYTES, 0);
+    if (large) { /* the fields are public; arena.c has no constructor for this source */
+        a->chunk_alloc = huge_chunk_alloc;
+        a->chunk_free = huge_chunk_free;
+    }
+}
 
 struct struct_module *
 struct_module_new(const char *path)
+{
+    return struct_module_new_large(path, false);
+}
+
+struct struct_module *
+struct_module_new_large(const char *path, bool large)
 {
     struct struct_module *m = calloc(1, sizeof(*m));
 
     if (m == NULL)
         return NULL;
-    arena_init_malloc(&m->arena, MODULE_CHUNK_BYTES, 0);
+    m->large = large;
+    module_arena_init(&m->arena, large);
     m->root.kind = STRUCT_SCOPE_MODULE;
     m->root.name = struct_intern(m, path);
     m->build_id = struct_intern(m, "");
@@ -41,6 +138,9 @@ struct_module_free(struct struct_module *m)
         return;
     free(m->index);
     free(m->strtab);
+    for (size_t i = 0; i < m->nxarenas; i++)
+        arena_destroy(&m->xarenas[i]);
+    free(m->xarenas);
     arena_destroy(&m->arena);
     free(m);
 }
@@ -110,17 +210,38 @@ struct_intern(struct struct_module *m, const char *s)
     return copy;
 }
 
+struct arena *
+struct_module_arenas(struct struct_module *m, size_t n)
+{
+    struct arena *v = realloc(m->xarenas, (m->nxarenas + n) * sizeof(*v));
+
+    if (v == NULL)
+        return NULL;
+    m->xarenas = v;
+    for (size_t i = 0; i < n; i++)
+        module_arena_init(&v[m->nxarenas + i], m->large);
+    m->nxarenas += n;
+    return &v[m->nxarenas - n];
+}
+
 struct struct_scope *
 struct_scope_new(struct struct_module *m, struct struct_scope *parent, enum struct_scope_kind kind,
                  const struct struct_range *r, size_t nr)
 {
-    struct struct_scope *s = arena_alloc(&m->arena, sizeof(*s));
+    return struct_scope_new_in(&m->arena, parent, kind, r, nr);
+}
+
+struct struct_scope *
+struct_scope_new_in(struct arena *a, struct struct_scope *parent, enum struct_scope_kind kind,
+                    const struct struct_range *r, size_t nr)
+{
+    struct struct_scope *s = arena_alloc(a, sizeof(*s));
 
     if (s == NULL)
         return NULL;
     s->kind = kind;
     if (nr > 0) {
-        s->ranges = arena_alloc(&m->arena, nr * sizeof(*r));
+        s->ranges = arena_alloc(a, nr * sizeof(*r));
         if (s->ranges == NULL)
             return NULL;
         memcpy(s->ranges, r, nr * sizeof(*r));
@@ -167,18 +288,25 @@ scope_cmp(const void *pa, const void *pb)
     return 0;
 }
 
+#define FINALIZE_STACK 32 /* children sorted without malloc */
+
 /* Sort the children of @s and of all its descendants; number them in pre-order. */
 static int
 finalize_scope(struct struct_module *m, struct struct_scope *s)
 {
-    struct struct_scope *c, **v;
+    struct struct_scope *c, **v, *stack[FINALIZE_STACK];
     size_t n = 0, i;
+    bool sorted = true;
 
     s->id = m->next_id++;
-    for (c = s->first_child; c != NULL; c = c->next_sibling)
+    for (c = s->first_child; c != NULL; c = c->next_sibling) {
+        if (c->next_sibling != NULL && sorted && scope_cmp(&c, &c->next_sibling) > 0)
+            sorted = false;
         n++;
-    if (n > 1) {
-        v = malloc(n * sizeof(*v));
+    }
+    /* qsort is a stable merge sort here (glibc): sorted input stays as it is. */
+    if (n > 1 && !sorted) {
+        v = n <= FINALIZE_STACK ? stack : malloc(n * sizeof(*v));
         if (v == NULL)
             return STRUCT_ENOMEM;
         for (i = 0, c = s->first_child; c != NULL; c = c->next_sibling)
@@ -187,7 +315,8 @@ finalize_scope(struct struct_module *m, struct struct_scope *s)
         for (i = 0; i < n; i++)
             v[i]->next_sibling = i + 1 < n ? v[i + 1] : NULL;
         s->first_child = v[0];
-        free(v);
+        if (v != stack)
+            free(v);
     }
     for (c = s->first_child; c != NULL; c = c->next_sibling)
         if (finalize_scope(m, c) != 0)
@@ -268,13 +397,11 @@ idx_collect(struct idx_build *b, const struct struct_scope *s, uint32_t depth)
             if (s->ranges[i].lo >= s->ranges[i].hi)
                 continue;
             if (b->n == b->cap) {
-                size_t cap = b->cap ? b->cap * 2 : 256;
-                struct idx_item *v = realloc(b->items, cap * sizeof(*v));
+                struct idx_item *v = struct_vec_reserve(b->items, &b->cap, b->n + 1, sizeof(*v));
 
                 if (v == NULL)
                     return STRUCT_ENOMEM;
                 b->items = v;
-                b->cap = cap;
             }
             b->items[b->n++] = (struct idx_item){s->ranges[i].lo, s->ranges[i].hi, depth, s};
         }
@@ -383,7 +510,7 @@ build_index(struct struct_module *m)
     rc = 0;
 out:
     free(stack);
-    free(b.items);
+    struct_vec_free(b.items, b.cap, sizeof(*b.items));
     if (rc != 0) {
         free(m->index);
         m->index = NULL;

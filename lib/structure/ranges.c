@@ -59,7 +59,12 @@ struct_rvec_normalize(struct struct_rvec *rv)
 
     if (rv->n == 0)
         return; /* rv->v may be NULL, which qsort must not get */
-    qsort(rv->v, rv->n, sizeof(*rv->v), range_cmp);
+    /* Most vectors arrive sorted; equal ranges are identical, so any sort gives the same result. */
+    for (i = 1; i < rv->n; i++)
+        if (range_cmp(&rv->v[i - 1], &rv->v[i]) > 0)
+            break;
+    if (i < rv->n)
+        qsort(rv->v, rv->n, sizeof(*rv->v), range_cmp);
     for (i = 0; i < rv->n; i++) {
         if (rv->v[i].lo >= rv->v[i].hi)
             continue;
@@ -119,17 +124,46 @@ struct_ranges_subtract(const struct struct_range *a, size_t na, const struct str
 }
 
 char *
+struct_put_hex(char *p, uint64_t v)
+{
+    char tmp[16];
+    size_t n = 0;
+
+    *p++ = '0';
+    *p++ = 'x';
+    do {
+        tmp[n++] = "0123456789abcdef"[v & 0xf];
+        v >>= 4;
+    } while (v != 0);
+    while (n > 0)
+        *p++ = tmp[--n];
+    return p;
+}
+
+size_t
+struct_ranges_format_buf(const struct struct_range *r, size_t n, char *buf)
+{
+    char *p = buf;
+
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0)
+            *p++ = ' ';
+        p = struct_put_hex(p, r[i].lo);
+        *p++ = '-';
+        p = struct_put_hex(p, r[i].hi);
+    }
+    *p = '\0';
+    return (size_t)(p - buf);
+}
+
+char *
 struct_ranges_format(const struct struct_range *r, size_t n)
 {
-    char *s = malloc(n * 40 + 1); /* "0x" + 16 digits, twice, '-', ' ' = 38 */
-    size_t len = 0;
+    char *s = malloc(n * STRUCT_RANGE_CHARS + 1);
 
     if (s == NULL)
         return NULL;
-    s[0] = '\0';
-    for (size_t i = 0; i < n; i++)
-        len +=
-            (size_t)sprintf(s + len, "%s0x%" PRIx64 "-0x%" PRIx64, i ? " " : "", r[i].lo, r[i].hi);
+    struct_ranges_format_buf(r, n, s);
     return s;
 }
 

@@ -37,6 +37,9 @@ struct struct_rvec {
 
 struct struct_module {
     struct arena arena;       /* scopes, ranges and strings: freed at once */
+    struct arena *xarenas;    /* more arenas for scopes built by worker threads */
+    size_t nxarenas;          /* entries in xarenas */
+    bool large;               /* arenas in huge-page chunks (struct_module_new_large) */
     struct struct_scope root; /* kind MODULE, name = path */
     const char *build_id;     /* lowercase hex, "" when none */
     uint32_t next_id;         /* next scope id to hand out */
@@ -59,6 +62,13 @@ struct struct_module {
  */
 struct struct_module *struct_module_new(const char *path);
 
+/*
+ * Same, and when @large its arenas take memory in 2 MB chunks the kernel
+ * may back with transparent huge pages: for modules that grow to many
+ * megabytes (struct_analyze), where 4 KB page faults cost much time.
+ */
+struct struct_module *struct_module_new_large(const char *path, bool large);
+
 /* Allocate @size zeroed bytes that live as long as @m; NULL on failure. */
 void *struct_module_alloc(struct struct_module *m, size_t size);
 
@@ -76,6 +86,37 @@ const char *struct_intern(struct struct_module *m, const char *s);
 struct struct_scope *struct_scope_new(struct struct_module *m, struct struct_scope *parent,
                                       enum struct_scope_kind kind, const struct struct_range *r,
                                       size_t nr);
+
+/*
+ * Same as struct_scope_new(), allocating from @a (the module's arena or
+ * one from struct_module_arenas()).  Thread-safe when @a belongs to the
+ * calling thread and no other thread touches @parent.
+ */
+struct struct_scope *struct_scope_new_in(struct arena *a, struct struct_scope *parent,
+                                         enum struct_scope_kind kind, const struct struct_range *r,
+                                         size_t nr);
+
+/*
+ * Add @n empty arenas to @m, freed with it: one per worker thread, so
+ * threads can build scopes at the same time.  Returns the first of them,
+ * or NULL on allocation failure.  A later call may move the arenas an
+ * earlier one returned (not the memory they handed out): finish with
+ * them first.
+ */
+struct arena *struct_module_arenas(struct struct_module *m, size_t n);
+
+/*
+ * Make the array @v (NULL, or from this function) hold at least @n
+ * elements of @size (at most 64 KB) bytes; *cap is its capacity in
+ * elements.  For large temporary arrays: the memory is an anonymous
+ * mapping (64 KB and up, doubling) grown with mremap, so growing copies
+ * nothing, and from 2 MB on advised for transparent huge pages, so
+ * filling it takes few page faults.  Returns the array, which may have
+ * moved, or NULL on failure (@v and *cap are then unchanged).  Release
+ * with struct_vec_free(v, *cap, size), never free().
+ */
+void *struct_vec_reserve(void *v, size_t *cap, size_t n, size_t size);
+void struct_vec_free(void *v, size_t cap, size_t size);
 
 /*
  * Sort every scope's children (by lowest address, then kind, line, name),
@@ -104,6 +145,22 @@ int struct_ranges_subtract(const struct struct_range *a, size_t na, const struct
  * allocation failure; "" for no ranges).
  */
 char *struct_ranges_format(const struct struct_range *r, size_t n);
+
+/* Most characters one range takes in that format: "0x" + 16 digits, twice, '-', ' '. */
+#define STRUCT_RANGE_CHARS 38
+
+/*
+ * Same format into @buf, which must hold n * STRUCT_RANGE_CHARS + 1
+ * bytes.  Returns the length written (a '\0' follows).
+ */
+size_t struct_ranges_format_buf(const struct struct_range *r, size_t n, char *buf);
+
+/*
+ * Write "0x" and @v in lowercase hex without leading zeros (as printf
+ * "0x%" PRIx64) at @p, which must hold 18 bytes; no '\0'.  Returns the
+ * end of what was written.
+ */
+char *struct_put_hex(char *p, uint64_t v);
 
 /*
  * Parse the format above into @out (cleared first).  Returns 0, or -1 on a
@@ -140,5 +197,23 @@ struct struct_proc_in {
  */
 int struct_recover_loops(struct struct_module *m, struct struct_proc_in *procs, size_t nprocs,
                          const struct struct_cfg_env *env, const struct struct_options *opt);
+
+struct struct_loop_job;
+
+/*
+ * struct_recover_loops() in two steps, so decoding overlaps the caller's
+ * own work: _start() sets up *out and lets opt->jobs - 1 threads decode
+ * procedures while the caller goes on; _finish() decodes the rest and
+ * does everything else, then frees the job.  Between the two the caller
+ * may add scopes (statements) and move PROC scopes, but must not change
+ * their ranges, @procs or @env, which must live until _finish() returns.
+ * _finish(job, true) only stops the threads and frees the job (on the
+ * caller's error path; returns nonzero).  Same results as
+ * struct_recover_loops(); both return 0 or STRUCT_ENOMEM/STRUCT_EIO.
+ */
+int struct_recover_loops_start(struct struct_module *m, struct struct_proc_in *procs, size_t nprocs,
+                               const struct struct_cfg_env *env, const struct struct_options *opt,
+                               struct struct_loop_job **out);
+int struct_recover_loops_finish(struct struct_loop_job *job, bool cancel);
 
 #endif /* CSP_STRUCTURE_INTERNAL_H */

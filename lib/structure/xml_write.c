@@ -2,7 +2,8 @@
 /*
  * xml_write.c -- write structure modules as a csprof structure file
  * (share/schemas/csprof-structure.dtd) with libxml2's xmlTextWriter, which
- * does the escaping.
+ * does the escaping (numbers and ranges, which need none, are formatted
+ * here and written raw).
  *
  * Elements: csprof-structure > LM > F > P > (A | L | S | C)*, A and L nest.
  * Ranges are written as v="0x1130-0x1150 0x1160-0x1170" (half-open, hex).
@@ -12,7 +13,6 @@
  *
  * Tool code only; never runs in a profiled process.
  */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,25 +29,47 @@ attr_str(xmlTextWriterPtr w, const char *name, const char *val)
     return xmlTextWriterWriteAttribute(w, W(name), W(val)) < 0 ? -1 : 0;
 }
 
+/*
+ * Attribute whose value needs no escaping (digits, "0x", '-', ' '):
+ * written raw, which inside an attribute libxml2 copies as it is.
+ */
 static int
-attr_u64(xmlTextWriterPtr w, const char *name, uint64_t val)
+attr_plain(xmlTextWriterPtr w, const char *name, const char *val)
 {
-    char buf[24];
-
-    snprintf(buf, sizeof(buf), "%" PRIu64, val);
-    return attr_str(w, name, buf);
+    return xmlTextWriterStartAttribute(w, W(name)) < 0 || xmlTextWriterWriteRaw(w, W(val)) < 0 ||
+                   xmlTextWriterEndAttribute(w) < 0
+               ? -1
+               : 0;
 }
 
 static int
-attr_ranges(xmlTextWriterPtr w, const struct struct_scope *s)
+attr_u64(xmlTextWriterPtr w, const char *name, uint64_t val)
 {
-    char *v = struct_ranges_format(s->ranges, s->nranges);
+    char buf[24], *p = buf + sizeof(buf);
+
+    *--p = '\0';
+    do {
+        *--p = (char)('0' + val % 10);
+        val /= 10;
+    } while (val != 0);
+    return attr_plain(w, name, p);
+}
+
+#define RANGES_STACK 8 /* ranges formatted without malloc (a small frame: write_scope recurses) */
+
+static int
+attr_ranges(xmlTextWriterPtr w, const char *name, const struct struct_range *r, size_t n)
+{
+    char stack[RANGES_STACK * STRUCT_RANGE_CHARS + 1];
+    char *v = n <= RANGES_STACK ? stack : malloc(n * STRUCT_RANGE_CHARS + 1);
     int rc;
 
     if (v == NULL)
         return -1;
-    rc = attr_str(w, "v", v);
-    free(v);
+    struct_ranges_format_buf(r, n, v);
+    rc = attr_plain(w, name, v);
+    if (v != stack)
+        free(v);
     return rc;
 }
 
@@ -102,22 +124,17 @@ write_scope(xmlTextWriterPtr w, const struct struct_scope *s)
             return -1;
         break;
     }
-    if (s->kind >= STRUCT_SCOPE_PROC && attr_ranges(w, s) != 0)
+    if (s->kind >= STRUCT_SCOPE_PROC && attr_ranges(w, "v", s->ranges, s->nranges) != 0)
         return -1;
-    if (s->kind == STRUCT_SCOPE_LOOP) {
-        char *e = struct_ranges_format(s->entries, s->nentries);
-        int rc = e == NULL || (s->nentries > 0 && attr_str(w, "e", e) != 0) ||
-                 ((s->flags & STRUCT_SCOPE_F_IRREDUCIBLE) && attr_str(w, "irr", "1") != 0);
-
-        free(e);
-        if (rc)
-            return -1;
-    }
+    if (s->kind == STRUCT_SCOPE_LOOP &&
+        ((s->nentries > 0 && attr_ranges(w, "e", s->entries, s->nentries) != 0) ||
+         ((s->flags & STRUCT_SCOPE_F_IRREDUCIBLE) && attr_str(w, "irr", "1") != 0)))
+        return -1;
     if (s->kind == STRUCT_SCOPE_CALL) {
         char t[24];
 
-        snprintf(t, sizeof(t), "0x%" PRIx64, s->target);
-        if ((s->target != 0 && attr_str(w, "t", t) != 0) ||
+        *struct_put_hex(t, s->target) = '\0';
+        if ((s->target != 0 && attr_plain(w, "t", t) != 0) ||
             (s->name != NULL && attr_str(w, "n", s->name) != 0) ||
             ((s->flags & STRUCT_SCOPE_F_INDIRECT) && attr_str(w, "ind", "1") != 0) ||
             ((s->flags & STRUCT_SCOPE_F_TAIL) && attr_str(w, "tail", "1") != 0) ||
