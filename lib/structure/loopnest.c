@@ -1111,11 +1111,6 @@ out:
 
 /* ---- parallel decoding ------------------------------------------------------ */
 
-/* What the job keeps of each procedure's CFG once it is used: its counts. */
-struct proc_stats {
-    size_t ninsns, nloops, irreducible, ncalls, bad_bytes, unresolved_jumps, jump_tables;
-};
-
 struct struct_loop_job {
     struct struct_module *m;
     struct struct_proc_in *procs;
@@ -1125,7 +1120,6 @@ struct struct_loop_job {
     long jobs;                /* threads in the second phase, the caller's included */
     struct struct_cfg *cfgs;  /* nprocs: CFGs decoded early (first phase) */
     bool *early;              /* nprocs: cfgs[i] was decoded early */
-    struct proc_stats *stats; /* nprocs entries */
     pthread_t *tids;          /* first-phase threads */
     long nearly;              /* of which started */
     atomic_size_t next_early; /* next procedure to decode early */
@@ -1134,10 +1128,11 @@ struct struct_loop_job {
     atomic_int rc;
 };
 
-/* One second-phase thread's share: the job and the arena its scopes go to. */
+/* One second-phase thread's share: the job, the arena its scopes go to, its counts. */
 struct worker_arg {
     struct struct_loop_job *j;
     struct arena *arena;
+    struct struct_stats stats; /* over the procedures this thread decoded */
 };
 
 /*
@@ -1191,7 +1186,6 @@ worker(void *arg)
         size_t i = atomic_fetch_add(&j->next, 1);
         struct struct_scope *s;
         struct struct_cfg *c;
-        struct proc_stats *st;
         int rc = 0;
 
         if (i >= j->nprocs || atomic_load(&j->rc) != 0)
@@ -1201,15 +1195,17 @@ worker(void *arg)
         if (!j->early[i])
             rc = struct_cfg_build(d, j->env, s->ranges, s->nranges, j->procs[i].entry, c);
         if (rc == 0) {
-            st = &j->stats[i];
-            st->ninsns = c->ninsns;
-            st->nloops = c->nloops;
+            struct struct_stats *st = &wa->stats;
+
+            st->procedures++;
+            st->instructions += c->ninsns;
+            st->loops += c->nloops;
             for (size_t l = 0; l < c->nloops; l++)
                 st->irreducible += c->loops[l].irreducible;
-            st->ncalls = c->ncalls;
-            st->bad_bytes = c->bad_bytes;
-            st->unresolved_jumps = c->unresolved_jumps;
-            st->jump_tables = c->jump_tables;
+            st->calls += c->ncalls;
+            st->bad_bytes += c->bad_bytes;
+            st->unresolved_jumps += c->unresolved_jumps;
+            st->jump_tables += c->jump_tables;
             rc = restructure(wa->arena, s, c, j->env, j->do_normalize);
         }
         struct_cfg_free(c);
@@ -1228,7 +1224,6 @@ job_free(struct struct_loop_job *j)
             struct_cfg_free(&j->cfgs[i]);
     free(j->cfgs);
     free(j->early);
-    free(j->stats);
     free(j->tids);
     free(j);
 }
@@ -1261,8 +1256,7 @@ struct_recover_loops_start(struct struct_module *m, struct struct_proc_in *procs
                                   .jobs = jobs};
     j->cfgs = calloc(nprocs + 1, sizeof(*j->cfgs));
     j->early = calloc(nprocs + 1, sizeof(*j->early));
-    j->stats = calloc(nprocs + 1, sizeof(*j->stats));
-    if (j->cfgs == NULL || j->early == NULL || j->stats == NULL) {
+    if (j->cfgs == NULL || j->early == NULL) {
         job_free(j);
         return STRUCT_ENOMEM;
     }
@@ -1308,7 +1302,7 @@ struct_recover_loops_finish(struct struct_loop_job *j, bool cancel)
         goto out;
     }
     for (long i = 0; i < jobs; i++)
-        args[i] = (struct worker_arg){j, &arenas[i]};
+        args[i] = (struct worker_arg){.j = j, .arena = &arenas[i]};
     if (jobs > 1) {
         tids = malloc((size_t)jobs * sizeof(*tids));
         if (tids != NULL)
@@ -1321,31 +1315,21 @@ struct_recover_loops_finish(struct struct_loop_job *j, bool cancel)
         pthread_join(tids[i], NULL);
     free(tids);
     rc = atomic_load(&j->rc);
-    for (size_t i = 0; i < j->nprocs && rc == 0; i++) {
-        const struct proc_stats *st = &j->stats[i];
-        struct struct_module *m = j->m;
+    for (long i = 0; i < jobs && rc == 0; i++) {
+        const struct struct_stats *st = &args[i].stats;
+        struct struct_stats *ms = &j->m->stats;
 
-        m->stats.procedures++;
-        m->stats.instructions += st->ninsns;
-        m->stats.loops += st->nloops;
-        m->stats.irreducible += st->irreducible;
-        m->stats.calls += st->ncalls;
-        m->stats.bad_bytes += st->bad_bytes;
-        m->stats.unresolved_jumps += st->unresolved_jumps;
-        m->stats.jump_tables += st->jump_tables;
+        ms->procedures += st->procedures;
+        ms->instructions += st->instructions;
+        ms->loops += st->loops;
+        ms->irreducible += st->irreducible;
+        ms->calls += st->calls;
+        ms->bad_bytes += st->bad_bytes;
+        ms->unresolved_jumps += st->unresolved_jumps;
+        ms->jump_tables += st->jump_tables;
     }
 out:
     free(args);
     job_free(j);
     return rc;
-}
-
-int
-struct_recover_loops(struct struct_module *m, struct struct_proc_in *procs, size_t nprocs,
-                     const struct struct_cfg_env *env, const struct struct_options *opt)
-{
-    struct struct_loop_job *j;
-    int rc = struct_recover_loops_start(m, procs, nprocs, env, opt, &j);
-
-    return rc != 0 ? rc : struct_recover_loops_finish(j, false);
 }

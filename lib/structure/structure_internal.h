@@ -186,30 +186,25 @@ struct struct_proc_in {
     uint64_t entry;             /* entry address (inside scope's ranges) */
 };
 
+struct struct_loop_job;
+
 /*
  * Decode every procedure of @procs (in parallel, opt->jobs threads),
  * find its loops and call sites, and rebuild its subtree so loops sit
  * inside the inlined-code tree and statements inside loops; then apply
  * the seed 003 §3 normalization unless opt->no_normalize.  The result
  * depends only on the inputs, never on the number of threads.  Adds to
- * m->stats.  Returns 0 or STRUCT_ENOMEM (or STRUCT_EIO when no decoder
- * can be opened).  Implemented in loopnest.c.
- */
-int struct_recover_loops(struct struct_module *m, struct struct_proc_in *procs, size_t nprocs,
-                         const struct struct_cfg_env *env, const struct struct_options *opt);
-
-struct struct_loop_job;
-
-/*
- * struct_recover_loops() in two steps, so decoding overlaps the caller's
- * own work: _start() sets up *out and lets opt->jobs - 1 threads decode
- * procedures while the caller goes on; _finish() decodes the rest and
- * does everything else, then frees the job.  Between the two the caller
- * may add scopes (statements) and move PROC scopes, but must not change
- * their ranges, @procs or @env, which must live until _finish() returns.
- * _finish(job, true) only stops the threads and frees the job (on the
- * caller's error path; returns nonzero).  Same results as
- * struct_recover_loops(); both return 0 or STRUCT_ENOMEM/STRUCT_EIO.
+ * m->stats.  Implemented in loopnest.c.
+ *
+ * Two steps, so decoding overlaps the caller's own work: _start() sets up
+ * *out and lets opt->jobs - 1 threads decode procedures while the caller
+ * goes on; _finish() decodes the rest and does everything else, then
+ * frees the job.  Between the two the caller may add scopes (statements)
+ * and move PROC scopes, but must not change their ranges, @procs or @env,
+ * which must live until _finish() returns.  _finish(job, true) only stops
+ * the threads and frees the job (on the caller's error path; returns
+ * nonzero).  Both return 0 or STRUCT_ENOMEM (or STRUCT_EIO when no
+ * decoder can be opened).
  */
 int struct_recover_loops_start(struct struct_module *m, struct struct_proc_in *procs, size_t nprocs,
                                const struct struct_cfg_env *env, const struct struct_options *opt,
