@@ -104,7 +104,8 @@ struct mon_thread {
     struct uw_backtrace bt;
     struct cct_node **bt_nodes; /* CCT node of each frame of bt (trampoline splice) */
     struct tramp_thread tramp;
-    bool shadow_rooted; /* the walk that built the shadow stack reached the root */
+    bool shadow_rooted;           /* the walk that built the shadow stack reached the root */
+    uintptr_t stack_lo, stack_hi; /* the thread's stack [lo, hi), or 0, 0 when unknown */
     timer_t timers[MON_MAX_EVENTS];
     bool timer_armed[MON_MAX_EVENTS];
     int perf_fd[MON_MAX_EVENTS];
@@ -168,6 +169,24 @@ void mon_resolve_nonlocal_functions(void);
 /* The real siglongjmp (ours is an override that tells the trampoline).  [async-signal-safe] */
 extern void (*mon_real_siglongjmp)(sigjmp_buf, int);
 extern int (*mon_real_sigaction)(int, const struct sigaction *, struct sigaction *);
+
+/* The functions that save their own return address, overridden in arch/<arch>/selfsave.S. */
+enum mon_selfsave {
+    MON_SELFSAVE_SETJMP = 0,
+    MON_SELFSAVE__SETJMP,
+    MON_SELFSAVE_SIGSETJMP,
+    MON_SELFSAVE_GETCONTEXT,
+    MON_NSELFSAVE
+};
+/* Their real definitions, in enum mon_selfsave order (read by selfsave.S). */
+extern void *mon_selfsave_real[MON_NSELFSAVE];
+/*
+ * Called by a selfsave.S override whose return slot @slot holds the
+ * trampoline (or whose real function is not resolved yet): takes the
+ * trampoline out of @slot and returns the real function @which to jump to.
+ * [program context; async-signal-safe unless it must resolve]
+ */
+void *mon_selfsave_prepare(uintptr_t *slot, int which);
 
 /* Signal protection (signals.c): install csprof's handlers.  Returns 0 or -errno. */
 int mon_signals_install(void);

@@ -166,6 +166,24 @@ read_identity(void)
     }
 }
 
+/* The calling thread's stack bounds (pthread_getattr_np(3)); 0, 0 when unknown. */
+static void
+read_stack_bounds(struct mon_thread *td)
+{
+    pthread_attr_t attr;
+    void *addr;
+    size_t size;
+
+    td->stack_lo = td->stack_hi = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0)
+        return;
+    if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+        td->stack_lo = (uintptr_t)addr;
+        td->stack_hi = (uintptr_t)addr + size;
+    }
+    pthread_attr_destroy(&attr);
+}
+
 static void
 thread_key_destructor(void *p)
 {
@@ -185,6 +203,7 @@ mon_thread_begin(void)
     td->self = pthread_self();
     td->thread_index = atomic_fetch_add(&mon_proc.next_thread_index, 1);
     td->start_ns = mon_clock_ns(CLOCK_REALTIME);
+    read_stack_bounds(td);
     arena_init_mmap(&td->arena, (size_t)1 << 20, arena_limit);
     td->bt.max = CSP_MAX_FRAMES;
     td->bt.ips = arena_alloc(&td->arena, CSP_MAX_FRAMES * sizeof(uintptr_t));
