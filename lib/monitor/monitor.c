@@ -180,12 +180,14 @@ mon_thread_begin(void)
     td->thread_index = atomic_fetch_add(&mon_proc.next_thread_index, 1);
     td->start_ns = mon_clock_ns(CLOCK_REALTIME);
     arena_init_mmap(&td->arena, (size_t)1 << 20, arena_limit);
-    td->bt.max = CSP_MAX_FRAMES;
-    td->bt.ips = arena_alloc(&td->arena, CSP_MAX_FRAMES * sizeof(uintptr_t));
-    td->bt.ra_locs = arena_alloc(&td->arena, CSP_MAX_FRAMES * sizeof(uintptr_t));
-    td->bt.sps = arena_alloc(&td->arena, CSP_MAX_FRAMES * sizeof(uintptr_t));
-    td->bt.sigframe = arena_alloc(&td->arena, CSP_MAX_FRAMES);
-    td->bt_nodes = arena_alloc(&td->arena, CSP_MAX_FRAMES * sizeof(*td->bt_nodes));
+    td->bt.max = CSP_INITIAL_FRAMES; /* deeper walks grow the arrays: mon_bt_grow */
+    td->bt.grow = mon_bt_grow;
+    td->bt.grow_arg = td;
+    td->bt.ips = arena_alloc(&td->arena, CSP_INITIAL_FRAMES * sizeof(uintptr_t));
+    td->bt.ra_locs = arena_alloc(&td->arena, CSP_INITIAL_FRAMES * sizeof(uintptr_t));
+    td->bt.sps = arena_alloc(&td->arena, CSP_INITIAL_FRAMES * sizeof(uintptr_t));
+    td->bt.sigframe = arena_alloc(&td->arena, CSP_INITIAL_FRAMES);
+    td->bt_nodes = arena_alloc(&td->arena, CSP_INITIAL_FRAMES * sizeof(*td->bt_nodes));
     td->tree = cct_new(&td->arena, mon_proc.nevents);
     if (td->bt.ips == NULL || td->bt.ra_locs == NULL || td->bt.sps == NULL ||
         td->bt.sigframe == NULL || td->bt_nodes == NULL || td->tree == NULL) {
@@ -195,9 +197,10 @@ mon_thread_begin(void)
     }
     if (mon_proc.trampoline) {
         struct tramp_frame *shadow =
-            arena_alloc(&td->arena, CSP_MAX_FRAMES * sizeof(struct tramp_frame));
+            arena_alloc(&td->arena, CSP_INITIAL_FRAMES * sizeof(struct tramp_frame));
 
-        tramp_thread_init(&td->tramp, shadow, CSP_MAX_FRAMES, shadow != NULL);
+        /* Grown by mon_shadow_reserve when a deeper stack is cached. */
+        tramp_thread_init(&td->tramp, shadow, CSP_INITIAL_FRAMES, shadow != NULL);
     } else {
         tramp_thread_init(&td->tramp, NULL, 0, false);
     }
