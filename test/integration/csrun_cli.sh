@@ -32,6 +32,10 @@ csrun -q -e CPUTIME@"${min:-0}" -o minimum true; rc=$?
 check "the smallest period is accepted (exit $rc)" [ "$rc" -eq 0 ]
 csrun -q -e CPUTIME@$((${min:-1} - 1)) true 2> /dev/null; rc=$?
 check "one less is refused (exit $rc)" [ "$rc" -eq 2 ]
+# A 32-bit ELF executable (only its header matters: csrun reads it before exec).
+{ printf '\177ELF\001\001\001'; head -c 57 /dev/zero; } > elf32 && chmod +x elf32
+csrun -q ./elf32 2> err.txt; rc=$?
+check "32-bit executable refused (exit $rc: $(head -1 err.txt))" sh -c "[ $rc -eq 2 ] && grep -q '32-bit' err.txt"
 # The monitor applies the same grammar when the environment is set by hand.
 CSPROF_EVENTS=CPUTIME@10 CSPROF_OUTDIR=$PWD/byhand LD_PRELOAD=$(dirname "$CSPROF_BIN")/lib/csprof/libcsprof.so \
     /bin/true 2> err.txt
