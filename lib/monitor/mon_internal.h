@@ -31,12 +31,12 @@
 /* Sample outcomes and drop reasons; every sample ends in exactly one. */
 enum mon_outcome {
     MON_SAMPLE_OK = 0,       /* recorded, unwind reached the thread's root */
-    MON_SAMPLE_PARTIAL,      /* recorded, unwind stopped early (or cut at CSP_MAX_FRAMES) */
+    MON_SAMPLE_PARTIAL,      /* recorded, unwind stopped early */
     MON_DROP_REENTERED,      /* arrived while csprof code ran on this thread */
     MON_DROP_NO_THREAD,      /* arrived on a thread csprof has no state for */
     MON_DROP_STOPPED,        /* arrived after sampling stopped (exit, exec, finalisation) */
     MON_DROP_IN_LOADER,      /* thread inside dlopen/dlclose: walking could deadlock */
-    MON_DROP_NO_MEMORY,      /* arena limit reached */
+    MON_DROP_NO_MEMORY,      /* arena limit reached (also: no room to hold a deep stack's walk) */
     MON_DROP_UNWIND_FAULT,   /* the stack walk faulted (SIGSEGV/SIGBUS caught) */
     MON_DROP_NO_FRAMES,      /* libunwind could not start */
     MON_DROP_UNKNOWN_SOURCE, /* signal we cannot tie to an event */
@@ -114,6 +114,17 @@ struct mon_thread {
     uint64_t event_samples[MON_MAX_EVENTS]; /* samples recorded per event */
     uint64_t timer_overruns;                /* expirations merged into one signal (POSIX timers) */
 };
+
+/*
+ * Deep stacks (depth_sig.c).  mon_bt_grow is td->bt's uw_grow_fn (@arg is
+ * the thread's struct mon_thread): it doubles the walk arrays and bt_nodes
+ * from the thread's arena, keeping the frames walked so far; returns 0, or
+ * -1 when the arena limit is reached.  mon_shadow_reserve gives @td's shadow
+ * stack room for @n entries the same way; returns false when it cannot.
+ * [async-signal-safe]
+ */
+CSP_SIGSAFE int mon_bt_grow(struct uw_backtrace *bt, void *arg);
+CSP_SIGSAFE bool mon_shadow_reserve(struct mon_thread *td, size_t n);
 
 /* This thread's state, NULL before set-up.  [async-signal-safe] */
 CSP_SIGSAFE struct mon_thread *mon_thread_self(void);

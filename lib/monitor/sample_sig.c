@@ -89,8 +89,8 @@ in_live_stack(const struct mon_thread *td, uintptr_t slot)
 
 /*
  * Cache the frames ips[from-1] .. ips[1] (return addresses, outermost first)
- * with their CCT nodes on top of the shadow stack.  Returns false when the
- * shadow stack is full (the caller withdraws the trampoline).
+ * with their CCT nodes on top of the shadow stack, growing it as needed.
+ * Returns false when it cannot grow (the caller withdraws the trampoline).
  */
 static bool
 shadow_push(struct mon_thread *td, size_t from, struct cct_node *const *nodes_of)
@@ -100,7 +100,7 @@ shadow_push(struct mon_thread *td, size_t from, struct cct_node *const *nodes_of
 
     if (from < 2)
         return true;
-    if (tt->depth + (from - 1) > tt->max) {
+    if (tt->depth + (from - 1) > tt->max && !mon_shadow_reserve(td, tt->depth + (from - 1))) {
         tt->counts[TRAMP_SHADOW_FULL]++;
         return false;
     }
@@ -250,6 +250,13 @@ take_sample(struct mon_thread *td, uint32_t ev, void *ucontext, uint64_t value)
         tramp_invalidate(tt);
     } else if (trampolining) {
         tramp_invalidate(tt);
+    }
+    if (rc == UW_ETOODEEP) {
+        /* The arena cannot hold the whole walk: a path cut at either end would be charged
+         * to the wrong context, so the sample is dropped (and counted). */
+        td->in_unwind = 0;
+        mon_count(td, MON_DROP_NO_MEMORY);
+        return;
     }
     if (td->bt.depth == 0) {
         td->in_unwind = 0;

@@ -182,6 +182,7 @@ mon_write_profile(struct mon_thread *td)
     stats[nstats++] = (struct fmt_stat){"timer.overruns", td->timer_overruns};
     stats[nstats++] = (struct fmt_stat){"cct.nodes", cct_size(td->tree)};
     stats[nstats++] = (struct fmt_stat){"arena.bytes", td->arena.bytes_mapped};
+    stats[nstats++] = (struct fmt_stat){"unwind.frames_capacity", td->bt.max}; /* depth_sig.c */
 
     ctx.w = w;
     if (fmt_writer_init(w, fd) < 0 || fmt_write_header(w, &h) < 0 ||

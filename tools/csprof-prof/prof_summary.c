@@ -85,6 +85,84 @@ prof_cmp_top_path(const void *a, const void *b)
 }
 
 /*
+ * Fold recursion in a path string (frames separated by " > "): a block of 1
+ * to 4 frames repeated 3 or more times in a row becomes "[a:5 > b:9] x5000"
+ * ("a:5 x5000" for one frame), so a path 100 000 frames deep prints as one
+ * line of a few frames.  Frees @path; returns a new string.
+ */
+static char *
+prof_path_fold(char *path)
+{
+    size_t nseg = 1, i, j, o = 0, len = strlen(path);
+    const char **seg;
+    size_t *seglen;
+    char *out, *p;
+
+    for (p = path; (p = strstr(p, " > ")) != NULL; p += 3)
+        nseg++;
+    seg = prof_xcalloc(nseg, sizeof(*seg));
+    seglen = prof_xcalloc(nseg, sizeof(*seglen));
+    for (i = 0, p = path; i < nseg; i++) {
+        char *end = strstr(p, " > ");
+
+        seg[i] = p;
+        seglen[i] = end != NULL ? (size_t)(end - p) : strlen(p);
+        p = end != NULL ? end + 3 : p + seglen[i];
+    }
+    out = prof_xmalloc(len + 1 + 32); /* a fold never lengthens more than its " xN" suffix */
+    for (i = 0; i < nseg;) {
+        size_t block = 0, reps = 1;
+
+        for (size_t b = 1; b <= 4 && block == 0; b++) {
+            size_t r = 1;
+
+            while (i + (r + 1) * b <= nseg) {
+                for (j = 0; j < b; j++)
+                    if (seglen[i + j] != seglen[i + r * b + j] ||
+                        memcmp(seg[i + j], seg[i + r * b + j], seglen[i + j]) != 0)
+                        break;
+                if (j < b)
+                    break;
+                r++;
+            }
+            if (r >= 3) {
+                block = b;
+                reps = r;
+            }
+        }
+        if (o > 0) {
+            memcpy(out + o, " > ", 3);
+            o += 3;
+        }
+        if (block == 0) {
+            memcpy(out + o, seg[i], seglen[i]);
+            o += seglen[i];
+            i++;
+            continue;
+        }
+        if (block > 1)
+            out[o++] = '[';
+        for (j = 0; j < block; j++) {
+            if (j > 0) {
+                memcpy(out + o, " > ", 3);
+                o += 3;
+            }
+            memcpy(out + o, seg[i + j], seglen[i + j]);
+            o += seglen[i + j];
+        }
+        if (block > 1)
+            out[o++] = ']';
+        o += (size_t)sprintf(out + o, " x%zu", reps);
+        i += block * reps;
+    }
+    out[o] = '\0';
+    free(seg);
+    free(seglen);
+    free(path);
+    return out;
+}
+
+/*
  * "main:12 > a:45 > c": names of the PF and A frames from the root down to
  * @node, each caller followed by the line of the call site (C node) through
  * which the path continues, so that two calls of c from different lines of
@@ -135,7 +213,7 @@ prof_path_string(const struct prof_ctx *ctx, uint32_t node)
     }
     if (n > 0) /* the budget of unused suffixes and separators */
         memmove(s, s + n, len - n);
-    return s;
+    return prof_path_fold(s);
 }
 
 static size_t

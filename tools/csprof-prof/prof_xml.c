@@ -303,10 +303,80 @@ prof_write_node_open(struct prof_xw *x, const struct prof_ctx *ctx, uint32_t v)
     prof_write_node_metrics(x, ctx, v);
 }
 
+/*
+ * Deepest nesting of call-tree elements (PF, C, L, A, S) the database
+ * writes.  libxml2 refuses documents nested deeper than 256 levels without
+ * XML_PARSE_HUGE and, from 2.12 on, deeper than 2048 even with it; and its
+ * DTD validation recurses once per level.  A path nested deeper ends, at
+ * this depth, in one <T> element that holds the totals of what was cut, so
+ * every database stays readable and its inclusive values stay exact.
+ */
+#define PROF_XML_MAX_DEPTH 2000
+
+/*
+ * Write <T> for the subtree below @v, cut at the depth limit: its metrics
+ * are the inclusive totals of @v's children (inclusive and exclusive alike:
+ * nothing of it appears elsewhere), nodes= how many tree nodes were cut and
+ * levels= how deep the cut part goes.  Iterative over the subtree.
+ */
+static void
+prof_write_truncated(struct prof_xw *x, const struct prof_ctx *ctx, uint32_t v)
+{
+    const struct prof_tree *t = &ctx->tree;
+    const struct prof_node *nodes = t->nodes;
+    uint32_t e, ms = prof_metric_samples(ctx), c;
+    uint64_t ncut = 0, samples = 0;
+    size_t d = 1, levels = 0;
+
+    prof_xw_start(x, "T");
+    /* Count the cut nodes and levels: preorder walk of v's subtree. */
+    for (c = nodes[v].first_child; c != PROF_NONE;) {
+        ncut++;
+        levels = d > levels ? d : levels;
+        if (nodes[c].first_child != PROF_NONE) {
+            c = nodes[c].first_child;
+            d++;
+            continue;
+        }
+        while (c != PROF_NONE && nodes[c].next_sibling == PROF_NONE) {
+            c = nodes[c].parent;
+            d--;
+            if (c == v)
+                c = PROF_NONE;
+        }
+        if (c != PROF_NONE)
+            c = nodes[c].next_sibling;
+    }
+    prof_xw_u64(x, "nodes", ncut);
+    prof_xw_u64(x, "levels", levels);
+    for (e = 0; e < ctx->nevents; e++) {
+        double sum = 0.0;
+
+        for (c = nodes[v].first_child; c != PROF_NONE; c = nodes[c].next_sibling)
+            sum += prof_tree_incl(t, c, e);
+        for (int col = 0; col < 2 && sum != 0.0; col++) {
+            prof_xw_start(x, "M");
+            prof_xw_u64(x, "n", 2 * e + (uint32_t)col);
+            prof_xw_dbl(x, "v", sum);
+            prof_xw_end(x);
+        }
+    }
+    for (c = nodes[v].first_child; c != PROF_NONE; c = nodes[c].next_sibling)
+        samples += t->incl_samples[c];
+    for (int col = 0; col < 2 && samples != 0; col++) {
+        prof_xw_start(x, "M");
+        prof_xw_u64(x, "n", ms + (uint32_t)col);
+        prof_xw_u64(x, "v", samples);
+        prof_xw_end(x);
+    }
+    prof_xw_end(x);
+}
+
 static void
 prof_write_tree(struct prof_xw *x, const struct prof_ctx *ctx)
 {
     const struct prof_node *nodes = ctx->tree.nodes;
+    size_t depth = 1, truncated = 0; /* depth of v: the root's children are at 1 */
     uint32_t v;
 
     prof_xw_start(x, "SecCallPathProfileData");
@@ -316,8 +386,12 @@ prof_write_tree(struct prof_xw *x, const struct prof_ctx *ctx)
     v = nodes[0].first_child;
     while (v != PROF_NONE && !x->failed) {
         prof_write_node_open(x, ctx, v);
-        if (nodes[v].first_child != PROF_NONE) {
+        if (nodes[v].first_child != PROF_NONE && depth == PROF_XML_MAX_DEPTH) {
+            prof_write_truncated(x, ctx, v);
+            truncated++;
+        } else if (nodes[v].first_child != PROF_NONE) {
             v = nodes[v].first_child;
+            depth++;
             continue;
         }
         for (;;) { /* close v and every ancestor whose last child it ends */
@@ -327,12 +401,18 @@ prof_write_tree(struct prof_xw *x, const struct prof_ctx *ctx)
                 break;
             }
             v = nodes[v].parent;
+            depth--;
             if (v == 0) {
                 v = PROF_NONE;
                 break;
             }
         }
     }
+    if (truncated > 0)
+        fprintf(stderr,
+                "csprof-prof: warning: %zu call path(s) nest deeper than %d levels; the database "
+                "ends each at that depth in a <T> element holding the totals of the rest\n",
+                truncated, PROF_XML_MAX_DEPTH);
     if (!x->failed)
         prof_xw_check(x, xmlTextWriterWriteRaw(x->w, BAD_CAST "\n"));
     prof_xw_end(x);
