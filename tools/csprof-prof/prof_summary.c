@@ -2,7 +2,8 @@
 /*
  * prof_summary.c -- the numbers csprof-prof reports after merging: thread
  * and process counts, event totals, sample statistics, the share of samples
- * under main, effective sampling rate, top procedures and top call paths.
+ * rooted at a thread's entry, modules rebuilt since the measurement,
+ * effective sampling rate, top procedures and top call paths.
  *
  * Tool code.  The text goes to stdout, one "key: value" fact per line so
  * that scripts can grep it; prof_xml.c writes the same numbers into the
@@ -16,7 +17,10 @@
  *   samples: N
  *   samples.recorded: N                       (every samples.* counter of the files)
  *   samples at unknown addresses: N (X.XX%)
- *   samples in main: X.XX% (N of M)
+ *   samples rooted at a process or thread entry: X.XX% (R of M)
+ *   samples not rooted (partial call paths): U (P flagged partial by the monitor, Q more ...)
+ *   modules changed since the measurement: K (N samples kept as module+0xOFFSET, ...)
+ *     PATH: changed since the measurement: build-id ... (N samples)   (one per module)
  *   effective samples per CPU-second: X.X     (or "unknown (no CPU time in headers)")
  *   top N procedures by exclusive NAME:
  *     RANK  X.XX%  VALUE UNIT  PROCEDURE
@@ -171,6 +175,7 @@ prof_summary_compute(const struct prof_ctx *ctx, struct prof_summary *s)
     uint32_t *frame_of = prof_xmalloc(t->n * sizeof(*frame_of)); /* innermost PF/A node */
     double *frame_self = prof_xcalloc(t->n, sizeof(*frame_self));
     bool *under_main = prof_xcalloc(t->n, sizeof(*under_main));
+    bool *rooted = prof_xcalloc(t->n, sizeof(*rooted));
     double *proc_excl = prof_xcalloc(ctx->nprocs, sizeof(*proc_excl));
     size_t i, ncand = 0;
 
@@ -185,6 +190,9 @@ prof_summary_compute(const struct prof_ctx *ctx, struct prof_summary *s)
     s->event_totals = prof_xcalloc(ctx->nevents, sizeof(double));
     for (i = 0; i < ctx->nevents; i++)
         s->event_totals[i] = prof_tree_incl(t, 0, (uint32_t)i);
+    for (i = 0; i < ctx->nmodules; i++)
+        if (ctx->modules[i].state == PROF_MOD_CHANGED)
+            s->changed_samples += ctx->modules[i].leaf_samples;
 
     /* One forward pass: parents come before children. */
     inner[0] = frame_of[0] = PROF_NONE;
@@ -196,9 +204,13 @@ prof_summary_compute(const struct prof_ctx *ctx, struct prof_summary *s)
             inner[i] = frame ? n->proc : inner[n->parent];
             frame_of[i] = frame ? (uint32_t)i : frame_of[n->parent];
             under_main[i] = under_main[n->parent] || (frame && ctx->procs[n->proc].is_main);
+            /* The outermost frame of a path is a child of the root. */
+            rooted[i] = n->parent == 0 ? frame && ctx->procs[n->proc].is_root : rooted[n->parent];
         }
         if (under_main[i])
             s->main_samples += n->samples;
+        if (rooted[i])
+            s->rooted_samples += n->samples;
         if (inner[i] != PROF_NONE) {
             proc_excl[inner[i]] += prof_rank_self(ctx, (uint32_t)i);
             frame_self[frame_of[i]] += prof_rank_self(ctx, (uint32_t)i);
@@ -236,6 +248,7 @@ prof_summary_compute(const struct prof_ctx *ctx, struct prof_summary *s)
         s->top_paths[i].path = prof_path_string(ctx, s->top_paths[i].node);
 
     free(proc_excl);
+    free(rooted);
     free(under_main);
     free(frame_self);
     free(frame_of);
@@ -246,6 +259,29 @@ static double
 prof_pct(double part, double whole)
 {
     return whole != 0.0 ? 100.0 * part / whole : 0.0;
+}
+
+/*
+ * "samples rooted at a thread entry": the share of samples whose call path
+ * starts at an entry function, i.e. whose stack walk reached the thread's
+ * root.  The others are partial, whether or not the monitor noticed: an
+ * unwinder that stops at a frameless assembly leaf believes it is done.
+ */
+static void
+prof_print_rooted(const struct prof_ctx *ctx, const struct prof_summary *s, FILE *out)
+{
+    uint64_t unrooted = s->samples - s->rooted_samples;
+    uint64_t flagged = prof_stat(ctx, "samples.partial");
+
+    fprintf(out, "samples rooted at a process or thread entry: %.2f%% (%llu of %llu)\n",
+            prof_pct((double)s->rooted_samples, (double)s->samples),
+            (unsigned long long)s->rooted_samples, (unsigned long long)s->samples);
+    fprintf(out,
+            "samples not rooted (partial call paths): %llu (%llu flagged partial by the monitor, "
+            "%llu more whose walk stopped early unnoticed)\n",
+            (unsigned long long)unrooted,
+            (unsigned long long)(flagged < unrooted ? flagged : unrooted),
+            (unsigned long long)(unrooted > flagged ? unrooted - flagged : 0));
 }
 
 void
@@ -271,9 +307,17 @@ prof_summary_print(const struct prof_ctx *ctx, const struct prof_summary *s, FIL
     fprintf(out, "samples at unknown addresses: %llu (%.2f%%)\n",
             (unsigned long long)ctx->unknown_samples,
             prof_pct((double)ctx->unknown_samples, (double)s->samples));
-    fprintf(out, "samples in main: %.2f%% (%llu of %llu)\n",
-            prof_pct((double)s->main_samples, (double)s->samples),
-            (unsigned long long)s->main_samples, (unsigned long long)s->samples);
+    prof_print_rooted(ctx, s, out);
+    if (ctx->nchanged > 0) {
+        fprintf(out,
+                "modules changed since the measurement: %zu (%llu samples kept as "
+                "module+0xOFFSET, not attributed to procedures)\n",
+                ctx->nchanged, (unsigned long long)s->changed_samples);
+        for (i = 0; i < ctx->nmodules; i++)
+            if (ctx->modules[i].state == PROF_MOD_CHANGED)
+                fprintf(out, "  %s (%llu samples)\n", ctx->modules[i].why,
+                        (unsigned long long)ctx->modules[i].leaf_samples);
+    }
     if (s->samples_per_cpu_s >= 0)
         fprintf(out, "effective samples per CPU-second: %.1f\n", s->samples_per_cpu_s);
     else

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "prof_internal.h"
+#include "support/text.h"
 
 static void
 prof_oom(void)
@@ -58,6 +59,18 @@ prof_xstrdup(const char *s)
 
     if (d == NULL)
         prof_oom();
+    return d;
+}
+
+char *
+prof_xclean(const char *s)
+{
+    char *d;
+
+    if (s == NULL)
+        s = "";
+    d = prof_xmalloc(text_escaped_size(s));
+    text_escape(d, s);
     return d;
 }
 
