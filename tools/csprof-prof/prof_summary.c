@@ -22,6 +22,12 @@
  *   modules changed since the measurement: K (N samples kept as module+0xOFFSET, ...)
  *     PATH: changed since the measurement: build-id ... (N samples)   (one per module)
  *   effective samples per CPU-second: X.X     (or "unknown (no CPU time in headers)")
+ *   sampling shortfall: E samples expected ..., N recorded, M missing:   (only below 80%)
+ *     dropped: D (REASON N)...
+ *     timer expirations merged (timer.overruns): O
+ *     threads that blocked the sampling signal: B
+ *     threads with time but under 10% of their samples: T (X s of their time)
+ *     not explained by any counter: U
  *   top N procedures by exclusive NAME:
  *     RANK  X.XX%  VALUE UNIT  PROCEDURE
  *   top N call paths by inclusive NAME:
@@ -284,6 +290,76 @@ prof_print_rooted(const struct prof_ctx *ctx, const struct prof_summary *s, FILE
             (unsigned long long)(unrooted > flagged ? unrooted - flagged : 0));
 }
 
+/*
+ * When fewer samples were recorded than the requested period calls for,
+ * say where they went, from the profiles' own counters only: samples
+ * dropped (by reason), timer expirations merged into one signal
+ * (timer.overruns), threads that blocked the sampling signal
+ * (thread.sampling_blocked or thread.signal_blocked), threads that had CPU
+ * time but under 10% of their samples; what no counter explains is given
+ * as a number, not a guess.  Only for time events whose raw unit is ns.
+ */
+static void
+prof_print_shortfall(const struct prof_ctx *ctx, const struct prof_summary *s, FILE *out)
+{
+    const struct prof_event *ev = ctx->nevents > 0 ? &ctx->events[0] : NULL;
+    uint64_t dropped = 0, overruns, blocked, starved = 0, starved_ns = 0, missing, explained;
+    double expected = 0, starved_missing = 0, rate;
+    bool cpu;
+    size_t i;
+
+    if (ev == NULL || ev->period == 0 || strcmp(ev->unit, "ns") != 0)
+        return;
+    cpu = strcmp(ev->name, "CPUTIME") == 0;
+    if (!cpu && strcmp(ev->name, "REALTIME") != 0)
+        return;
+    for (i = 0; i < ctx->ninputs; i++) {
+        const struct prof_input *in = &ctx->inputs[i];
+        uint64_t ns =
+            cpu ? in->cpu_ns : (in->end_ns > in->start_ns ? in->end_ns - in->start_ns : 0);
+        double want = (double)ns / (double)ev->period;
+
+        if (in->error != NULL)
+            continue;
+        expected += want;
+        if (want >= 20 && (double)in->samples < 0.1 * want) {
+            starved++;
+            starved_ns += ns;
+            starved_missing += want - (double)in->samples;
+        }
+    }
+    rate = 1e9 / (double)ev->period;
+    if (expected < 20 || (double)s->samples >= 0.8 * expected)
+        return;
+    for (i = 0; i < ctx->nstats; i++)
+        if (strncmp(ctx->stat_names[i], "samples.dropped.", 16) == 0)
+            dropped += ctx->stat_values[i];
+    overruns = prof_stat(ctx, "timer.overruns");
+    blocked = prof_stat(ctx, "thread.sampling_blocked") + prof_stat(ctx, "thread.signal_blocked");
+    missing = (uint64_t)expected - s->samples;
+    fprintf(out,
+            "sampling shortfall: %llu samples expected at %.1f per %s-second, %llu recorded, "
+            "%llu missing:\n",
+            (unsigned long long)expected, rate, cpu ? "CPU" : "thread",
+            (unsigned long long)s->samples, (unsigned long long)missing);
+    fprintf(out, "  dropped: %llu", (unsigned long long)dropped);
+    for (i = 0; i < ctx->nstats; i++)
+        if (strncmp(ctx->stat_names[i], "samples.dropped.", 16) == 0 && ctx->stat_values[i] > 0)
+            fprintf(out, " (%s %llu)", ctx->stat_names[i] + 16,
+                    (unsigned long long)ctx->stat_values[i]);
+    fprintf(out, "\n  timer expirations merged (timer.overruns): %llu\n",
+            (unsigned long long)overruns);
+    fprintf(out, "  threads that blocked the sampling signal: %llu\n", (unsigned long long)blocked);
+    fprintf(out,
+            "  threads with time but under 10%% of their samples: %llu (%.3f s of their time, "
+            "%llu samples)\n",
+            (unsigned long long)starved, (double)starved_ns * 1e-9,
+            (unsigned long long)starved_missing);
+    explained = dropped + overruns + (uint64_t)starved_missing;
+    fprintf(out, "  not explained by any counter: %llu\n",
+            (unsigned long long)(missing > explained ? missing - explained : 0));
+}
+
 void
 prof_summary_print(const struct prof_ctx *ctx, const struct prof_summary *s, FILE *out)
 {
@@ -322,6 +398,7 @@ prof_summary_print(const struct prof_ctx *ctx, const struct prof_summary *s, FIL
         fprintf(out, "effective samples per CPU-second: %.1f\n", s->samples_per_cpu_s);
     else
         fprintf(out, "effective samples per CPU-second: unknown (no CPU time in headers)\n");
+    prof_print_shortfall(ctx, s, out);
     fprintf(out, "top %u procedures by exclusive %s:\n", ctx->opt.top, rname);
     for (i = 0; i < s->ntop_procs; i++)
         fprintf(out, "  %2zu %7.2f%%  %.6f %s  %s\n", i + 1,
