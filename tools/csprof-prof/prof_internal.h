@@ -341,14 +341,16 @@ struct prof_top_path {
 
 struct prof_summary {
     size_t threads, processes;
-    uint64_t samples;         /* in the tree */
-    uint64_t main_samples;    /* of which under a procedure named main */
-    uint64_t rooted_samples;  /* of which on a call path whose outermost frame is an entry
+    uint64_t samples;          /* in the tree */
+    uint64_t main_samples;     /* of which under a procedure named main */
+    uint64_t rooted_samples;   /* of which on a call path whose outermost frame is an entry
                                  function (struct prof_proc.is_root): the walk was complete */
-    uint64_t changed_samples; /* leaf samples in modules changed since the measurement */
-    uint64_t cpu_ns;          /* sum of headers' cpu_ns */
-    double samples_per_cpu_s; /* < 0 when no cpu_ns is known */
-    double *event_totals;     /* per event, display unit */
+    uint64_t unjudged_samples; /* of which the outermost frame lies in a file whose structure
+                                  is unavailable (changed or unreadable): rooted or not unknown */
+    uint64_t changed_samples;  /* leaf samples in modules changed since the measurement */
+    uint64_t cpu_ns;           /* sum of headers' cpu_ns */
+    double samples_per_cpu_s;  /* < 0 when no cpu_ns is known */
+    double *event_totals;      /* per event, display unit */
     struct prof_top_proc *top_procs;
     size_t ntop_procs;
     struct prof_top_path *top_paths;

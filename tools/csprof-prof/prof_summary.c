@@ -19,6 +19,7 @@
  *   samples at unknown addresses: N (X.XX%)
  *   samples rooted at a process or thread entry: X.XX% (R of M)
  *   samples not rooted (partial call paths): U (P flagged partial by the monitor, Q more ...)
+ *   samples whose root cannot be judged (...): J     (only when J > 0)
  *   modules changed since the measurement: K (N samples kept as module+0xOFFSET, ...)
  *     PATH: changed since the measurement: build-id ... (N samples)   (one per module)
  *   effective samples per CPU-second: X.X     (or "unknown (no CPU time in headers)")
@@ -173,6 +174,32 @@ prof_count_distinct(const struct prof_ctx *ctx, bool threads)
     return n;
 }
 
+enum prof_rooted {
+    PROF_NOT_ROOTED = 0,
+    PROF_ROOTED = 1,
+    PROF_ROOT_UNKNOWN = 2, /* no structure for the outermost frame's file */
+};
+
+/* Is the call path whose outermost node is @n (a child of the root) rooted? */
+static uint8_t
+prof_judge_root(const struct prof_ctx *ctx, const struct prof_node *n)
+{
+    const struct prof_proc *p;
+    const struct prof_module *m;
+
+    if ((n->kind != PROF_NODE_PF && n->kind != PROF_NODE_A) || n->proc == PROF_NONE)
+        return PROF_NOT_ROOTED;
+    p = &ctx->procs[n->proc];
+    if (p->is_root)
+        return PROF_ROOTED;
+    if (p->module == PROF_NONE)
+        return PROF_NOT_ROOTED; /* in no load module: JIT code or garbage, never an entry */
+    m = &ctx->modules[p->module];
+    if ((m->state == PROF_MOD_CHANGED || m->state == PROF_MOD_FAILED) && m->path[0] == '/')
+        return PROF_ROOT_UNKNOWN; /* its _start would be nameless: cannot tell */
+    return PROF_NOT_ROOTED;
+}
+
 void
 prof_summary_compute(const struct prof_ctx *ctx, struct prof_summary *s)
 {
@@ -181,7 +208,7 @@ prof_summary_compute(const struct prof_ctx *ctx, struct prof_summary *s)
     uint32_t *frame_of = prof_xmalloc(t->n * sizeof(*frame_of)); /* innermost PF/A node */
     double *frame_self = prof_xcalloc(t->n, sizeof(*frame_self));
     bool *under_main = prof_xcalloc(t->n, sizeof(*under_main));
-    bool *rooted = prof_xcalloc(t->n, sizeof(*rooted));
+    uint8_t *rooted = prof_xcalloc(t->n, sizeof(*rooted)); /* enum prof_rooted */
     double *proc_excl = prof_xcalloc(ctx->nprocs, sizeof(*proc_excl));
     size_t i, ncand = 0;
 
@@ -211,12 +238,14 @@ prof_summary_compute(const struct prof_ctx *ctx, struct prof_summary *s)
             frame_of[i] = frame ? (uint32_t)i : frame_of[n->parent];
             under_main[i] = under_main[n->parent] || (frame && ctx->procs[n->proc].is_main);
             /* The outermost frame of a path is a child of the root. */
-            rooted[i] = n->parent == 0 ? frame && ctx->procs[n->proc].is_root : rooted[n->parent];
+            rooted[i] = n->parent == 0 ? prof_judge_root(ctx, n) : rooted[n->parent];
         }
         if (under_main[i])
             s->main_samples += n->samples;
-        if (rooted[i])
+        if (rooted[i] == PROF_ROOTED)
             s->rooted_samples += n->samples;
+        else if (rooted[i] == PROF_ROOT_UNKNOWN)
+            s->unjudged_samples += n->samples;
         if (inner[i] != PROF_NONE) {
             proc_excl[inner[i]] += prof_rank_self(ctx, (uint32_t)i);
             frame_self[frame_of[i]] += prof_rank_self(ctx, (uint32_t)i);
@@ -276,7 +305,7 @@ prof_pct(double part, double whole)
 static void
 prof_print_rooted(const struct prof_ctx *ctx, const struct prof_summary *s, FILE *out)
 {
-    uint64_t unrooted = s->samples - s->rooted_samples;
+    uint64_t unrooted = s->samples - s->rooted_samples - s->unjudged_samples;
     uint64_t flagged = prof_stat(ctx, "samples.partial");
 
     fprintf(out, "samples rooted at a process or thread entry: %.2f%% (%llu of %llu)\n",
@@ -288,6 +317,11 @@ prof_print_rooted(const struct prof_ctx *ctx, const struct prof_summary *s, FILE
             (unsigned long long)unrooted,
             (unsigned long long)(flagged < unrooted ? flagged : unrooted),
             (unsigned long long)(unrooted > flagged ? unrooted - flagged : 0));
+    if (s->unjudged_samples > 0)
+        fprintf(out,
+                "samples whose root cannot be judged (outermost frame in a file without "
+                "structure): %llu\n",
+                (unsigned long long)s->unjudged_samples);
 }
 
 /*

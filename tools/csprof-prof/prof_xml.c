@@ -356,6 +356,8 @@ prof_write_summary(struct prof_xw *x, const struct prof_ctx *ctx, const struct p
     prof_xw_u64(x, "rooted-samples", s->rooted_samples);
     prof_xw_attrf(x, "rooted-percent", "%.2f",
                   prof_percent((double)s->rooted_samples, (double)s->samples));
+    if (s->unjudged_samples > 0)
+        prof_xw_u64(x, "unjudged-samples", s->unjudged_samples);
     prof_xw_u64(x, "unknown-samples", ctx->unknown_samples);
     if (ctx->nchanged > 0) {
         prof_xw_u64(x, "changed-modules", ctx->nchanged);
