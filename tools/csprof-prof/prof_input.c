@@ -104,7 +104,7 @@ prof_load_structure_file(struct prof_ctx *ctx, const char *path)
 
     rc = struct_read_xml(path, &mods, &n, err, sizeof(err));
     if (rc < 0) {
-        fprintf(stderr, "csprof-prof: %s\n", err[0] ? err : struct_strerror(rc));
+        prof_eprintf("%s", err[0] ? err : struct_strerror(rc));
         return -1;
     }
     for (i = 0; i < n; i++) {
@@ -627,7 +627,7 @@ prof_collect_inputs(struct prof_ctx *ctx, const char *arg)
         struct prof_input *in = prof_add_input(ctx, arg);
 
         in->error = prof_xasprintf("%s: %s", arg, strerror(errno));
-        fprintf(stderr, "csprof-prof: %s\n", in->error);
+        prof_eprintf("%s", in->error);
         ctx->nskipped++;
         return 1;
     }
@@ -640,7 +640,7 @@ prof_collect_inputs(struct prof_ctx *ctx, const char *arg)
         struct prof_input *in = prof_add_input(ctx, arg);
 
         in->error = prof_xasprintf("%s: cannot open directory: %s", arg, strerror(errno));
-        fprintf(stderr, "csprof-prof: %s\n", in->error);
+        prof_eprintf("%s", in->error);
         ctx->nskipped++;
         return 1;
     }
@@ -660,7 +660,7 @@ prof_collect_inputs(struct prof_ctx *ctx, const char *arg)
     }
     free(names);
     if (n == 0)
-        fprintf(stderr, "csprof-prof: %s: no *.cspm measurement files in this directory\n", arg);
+        prof_eprintf("%s: no *.cspm measurement files in this directory", arg);
     return n;
 }
 
@@ -678,7 +678,7 @@ prof_merge_input(struct prof_ctx *ctx, size_t i)
     if (rc < 0) {
         in->error =
             err[0] ? prof_xstrdup(err) : prof_xasprintf("%s: %s", in->path, fmt_strerror(rc));
-        fprintf(stderr, "csprof-prof: %s (file skipped)\n", in->error);
+        prof_eprintf("%s (file skipped)", in->error);
         ctx->nskipped++;
         return -1;
     }

@@ -49,6 +49,12 @@ char *prof_xstrdup(const char *s);
  * Idempotent.  Exits on allocation failure.
  */
 char *prof_xclean(const char *s);
+/*
+ * Print "csprof-prof: MESSAGE" and a newline on stderr, MESSAGE formatted
+ * like printf and cleaned like prof_xclean(): file and module names in it
+ * cannot move the terminal's cursor or split the line.
+ */
+void prof_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* printf into a fresh malloc'ed string (exits on failure). */
 char *prof_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

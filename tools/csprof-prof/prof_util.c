@@ -74,6 +74,24 @@ prof_xclean(const char *s)
     return d;
 }
 
+void
+prof_eprintf(const char *fmt, ...)
+{
+    va_list ap;
+    char *s, *clean;
+    int rc;
+
+    va_start(ap, fmt);
+    rc = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (rc < 0)
+        prof_oom();
+    clean = prof_xclean(s);
+    fprintf(stderr, "csprof-prof: %s\n", clean);
+    free(clean);
+    free(s);
+}
+
 char *
 prof_xasprintf(const char *fmt, ...)
 {

@@ -18,23 +18,45 @@ uint64_t f_quotes(uint64_t) __asm__("\"q';&<>;x\"");
 uint64_t f_control(uint64_t) __asm__("\"ctl\001\033[31mred\377\376end\"");
 uint64_t f_long(uint64_t) __asm__("\"" L4K "\"");
 
-#define BODY                                                                                       \
-    {                                                                                              \
-        uint64_t x = s | 1;                                                                        \
-        for (unsigned long i = 0; i < units * 1000000ul; i++) {                                    \
-            x ^= x << 13;                                                                          \
-            x ^= x >> 7;                                                                           \
-            x ^= x << 17;                                                                          \
-        }                                                                                          \
-        return x;                                                                                  \
-    }
-
 static unsigned long units = 30;
 
-NOINLINE uint64_t f_markup(uint64_t s) BODY
-NOINLINE uint64_t f_quotes(uint64_t s) BODY
-NOINLINE uint64_t f_control(uint64_t s) BODY
-NOINLINE uint64_t f_long(uint64_t s) BODY
+// burn: inlined into each caller, so each hostile function has the cost itself.
+static inline __attribute__((always_inline)) uint64_t
+burn(uint64_t s)
+{
+    uint64_t x = s | 1;
+
+    for (unsigned long i = 0; i < units * 1000000ul; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+    }
+    return x;
+}
+
+NOINLINE uint64_t
+f_markup(uint64_t s)
+{
+    return burn(s) + 1;
+}
+
+NOINLINE uint64_t
+f_quotes(uint64_t s)
+{
+    return burn(s) + 2;
+}
+
+NOINLINE uint64_t
+f_control(uint64_t s)
+{
+    return burn(s) + 3;
+}
+
+NOINLINE uint64_t
+f_long(uint64_t s)
+{
+    return burn(s) + 4;
+}
 
 int
 main(void)
