@@ -341,6 +341,28 @@ usage)
     expect_rc 0 "-V"
     has "$W/out" "csprof-prof "
     ;;
+shortfall)
+    # 1 CPU-second at a 10 ms period calls for 100 samples; 10 were recorded.
+    # The summary gives the causes from the counters, and the rest as a number.
+    spec "$W/s1" 100 100
+    standard_paths "$W/s1"
+    cat >>"$W/s1" <<EOF
+stat timer.overruns 50
+stat thread.sampling_blocked 1
+EOF
+    spec "$W/s2" 100 101 500000000 # a second thread: 0.5 CPU-s, one sample
+    echo "path main b = 1 10000000" >>"$W/s2"
+    gen "$W/s1" "$W/a.cspm"
+    gen "$W/s2" "$W/b.cspm"
+    run_prof -o "$W/db" "$W/a.cspm" "$W/b.cspm"
+    expect_rc 0 "shortfall"
+    has "$W/out" "sampling shortfall: 150 samples expected at 100.0 per CPU-second, 11 recorded, 139 missing:"
+    has "$W/out" "  dropped: 2 (unsafe 2)"
+    has "$W/out" "  timer expirations merged (timer.overruns): 50"
+    has "$W/out" "  threads that blocked the sampling signal: 1"
+    has "$W/out" "  threads with time but under 10% of their samples: 1 (0.500 s of their time, 49 samples)"
+    has "$W/out" "  not explained by any counter: 38"
+    ;;
 changed)
     # The measured build-id is not prog's: prog was rebuilt after the measurement.
     # Its addresses must not be mapped through the new file (item 12 of issue 7).
