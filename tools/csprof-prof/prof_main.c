@@ -65,7 +65,7 @@ prof_dump_files(char **files, int n)
 
         rc = fmt_read_file(files[i], &p, err, sizeof(err));
         if (rc < 0) {
-            fprintf(stderr, "csprof-prof: %s\n", err[0] ? err : fmt_strerror(rc));
+            prof_eprintf("%s", err[0] ? err : fmt_strerror(rc));
             status = PROF_EXIT_FAIL;
             continue;
         }

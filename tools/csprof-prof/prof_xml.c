@@ -20,6 +20,7 @@
 #include <libxml/xmlwriter.h>
 
 #include "prof_internal.h"
+#include "support/text.h"
 
 /* The writer and its first error: after one failure every call is a no-op. */
 struct prof_xw {
@@ -51,37 +52,25 @@ prof_xw_end(struct prof_xw *x)
         prof_xw_check(x, xmlTextWriterEndElement(x->w));
 }
 
-/* True if @s can go into an XML 1.0 attribute as is: valid UTF-8, no control bytes. */
-static bool
-prof_xml_clean(const char *s)
-{
-    const unsigned char *p;
-
-    for (p = (const unsigned char *)s; *p != '\0'; p++)
-        if (*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r')
-            return false;
-    return xmlCheckUTF8((const xmlChar *)s) != 0;
-}
-
 /*
- * Strings from measurement files (paths, command lines) are bytes, not
- * necessarily UTF-8: a byte that XML cannot hold is written as '?', so one
- * odd file name cannot make the whole database unwritable.
+ * Strings from measurement files and binaries (paths, command lines,
+ * procedure names) are bytes, not necessarily UTF-8: a byte that XML
+ * cannot hold, or a control character, is written as "\xNN"
+ * (support/text.h), so one odd name cannot make the database unwritable or
+ * unreadable.
  */
 static void
 prof_xw_attr(struct prof_xw *x, const char *name, const char *value)
 {
-    char *copy = NULL, *p;
+    char *copy = NULL;
 
     if (x->failed)
         return;
     if (value == NULL)
         value = "";
-    if (!prof_xml_clean(value)) {
-        copy = prof_xstrdup(value);
-        for (p = copy; *p != '\0'; p++)
-            if ((unsigned char)*p >= 0x80 || ((unsigned char)*p < 0x20 && *p != '\t'))
-                *p = '?';
+    if (!text_clean(value)) {
+        copy = prof_xmalloc(text_escaped_size(value));
+        text_escape(copy, value);
         value = copy;
     }
     prof_xw_check(x, xmlTextWriterWriteAttribute(x->w, BAD_CAST name, BAD_CAST value));
@@ -186,7 +175,7 @@ prof_write_metric_table(struct prof_xw *x, const struct prof_ctx *ctx)
 static void
 prof_write_tables(struct prof_xw *x, const struct prof_ctx *ctx)
 {
-    static const char *const state[] = {"unused", "file", "analyzed", "none"};
+    static const char *const state[] = {"unused", "file", "analyzed", "none", "changed"};
     size_t i;
 
     prof_xw_start(x, "LoadModuleTable");
@@ -444,7 +433,16 @@ prof_write_summary(struct prof_xw *x, const struct prof_ctx *ctx, const struct p
     prof_xw_u64(x, "samples-in-main", s->main_samples);
     prof_xw_attrf(x, "main-percent", "%.2f",
                   prof_percent((double)s->main_samples, (double)s->samples));
+    prof_xw_u64(x, "rooted-samples", s->rooted_samples);
+    prof_xw_attrf(x, "rooted-percent", "%.2f",
+                  prof_percent((double)s->rooted_samples, (double)s->samples));
+    if (s->unjudged_samples > 0)
+        prof_xw_u64(x, "unjudged-samples", s->unjudged_samples);
     prof_xw_u64(x, "unknown-samples", ctx->unknown_samples);
+    if (ctx->nchanged > 0) {
+        prof_xw_u64(x, "changed-modules", ctx->nchanged);
+        prof_xw_u64(x, "changed-samples", s->changed_samples);
+    }
     prof_xw_dbl(x, "cpu-seconds", (double)s->cpu_ns * 1e-9);
     if (s->samples_per_cpu_s >= 0)
         prof_xw_attrf(x, "samples-per-cpu-second", "%.1f", s->samples_per_cpu_s);

@@ -343,6 +343,7 @@ struct run_totals {
     uint64_t recorded, partial, dropped, cpu_ns, wall_ns;
     uint64_t per_event_samples[MAX_EVENTS];
     char mechanism[MAX_EVENTS][32];
+    uint64_t overruns; /* timer expirations merged into one signal (timer.overruns) */
 };
 
 static void
@@ -374,6 +375,33 @@ add_profile(struct run_totals *t, const struct fmt_profile *p, const struct evsp
             if (strcmp(p->events[i].name, events[e].name) == 0)
                 snprintf(t->mechanism[e], sizeof(t->mechanism[e]), "%s", p->events[i].mechanism);
     }
+    t->overruns += fmt_profile_stat(p, "timer.overruns");
+}
+
+/*
+ * Where the samples that the requested rate of event @e calls for went, from
+ * the profiles' counters only (dropped samples, merged timer expirations);
+ * the rest is printed as unexplained, never guessed.  Only when fewer than
+ * 80% of the expected samples were recorded.
+ */
+static void
+print_shortfall(const struct run_totals *t, const struct event_req *ev, size_t e)
+{
+    bool cpu = strcmp(ev->name, "CPUTIME") == 0;
+    double secs = (double)(cpu ? t->cpu_ns : t->wall_ns) / 1e9;
+    double expected = secs * 1e6 / (double)ev->period_us;
+    uint64_t got = t->per_event_samples[e], missing, explained = t->dropped + t->overruns;
+
+    if (secs <= 0.2 || (double)got >= 0.8 * expected)
+        return;
+    missing = (uint64_t)expected > got ? (uint64_t)expected - got : 0;
+    fprintf(stderr,
+            "csprof: %s: %llu of the %llu samples expected are missing: %llu dropped, %llu timer "
+            "expirations merged (timer.overruns), %llu not explained by any counter "
+            "(csprof-prof's summary lists the reasons)\n",
+            ev->name, (unsigned long long)missing, (unsigned long long)expected,
+            (unsigned long long)t->dropped, (unsigned long long)t->overruns,
+            (unsigned long long)(missing > explained ? missing - explained : 0));
 }
 
 static void
@@ -421,11 +449,10 @@ print_summary(const char *dir, char **before, size_t nbefore, const struct evspe
                 "csprof: %s@%llu (%s): %.1f samples per %s-second over %.3f s "
                 "(requested %.1f)%s\n",
                 events[e].name, events[e].period_us, t.mechanism[e], got, cpu ? "CPU" : "thread",
-                secs, asked,
-                secs > 0.2 && got < 0.8 * asked
-                    ? " -- shortfall: this mechanism cannot deliver the requested rate here"
-                    : "");
+                secs, asked, secs > 0.2 && got < 0.8 * asked ? " -- shortfall, causes below" : "");
     }
+    for (size_t e = 0; e < nevents; e++)
+        print_shortfall(&t, &events[e], e);
 }
 
 static pid_t child_pid;
