@@ -385,7 +385,7 @@ add_profile(struct run_totals *t, const struct fmt_profile *p, const struct evsp
  * 80% of the expected samples were recorded.
  */
 static void
-print_shortfall(const struct run_totals *t, const struct event_req *ev, size_t e)
+print_shortfall(const struct run_totals *t, const struct evspec *ev, size_t e)
 {
     bool cpu = strcmp(ev->name, "CPUTIME") == 0;
     double secs = (double)(cpu ? t->cpu_ns : t->wall_ns) / 1e9;
