@@ -20,10 +20,13 @@ static volatile unsigned long sink;
 
 struct Boom : std::runtime_error {
     int depth;
-    explicit Boom(int d) : std::runtime_error("boom"), depth(d) {}
+    explicit Boom(int d) : std::runtime_error("boom"), depth(d)
+    {
+    }
 };
 
-NOINLINE static unsigned long work(unsigned long x)
+NOINLINE static unsigned long
+work(unsigned long x)
 {
     for (int i = 0; i < 30; i++)
         x = x * 2862933555777941757UL + 3037000493UL;
@@ -33,10 +36,14 @@ NOINLINE static unsigned long work(unsigned long x)
 
 struct Guard { // a destructor to run during unwinding
     unsigned long *p;
-    ~Guard() { *p += 1; }
+    ~Guard()
+    {
+        *p += 1;
+    }
 };
 
-NOINLINE static unsigned long recurse(int depth, unsigned long acc, int mode, unsigned long *cleanups)
+NOINLINE static unsigned long
+recurse(int depth, unsigned long acc, int mode, unsigned long *cleanups)
 {
     Guard g{cleanups};
     acc = work(acc + (unsigned long)depth);
@@ -49,7 +56,8 @@ NOINLINE static unsigned long recurse(int depth, unsigned long acc, int mode, un
     return acc;
 }
 
-NOINLINE static unsigned long rethrower(int depth, unsigned long acc, unsigned long *cleanups)
+NOINLINE static unsigned long
+rethrower(int depth, unsigned long acc, unsigned long *cleanups)
 {
     try {
         return recurse(depth, acc, 0, cleanups);
@@ -59,7 +67,8 @@ NOINLINE static unsigned long rethrower(int depth, unsigned long acc, unsigned l
     }
 }
 
-NOINLINE static int sort_throwing(unsigned long seed, int n)
+NOINLINE static int
+sort_throwing(unsigned long seed, int n)
 {
     std::vector<unsigned long> v((size_t)n);
     int compares = 0;
@@ -81,7 +90,8 @@ struct Result {
     unsigned long thrown = 0, rethrown = 0, jumped = 0, sorted = 0, cleanups = 0;
 };
 
-static void worker(int id, long iters, Result *r)
+static void
+worker(int id, long iters, Result *r)
 {
     for (long i = 0; i < iters; i++) {
         int depth = 5 + (int)((i * 7 + id) % 61);
@@ -112,7 +122,8 @@ static void worker(int id, long iters, Result *r)
     }
 }
 
-int main(int argc, char **argv)
+int
+main(int argc, char **argv)
 {
     long iters = argc > 1 ? std::atol(argv[1]) : 20000;
     Result r[2];
