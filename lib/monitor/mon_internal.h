@@ -10,12 +10,15 @@
 #ifndef CSP_MON_INTERNAL_H
 #define CSP_MON_INTERNAL_H
 
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
 #include <time.h>
 
 #include "support/arena.h"
@@ -112,6 +115,7 @@ struct mon_thread {
     uint64_t counts[MON_NOUTCOMES];
     uint64_t event_samples[MON_MAX_EVENTS]; /* samples recorded per event */
     uint64_t timer_overruns;                /* expirations merged into one signal (POSIX timers) */
+    bool sampling_blocked; /* the real mask blocked the sampling signal when the thread ended */
 };
 
 /* This thread's state, NULL before set-up.  [async-signal-safe] */
@@ -177,5 +181,27 @@ int mon_signals_install(void);
  * request, set *rc to 0 and return 1; otherwise return 0.  [not async-signal-safe]
  */
 int mon_signals_intercept(int sig, const struct sigaction *act, struct sigaction *old, int *rc);
+
+/*
+ * Signal masks (sigmask_sig.c): the program never blocks the sampling signal.
+ * The real functions whose mask argument is filtered, resolved in the constructor.
+ */
+extern int (*mon_real_sigsuspend)(const sigset_t *);
+extern int (*mon_real_pselect)(int, fd_set *, fd_set *, fd_set *, const struct timespec *,
+                               const sigset_t *);
+extern int (*mon_real_ppoll)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
+extern int (*mon_real_epoll_pwait)(int, struct epoll_event *, int, int, const sigset_t *);
+/* Copy @in to @out without the sampling signal.  [async-signal-safe] */
+CSP_SIGSAFE void mon_mask_filter(const sigset_t *in, sigset_t *out);
+/* Whether the program, on this thread, asked for the sampling signal to be blocked (what a
+ * mask query answers).  [async-signal-safe] */
+CSP_SIGSAFE bool mon_mask_program_blocks(void);
+/* Record that the program, on this thread, asked for the sampling signal blocked or not
+ * (a new thread inherits its creator's).  [async-signal-safe] */
+CSP_SIGSAFE void mon_mask_set_program_blocks(bool blocked);
+/* Open the sampling signal in this thread's real mask.  Returns 0 or -errno.  [async-signal-safe] */
+CSP_SIGSAFE int mon_mask_unblock_sampling(void);
+/* Whether this thread's real mask blocks the sampling signal now.  [async-signal-safe] */
+CSP_SIGSAFE bool mon_mask_sampling_blocked(void);
 
 #endif /* CSP_MON_INTERNAL_H */

@@ -244,6 +244,52 @@ quiesce(struct mon_thread *td)
         sched_yield();
 }
 
+/*
+ * Whether @td's thread has the sampling signal blocked now: its own mask for the calling
+ * thread, else the SigBlk line of /proc/self/task/TID/status (open/read only).  A thread
+ * that kept it blocked got no samples; its profile says so (thread.sampling_blocked).
+ */
+static bool
+thread_sampling_blocked(const struct mon_thread *td)
+{
+    char path[64], buf[2048];
+    unsigned digit = (unsigned)mon_proc.signo - 1; /* bit of the signal in the hex mask */
+    const char *line = NULL;
+    ssize_t n;
+    size_t len;
+    int fd;
+
+    if (td == mon_thread_self())
+        return mon_mask_sampling_blocked();
+    snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)td->tid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false; /* the thread has gone */
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    for (char *p = buf; p != NULL && line == NULL; p = strchr(p, '\n')) {
+        p += *p == '\n';
+        if (strncmp(p, "SigBlk:", 7) == 0)
+            line = p + 7;
+    }
+    if (line == NULL)
+        return false;
+    while (*line == '\t' || *line == ' ')
+        line++;
+    len = strspn(line, "0123456789abcdef");
+    if (digit / 4 >= len)
+        return false;
+    {
+        char c = line[len - 1 - digit / 4];
+        unsigned v = c <= '9' ? (unsigned)(c - '0') : (unsigned)(c - 'a' + 10);
+
+        return (v >> (digit % 4)) & 1u;
+    }
+}
+
 /* Write @td's profile unless someone else has; safe to call from any thread. */
 static void
 write_once(struct mon_thread *td)
@@ -253,6 +299,7 @@ write_once(struct mon_thread *td)
     if (!atomic_compare_exchange_strong(&td->state, &expected, MON_THREAD_WRITING))
         return;
     quiesce(td);
+    td->sampling_blocked = thread_sampling_blocked(td);
     if (mon_write_profile(td) < 0)
         mon_warn("could not write a profile", strerror(errno));
     atomic_store(&td->state, MON_THREAD_DONE);
@@ -385,6 +432,10 @@ mon_init(void)
     }
     pthread_atfork(NULL, NULL, atfork_child);
     mon_proc.active = true;
+    /* A mask inherited across exec may block the sampling signal. */
+    if (mon_mask_sampling_blocked())
+        mon_mask_set_program_blocks(true);
+    mon_mask_unblock_sampling();
     mon_thread_begin();
 }
 

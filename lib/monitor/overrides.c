@@ -66,6 +66,10 @@ mon_resolve_real_functions(void)
     RESOLVE(real_dlclose, "dlclose");
     RESOLVE(real_fork, "fork");
     RESOLVE(mon_real_sigaction, "sigaction");
+    RESOLVE(mon_real_sigsuspend, "sigsuspend");
+    RESOLVE(mon_real_pselect, "pselect");
+    RESOLVE(mon_real_ppoll, "ppoll");
+    RESOLVE(mon_real_epoll_pwait, "epoll_pwait");
     mon_resolve_nonlocal_functions();
 }
 
@@ -74,6 +78,7 @@ mon_resolve_real_functions(void)
 struct thread_start {
     void *(*routine)(void *);
     void *arg;
+    bool program_blocks_sampling; /* the creator's mask, as the program sees it */
 };
 
 static void *
@@ -82,8 +87,14 @@ thread_trampoline_start(void *p)
     struct thread_start start = *(struct thread_start *)p;
 
     free(p);
-    if (mon_proc.active && !atomic_load(&mon_proc.stopped))
+    /* The thread inherited its creator's real mask, which may block the sampling signal
+     * (set by a raw system call, or inherited across exec): open it, and keep what the
+     * program believes. */
+    mon_mask_set_program_blocks(start.program_blocks_sampling);
+    if (mon_proc.active && !atomic_load(&mon_proc.stopped)) {
+        mon_mask_unblock_sampling();
         mon_thread_begin(); /* ended by the TLS key destructor, however the thread exits */
+    }
     return start.routine(start.arg);
 }
 
@@ -102,6 +113,7 @@ pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*routine)(v
         return EAGAIN;
     start->routine = routine;
     start->arg = arg;
+    start->program_blocks_sampling = mon_mask_program_blocks();
     rc = real_pthread_create(thread, attr, thread_trampoline_start, start);
     if (rc != 0)
         free(start);
@@ -334,6 +346,13 @@ sigaction(int sig, const struct sigaction *act, struct sigaction *old)
         mon_resolve_real_functions();
     if (mon_proc.active && mon_signals_intercept(sig, act, old, &rc))
         return rc;
+    if (mon_proc.active && act != NULL && sigismember(&act->sa_mask, mon_proc.signo) == 1) {
+        /* A handler that blocks every signal must not block sampling while it runs. */
+        struct sigaction open = *act;
+
+        sigdelset(&open.sa_mask, mon_proc.signo);
+        return mon_real_sigaction(sig, &open, old);
+    }
     return mon_real_sigaction(sig, act, old);
 }
 

@@ -180,6 +180,7 @@ mon_write_profile(struct mon_thread *td)
         for (int i = 0; i < TRAMP_NCOUNTERS; i++)
             stats[nstats++] = (struct fmt_stat){tramp_counter_names[i], td->tramp.counts[i]};
     stats[nstats++] = (struct fmt_stat){"timer.overruns", td->timer_overruns};
+    stats[nstats++] = (struct fmt_stat){"thread.sampling_blocked", td->sampling_blocked};
     stats[nstats++] = (struct fmt_stat){"cct.nodes", cct_size(td->tree)};
     stats[nstats++] = (struct fmt_stat){"arena.bytes", td->arena.bytes_mapped};
 

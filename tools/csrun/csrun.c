@@ -231,6 +231,9 @@ free_list(char **list, size_t n)
 struct run_totals {
     size_t files, unreadable, threads;
     size_t pids_seen;
+    size_t blocked_threads; /* the sampling signal was blocked when the thread ended */
+    size_t starved_threads; /* CPU time for >= 20 CPUTIME periods, < 10% of its samples */
+    uint64_t starved_cpu_ns;
     uint32_t pids[1024];
     uint64_t recorded, partial, dropped, cpu_ns, wall_ns;
     uint64_t per_event_samples[MAX_EVENTS];
@@ -255,6 +258,20 @@ add_profile(struct run_totals *t, const struct fmt_profile *p, const struct even
         if (strncmp(p->stats[i].name, "samples.dropped.", 16) == 0)
             t->dropped += p->stats[i].value;
     t->cpu_ns += p->header.cpu_ns;
+    if (fmt_profile_stat(p, "thread.sampling_blocked") != 0)
+        t->blocked_threads++;
+    for (size_t e = 0; e < nevents; e++) {
+        char name[sizeof(events[e].name) + 32];
+        double expected = (double)p->header.cpu_ns / 1e3 / (double)events[e].period_us;
+
+        if (strcmp(events[e].name, "CPUTIME") != 0 || expected < 20)
+            continue;
+        snprintf(name, sizeof(name), "event.%.31s.samples", events[e].name);
+        if ((double)fmt_profile_stat(p, name) < 0.1 * expected) {
+            t->starved_threads++;
+            t->starved_cpu_ns += p->header.cpu_ns;
+        }
+    }
     if (p->header.end_ns > p->header.start_ns)
         t->wall_ns += p->header.end_ns - p->header.start_ns;
     for (size_t e = 0; e < nevents; e++) {
@@ -302,6 +319,12 @@ print_summary(const char *dir, char **before, size_t nbefore, const struct event
     fprintf(stderr, "csprof: %llu samples recorded (%llu partial), %llu dropped\n",
             (unsigned long long)t.recorded, (unsigned long long)t.partial,
             (unsigned long long)t.dropped);
+    if (t.blocked_threads > 0 || t.starved_threads > 0)
+        fprintf(stderr,
+                "csprof: %zu thread(s) could not be sampled: %zu ended with the sampling signal "
+                "blocked, %zu got under 10%% of the samples their %.3f CPU-seconds call for\n",
+                t.blocked_threads > t.starved_threads ? t.blocked_threads : t.starved_threads,
+                t.blocked_threads, t.starved_threads, (double)t.starved_cpu_ns / 1e9);
     for (size_t e = 0; e < nevents; e++) {
         /* CPU time is sampled per CPU-second of the threads, real time per thread-second. */
         bool cpu = strcmp(events[e].name, "CPUTIME") == 0;
@@ -315,7 +338,9 @@ print_summary(const char *dir, char **before, size_t nbefore, const struct event
                 events[e].name, events[e].period_us, t.mechanism[e], got, cpu ? "CPU" : "thread",
                 secs, asked,
                 secs > 0.2 && got < 0.8 * asked
-                    ? " -- shortfall: this mechanism cannot deliver the requested rate here"
+                    ? (t.blocked_threads > 0 || t.starved_threads > 0
+                           ? " -- shortfall: threads without samples, see above"
+                           : " -- shortfall: this mechanism cannot deliver the requested rate here")
                     : "");
     }
 }
