@@ -133,6 +133,10 @@ CSP_SIGSAFE void mon_count(struct mon_thread *td, enum mon_outcome what);
 /* The sampling handler (sample_sig.c).  [async-signal-safe] */
 CSP_SIGSAFE void mon_sample_handler(int sig, siginfo_t *info, void *ucontext);
 
+/* Handler of the fatal signals csprof watches: writes the profiles, then dies of @sig
+ * as the program would have (signals.c).  [async-signal-safe, see mon_finalize_from_signal] */
+void mon_fatal_handler(int sig, siginfo_t *info, void *ucontext);
+
 /* SIGSEGV/SIGBUS filter: escapes a faulting walk, forwards everything else to the program's disposition (signals.c). */
 CSP_SIGSAFE void mon_fault_handler(int sig, siginfo_t *info, void *ucontext);
 
@@ -160,6 +164,13 @@ struct mon_thread *mon_thread_find(pthread_t t);
 struct mon_thread *mon_thread_begin(void);
 void mon_thread_end(struct mon_thread *td);
 void mon_finalize_process(const char *why);
+/*
+ * From the handler of a signal that kills the process (signals.c): write
+ * every profile without refreshing the load map and without waiting on the
+ * registry lock; if another thread is writing them, wait (10 s at most) for
+ * it to finish.  [async-signal-safe, except the load-map lookups of write.c]
+ */
+void mon_finalize_from_signal(int sig);
 /* After a failed exec: the calling thread alone starts a new profile (next generation). */
 void mon_restart_after_failed_exec(void);
 

@@ -47,10 +47,12 @@ const char *const mon_outcome_names[MON_NOUTCOMES] = {
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct mon_thread *registry;
+static struct mon_thread *_Atomic registry;
 static pthread_key_t thread_key;
 static size_t arena_limit = (size_t)1 << 30; /* bytes of CCT per thread */
-static atomic_int finalized;
+static atomic_int finalized;                 /* a thread has begun writing every profile */
+static atomic_int finalize_done;             /* ... and has finished */
+static volatile pid_t finalizer_tid;
 
 /* A warning from the monitor: to stderr, prefixed, once per cause. */
 static void
@@ -314,23 +316,79 @@ mon_thread_end(struct mon_thread *td)
     write_once(td);
 }
 
+/*
+ * Write every thread's profile.  From a signal handler (@from_signal), the
+ * load map is not refreshed (dl_iterate_phdr takes the loader's lock) and
+ * the registry lock is only tried: the interrupted code may hold it, and
+ * the list is safe to walk without it (threads are only prepended, a
+ * thread's block is never freed while the process runs).
+ */
+static void
+finalize_all(bool from_signal)
+{
+    struct mon_thread *self = mon_thread_self();
+    bool locked = false;
+
+    atomic_store(&mon_proc.stopped, 1);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!from_signal)
+        mon_loadmap_refresh();
+    if (self != NULL)
+        mon_sources_stop(self);
+    if (!from_signal) {
+        pthread_mutex_lock(&registry_lock);
+        locked = true;
+    } else {
+        for (int i = 0; i < 1000 && !locked; i++) {
+            locked = pthread_mutex_trylock(&registry_lock) == 0;
+            if (!locked)
+                sched_yield();
+        }
+    }
+    for (struct mon_thread *td = atomic_load(&registry); td != NULL; td = td->next)
+        write_once(td);
+    if (locked)
+        pthread_mutex_unlock(&registry_lock);
+    atomic_store(&finalize_done, 1);
+}
+
 void
 mon_finalize_process(const char *why)
 {
-    struct mon_thread *self = mon_thread_self();
+    sigset_t all, old;
+    int expected = 0;
 
     CSP_UNUSED(why);
-    if (atomic_exchange(&finalized, 1))
+    if (!atomic_compare_exchange_strong(&finalized, &expected, 1))
         return;
-    atomic_store(&mon_proc.stopped, 1);
-    atomic_thread_fence(memory_order_seq_cst);
-    mon_loadmap_refresh();
-    if (self != NULL)
-        mon_sources_stop(self);
-    pthread_mutex_lock(&registry_lock);
-    for (struct mon_thread *td = registry; td != NULL; td = td->next)
-        write_once(td);
-    pthread_mutex_unlock(&registry_lock);
+    finalizer_tid = (pid_t)syscall(SYS_gettid);
+    /* A fatal signal arriving now waits until the profiles are written (signals.c). */
+    sigfillset(&all);
+    syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, (size_t)(_NSIG / 8));
+    finalize_all(false);
+    syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, (size_t)(_NSIG / 8));
+}
+
+void
+mon_finalize_from_signal(int sig)
+{
+    int expected = 0;
+    pid_t me = (pid_t)syscall(SYS_gettid);
+
+    CSP_UNUSED(sig);
+    if (!mon_proc.active)
+        return;
+    if (atomic_compare_exchange_strong(&finalized, &expected, 1)) {
+        finalizer_tid = me;
+        finalize_all(true);
+        return;
+    }
+    /* Another thread is writing: let it finish (bounded: 10 s) before the process dies. */
+    for (int i = 0; i < 10000 && finalizer_tid != me && !atomic_load(&finalize_done); i++) {
+        struct timespec ms = {0, 1000000};
+
+        nanosleep(&ms, NULL);
+    }
 }
 
 /* After fork (in the child) or a failed exec: this thread alone, a fresh profile. */
@@ -358,6 +416,8 @@ restart_alone(bool forked)
     }
     atomic_store(&mon_proc.next_thread_index, 0);
     atomic_store(&finalized, 0);
+    atomic_store(&finalize_done, 0);
+    finalizer_tid = 0;
     atomic_store(&mon_proc.stopped, 0);
     mon_proc.start_ns = mon_clock_ns(CLOCK_REALTIME);
     read_identity();
@@ -375,6 +435,15 @@ atfork_child(void)
 {
     if (mon_proc.active)
         restart_alone(true);
+}
+
+/* quick_exit(3) skips destructors and calls the real _exit from inside libc: registered in
+ * the constructor, this runs after every at_quick_exit handler of the program. */
+static void
+quick_exit_hook(void)
+{
+    if (mon_proc.active)
+        mon_finalize_process("quick_exit");
 }
 
 __attribute__((constructor)) static void
@@ -431,6 +500,7 @@ mon_init(void)
         return;
     }
     pthread_atfork(NULL, NULL, atfork_child);
+    at_quick_exit(quick_exit_hook);
     mon_proc.active = true;
     /* A mask inherited across exec may block the sampling signal. */
     if (mon_mask_sampling_blocked())
