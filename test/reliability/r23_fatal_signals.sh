@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Row 23 (issue 7 item 5): a program that dies of a signal -- abort(), a NULL
+# store (SIGSEGV), an uncaught C++ exception, raise(SIGTERM), raise(SIGINT),
+# kill(getpid(), SIGTERM) -- dies of the same signal under csrun (wait
+# status through csrun, which re-raises it), prints the same, and csprof
+# wrote both threads' profiles first, parseable and with samples.
+. "$(dirname "$0")/lib.sh"
+runs=$(rel_runs 1)
+
+file_stat() {
+    csprof-prof --dump "$1" 2> /dev/null | sed -n "s/^stat name=\"$2\" value=\([0-9]*\)$/\1/p" | head -n 1
+}
+
+rel_build app g++ "-pthread" fatal_exits.cc
+for how in abort segv throw sigterm sigint kill_term; do
+    rel_plain "base_$how" ./app "$how"
+    check "$how: the baseline dies of a signal ($(cat "base_$how.rc"))" [ "$(cat "base_$how.rc")" -gt 128 ]
+    for ((r = 1; r <= runs; r++)); do
+        rel_prof "p_${how}_$r" "m_${how}_$r" ./app "$how"
+        check "$how run $r: same terminating signal and output ($(cat "p_${how}_$r.rc"))" \
+            rel_same "p_${how}_$r" "base_$how"
+        n=$(rel_profiles "m_${how}_$r")
+        check "$how run $r: a profile per thread (got $n, want 2)" [ "$n" -eq 2 ]
+        for f in "m_${how}_$r"/*.cspm; do
+            [ -e "$f" ] || continue
+            s=$(file_stat "$f" samples.recorded)
+            check "$how run $r: $(basename "$f") parses and has samples (${s:-unreadable})" \
+                [ "${s:-0}" -gt 0 ]
+        done
+    done
+done
+finish
