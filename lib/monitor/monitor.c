@@ -362,8 +362,11 @@ mon_finalize_process(const char *why)
     if (!atomic_compare_exchange_strong(&finalized, &expected, 1))
         return;
     finalizer_tid = (pid_t)syscall(SYS_gettid);
-    /* A fatal signal arriving now waits until the profiles are written (signals.c). */
+    /* A fatal signal arriving now waits until the profiles are written (signals.c).  The
+     * sampling signal stays open: samples are dropped now, and the thread's own mask is
+     * what thread_sampling_blocked reports. */
     sigfillset(&all);
+    sigdelset(&all, mon_proc.signo);
     syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, (size_t)(_NSIG / 8));
     finalize_all(false);
     syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, (size_t)(_NSIG / 8));

@@ -6,12 +6,8 @@
 # does, prints the same, and leaves one parseable profile per thread (both
 # threads burn >= 0.3 CPU-seconds), each with samples.
 . "$(dirname "$0")/lib.sh"
+. "$rel_dir/thread_stats.sh"
 runs=$(rel_runs 2)
-
-# file_stat FILE NAME: counter NAME of one profile.
-file_stat() {
-    csprof-prof --dump "$1" 2> /dev/null | sed -n "s/^stat name=\"$2\" value=\([0-9]*\)$/\1/p" | head -n 1
-}
 
 rel_build app g++ "-pthread" fatal_exits.cc
 for how in _exit3 thread_exit0 pthread_exit quick_exit; do
@@ -20,14 +16,12 @@ for how in _exit3 thread_exit0 pthread_exit quick_exit; do
         rel_prof "p_${how}_$r" "m_${how}_$r" ./app "$how"
         check "$how run $r: exit status and output identical ($(cat "p_${how}_$r.rc"))" \
             rel_same "p_${how}_$r" "base_$how"
-        n=$(rel_profiles "m_${how}_$r")
-        check "$how run $r: a profile per thread (got $n, want 2)" [ "$n" -eq 2 ]
-        for f in "m_${how}_$r"/*.cspm; do
-            [ -e "$f" ] || continue
-            s=$(file_stat "$f" samples.recorded)
-            check "$how run $r: $(basename "$f") parses and has samples (${s:-unreadable})" \
-                [ "${s:-0}" -gt 0 ]
-        done
+        rel_threads "m_${how}_$r" > "t_${how}_$r"
+        n=$(wc -l < "t_${how}_$r")
+        check "$how run $r: a parseable profile per thread (got $n, want 2)" [ "$n" -eq 2 ]
+        while read -r idx _ rec _ _; do
+            check "$how run $r: thread $idx has samples ($rec)" [ "$rec" -gt 0 ]
+        done < "t_${how}_$r"
     done
 done
 finish

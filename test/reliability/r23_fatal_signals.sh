@@ -6,11 +6,8 @@
 # status through csrun, which re-raises it), prints the same, and csprof
 # wrote both threads' profiles first, parseable and with samples.
 . "$(dirname "$0")/lib.sh"
+. "$rel_dir/thread_stats.sh"
 runs=$(rel_runs 1)
-
-file_stat() {
-    csprof-prof --dump "$1" 2> /dev/null | sed -n "s/^stat name=\"$2\" value=\([0-9]*\)$/\1/p" | head -n 1
-}
 
 rel_build app g++ "-pthread" fatal_exits.cc
 for how in abort segv throw sigterm sigint kill_term; do
@@ -20,14 +17,12 @@ for how in abort segv throw sigterm sigint kill_term; do
         rel_prof "p_${how}_$r" "m_${how}_$r" ./app "$how"
         check "$how run $r: same terminating signal and output ($(cat "p_${how}_$r.rc"))" \
             rel_same "p_${how}_$r" "base_$how"
-        n=$(rel_profiles "m_${how}_$r")
-        check "$how run $r: a profile per thread (got $n, want 2)" [ "$n" -eq 2 ]
-        for f in "m_${how}_$r"/*.cspm; do
-            [ -e "$f" ] || continue
-            s=$(file_stat "$f" samples.recorded)
-            check "$how run $r: $(basename "$f") parses and has samples (${s:-unreadable})" \
-                [ "${s:-0}" -gt 0 ]
-        done
+        rel_threads "m_${how}_$r" > "t_${how}_$r"
+        n=$(wc -l < "t_${how}_$r")
+        check "$how run $r: a parseable profile per thread (got $n, want 2)" [ "$n" -eq 2 ]
+        while read -r idx _ rec _ _; do
+            check "$how run $r: thread $idx has samples ($rec)" [ "$rec" -gt 0 ]
+        done < "t_${how}_$r"
     done
 done
 finish
