@@ -79,8 +79,10 @@ struct mon_process {
     int32_t rank;
     atomic_int stopped; /* 1: handlers drop everything (finalisation, exec) */
     atomic_uint next_thread_index;
-    bool active;     /* configuration valid and sampling enabled */
-    bool trampoline; /* use the return-address trampoline (CSPROF_TRAMPOLINE != 0) */
+    bool active;                   /* configuration valid and sampling enabled */
+    bool trampoline;               /* use the return-address trampoline (CSPROF_TRAMPOLINE != 0) */
+    bool follow;                   /* profile exec'd and forked children (CSPROF_FOLLOW != 0) */
+    atomic_uint exec_not_followed; /* execs whose environment drops csprof (main thread's file) */
 };
 
 extern struct mon_process mon_proc;

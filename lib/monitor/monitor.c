@@ -436,8 +436,64 @@ mon_restart_after_failed_exec(void)
 static void
 atfork_child(void)
 {
-    if (mon_proc.active)
+    struct mon_thread *td = mon_thread_self();
+
+    if (!mon_proc.active)
+        return;
+    if (mon_proc.follow) {
         restart_alone(true);
+        return;
+    }
+    /* Not following: the child runs unprofiled and writes nothing. */
+    mon_proc.active = false;
+    atomic_store(&mon_proc.stopped, 1);
+    if (td != NULL) {
+        mon_sources_forget(td);
+        tramp_invalidate(&td->tramp);
+        tramp_set_self(NULL);
+        mon_thread_set_self(NULL);
+        pthread_setspecific(thread_key, NULL);
+    }
+}
+
+/*
+ * CSPROF_FOLLOW=0: take libcsprof out of LD_PRELOAD (entries are separated
+ * by ':' or blanks, ld.so(8)), so that exec'd programs -- by any route:
+ * exec*, posix_spawn, system -- run unprofiled.  The program sees the
+ * LD_PRELOAD it would have had without csrun.
+ */
+static void
+stop_following(void)
+{
+    const char *old = getenv("LD_PRELOAD");
+    char *kept;
+    size_t n = 0;
+
+    if (old == NULL)
+        return;
+    kept = malloc(strlen(old) + 1);
+    if (kept == NULL)
+        return;
+    for (const char *p = old; *p != '\0';) {
+        size_t len = strcspn(p, ": \t");
+        const char *slash = memrchr(p, '/', len);
+        const char *base = slash != NULL ? slash + 1 : p;
+
+        if (len > 0 && strncmp(base, "libcsprof", 9) != 0) {
+            if (n > 0)
+                kept[n++] = ':';
+            memcpy(kept + n, p, len);
+            n += len;
+        }
+        p += len;
+        p += *p != '\0';
+    }
+    kept[n] = '\0';
+    if (n == 0)
+        unsetenv("LD_PRELOAD");
+    else
+        setenv("LD_PRELOAD", kept, 1);
+    free(kept);
 }
 
 /* quick_exit(3) skips destructors and calls the real _exit from inside libc: registered in
@@ -457,11 +513,15 @@ mon_init(void)
     const char *sig = getenv("CSPROF_SIGNAL");
     const char *limit = getenv("CSPROF_MEMORY_LIMIT");
     const char *tramp = getenv("CSPROF_TRAMPOLINE");
+    const char *follow = getenv("CSPROF_FOLLOW");
     const char *why = NULL;
     int rc;
 
     mon_resolve_real_functions();
     mon_proc.rank = -1;
+    mon_proc.follow = follow == NULL || strcmp(follow, "0") != 0;
+    if (!mon_proc.follow)
+        stop_following();
     /* A real-time signal: deliveries from several sources queue instead of merging (a merged
      * perf overflow would never be re-armed), and the program keeps SIGPROF for itself. */
     mon_proc.signo = SIGRTMIN + 4;

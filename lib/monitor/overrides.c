@@ -131,12 +131,30 @@ vfork(void)
     return real_fork();
 }
 
-/* Write every profile before the image is replaced; resume sampling if exec fails. */
-static void
-before_exec(void)
+/* Whether @envp holds NAME=... with a value containing @part (NULL: any value). */
+static bool
+env_has(char *const envp[], const char *name, const char *part)
 {
-    if (mon_proc.active)
-        mon_finalize_process("exec");
+    size_t len = strlen(name);
+
+    for (size_t i = 0; envp != NULL && envp[i] != NULL; i++)
+        if (strncmp(envp[i], name, len) == 0 && envp[i][len] == '=')
+            return part == NULL || strstr(envp[i] + len + 1, part) != NULL;
+    return false;
+}
+
+/* Write every profile before the image is replaced; resume sampling if exec fails.  An
+ * environment without csprof's LD_PRELOAD entry or CSPROF_OUTDIR (execve with an empty
+ * one, env -i...) is not followed: counted in the profile, csrun reports it. */
+static void
+before_exec(char *const envp[])
+{
+    if (!mon_proc.active)
+        return;
+    if (mon_proc.follow &&
+        (!env_has(envp, "LD_PRELOAD", "libcsprof") || !env_has(envp, "CSPROF_OUTDIR", NULL)))
+        atomic_fetch_add(&mon_proc.exec_not_followed, 1);
+    mon_finalize_process("exec");
 }
 
 static void
@@ -147,11 +165,11 @@ after_failed_exec(void)
 }
 
 /* Write the profiles, exec; if that fails, sample on with a new profile.  errno is the exec's. */
-#define RUN_EXEC(call)       \
+#define RUN_EXEC(call, envp) \
     do {                     \
         int rc_, err_;       \
                              \
-        before_exec();       \
+        before_exec(envp);   \
         rc_ = (call);        \
         err_ = errno;        \
         after_failed_exec(); \
@@ -164,7 +182,7 @@ execve(const char *path, char *const argv[], char *const envp[])
 {
     if (real_execve == NULL)
         mon_resolve_real_functions();
-    RUN_EXEC(real_execve(path, argv, envp));
+    RUN_EXEC(real_execve(path, argv, envp), envp);
 }
 
 CSP_EXPORT int
@@ -172,7 +190,7 @@ execvpe(const char *file, char *const argv[], char *const envp[])
 {
     if (real_execvpe == NULL)
         mon_resolve_real_functions();
-    RUN_EXEC(real_execvpe(file, argv, envp));
+    RUN_EXEC(real_execvpe(file, argv, envp), envp);
 }
 
 CSP_EXPORT int
@@ -180,7 +198,7 @@ fexecve(int fd, char *const argv[], char *const envp[])
 {
     if (real_fexecve == NULL)
         mon_resolve_real_functions();
-    RUN_EXEC(real_fexecve(fd, argv, envp));
+    RUN_EXEC(real_fexecve(fd, argv, envp), envp);
 }
 
 CSP_EXPORT int

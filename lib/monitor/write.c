@@ -181,6 +181,9 @@ mon_write_profile(struct mon_thread *td)
             stats[nstats++] = (struct fmt_stat){tramp_counter_names[i], td->tramp.counts[i]};
     stats[nstats++] = (struct fmt_stat){"timer.overruns", td->timer_overruns};
     stats[nstats++] = (struct fmt_stat){"thread.sampling_blocked", td->sampling_blocked};
+    if (main_thread)
+        stats[nstats++] =
+            (struct fmt_stat){"exec.not_followed", atomic_load(&mon_proc.exec_not_followed)};
     stats[nstats++] = (struct fmt_stat){"cct.nodes", cct_size(td->tree)};
     stats[nstats++] = (struct fmt_stat){"arena.bytes", td->arena.bytes_mapped};
 

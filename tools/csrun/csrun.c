@@ -56,6 +56,8 @@ usage(FILE *out)
         "  -o, --output DIR            measurement directory (default: measurements)\n"
         "  -q, --quiet                 no summary after the run\n"
         "      --no-trampoline         full stack walks, no call counts (default: trampoline on)\n"
+        "      --no-follow             profile only this process, not its forked or exec'd "
+        "children\n"
         "  -l, --list-events           list the events this machine can sample\n"
         "  -h, --help                  this help\n"
         "  -V, --version               version\n\n"
@@ -234,6 +236,7 @@ struct run_totals {
     size_t blocked_threads; /* the sampling signal was blocked when the thread ended */
     size_t starved_threads; /* CPU time for >= 20 CPUTIME periods, < 10% of its samples */
     uint64_t starved_cpu_ns;
+    uint64_t not_followed; /* execs whose environment dropped csprof */
     uint32_t pids[1024];
     uint64_t recorded, partial, dropped, cpu_ns, wall_ns;
     uint64_t per_event_samples[MAX_EVENTS];
@@ -258,6 +261,7 @@ add_profile(struct run_totals *t, const struct fmt_profile *p, const struct even
         if (strncmp(p->stats[i].name, "samples.dropped.", 16) == 0)
             t->dropped += p->stats[i].value;
     t->cpu_ns += p->header.cpu_ns;
+    t->not_followed += fmt_profile_stat(p, "exec.not_followed");
     if (fmt_profile_stat(p, "thread.sampling_blocked") != 0)
         t->blocked_threads++;
     for (size_t e = 0; e < nevents; e++) {
@@ -319,6 +323,11 @@ print_summary(const char *dir, char **before, size_t nbefore, const struct event
     fprintf(stderr, "csprof: %llu samples recorded (%llu partial), %llu dropped\n",
             (unsigned long long)t.recorded, (unsigned long long)t.partial,
             (unsigned long long)t.dropped);
+    if (t.not_followed > 0)
+        fprintf(stderr,
+                "csprof: %llu exec'd program(s) not followed: their environment dropped "
+                "LD_PRELOAD's libcsprof.so or CSPROF_OUTDIR\n",
+                (unsigned long long)t.not_followed);
     if (t.blocked_threads > 0 || t.starved_threads > 0)
         fprintf(stderr,
                 "csprof: %zu thread(s) could not be sampled: %zu ended with the sampling signal "
@@ -358,10 +367,15 @@ int
 main(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"event", required_argument, NULL, 'e'},   {"output", required_argument, NULL, 'o'},
-        {"quiet", no_argument, NULL, 'q'},         {"list-events", no_argument, NULL, 'l'},
-        {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
-        {"no-trampoline", no_argument, NULL, 'T'}, {NULL, 0, NULL, 0},
+        {"event", required_argument, NULL, 'e'},
+        {"output", required_argument, NULL, 'o'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"list-events", no_argument, NULL, 'l'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {"no-trampoline", no_argument, NULL, 'T'},
+        {"no-follow", no_argument, NULL, 'F'},
+        {NULL, 0, NULL, 0},
     };
     struct event_req events[MAX_EVENTS];
     size_t nevents = 0, nbefore = 0;
@@ -369,7 +383,7 @@ main(int argc, char **argv)
     char monitor[PATH_MAX], absdir[PATH_MAX], evlist[512] = "", preload[8192];
     char **before;
     const char *old_preload;
-    bool quiet = false, trampoline = true;
+    bool quiet = false, trampoline = true, follow = true;
     int opt, status, exec_pipe[2], exec_errno = 0;
     bool exec_failed;
 
@@ -402,6 +416,9 @@ main(int argc, char **argv)
             break;
         case 'T':
             trampoline = false;
+            break;
+        case 'F':
+            follow = false;
             break;
         case 'l':
             for (size_t i = 0; i < sizeof(known_events) / sizeof(known_events[0]); i++)
@@ -461,6 +478,7 @@ main(int argc, char **argv)
         setenv("CSPROF_OUTDIR", absdir, 1);
         setenv("LD_PRELOAD", preload, 1);
         setenv("CSPROF_TRAMPOLINE", trampoline ? "1" : "0", 1);
+        setenv("CSPROF_FOLLOW", follow ? "1" : "0", 1);
         execvp(argv[optind], &argv[optind]);
         exec_errno = errno;
         fprintf(stderr, "csrun: cannot run '%s': %s\n", argv[optind], strerror(exec_errno));
