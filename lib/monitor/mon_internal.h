@@ -173,6 +173,9 @@ void mon_finalize_process(const char *why);
  * it to finish.  [async-signal-safe, except the load-map lookups of write.c]
  */
 void mon_finalize_from_signal(int sig);
+/* Set the monitor up now if the constructor has not run yet (a library constructor creating a
+ * thread); the calling thread's sampling starts.  [not async-signal-safe] */
+void mon_ensure_initialized(void);
 /* After a failed exec: the calling thread alone starts a new profile (next generation). */
 void mon_restart_after_failed_exec(void);
 

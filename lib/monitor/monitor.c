@@ -505,8 +505,44 @@ quick_exit_hook(void)
         mon_finalize_process("quick_exit");
 }
 
+/*
+ * The monitor's set-up, once per process: from the constructor, or earlier
+ * when another library's constructor creates a thread before ours has run
+ * (ld.so runs the preloaded library's constructor after those of the
+ * program's libraries).  Calls made during set-up on the same thread return
+ * at once.
+ */
+static void mon_setup(void);
+
+static atomic_int init_state; /* 0: not begun, 1: in progress, 2: done */
+static atomic_int init_tid;
+
+void
+mon_ensure_initialized(void)
+{
+    int expected = 0;
+    int me = (int)syscall(SYS_gettid);
+
+    if (atomic_load(&init_state) == 2)
+        return;
+    if (atomic_compare_exchange_strong(&init_state, &expected, 1)) {
+        atomic_store(&init_tid, me);
+        mon_setup();
+        atomic_store(&init_state, 2);
+        return;
+    }
+    while (atomic_load(&init_state) != 2 && atomic_load(&init_tid) != me)
+        sched_yield();
+}
+
 __attribute__((constructor)) static void
 mon_init(void)
+{
+    mon_ensure_initialized();
+}
+
+static void
+mon_setup(void)
 {
     const char *events = getenv("CSPROF_EVENTS");
     const char *outdir = getenv("CSPROF_OUTDIR");

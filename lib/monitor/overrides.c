@@ -106,6 +106,7 @@ pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*routine)(v
 
     if (real_pthread_create == NULL)
         mon_resolve_real_functions();
+    mon_ensure_initialized(); /* a library constructor may create threads before ours runs */
     if (!mon_proc.active)
         return real_pthread_create(thread, attr, routine, arg);
     start = malloc(sizeof(*start));
