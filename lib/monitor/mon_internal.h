@@ -79,9 +79,10 @@ struct mon_process {
     int32_t rank;
     atomic_int stopped; /* 1: handlers drop everything (finalisation, exec) */
     atomic_uint next_thread_index;
-    bool active;                   /* configuration valid and sampling enabled */
-    bool trampoline;               /* use the return-address trampoline (CSPROF_TRAMPOLINE != 0) */
-    bool follow;                   /* profile exec'd and forked children (CSPROF_FOLLOW != 0) */
+    bool active;     /* configuration valid and sampling enabled */
+    bool trampoline; /* use the return-address trampoline (CSPROF_TRAMPOLINE != 0) */
+    bool follow;     /* profile exec'd and forked children (CSPROF_FOLLOW != 0) */
+    bool eintr_safe; /* sampling never interrupts poll/select/... (CSPROF_EINTR_SAFE != 0) */
     atomic_uint exec_not_followed; /* execs whose environment drops csprof (main thread's file) */
 };
 
@@ -207,6 +208,11 @@ extern int (*mon_real_pselect)(int, fd_set *, fd_set *, fd_set *, const struct t
                                const sigset_t *);
 extern int (*mon_real_ppoll)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
 extern int (*mon_real_epoll_pwait)(int, struct epoll_event *, int, int, const sigset_t *);
+/* The real functions eintr_sig.c overrides, resolved in the constructor. */
+extern int (*mon_real_poll)(struct pollfd *, nfds_t, int);
+extern int (*mon_real_select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
+extern int (*mon_real_epoll_wait)(int, struct epoll_event *, int, int);
+extern int (*mon_real_nanosleep)(const struct timespec *, struct timespec *);
 /* Copy @in to @out without the sampling signal.  [async-signal-safe] */
 CSP_SIGSAFE void mon_mask_filter(const sigset_t *in, sigset_t *out);
 /* Whether the program, on this thread, asked for the sampling signal to be blocked (what a

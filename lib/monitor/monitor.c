@@ -550,12 +550,14 @@ mon_setup(void)
     const char *limit = getenv("CSPROF_MEMORY_LIMIT");
     const char *tramp = getenv("CSPROF_TRAMPOLINE");
     const char *follow = getenv("CSPROF_FOLLOW");
+    const char *eintr = getenv("CSPROF_EINTR_SAFE");
     const char *why = NULL;
     int rc;
 
     mon_resolve_real_functions();
     mon_proc.rank = -1;
     mon_proc.follow = follow == NULL || strcmp(follow, "0") != 0;
+    mon_proc.eintr_safe = eintr == NULL || strcmp(eintr, "0") != 0;
     if (!mon_proc.follow)
         stop_following();
     /* A real-time signal: deliveries from several sources queue instead of merging (a merged

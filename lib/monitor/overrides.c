@@ -70,6 +70,10 @@ mon_resolve_real_functions(void)
     RESOLVE(mon_real_pselect, "pselect");
     RESOLVE(mon_real_ppoll, "ppoll");
     RESOLVE(mon_real_epoll_pwait, "epoll_pwait");
+    RESOLVE(mon_real_poll, "poll");
+    RESOLVE(mon_real_select, "select");
+    RESOLVE(mon_real_epoll_wait, "epoll_wait");
+    RESOLVE(mon_real_nanosleep, "nanosleep");
     mon_resolve_nonlocal_functions();
 }
 
