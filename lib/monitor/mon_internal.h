@@ -84,6 +84,8 @@ struct mon_process {
     bool follow;     /* profile exec'd and forked children (CSPROF_FOLLOW != 0) */
     bool eintr_safe; /* sampling never interrupts poll/select/... (CSPROF_EINTR_SAFE != 0) */
     atomic_uint exec_not_followed; /* execs whose environment drops csprof (main thread's file) */
+    uint64_t threads_untracked;    /* threads alive at the end that csprof had no state for */
+    uint64_t threads_untracked_cpu_ns; /* ... and their CPU time, ns */
 };
 
 extern struct mon_process mon_proc;

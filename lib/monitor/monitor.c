@@ -316,6 +316,69 @@ mon_thread_end(struct mon_thread *td)
     write_once(td);
 }
 
+/* ns on CPU of thread @tid (first field of /proc/self/task/TID/schedstat), 0 if unknown. */
+static uint64_t
+task_cpu_ns(long tid)
+{
+    char path[64], buf[128];
+    uint64_t v = 0;
+    ssize_t n;
+    int fd;
+
+    snprintf(path, sizeof(path), "/proc/self/task/%ld/schedstat", tid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
+        v = v * 10 + (uint64_t)(buf[i] - '0');
+    return v;
+}
+
+/*
+ * Count the threads alive now that csprof has no state for (made by a raw
+ * clone, by glibc internally, or while sampling was stopped), and their
+ * CPU time, into mon_proc (written in the main thread's profile).  System
+ * calls only (getdents64), so it also runs from a signal handler.  Threads
+ * that have already ended are not seen.
+ */
+static void
+count_untracked_threads(void)
+{
+    char buf[4096];
+    long nread;
+    int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+    if (fd < 0)
+        return;
+    while ((nread = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+        for (long off = 0; off < nread;) {
+            struct {
+                uint64_t ino;
+                int64_t off;
+                unsigned short reclen;
+                unsigned char type;
+                char name[];
+            } *de = (void *)(buf + off);
+            long tid = strtol(de->name, NULL, 10);
+            bool known = false;
+
+            off += de->reclen;
+            if (tid <= 0)
+                continue;
+            for (struct mon_thread *td = atomic_load(&registry); td != NULL && !known;
+                 td = td->next)
+                known = td->tid == tid;
+            if (!known) {
+                mon_proc.threads_untracked++;
+                mon_proc.threads_untracked_cpu_ns += task_cpu_ns(tid);
+            }
+        }
+    }
+    close(fd);
+}
+
 /*
  * Write every thread's profile.  From a signal handler (@from_signal), the
  * load map is not refreshed (dl_iterate_phdr takes the loader's lock) and
@@ -345,6 +408,7 @@ finalize_all(bool from_signal)
                 sched_yield();
         }
     }
+    count_untracked_threads();
     for (struct mon_thread *td = atomic_load(&registry); td != NULL; td = td->next)
         write_once(td);
     if (locked)
@@ -421,6 +485,8 @@ restart_alone(bool forked)
     atomic_store(&finalized, 0);
     atomic_store(&finalize_done, 0);
     finalizer_tid = 0;
+    mon_proc.threads_untracked = 0;
+    mon_proc.threads_untracked_cpu_ns = 0;
     atomic_store(&mon_proc.stopped, 0);
     mon_proc.start_ns = mon_clock_ns(CLOCK_REALTIME);
     read_identity();

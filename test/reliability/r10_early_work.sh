@@ -6,6 +6,9 @@
 # 0.5 CPU-seconds), fork, dlopen, _exit(5).  Output and exit status are the
 # baseline's for every variant; the constructor's thread has a profile with
 # samples; _exit leaves no crash and whatever profile there is parses.
+# A thread csprof cannot profile (glibc's SIGEV_THREAD timer thread, made
+# past csprof's pthread_create) is counted (threads.untracked) and csrun
+# reports it.
 . "$(dirname "$0")/lib.sh"
 . "$rel_dir/thread_stats.sh"
 runs=$(rel_runs 1)
@@ -37,4 +40,9 @@ for what in thread fork dlopen _exit; do
         esac
     done
 done
+rel_build untracked gcc "-pthread" untracked.c
+csrun -e "$REL_EVENT" -o mu ./untracked > u.out 2> u.err
+n=$(rel_stat mu threads.untracked)
+check "untracked thread counted ($n)" [ "$n" -ge 1 ]
+check "csrun reports threads not profiled" grep -q "thread(s) not profiled" u.err
 finish

@@ -236,7 +236,8 @@ struct run_totals {
     size_t blocked_threads; /* the sampling signal was blocked when the thread ended */
     size_t starved_threads; /* CPU time for >= 20 CPUTIME periods, < 10% of its samples */
     uint64_t starved_cpu_ns;
-    uint64_t not_followed; /* execs whose environment dropped csprof */
+    uint64_t not_followed;                /* execs whose environment dropped csprof */
+    uint64_t untracked, untracked_cpu_ns; /* threads alive at the end without a profile */
     uint32_t pids[1024];
     uint64_t recorded, partial, dropped, cpu_ns, wall_ns;
     uint64_t per_event_samples[MAX_EVENTS];
@@ -262,6 +263,8 @@ add_profile(struct run_totals *t, const struct fmt_profile *p, const struct even
             t->dropped += p->stats[i].value;
     t->cpu_ns += p->header.cpu_ns;
     t->not_followed += fmt_profile_stat(p, "exec.not_followed");
+    t->untracked += fmt_profile_stat(p, "threads.untracked");
+    t->untracked_cpu_ns += fmt_profile_stat(p, "threads.untracked.cpu_ns");
     if (fmt_profile_stat(p, "thread.sampling_blocked") != 0)
         t->blocked_threads++;
     for (size_t e = 0; e < nevents; e++) {
@@ -323,6 +326,11 @@ print_summary(const char *dir, char **before, size_t nbefore, const struct event
     fprintf(stderr, "csprof: %llu samples recorded (%llu partial), %llu dropped\n",
             (unsigned long long)t.recorded, (unsigned long long)t.partial,
             (unsigned long long)t.dropped);
+    if (t.untracked > 0)
+        fprintf(stderr,
+                "csprof: %llu thread(s) not profiled (created outside pthread_create, or while "
+                "sampling was stopped): %.3f CPU-seconds\n",
+                (unsigned long long)t.untracked, (double)t.untracked_cpu_ns / 1e9);
     if (t.not_followed > 0)
         fprintf(stderr,
                 "csprof: %llu exec'd program(s) not followed: their environment dropped "
