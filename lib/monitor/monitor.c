@@ -411,6 +411,15 @@ finalize_all(bool from_signal)
     count_untracked_threads();
     for (struct mon_thread *td = atomic_load(&registry); td != NULL; td = td->next)
         write_once(td);
+    /* A thread may be writing its own profile (it was exiting): before the process dies,
+     * let it finish (2 s at most), or its file is cut short. */
+    for (struct mon_thread *td = atomic_load(&registry); from_signal && td != NULL; td = td->next)
+        for (int i = 0; i < 2000 && td != self && atomic_load(&td->state) == MON_THREAD_WRITING;
+             i++) {
+            struct timespec ms = {0, 1000000};
+
+            nanosleep(&ms, NULL);
+        }
     if (locked)
         pthread_mutex_unlock(&registry_lock);
     atomic_store(&finalize_done, 1);
