@@ -126,6 +126,16 @@ mon_signals_intercept(int sig, const struct sigaction *act, struct sigaction *ol
 {
     if (sig <= 0 || sig >= NSIG || (!owned[sig] && !watched[sig]))
         return 0;
+    if (watched[sig] == 1 && (program_action[sig].sa_flags & SA_RESETHAND)) {
+        /* The kernel may have reset the program's one-shot handler to SIG_DFL. */
+        struct sigaction now;
+
+        if (mon_real_sigaction(sig, NULL, &now) == 0 && is_default(&now)) {
+            memset(&program_action[sig], 0, sizeof(program_action[sig]));
+            if (install_fatal_handler(sig) == 0)
+                watched[sig] = 2;
+        }
+    }
     if (watched[sig] && act != NULL) {
         /* Install what the program asked for, or csprof's handler in place of SIG_DFL. */
         if (is_default(act)) {
