@@ -4,7 +4,9 @@
 # store (SIGSEGV), an uncaught C++ exception, raise(SIGTERM), raise(SIGINT),
 # kill(getpid(), SIGTERM) -- dies of the same signal under csrun (wait
 # status through csrun, which re-raises it), prints the same, and csprof
-# wrote both threads' profiles first, parseable and with samples.
+# wrote both threads' profiles first, parseable and with samples.  And
+# timeout(1) stopping csrun (SIGTERM, forwarded to the program) leaves both
+# profiles too.
 . "$(dirname "$0")/lib.sh"
 . "$rel_dir/thread_stats.sh"
 runs=$(rel_runs 1)
@@ -25,4 +27,11 @@ for how in abort segv throw sigterm sigint kill_term; do
         done < "t_${how}_$r"
     done
 done
+# timeout(1): SIGTERM to csrun, which forwards it to the program.
+rel_pinned timeout -s TERM 2 csrun -q -e "$REL_EVENT" -o m_spin_inner ./app spin > spin.out 2>&1
+rc=$?
+check "timeout: the program was stopped by timeout ($rc)" [ "$rc" -eq 124 ]
+rel_threads m_spin_inner > t_spin
+check "timeout: a parseable profile per thread ($(wc -l < t_spin))" [ "$(wc -l < t_spin)" -eq 2 ]
+check "timeout: every thread has samples" awk '$3 == 0 { bad = 1 } END { exit bad }' t_spin
 finish

@@ -3,6 +3,7 @@
 // then ends in the way argv[1] names (reliability rows 22 and 23):
 //   exit0 _exit3 thread_exit0 pthread_exit quick_exit          (orderly)
 //   abort segv throw sigterm sigint kill_term                  (fatal)
+//   spin                                     (runs until killed by timeout(1))
 // It prints "start" (and, for quick_exit, what its at_quick_exit handler
 // saw) so stdout can be compared with an unprofiled run.
 #include <pthread.h>
@@ -91,6 +92,10 @@ main(int argc, char **argv)
         raise(SIGTERM);
     if (strcmp(how, "sigint") == 0)
         raise(SIGINT);
+    if (strcmp(how, "spin") == 0) {
+        for (;;)
+            burn(0.01);
+    }
     if (strcmp(how, "kill_term") == 0) {
         kill(getpid(), SIGTERM); // process-directed: any thread may take it
         for (;;)
