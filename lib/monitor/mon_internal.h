@@ -10,12 +10,15 @@
 #ifndef CSP_MON_INTERNAL_H
 #define CSP_MON_INTERNAL_H
 
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
 #include <time.h>
 
 #include "support/arena.h"
@@ -78,6 +81,11 @@ struct mon_process {
     atomic_uint next_thread_index;
     bool active;     /* configuration valid and sampling enabled */
     bool trampoline; /* use the return-address trampoline (CSPROF_TRAMPOLINE != 0) */
+    bool follow;     /* profile exec'd and forked children (CSPROF_FOLLOW != 0) */
+    bool eintr_safe; /* sampling never interrupts poll/select/... (CSPROF_EINTR_SAFE != 0) */
+    atomic_uint exec_not_followed; /* execs whose environment drops csprof (main thread's file) */
+    uint64_t threads_untracked;    /* threads alive at the end that csprof had no state for */
+    uint64_t threads_untracked_cpu_ns; /* ... and their CPU time, ns */
 };
 
 extern struct mon_process mon_proc;
@@ -113,6 +121,7 @@ struct mon_thread {
     uint64_t counts[MON_NOUTCOMES];
     uint64_t event_samples[MON_MAX_EVENTS]; /* samples recorded per event */
     uint64_t timer_overruns;                /* expirations merged into one signal (POSIX timers) */
+    bool sampling_blocked; /* the real mask blocked the sampling signal when the thread ended */
 };
 
 /*
@@ -141,6 +150,10 @@ CSP_SIGSAFE void mon_count(struct mon_thread *td, enum mon_outcome what);
 /* The sampling handler (sample_sig.c).  [async-signal-safe] */
 CSP_SIGSAFE void mon_sample_handler(int sig, siginfo_t *info, void *ucontext);
 
+/* Handler of the fatal signals csprof watches: writes the profiles, then dies of @sig
+ * as the program would have (signals.c).  [async-signal-safe, see mon_finalize_from_signal] */
+void mon_fatal_handler(int sig, siginfo_t *info, void *ucontext);
+
 /* SIGSEGV/SIGBUS filter: escapes a faulting walk, forwards everything else to the program's disposition (signals.c). */
 CSP_SIGSAFE void mon_fault_handler(int sig, siginfo_t *info, void *ucontext);
 
@@ -168,6 +181,16 @@ struct mon_thread *mon_thread_find(pthread_t t);
 struct mon_thread *mon_thread_begin(void);
 void mon_thread_end(struct mon_thread *td);
 void mon_finalize_process(const char *why);
+/*
+ * From the handler of a signal that kills the process (signals.c): write
+ * every profile without refreshing the load map and without waiting on the
+ * registry lock; if another thread is writing them, wait (10 s at most) for
+ * it to finish.  [async-signal-safe, except the load-map lookups of write.c]
+ */
+void mon_finalize_from_signal(int sig);
+/* Set the monitor up now if the constructor has not run yet (a library constructor creating a
+ * thread); the calling thread's sampling starts.  [not async-signal-safe] */
+void mon_ensure_initialized(void);
 /* After a failed exec: the calling thread alone starts a new profile (next generation). */
 void mon_restart_after_failed_exec(void);
 
@@ -207,5 +230,32 @@ int mon_signals_install(void);
  * request, set *rc to 0 and return 1; otherwise return 0.  [not async-signal-safe]
  */
 int mon_signals_intercept(int sig, const struct sigaction *act, struct sigaction *old, int *rc);
+
+/*
+ * Signal masks (sigmask_sig.c): the program never blocks the sampling signal.
+ * The real functions whose mask argument is filtered, resolved in the constructor.
+ */
+extern int (*mon_real_sigsuspend)(const sigset_t *);
+extern int (*mon_real_pselect)(int, fd_set *, fd_set *, fd_set *, const struct timespec *,
+                               const sigset_t *);
+extern int (*mon_real_ppoll)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
+extern int (*mon_real_epoll_pwait)(int, struct epoll_event *, int, int, const sigset_t *);
+/* The real functions eintr_sig.c overrides, resolved in the constructor. */
+extern int (*mon_real_poll)(struct pollfd *, nfds_t, int);
+extern int (*mon_real_select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
+extern int (*mon_real_epoll_wait)(int, struct epoll_event *, int, int);
+extern int (*mon_real_nanosleep)(const struct timespec *, struct timespec *);
+/* Copy @in to @out without the sampling signal.  [async-signal-safe] */
+CSP_SIGSAFE void mon_mask_filter(const sigset_t *in, sigset_t *out);
+/* Whether the program, on this thread, asked for the sampling signal to be blocked (what a
+ * mask query answers).  [async-signal-safe] */
+CSP_SIGSAFE bool mon_mask_program_blocks(void);
+/* Record that the program, on this thread, asked for the sampling signal blocked or not
+ * (a new thread inherits its creator's).  [async-signal-safe] */
+CSP_SIGSAFE void mon_mask_set_program_blocks(bool blocked);
+/* Open the sampling signal in this thread's real mask.  Returns 0 or -errno.  [async-signal-safe] */
+CSP_SIGSAFE int mon_mask_unblock_sampling(void);
+/* Whether this thread's real mask blocks the sampling signal now.  [async-signal-safe] */
+CSP_SIGSAFE bool mon_mask_sampling_blocked(void);
 
 #endif /* CSP_MON_INTERNAL_H */

@@ -49,10 +49,12 @@ const char *const mon_outcome_names[MON_NOUTCOMES] = {
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct mon_thread *registry;
+static struct mon_thread *_Atomic registry;
 static pthread_key_t thread_key;
 static size_t arena_limit = (size_t)1 << 30; /* bytes of CCT per thread */
-static atomic_int finalized;
+static atomic_int finalized;                 /* a thread has begun writing every profile */
+static atomic_int finalize_done;             /* ... and has finished */
+static volatile pid_t finalizer_tid;
 
 /* A warning from the monitor: to stderr, prefixed, once per cause. */
 static void
@@ -260,6 +262,52 @@ quiesce(struct mon_thread *td)
         sched_yield();
 }
 
+/*
+ * Whether @td's thread has the sampling signal blocked now: its own mask for the calling
+ * thread, else the SigBlk line of /proc/self/task/TID/status (open/read only).  A thread
+ * that kept it blocked got no samples; its profile says so (thread.sampling_blocked).
+ */
+static bool
+thread_sampling_blocked(const struct mon_thread *td)
+{
+    char path[64], buf[2048];
+    unsigned digit = (unsigned)mon_proc.signo - 1; /* bit of the signal in the hex mask */
+    const char *line = NULL;
+    ssize_t n;
+    size_t len;
+    int fd;
+
+    if (td == mon_thread_self())
+        return mon_mask_sampling_blocked();
+    snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)td->tid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false; /* the thread has gone */
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    for (char *p = buf; p != NULL && line == NULL; p = strchr(p, '\n')) {
+        p += *p == '\n';
+        if (strncmp(p, "SigBlk:", 7) == 0)
+            line = p + 7;
+    }
+    if (line == NULL)
+        return false;
+    while (*line == '\t' || *line == ' ')
+        line++;
+    len = strspn(line, "0123456789abcdef");
+    if (digit / 4 >= len)
+        return false;
+    {
+        char c = line[len - 1 - digit / 4];
+        unsigned v = c <= '9' ? (unsigned)(c - '0') : (unsigned)(c - 'a' + 10);
+
+        return (v >> (digit % 4)) & 1u;
+    }
+}
+
 /* Write @td's profile unless someone else has; safe to call from any thread. */
 static void
 write_once(struct mon_thread *td)
@@ -269,6 +317,7 @@ write_once(struct mon_thread *td)
     if (!atomic_compare_exchange_strong(&td->state, &expected, MON_THREAD_WRITING))
         return;
     quiesce(td);
+    td->sampling_blocked = thread_sampling_blocked(td);
     if (mon_write_profile(td) < 0)
         mon_warn("could not write a profile", strerror(errno));
     atomic_store(&td->state, MON_THREAD_DONE);
@@ -283,23 +332,155 @@ mon_thread_end(struct mon_thread *td)
     write_once(td);
 }
 
+/* ns on CPU of thread @tid (first field of /proc/self/task/TID/schedstat), 0 if unknown. */
+static uint64_t
+task_cpu_ns(long tid)
+{
+    char path[64], buf[128];
+    uint64_t v = 0;
+    ssize_t n;
+    int fd;
+
+    snprintf(path, sizeof(path), "/proc/self/task/%ld/schedstat", tid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
+        v = v * 10 + (uint64_t)(buf[i] - '0');
+    return v;
+}
+
+/*
+ * Count the threads alive now that csprof has no state for (made by a raw
+ * clone, by glibc internally, or while sampling was stopped), and their
+ * CPU time, into mon_proc (written in the main thread's profile).  System
+ * calls only (getdents64), so it also runs from a signal handler.  Threads
+ * that have already ended are not seen.
+ */
+static void
+count_untracked_threads(void)
+{
+    char buf[4096];
+    long nread;
+    int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+    if (fd < 0)
+        return;
+    while ((nread = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+        for (long off = 0; off < nread;) {
+            struct {
+                uint64_t ino;
+                int64_t off;
+                unsigned short reclen;
+                unsigned char type;
+                char name[];
+            } *de = (void *)(buf + off);
+            long tid = strtol(de->name, NULL, 10);
+            bool known = false;
+
+            off += de->reclen;
+            if (tid <= 0)
+                continue;
+            for (struct mon_thread *td = atomic_load(&registry); td != NULL && !known;
+                 td = td->next)
+                known = td->tid == tid;
+            if (!known) {
+                mon_proc.threads_untracked++;
+                mon_proc.threads_untracked_cpu_ns += task_cpu_ns(tid);
+            }
+        }
+    }
+    close(fd);
+}
+
+/*
+ * Write every thread's profile.  From a signal handler (@from_signal), the
+ * load map is not refreshed (dl_iterate_phdr takes the loader's lock) and
+ * the registry lock is only tried: the interrupted code may hold it, and
+ * the list is safe to walk without it (threads are only prepended, a
+ * thread's block is never freed while the process runs).
+ */
+static void
+finalize_all(bool from_signal)
+{
+    struct mon_thread *self = mon_thread_self();
+    bool locked = false;
+
+    atomic_store(&mon_proc.stopped, 1);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!from_signal)
+        mon_loadmap_refresh();
+    if (self != NULL)
+        mon_sources_stop(self);
+    if (!from_signal) {
+        pthread_mutex_lock(&registry_lock);
+        locked = true;
+    } else {
+        for (int i = 0; i < 1000 && !locked; i++) {
+            locked = pthread_mutex_trylock(&registry_lock) == 0;
+            if (!locked)
+                sched_yield();
+        }
+    }
+    count_untracked_threads();
+    for (struct mon_thread *td = atomic_load(&registry); td != NULL; td = td->next)
+        write_once(td);
+    /* A thread may be writing its own profile (it was exiting): before the process dies,
+     * let it finish (2 s at most), or its file is cut short. */
+    for (struct mon_thread *td = atomic_load(&registry); from_signal && td != NULL; td = td->next)
+        for (int i = 0; i < 2000 && td != self && atomic_load(&td->state) == MON_THREAD_WRITING;
+             i++) {
+            struct timespec ms = {0, 1000000};
+
+            nanosleep(&ms, NULL);
+        }
+    if (locked)
+        pthread_mutex_unlock(&registry_lock);
+    atomic_store(&finalize_done, 1);
+}
+
 void
 mon_finalize_process(const char *why)
 {
-    struct mon_thread *self = mon_thread_self();
+    sigset_t all, old;
+    int expected = 0;
 
     CSP_UNUSED(why);
-    if (atomic_exchange(&finalized, 1))
+    if (!atomic_compare_exchange_strong(&finalized, &expected, 1))
         return;
-    atomic_store(&mon_proc.stopped, 1);
-    atomic_thread_fence(memory_order_seq_cst);
-    mon_loadmap_refresh();
-    if (self != NULL)
-        mon_sources_stop(self);
-    pthread_mutex_lock(&registry_lock);
-    for (struct mon_thread *td = registry; td != NULL; td = td->next)
-        write_once(td);
-    pthread_mutex_unlock(&registry_lock);
+    finalizer_tid = (pid_t)syscall(SYS_gettid);
+    /* A fatal signal arriving now waits until the profiles are written (signals.c).  The
+     * sampling signal stays open: samples are dropped now, and the thread's own mask is
+     * what thread_sampling_blocked reports. */
+    sigfillset(&all);
+    sigdelset(&all, mon_proc.signo);
+    syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, (size_t)(_NSIG / 8));
+    finalize_all(false);
+    syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, (size_t)(_NSIG / 8));
+}
+
+void
+mon_finalize_from_signal(int sig)
+{
+    int expected = 0;
+    pid_t me = (pid_t)syscall(SYS_gettid);
+
+    CSP_UNUSED(sig);
+    if (!mon_proc.active)
+        return;
+    if (atomic_compare_exchange_strong(&finalized, &expected, 1)) {
+        finalizer_tid = me;
+        finalize_all(true);
+        return;
+    }
+    /* Another thread is writing: let it finish (bounded: 10 s) before the process dies. */
+    for (int i = 0; i < 10000 && finalizer_tid != me && !atomic_load(&finalize_done); i++) {
+        struct timespec ms = {0, 1000000};
+
+        nanosleep(&ms, NULL);
+    }
 }
 
 /* After fork (in the child) or a failed exec: this thread alone, a fresh profile. */
@@ -327,6 +508,10 @@ restart_alone(bool forked)
     }
     atomic_store(&mon_proc.next_thread_index, 0);
     atomic_store(&finalized, 0);
+    atomic_store(&finalize_done, 0);
+    finalizer_tid = 0;
+    mon_proc.threads_untracked = 0;
+    mon_proc.threads_untracked_cpu_ns = 0;
     atomic_store(&mon_proc.stopped, 0);
     mon_proc.start_ns = mon_clock_ns(CLOCK_REALTIME);
     read_identity();
@@ -342,18 +527,121 @@ mon_restart_after_failed_exec(void)
 static void
 atfork_child(void)
 {
-    if (mon_proc.active)
+    struct mon_thread *td = mon_thread_self();
+
+    if (!mon_proc.active)
+        return;
+    if (mon_proc.follow) {
         restart_alone(true);
+        return;
+    }
+    /* Not following: the child runs unprofiled and writes nothing. */
+    mon_proc.active = false;
+    atomic_store(&mon_proc.stopped, 1);
+    if (td != NULL) {
+        mon_sources_forget(td);
+        tramp_invalidate(&td->tramp);
+        tramp_set_self(NULL);
+        mon_thread_set_self(NULL);
+        pthread_setspecific(thread_key, NULL);
+    }
+}
+
+/*
+ * CSPROF_FOLLOW=0: take libcsprof out of LD_PRELOAD (entries are separated
+ * by ':' or blanks, ld.so(8)), so that exec'd programs -- by any route:
+ * exec*, posix_spawn, system -- run unprofiled.  The program sees the
+ * LD_PRELOAD it would have had without csrun.
+ */
+static void
+stop_following(void)
+{
+    const char *old = getenv("LD_PRELOAD");
+    char *kept;
+    size_t n = 0;
+
+    if (old == NULL)
+        return;
+    kept = malloc(strlen(old) + 1);
+    if (kept == NULL)
+        return;
+    for (const char *p = old; *p != '\0';) {
+        size_t len = strcspn(p, ": \t");
+        const char *slash = memrchr(p, '/', len);
+        const char *base = slash != NULL ? slash + 1 : p;
+
+        if (len > 0 && strncmp(base, "libcsprof", 9) != 0) {
+            if (n > 0)
+                kept[n++] = ':';
+            memcpy(kept + n, p, len);
+            n += len;
+        }
+        p += len;
+        p += *p != '\0';
+    }
+    kept[n] = '\0';
+    if (n == 0)
+        unsetenv("LD_PRELOAD");
+    else
+        setenv("LD_PRELOAD", kept, 1);
+    free(kept);
+}
+
+/* quick_exit(3) skips destructors and calls the real _exit from inside libc: registered in
+ * the constructor, this runs after every at_quick_exit handler of the program. */
+static void
+quick_exit_hook(void)
+{
+    if (mon_proc.active)
+        mon_finalize_process("quick_exit");
+}
+
+/*
+ * The monitor's set-up, once per process: from the constructor, or earlier
+ * when another library's constructor creates a thread before ours has run
+ * (ld.so runs the preloaded library's constructor after those of the
+ * program's libraries).  Calls made during set-up on the same thread return
+ * at once.
+ */
+static void mon_setup(void);
+
+static atomic_int init_state; /* 0: not begun, 1: in progress, 2: done */
+static atomic_int init_tid;
+
+void
+mon_ensure_initialized(void)
+{
+    int expected = 0;
+    int me = (int)syscall(SYS_gettid);
+
+    if (atomic_load(&init_state) == 2)
+        return;
+    if (atomic_compare_exchange_strong(&init_state, &expected, 1)) {
+        atomic_store(&init_tid, me);
+        mon_setup();
+        atomic_store(&init_state, 2);
+        return;
+    }
+    while (atomic_load(&init_state) != 2 && atomic_load(&init_tid) != me)
+        sched_yield();
 }
 
 __attribute__((constructor)) static void
 mon_init(void)
+{
+    mon_ensure_initialized();
+}
+
+static void
+mon_setup(void)
 {
     const char *events = getenv("CSPROF_EVENTS");
     const char *outdir = getenv("CSPROF_OUTDIR");
     const char *sig = getenv("CSPROF_SIGNAL");
     const char *limit = getenv("CSPROF_MEMORY_LIMIT");
     const char *tramp = getenv("CSPROF_TRAMPOLINE");
+    const char *follow = getenv("CSPROF_FOLLOW");
+    const char *eintr = getenv("CSPROF_EINTR_SAFE");
     const char *why = NULL;
     char why_events[256];
     int rc;
@@ -369,6 +657,10 @@ mon_init(void)
         return;
     }
     mon_proc.rank = -1;
+    mon_proc.follow = follow == NULL || strcmp(follow, "0") != 0;
+    mon_proc.eintr_safe = eintr == NULL || strcmp(eintr, "0") != 0;
+    if (!mon_proc.follow)
+        stop_following();
     /* A real-time signal: deliveries from several sources queue instead of merging (a merged
      * perf overflow would never be re-armed), and the program keeps SIGPROF for itself. */
     mon_proc.signo = SIGRTMIN + 4;
@@ -410,7 +702,12 @@ mon_init(void)
         return;
     }
     pthread_atfork(NULL, NULL, atfork_child);
+    at_quick_exit(quick_exit_hook);
     mon_proc.active = true;
+    /* A mask inherited across exec may block the sampling signal. */
+    if (mon_mask_sampling_blocked())
+        mon_mask_set_program_blocks(true);
+    mon_mask_unblock_sampling();
     mon_thread_begin();
 }
 

@@ -66,6 +66,14 @@ mon_resolve_real_functions(void)
     RESOLVE(real_dlclose, "dlclose");
     RESOLVE(real_fork, "fork");
     RESOLVE(mon_real_sigaction, "sigaction");
+    RESOLVE(mon_real_sigsuspend, "sigsuspend");
+    RESOLVE(mon_real_pselect, "pselect");
+    RESOLVE(mon_real_ppoll, "ppoll");
+    RESOLVE(mon_real_epoll_pwait, "epoll_pwait");
+    RESOLVE(mon_real_poll, "poll");
+    RESOLVE(mon_real_select, "select");
+    RESOLVE(mon_real_epoll_wait, "epoll_wait");
+    RESOLVE(mon_real_nanosleep, "nanosleep");
     mon_resolve_nonlocal_functions();
 }
 
@@ -74,6 +82,7 @@ mon_resolve_real_functions(void)
 struct thread_start {
     void *(*routine)(void *);
     void *arg;
+    bool program_blocks_sampling; /* the creator's mask, as the program sees it */
 };
 
 static void *
@@ -82,8 +91,14 @@ thread_trampoline_start(void *p)
     struct thread_start start = *(struct thread_start *)p;
 
     free(p);
-    if (mon_proc.active && !atomic_load(&mon_proc.stopped))
+    /* The thread inherited its creator's real mask, which may block the sampling signal
+     * (set by a raw system call, or inherited across exec): open it, and keep what the
+     * program believes. */
+    mon_mask_set_program_blocks(start.program_blocks_sampling);
+    if (mon_proc.active && !atomic_load(&mon_proc.stopped)) {
+        mon_mask_unblock_sampling();
         mon_thread_begin(); /* ended by the TLS key destructor, however the thread exits */
+    }
     return start.routine(start.arg);
 }
 
@@ -95,6 +110,7 @@ pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*routine)(v
 
     if (real_pthread_create == NULL)
         mon_resolve_real_functions();
+    mon_ensure_initialized(); /* a library constructor may create threads before ours runs */
     if (!mon_proc.active)
         return real_pthread_create(thread, attr, routine, arg);
     start = malloc(sizeof(*start));
@@ -102,6 +118,7 @@ pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*routine)(v
         return EAGAIN;
     start->routine = routine;
     start->arg = arg;
+    start->program_blocks_sampling = mon_mask_program_blocks();
     rc = real_pthread_create(thread, attr, thread_trampoline_start, start);
     if (rc != 0)
         free(start);
@@ -119,12 +136,30 @@ vfork(void)
     return real_fork();
 }
 
-/* Write every profile before the image is replaced; resume sampling if exec fails. */
-static void
-before_exec(void)
+/* Whether @envp holds NAME=... with a value containing @part (NULL: any value). */
+static bool
+env_has(char *const envp[], const char *name, const char *part)
 {
-    if (mon_proc.active)
-        mon_finalize_process("exec");
+    size_t len = strlen(name);
+
+    for (size_t i = 0; envp != NULL && envp[i] != NULL; i++)
+        if (strncmp(envp[i], name, len) == 0 && envp[i][len] == '=')
+            return part == NULL || strstr(envp[i] + len + 1, part) != NULL;
+    return false;
+}
+
+/* Write every profile before the image is replaced; resume sampling if exec fails.  An
+ * environment without csprof's LD_PRELOAD entry or CSPROF_OUTDIR (execve with an empty
+ * one, env -i...) is not followed: counted in the profile, csrun reports it. */
+static void
+before_exec(char *const envp[])
+{
+    if (!mon_proc.active)
+        return;
+    if (mon_proc.follow &&
+        (!env_has(envp, "LD_PRELOAD", "libcsprof") || !env_has(envp, "CSPROF_OUTDIR", NULL)))
+        atomic_fetch_add(&mon_proc.exec_not_followed, 1);
+    mon_finalize_process("exec");
 }
 
 static void
@@ -135,11 +170,11 @@ after_failed_exec(void)
 }
 
 /* Write the profiles, exec; if that fails, sample on with a new profile.  errno is the exec's. */
-#define RUN_EXEC(call)       \
+#define RUN_EXEC(call, envp) \
     do {                     \
         int rc_, err_;       \
                              \
-        before_exec();       \
+        before_exec(envp);   \
         rc_ = (call);        \
         err_ = errno;        \
         after_failed_exec(); \
@@ -152,7 +187,7 @@ execve(const char *path, char *const argv[], char *const envp[])
 {
     if (real_execve == NULL)
         mon_resolve_real_functions();
-    RUN_EXEC(real_execve(path, argv, envp));
+    RUN_EXEC(real_execve(path, argv, envp), envp);
 }
 
 CSP_EXPORT int
@@ -160,7 +195,7 @@ execvpe(const char *file, char *const argv[], char *const envp[])
 {
     if (real_execvpe == NULL)
         mon_resolve_real_functions();
-    RUN_EXEC(real_execvpe(file, argv, envp));
+    RUN_EXEC(real_execvpe(file, argv, envp), envp);
 }
 
 CSP_EXPORT int
@@ -168,7 +203,7 @@ fexecve(int fd, char *const argv[], char *const envp[])
 {
     if (real_fexecve == NULL)
         mon_resolve_real_functions();
-    RUN_EXEC(real_fexecve(fd, argv, envp));
+    RUN_EXEC(real_fexecve(fd, argv, envp), envp);
 }
 
 CSP_EXPORT int
@@ -334,6 +369,13 @@ sigaction(int sig, const struct sigaction *act, struct sigaction *old)
         mon_resolve_real_functions();
     if (mon_proc.active && mon_signals_intercept(sig, act, old, &rc))
         return rc;
+    if (mon_proc.active && act != NULL && sigismember(&act->sa_mask, mon_proc.signo) == 1) {
+        /* A handler that blocks every signal must not block sampling while it runs. */
+        struct sigaction open = *act;
+
+        sigdelset(&open.sa_mask, mon_proc.signo);
+        return mon_real_sigaction(sig, &open, old);
+    }
     return mon_real_sigaction(sig, act, old);
 }
 

@@ -100,7 +100,7 @@ int
 mon_write_profile(struct mon_thread *td)
 {
     struct fmt_event events[MON_MAX_EVENTS];
-    struct fmt_stat stats[MON_NOUTCOMES + 8 + MON_MAX_EVENTS + TRAMP_NCOUNTERS];
+    struct fmt_stat stats[MON_NOUTCOMES + 12 + MON_MAX_EVENTS + TRAMP_NCOUNTERS];
     char stat_names[MON_MAX_EVENTS][64];
     struct fmt_header h;
     struct write_ctx ctx;
@@ -180,6 +180,14 @@ mon_write_profile(struct mon_thread *td)
         for (int i = 0; i < TRAMP_NCOUNTERS; i++)
             stats[nstats++] = (struct fmt_stat){tramp_counter_names[i], td->tramp.counts[i]};
     stats[nstats++] = (struct fmt_stat){"timer.overruns", td->timer_overruns};
+    stats[nstats++] = (struct fmt_stat){"thread.sampling_blocked", td->sampling_blocked};
+    if (main_thread) {
+        stats[nstats++] =
+            (struct fmt_stat){"exec.not_followed", atomic_load(&mon_proc.exec_not_followed)};
+        stats[nstats++] = (struct fmt_stat){"threads.untracked", mon_proc.threads_untracked};
+        stats[nstats++] =
+            (struct fmt_stat){"threads.untracked.cpu_ns", mon_proc.threads_untracked_cpu_ns};
+    }
     stats[nstats++] = (struct fmt_stat){"cct.nodes", cct_size(td->tree)};
     stats[nstats++] = (struct fmt_stat){"arena.bytes", td->arena.bytes_mapped};
     stats[nstats++] = (struct fmt_stat){"unwind.frames_capacity", td->bt.max}; /* depth_sig.c */

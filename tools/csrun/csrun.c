@@ -49,6 +49,8 @@ usage(FILE *out)
         "  -o, --output DIR            measurement directory (default: measurements)\n"
         "  -q, --quiet                 no summary after the run\n"
         "      --no-trampoline         full stack walks, no call counts (default: trampoline on)\n"
+        "      --no-follow             profile only this process, not its forked or exec'd "
+        "children\n"
         "  -l, --list-events           list the events this machine can sample\n"
         "  -h, --help                  this help\n"
         "  -V, --version               version\n\n"
@@ -339,6 +341,11 @@ free_list(char **list, size_t n)
 struct run_totals {
     size_t files, unreadable, threads;
     size_t pids_seen;
+    size_t blocked_threads; /* the sampling signal was blocked when the thread ended */
+    size_t starved_threads; /* CPU time for >= 20 CPUTIME periods, < 10% of its samples */
+    uint64_t starved_cpu_ns;
+    uint64_t not_followed;                /* execs whose environment dropped csprof */
+    uint64_t untracked, untracked_cpu_ns; /* threads alive at the end without a profile */
     uint32_t pids[1024];
     uint64_t recorded, partial, dropped, cpu_ns, wall_ns;
     uint64_t per_event_samples[MAX_EVENTS];
@@ -364,6 +371,23 @@ add_profile(struct run_totals *t, const struct fmt_profile *p, const struct evsp
         if (strncmp(p->stats[i].name, "samples.dropped.", 16) == 0)
             t->dropped += p->stats[i].value;
     t->cpu_ns += p->header.cpu_ns;
+    t->not_followed += fmt_profile_stat(p, "exec.not_followed");
+    t->untracked += fmt_profile_stat(p, "threads.untracked");
+    t->untracked_cpu_ns += fmt_profile_stat(p, "threads.untracked.cpu_ns");
+    if (fmt_profile_stat(p, "thread.sampling_blocked") != 0)
+        t->blocked_threads++;
+    for (size_t e = 0; e < nevents; e++) {
+        char name[sizeof(events[e].name) + 32];
+        double expected = (double)p->header.cpu_ns / 1e3 / (double)events[e].period_us;
+
+        if (strcmp(events[e].name, "CPUTIME") != 0 || expected < 20)
+            continue;
+        snprintf(name, sizeof(name), "event.%.31s.samples", events[e].name);
+        if ((double)fmt_profile_stat(p, name) < 0.1 * expected) {
+            t->starved_threads++;
+            t->starved_cpu_ns += p->header.cpu_ns;
+        }
+    }
     if (p->header.end_ns > p->header.start_ns)
         t->wall_ns += p->header.end_ns - p->header.start_ns;
     for (size_t e = 0; e < nevents; e++) {
@@ -438,6 +462,22 @@ print_summary(const char *dir, char **before, size_t nbefore, const struct evspe
     fprintf(stderr, "csprof: %llu samples recorded (%llu partial), %llu dropped\n",
             (unsigned long long)t.recorded, (unsigned long long)t.partial,
             (unsigned long long)t.dropped);
+    if (t.untracked > 0)
+        fprintf(stderr,
+                "csprof: %llu thread(s) not profiled (created outside pthread_create, or while "
+                "sampling was stopped): %.3f CPU-seconds\n",
+                (unsigned long long)t.untracked, (double)t.untracked_cpu_ns / 1e9);
+    if (t.not_followed > 0)
+        fprintf(stderr,
+                "csprof: %llu exec'd program(s) not followed: their environment dropped "
+                "LD_PRELOAD's libcsprof.so or CSPROF_OUTDIR\n",
+                (unsigned long long)t.not_followed);
+    if (t.blocked_threads > 0 || t.starved_threads > 0)
+        fprintf(stderr,
+                "csprof: %zu thread(s) could not be sampled: %zu ended with the sampling signal "
+                "blocked, %zu got under 10%% of the samples their %.3f CPU-seconds call for\n",
+                t.blocked_threads > t.starved_threads ? t.blocked_threads : t.starved_threads,
+                t.blocked_threads, t.starved_threads, (double)t.starved_cpu_ns / 1e9);
     for (size_t e = 0; e < nevents; e++) {
         /* CPU time is sampled per CPU-second of the threads, real time per thread-second. */
         bool cpu = strcmp(events[e].name, "CPUTIME") == 0;
@@ -449,7 +489,12 @@ print_summary(const char *dir, char **before, size_t nbefore, const struct evspe
                 "csprof: %s@%llu (%s): %.1f samples per %s-second over %.3f s "
                 "(requested %.1f)%s\n",
                 events[e].name, events[e].period_us, t.mechanism[e], got, cpu ? "CPU" : "thread",
-                secs, asked, secs > 0.2 && got < 0.8 * asked ? " -- shortfall, causes below" : "");
+                secs, asked,
+                secs > 0.2 && got < 0.8 * asked
+                    ? (t.blocked_threads > 0 || t.starved_threads > 0
+                           ? " -- shortfall: threads without samples, see above; causes below"
+                           : " -- shortfall, causes below")
+                    : "");
     }
     for (size_t e = 0; e < nevents; e++)
         print_shortfall(&t, &events[e], e);
@@ -468,10 +513,15 @@ int
 main(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"event", required_argument, NULL, 'e'},   {"output", required_argument, NULL, 'o'},
-        {"quiet", no_argument, NULL, 'q'},         {"list-events", no_argument, NULL, 'l'},
-        {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
-        {"no-trampoline", no_argument, NULL, 'T'}, {NULL, 0, NULL, 0},
+        {"event", required_argument, NULL, 'e'},
+        {"output", required_argument, NULL, 'o'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"list-events", no_argument, NULL, 'l'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {"no-trampoline", no_argument, NULL, 'T'},
+        {"no-follow", no_argument, NULL, 'F'},
+        {NULL, 0, NULL, 0},
     };
     struct evspec events[MAX_EVENTS];
     size_t nevents = 0, nbefore = 0;
@@ -479,7 +529,7 @@ main(int argc, char **argv)
     char monitor[PATH_MAX], absdir[PATH_MAX], evlist[512] = "", preload[8192];
     char **before;
     const char *old_preload;
-    bool quiet = false, trampoline = true;
+    bool quiet = false, trampoline = true, follow = true;
     int opt, status, exec_pipe[2], exec_errno = 0;
     bool exec_failed;
 
@@ -512,6 +562,9 @@ main(int argc, char **argv)
             break;
         case 'T':
             trampoline = false;
+            break;
+        case 'F':
+            follow = false;
             break;
         case 'l':
             for (size_t i = 0; i < evspec_nevents; i++)
@@ -572,6 +625,7 @@ main(int argc, char **argv)
         setenv("CSPROF_OUTDIR", absdir, 1);
         setenv("LD_PRELOAD", preload, 1);
         setenv("CSPROF_TRAMPOLINE", trampoline ? "1" : "0", 1);
+        setenv("CSPROF_FOLLOW", follow ? "1" : "0", 1);
         execvp(argv[optind], &argv[optind]);
         exec_errno = errno;
         fprintf(stderr, "csrun: cannot run '%s': %s\n", argv[optind], strerror(exec_errno));
