@@ -27,6 +27,9 @@ if [ -z "${CSPROF_BIN:-}" ]; then
     exit 77
 fi
 . "$rel_dir/../integration/lib.sh"
+# A work directory of our own name, so that the cleanup of the end-to-end
+# tests' /tmp/csprof-test.* directories cannot remove it under a long run.
+rmdir "$work" && work=$(mktemp -d /tmp/csprof-rel.XXXXXX) && cd "$work" || exit 1
 
 : "${REL_EVENT:=CPUTIME@1000}"
 : "${REL_PIN:=}"
@@ -207,15 +210,16 @@ rel_same_err() {
     return 1
 }
 
-# rel_stat DIR NAME: the sum of counter NAME (e.g. samples.recorded) over
-# every profile in DIR, read with csprof-prof --dump; prints 0 when DIR has
-# no profile.
+# rel_stat WHERE NAME: the sum of counter NAME (e.g. samples.recorded) over
+# the profile WHERE or every profile in directory WHERE, read with
+# csprof-prof --dump; prints 0 when there is no profile.
 rel_stat() {
-    local f sum=0 v
-    for f in "$1"/*.cspm; do
+    local f sum=0 v files
+    if [ -d "$1" ]; then files=("$1"/*.cspm); else files=("$1"); fi
+    for f in "${files[@]}"; do
         [ -e "$f" ] || continue
-        v=$(csprof-prof --dump "$f" 2> /dev/null |
-            sed -n "s/^stat name=\"$2\" value=\([0-9]*\)$/\1/p" | head -n 1)
+        [ -s "$f.txt" ] || csprof-prof --dump "$f" > "$f.txt" 2> /dev/null
+        v=$(sed -n "s/^stat name=\"$2\" value=\([0-9]*\)$/\1/p" "$f.txt" | head -n 1)
         sum=$((sum + ${v:-0}))
     done
     echo "$sum"
@@ -240,6 +244,81 @@ rel_db() {
 # rel_summary DB ATTR: an attribute of DB's <Summary> (samples, samples-in-main,
 # unknown-samples, threads, processes...).
 rel_summary() { xp "$1" "string(//Summary/@$2)"; }
+
+# rel_incl_within DB EVENT PROC ANCESTOR: inclusive EVENT of the outermost
+# frames of PROC that have a frame of ANCESTOR anywhere above them.
+rel_incl_within() {
+    local db=$1 ev=$2 p a m
+    p=$(or_ids n $(proc_ids "$db" "$3"))
+    a=$(or_ids n $(proc_ids "$db" "$4"))
+    m=$(metric_id "$db" "$ev" inclusive)
+    xp "$db" "sum(//PF[$p][not(ancestor::PF[$p])][ancestor::PF[$a]]/M[@n='$m']/@v)"
+}
+
+# rel_total DB EVENT: the total of EVENT in DB (seconds for CPUTIME).
+rel_total() { xp "$1" "string(//EventTotal[@event='$2']/@v)"; }
+
+# rel_ratio_ge A B R: A >= R x B and B > 0 (floating point).
+rel_ratio_ge() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { exit !(b > 0 && a >= r * b) }'; }
+
+# rel_samples_in PROFILE BINARY FUNC [ANCESTOR]: the samples in one profile
+# (a *.cspm file) whose call path goes through FUNC of BINARY (FUNC's frame
+# or anything it calls), and with ANCESTOR: only those where a frame of
+# ANCESTOR (of BINARY) is above FUNC's.  Read from csprof-prof --dump and
+# nm, without analyzing binaries: much faster than a database per profile.
+# Functions are matched by symbol address range (a call site's return
+# address may be the first byte after its function).
+rel_samples_in() {
+    local f=$1 bin=$2 fn=$3 anc=${4:-}
+    # The dump is kept next to the profile (PROFILE.txt) for the next call.
+    [ -s "$f.txt" ] || csprof-prof --dump "$f" > "$f.txt" 2> /dev/null
+    awk -v base="$(basename "$bin")" \
+        -v fr="$(rel_sym_range "$bin" "$fn")" -v ar="$(rel_sym_range "$bin" "$anc")" '
+        function hex(s,   v, i) { # mawk has no strtonum
+            s = tolower(s); sub(/^0x/, "", s); v = 0
+            for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+            return v
+        }
+        function inr(r, kind, off,   x, k, lo, hi) { # r: "START SIZE START SIZE..."
+            k = split(r, x, " ")
+            for (; k >= 2; k -= 2) {
+                lo = hex(x[k - 1]); hi = lo + hex(x[k])
+                if (kind == "callsite" ? off > lo && off <= hi : off >= lo && off < hi) return 1
+            }
+            return 0
+        }
+        function val(k,   i) { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
+        $1 == "module" { path = val("path"); gsub(/"/, "", path); if (path ~ ("/" base "$")) mods[val("id")] = 1 }
+        $1 == "node" {
+            id = val("id"); p = val("parent"); kind = val("kind"); off = hex(val("offset"))
+            mine = (val("module") in mods)
+            if (id == p) { f[id] = 0; a[id] = 0; next } # the root
+            # f: a FUNC frame is on the path; a: an ANCESTOR frame is above the first FUNC frame.
+            f[id] = f[p] || (mine && inr(fr, kind, off))
+            a[id] = a[p] || (!f[p] && mine && inr(ar, kind, off))
+            if (f[id] && (ar == "" || a[id])) n += val("samples")
+        }
+        END { print n + 0 }' "$f.txt"
+}
+
+# rel_samples_total PROFILE: the samples in PROFILE's calling-context tree.
+rel_samples_total() {
+    [ -s "$1.txt" ] || csprof-prof --dump "$1" > "$1.txt" 2> /dev/null
+    awk '$1 == "node" { for (i = 2; i <= NF; i++) if ($i ~ /^samples=/) n += substr($i, 9) }
+        END { print n + 0 }' "$1.txt"
+}
+
+# rel_sym_range BINARY FUNC: "0xSTART 0xSIZE" of FUNC in BINARY's symbol
+# table, and of its compiler-made parts and clones (FUNC.constprop.0,
+# FUNC.cold...), all on one line (empty if FUNC is empty or not found).
+rel_sym_range() {
+    [ -n "$2" ] || return 0
+    local cache
+    cache="$work/.nm.$(basename "$1")"
+    [ -s "$cache" ] || nm -S --defined-only "$1" > "$cache" 2> /dev/null
+    awk -v f="$2" 'NF == 4 && ($4 == f || index($4, f ".") == 1) { r = r " 0x" $1 " 0x" $2 }
+        END { print substr(r, 2) }' "$cache"
+}
 
 # rel_load_start [N]: start N (default REL_LOAD) background CPU hogs, pinned
 # like the runs; stopped by rel_load_stop or when the script exits.

@@ -18,26 +18,20 @@ for ((r = 1; r <= runs; r++)); do
     check "run $r: output and exit status identical" rel_same p$r base
     check "run $r: 9 thread profiles (got $(rel_profiles m$r))" [ "$(rel_profiles m$r)" -eq 9 ]
     total=$(rel_stat m$r samples.recorded)
-    counts="" low=0 unrooted=0
+    counts="" low=0 unrooted=""
     for f in m$r/*.cspm; do
         [ -e "$f" ] || continue
         case "$f" in *-0-*-*.cspm) continue ;; esac # thread index 0: the main thread
-        n=$(csprof-prof --dump "$f" | sed -n 's/^stat name="samples.recorded" value=//p')
-        counts="$counts ${n:-0}"
-        awk -v n="${n:-0}" -v t="$total" 'BEGIN { exit !(n >= 0.05 * t) }' || low=$((low + 1))
-        rm -rf one
-        if csprof-prof -o one "$f" > /dev/null 2>&1; then
-            w=$(incl_of one CPUTIME worker) t=$(xp one "string(//EventTotal[@event='CPUTIME']/@v)")
-            awk -v w="$w" -v t="$t" 'BEGIN { exit !(t > 0 && w >= 0.95 * t) }' || unrooted=$((unrooted + 1))
-        else
-            unrooted=$((unrooted + 1))
-        fi
+        n=$(rel_samples_total "$f") w=$(rel_samples_in "$f" threads8 worker)
+        counts="$counts $n"
+        rel_ratio_ge "$n" "$total" 0.05 || low=$((low + 1))
+        rel_ratio_ge "$w" "$n" 0.95 || unrooted="$unrooted $w/$n"
     done
     nw=$(echo $counts | wc -w)
     check "run $r: 8 worker profiles (got $nw)" [ "$nw" -eq 8 ]
     check "run $r: every worker has >= 5 % of $total samples ($counts)" [ "$low" -eq 0 ]
-    check "run $r: every worker has >= 95 % of its samples under worker ($unrooted do not)" \
-        [ "$unrooted" -eq 0 ]
+    check "run $r: every worker has >= 95 % of its samples under worker (not:${unrooted:- none})" \
+        [ -z "$unrooted" ]
     check "run $r: max / min worker samples <= 2.0 ($counts)" \
         sh -c "echo $counts | tr ' ' '\n' | sort -n | awk 'NR == 1 { lo = \$1 } { hi = \$1 } END { exit !(NR > 0 && lo > 0 && hi <= 2 * lo) }'"
 done

@@ -4,9 +4,9 @@
 # with exit, one with _exit) compute at the same time.  Each profiled run
 # prints what the baseline prints and writes exactly 3 profiles with 3
 # distinct pids, none empty; each child's profile has >= 95 % of its samples
-# rooted at main and >= 90 % under child_work (the parent's calling context
-# before the fork is not charged to the child), the parent's >= 90 % under
-# parent_work.
+# under main and >= 90 % under child_work, and no parent_work (the parent's
+# calling context before the fork is not charged to the child); the
+# parent's has >= 90 % under parent_work.  The profiles merge into a database.
 . "$(dirname "$0")/lib.sh"
 runs=$(rel_runs 3)
 units=${REL_UNITS:-100} # about 0.2 s of CPU per process
@@ -21,27 +21,22 @@ for ((r = 1; r <= runs; r++)); do
     check "run $r: 3 profiles (got $n)" [ "$n" -eq 3 ]
     pids=$(ls m$r/*.cspm 2> /dev/null | sed 's/.*forks-\([0-9]*\)-.*/\1/' | sort -u | wc -l)
     check "run $r: 3 distinct pids in the profile names (got $pids)" [ "$pids" -eq 3 ]
+    check "run $r: the profiles merge into a database" rel_db m$r db$r
     parents=0 children=0
     for f in m$r/*.cspm; do
         [ -e "$f" ] || continue
         b=$(basename "$f")
-        if ! rel_db "$f" one; then
-            check "run $r: $b is readable" false
-            continue
-        fi
-        s=$(rel_summary one samples) inmain=$(rel_summary one samples-in-main)
-        t=$(xp one "string(//EventTotal[@event='CPUTIME']/@v)")
-        pw=$(incl_of one CPUTIME parent_work) cw=$(incl_of one CPUTIME child_work)
-        check "run $r: $b has samples ($s)" [ "${s:-0}" -gt 0 ]
-        if awk -v c="$cw" -v t="$t" 'BEGIN { exit !(t > 0 && c >= 0.9 * t) }'; then
+        s=$(rel_samples_total "$f") inmain=$(rel_samples_in "$f" forks main)
+        pw=$(rel_samples_in "$f" forks parent_work) cw=$(rel_samples_in "$f" forks child_work)
+        check "run $r: $b has samples ($s)" [ "$s" -gt 0 ]
+        if rel_ratio_ge "$cw" "$s" 0.9; then
             children=$((children + 1))
-            check "run $r: child $b rooted at main >= 0.95 ($inmain of $s)" \
-                awk -v a="${inmain:-0}" -v n="${s:-0}" 'BEGIN { exit !(n > 0 && a >= 0.95 * n) }'
-            check "run $r: child $b has no parent_work ($pw s)" between "$pw" 0 0
-        elif awk -v p="$pw" -v t="$t" 'BEGIN { exit !(t > 0 && p >= 0.9 * t) }'; then
+            check "run $r: child $b under main >= 95 % ($inmain of $s)" rel_ratio_ge "$inmain" "$s" 0.95
+            check "run $r: child $b has no parent_work ($pw samples)" [ "$pw" -eq 0 ]
+        elif rel_ratio_ge "$pw" "$s" 0.9; then
             parents=$((parents + 1))
         else
-            check "run $r: $b is >= 90 % child_work ($cw s) or parent_work ($pw s) of $t s" false
+            check "run $r: $b is >= 90 % child_work ($cw) or parent_work ($pw) of $s samples" false
         fi
     done
     check "run $r: one parent profile (got $parents)" [ "$parents" -eq 1 ]
