@@ -308,6 +308,27 @@ rel_samples_total() {
         END { print n + 0 }' "$1.txt"
 }
 
+# rel_samples_nomodule PROFILE: the samples whose sampled address (leaf) is
+# in no module (generated code, for instance).
+rel_samples_nomodule() {
+    [ -s "$1.txt" ] || csprof-prof --dump "$1" > "$1.txt" 2> /dev/null
+    awk '$1 == "node" && $4 == "kind=leaf" && $5 == "module=none" { n += substr($7, 9) }
+        END { print n + 0 }' "$1.txt"
+}
+
+# rel_samples_repeated PROFILE: the samples under a call-site node whose
+# parent is a call site with the same module and return address: a frame
+# walked twice (for a program without recursion, that is a wrong walk).
+rel_samples_repeated() {
+    [ -s "$1.txt" ] || csprof-prof --dump "$1" > "$1.txt" 2> /dev/null
+    awk '$1 == "node" {
+            id = substr($2, 4); p = substr($3, 8); at[id] = $4 " " $5 " " $6
+            bad[id] = (id != p) && (bad[p] || ($4 == "kind=callsite" && at[p] == at[id]))
+            if (bad[id]) n += substr($7, 9)
+        }
+        END { print n + 0 }' "$1.txt"
+}
+
 # rel_sym_range BINARY FUNC: "0xSTART 0xSIZE" of FUNC in BINARY's symbol
 # table, and of its compiler-made parts and clones (FUNC.constprop.0,
 # FUNC.cold...), all on one line (empty if FUNC is empty or not found).
