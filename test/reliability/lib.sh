@@ -36,6 +36,7 @@ rmdir "$work" && work=$(mktemp -d /tmp/csprof-rel.XXXXXX) && cd "$work" || exit 
 : "${REL_LOAD:=0}"
 : "${REL_GRACE:=5}"
 : "${REL_KEEP:=0}"
+rel_ev=${REL_EVENT%%@*} # the event's name, for database queries (CPUTIME)
 ulimit -c 0 # a crash is seen in the exit status; no core files in the work dir
 
 rel_runs_made=0   # profiled runs so far

@@ -10,7 +10,7 @@
 # default): child_fork, child_vfork, child_spawn and child_system each have
 # samples in exactly one profile, >= 90 % of them under main.
 . "$(dirname "$0")/lib.sh"
-runs=$(rel_runs 3)
+runs=$(rel_runs 2)
 units=${REL_UNITS:-50} # about 0.1 s of CPU per function
 
 rel_build spawn gcc "" spawn.c

@@ -34,7 +34,7 @@ for ((r = 1; r <= runs; r++)); do
     check "run $r: b elided (or reconstructed) consistently: $cb of c's $cs samples under b" \
         awk -v b="$cb" -v c="$cs" 'BEGIN { exit !(c > 0 && (b < 0.1 * c || b > 0.9 * c)) }'
     if rel_db m$r db$r; then
-        under=$(incl_under db$r CPUTIME c a) all=$(incl_of db$r CPUTIME c)
+        under=$(incl_under db$r "$rel_ev" c a) all=$(incl_of db$r "$rel_ev" c)
         check "run $r: database: c called from a ($under of $all s)" rel_ratio_ge "$under" "$all" 0.9
     else
         check "run $r: the profile merges into a database" false
