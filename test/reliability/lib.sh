@@ -349,7 +349,10 @@ rel_load_start() {
     local pin=()
     [ -n "$REL_PIN" ] && pin=(taskset -c "$REL_PIN")
     for ((i = 0; i < n; i++)); do
-        "${pin[@]}" sh -c 'while :; do :; done' > /dev/null 2>&1 < /dev/null &
+        # Each hog also ends by itself soon after this script, however it dies.
+        "${pin[@]}" sh -c 'while kill -0 "$1" 2> /dev/null; do
+            i=0; while [ $i -lt 20000 ]; do i=$((i + 1)); done; done' hog $$ \
+            > /dev/null 2>&1 < /dev/null &
         rel_load_pids="$rel_load_pids $!"
     done
     return 0
