@@ -22,6 +22,13 @@ extern char **environ;
 
 #define MISSING "/nonexistent/csprof-no-such-program"
 
+// Writable copies of the strings put in argument vectors (execv takes char *const []).
+static char missing_path[] = MISSING;
+static char opt_child[] = "--child";
+static char mode_fork[] = "fork";
+static char mode_vfork[] = "vfork";
+static char mode_spawn[] = "spawn";
+
 static uint64_t
 work(uint64_t seed, unsigned long units)
 {
@@ -123,13 +130,13 @@ main(int argc, char **argv)
     snprintf(arg, sizeof(arg), "%lu", units);
 
     uint64_t sum = parent_before(units);
-    char *missing[] = {MISSING, NULL};
+    char *missing[] = {missing_path, NULL};
     int rc = execv(MISSING, missing);
     printf("exec of a missing path: %d (%s)\n", rc, strerror(errno));
     sum += parent_after(units);
     fflush(stdout);
 
-    char *fork_argv[] = {self, "--child", "fork", arg, NULL};
+    char *fork_argv[] = {self, opt_child, mode_fork, arg, NULL};
     pid_t pid = fork();
     if (pid == 0) {
         execv(self, fork_argv);
@@ -138,7 +145,7 @@ main(int argc, char **argv)
     if (wait_for(pid, "fork+exec") < 0)
         return 1;
 
-    char *vfork_argv[] = {self, "--child", "vfork", arg, NULL};
+    char *vfork_argv[] = {self, opt_child, mode_vfork, arg, NULL};
     pid = vfork();
     if (pid == 0) {
         execv(self, vfork_argv);
@@ -147,7 +154,7 @@ main(int argc, char **argv)
     if (wait_for(pid, "vfork+exec") < 0)
         return 1;
 
-    char *spawn_argv[] = {self, "--child", "spawn", arg, NULL};
+    char *spawn_argv[] = {self, opt_child, mode_spawn, arg, NULL};
     int err = posix_spawn(&pid, self, NULL, NULL, spawn_argv, environ);
     if (err != 0) {
         fprintf(stderr, "posix_spawn: %s\n", strerror(err));
