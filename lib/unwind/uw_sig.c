@@ -36,7 +36,8 @@ int
 uw_backtrace(void *ucontext, struct uw_backtrace *bt)
 {
     unw_cursor_t cursor;
-    uintptr_t loc = 0; /* where the current frame's pc was read from (0: the context) */
+    uintptr_t loc = 0;      /* where the current frame's pc was read from (0: the context) */
+    uintptr_t prev_loc = 0; /* loc of the last frame recorded */
     int rc;
 
     bt->depth = 0;
@@ -53,6 +54,17 @@ uw_backtrace(void *ucontext, struct uw_backtrace *bt)
             bt->stop_loc = loc;
             return UW_STOPPED;
         }
+        /* Two frames never read their return address from the same stack slot.  libunwind
+         * 1.6.2's frame-pointer fallback, for a frame without unwind information (generated
+         * code), takes the caller's pc from [rbp+8] but leaves its stack pointer at rbp, so
+         * the next step finds the same pc in the same slot: that is one frame, whose stack
+         * pointer is the later one. */
+        if (bt->depth > 0 && loc != 0 && loc == prev_loc &&
+            (uintptr_t)ip == bt->ips[bt->depth - 1]) {
+            if (bt->sps != NULL && unw_get_reg(&cursor, UNW_REG_SP, &sp) == 0)
+                bt->sps[bt->depth - 1] = (uintptr_t)sp;
+            goto step;
+        }
         if (bt->depth == bt->max &&
             (bt->grow == NULL || bt->grow(bt, bt->grow_arg) < 0 || bt->depth >= bt->max))
             return UW_ETOODEEP;
@@ -66,6 +78,8 @@ uw_backtrace(void *ucontext, struct uw_backtrace *bt)
         if (bt->sigframe != NULL)
             bt->sigframe[bt->depth] = unw_is_signal_frame(&cursor) > 0;
         bt->depth++;
+        prev_loc = loc;
+    step:
         rc = unw_step(&cursor);
         if (rc == 0)
             return UW_OK;

@@ -27,12 +27,16 @@ if [ -z "${CSPROF_BIN:-}" ]; then
     exit 77
 fi
 . "$rel_dir/../integration/lib.sh"
+# A work directory of our own name, so that the cleanup of the end-to-end
+# tests' /tmp/csprof-test.* directories cannot remove it under a long run.
+rmdir "$work" && work=$(mktemp -d /tmp/csprof-rel.XXXXXX) && cd "$work" || exit 1
 
 : "${REL_EVENT:=CPUTIME@1000}"
 : "${REL_PIN:=}"
 : "${REL_LOAD:=0}"
 : "${REL_GRACE:=5}"
 : "${REL_KEEP:=0}"
+rel_ev=${REL_EVENT%%@*} # the event's name, for database queries (CPUTIME)
 ulimit -c 0 # a crash is seen in the exit status; no core files in the work dir
 
 rel_runs_made=0   # profiled runs so far
@@ -207,15 +211,16 @@ rel_same_err() {
     return 1
 }
 
-# rel_stat DIR NAME: the sum of counter NAME (e.g. samples.recorded) over
-# every profile in DIR, read with csprof-prof --dump; prints 0 when DIR has
-# no profile.
+# rel_stat WHERE NAME: the sum of counter NAME (e.g. samples.recorded) over
+# the profile WHERE or every profile in directory WHERE, read with
+# csprof-prof --dump; prints 0 when there is no profile.
 rel_stat() {
-    local f sum=0 v
-    for f in "$1"/*.cspm; do
+    local f sum=0 v files
+    if [ -d "$1" ]; then files=("$1"/*.cspm); else files=("$1"); fi
+    for f in "${files[@]}"; do
         [ -e "$f" ] || continue
-        v=$(csprof-prof --dump "$f" 2> /dev/null |
-            sed -n "s/^stat name=\"$2\" value=\([0-9]*\)$/\1/p" | head -n 1)
+        [ -s "$f.txt" ] || csprof-prof --dump "$f" > "$f.txt" 2> /dev/null
+        v=$(sed -n "s/^stat name=\"$2\" value=\([0-9]*\)$/\1/p" "$f.txt" | head -n 1)
         sum=$((sum + ${v:-0}))
     done
     echo "$sum"
@@ -241,6 +246,102 @@ rel_db() {
 # unknown-samples, threads, processes...).
 rel_summary() { xp "$1" "string(//Summary/@$2)"; }
 
+# rel_incl_within DB EVENT PROC ANCESTOR: inclusive EVENT of the outermost
+# frames of PROC that have a frame of ANCESTOR anywhere above them.
+rel_incl_within() {
+    local db=$1 ev=$2 p a m
+    p=$(or_ids n $(proc_ids "$db" "$3"))
+    a=$(or_ids n $(proc_ids "$db" "$4"))
+    m=$(metric_id "$db" "$ev" inclusive)
+    xp "$db" "sum(//PF[$p][not(ancestor::PF[$p])][ancestor::PF[$a]]/M[@n='$m']/@v)"
+}
+
+# rel_total DB EVENT: the total of EVENT in DB (seconds for CPUTIME).
+rel_total() { xp "$1" "string(//EventTotal[@event='$2']/@v)"; }
+
+# rel_ratio_ge A B R: A >= R x B and B > 0 (floating point).
+rel_ratio_ge() { awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { exit !(b > 0 && a >= r * b) }'; }
+
+# rel_samples_in PROFILE BINARY FUNC [ANCESTOR]: the samples in one profile
+# (a *.cspm file) whose call path goes through FUNC of BINARY (FUNC's frame
+# or anything it calls), and with ANCESTOR: only those where a frame of
+# ANCESTOR (of BINARY) is above FUNC's.  Read from csprof-prof --dump and
+# nm, without analyzing binaries: much faster than a database per profile.
+# Functions are matched by symbol address range (a call site's return
+# address may be the first byte after its function).
+rel_samples_in() {
+    local f=$1 bin=$2 fn=$3 anc=${4:-}
+    # The dump is kept next to the profile (PROFILE.txt) for the next call.
+    [ -s "$f.txt" ] || csprof-prof --dump "$f" > "$f.txt" 2> /dev/null
+    awk -v base="$(basename "$bin")" \
+        -v fr="$(rel_sym_range "$bin" "$fn")" -v ar="$(rel_sym_range "$bin" "$anc")" '
+        function hex(s,   v, i) { # mawk has no strtonum
+            s = tolower(s); sub(/^0x/, "", s); v = 0
+            for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+            return v
+        }
+        function inr(r, kind, off,   x, k, lo, hi) { # r: "START SIZE START SIZE..."
+            k = split(r, x, " ")
+            for (; k >= 2; k -= 2) {
+                lo = hex(x[k - 1]); hi = lo + hex(x[k])
+                if (kind == "callsite" ? off > lo && off <= hi : off >= lo && off < hi) return 1
+            }
+            return 0
+        }
+        function val(k,   i) { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
+        $1 == "module" { path = val("path"); gsub(/"/, "", path); if (path ~ ("/" base "$")) mods[val("id")] = 1 }
+        $1 == "node" {
+            id = val("id"); p = val("parent"); kind = val("kind"); off = hex(val("offset"))
+            mine = (val("module") in mods)
+            if (id == p) { f[id] = 0; a[id] = 0; next } # the root
+            # f: a FUNC frame is on the path; a: an ANCESTOR frame is above the first FUNC frame.
+            f[id] = f[p] || (mine && inr(fr, kind, off))
+            a[id] = a[p] || (!f[p] && mine && inr(ar, kind, off))
+            if (f[id] && (ar == "" || a[id])) n += val("samples")
+        }
+        END { print n + 0 }' "$f.txt"
+}
+
+# rel_samples_total PROFILE: the samples in PROFILE's calling-context tree.
+rel_samples_total() {
+    [ -s "$1.txt" ] || csprof-prof --dump "$1" > "$1.txt" 2> /dev/null
+    awk '$1 == "node" { for (i = 2; i <= NF; i++) if ($i ~ /^samples=/) n += substr($i, 9) }
+        END { print n + 0 }' "$1.txt"
+}
+
+# rel_samples_nomodule PROFILE: the samples whose sampled address (leaf) is
+# in no module (generated code, for instance).
+rel_samples_nomodule() {
+    [ -s "$1.txt" ] || csprof-prof --dump "$1" > "$1.txt" 2> /dev/null
+    awk '$1 == "node" && $4 == "kind=leaf" && $5 == "module=none" { n += substr($7, 9) }
+        END { print n + 0 }' "$1.txt"
+}
+
+# rel_samples_repeated PROFILE: the samples under a call-site node whose
+# parent is a call site with the same module and return address: a frame
+# walked twice (for a program without recursion, that is a wrong walk).
+rel_samples_repeated() {
+    [ -s "$1.txt" ] || csprof-prof --dump "$1" > "$1.txt" 2> /dev/null
+    awk '$1 == "node" {
+            id = substr($2, 4); p = substr($3, 8); at[id] = $4 " " $5 " " $6
+            bad[id] = (id != p) && (bad[p] || ($4 == "kind=callsite" && at[p] == at[id]))
+            if (bad[id]) n += substr($7, 9)
+        }
+        END { print n + 0 }' "$1.txt"
+}
+
+# rel_sym_range BINARY FUNC: "0xSTART 0xSIZE" of FUNC in BINARY's symbol
+# table, and of its compiler-made parts and clones (FUNC.constprop.0,
+# FUNC.cold...), all on one line (empty if FUNC is empty or not found).
+rel_sym_range() {
+    [ -n "$2" ] || return 0
+    local cache
+    cache="$work/.nm.$(basename "$1")"
+    [ -s "$cache" ] || nm -S --defined-only "$1" > "$cache" 2> /dev/null
+    awk -v f="$2" 'NF == 4 && ($4 == f || index($4, f ".") == 1) { r = r " 0x" $1 " 0x" $2 }
+        END { print substr(r, 2) }' "$cache"
+}
+
 # rel_load_start [N]: start N (default REL_LOAD) background CPU hogs, pinned
 # like the runs; stopped by rel_load_stop or when the script exits.
 rel_load_start() {
@@ -248,7 +349,10 @@ rel_load_start() {
     local pin=()
     [ -n "$REL_PIN" ] && pin=(taskset -c "$REL_PIN")
     for ((i = 0; i < n; i++)); do
-        "${pin[@]}" sh -c 'while :; do :; done' > /dev/null 2>&1 < /dev/null &
+        # Each hog also ends by itself soon after this script, however it dies.
+        "${pin[@]}" sh -c 'while kill -0 "$1" 2> /dev/null; do
+            i=0; while [ $i -lt 20000 ]; do i=$((i + 1)); done; done' hog $$ \
+            > /dev/null 2>&1 < /dev/null &
         rel_load_pids="$rel_load_pids $!"
     done
     return 0

@@ -20,7 +20,7 @@ for ((r = 1; r <= runs; r++)); do
     check "run $r: samples recorded ($n)" [ "${n:-0}" -gt 0 ]
     check "run $r: rooted at main >= 0.95 ($inmain of $n)" \
         awk -v a="${inmain:-0}" -v n="${n:-0}" 'BEGIN { exit !(n > 0 && a >= 0.95 * n) }'
-    a=$(incl_of db$r CPUTIME work_a) b=$(incl_of db$r CPUTIME work_b)
+    a=$(incl_of db$r "$rel_ev" work_a) b=$(incl_of db$r "$rel_ev" work_b)
     check "run $r: work_a / work_b in [1.5, 2.7] ($a s / $b s)" \
         awk -v a="$a" -v b="$b" 'BEGIN { exit !(b > 0 && a / b >= 1.5 && a / b <= 2.7) }'
 done
