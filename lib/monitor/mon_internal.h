@@ -76,8 +76,10 @@ struct mon_process {
     int32_t rank;
     atomic_int stopped; /* 1: handlers drop everything (finalisation, exec) */
     atomic_uint next_thread_index;
-    bool active;     /* configuration valid and sampling enabled */
-    bool trampoline; /* use the return-address trampoline (CSPROF_TRAMPOLINE != 0) */
+    bool active;              /* configuration valid and sampling enabled */
+    bool trampoline;          /* use the return-address trampoline (CSPROF_TRAMPOLINE != 0) */
+    uint64_t flush_period_ns; /* checkpoint period of a running thread (CSPROF_FLUSH_MS); 0 off */
+    uint32_t generation;      /* bumped after a failed exec (same pid, new profile) */
 };
 
 extern struct mon_process mon_proc;
@@ -112,6 +114,13 @@ struct mon_thread {
     uint64_t counts[MON_NOUTCOMES];
     uint64_t event_samples[MON_MAX_EVENTS]; /* samples recorded per event */
     uint64_t timer_overruns;                /* expirations merged into one signal (POSIX timers) */
+    /* Records (mon_write.h): */
+    uint64_t record_seq;   /* sequence number of the next record of this thread */
+    uint64_t ckpt_last_ns; /* CLOCK_MONOTONIC at the last checkpoint (or thread start) */
+    uint64_t slot_off[2];  /* the two checkpoint slots: file offset and capacity, bytes */
+    uint64_t slot_cap[2];
+    uint64_t ckpt_written; /* checkpoints written */
+    uint64_t ckpt_failed;  /* checkpoints not written (no memory, write error) */
 };
 
 /* This thread's state, NULL before set-up.  [async-signal-safe] */

@@ -185,6 +185,7 @@ mon_thread_begin(void)
     td->self = pthread_self();
     td->thread_index = atomic_fetch_add(&mon_proc.next_thread_index, 1);
     td->start_ns = mon_clock_ns(CLOCK_REALTIME);
+    td->ckpt_last_ns = mon_clock_ns(CLOCK_MONOTONIC);
     arena_init_mmap(&td->arena, (size_t)1 << 20, arena_limit);
     td->bt.max = CSP_MAX_FRAMES;
     td->bt.ips = arena_alloc(&td->arena, CSP_MAX_FRAMES * sizeof(uintptr_t));
@@ -314,6 +315,13 @@ restart_alone(bool forked)
     atomic_store(&mon_proc.stopped, 0);
     mon_proc.start_ns = mon_clock_ns(CLOCK_REALTIME);
     read_identity();
+    if (forked) {
+        mon_proc.generation = 0;
+        if (mon_output_after_fork() < 0)
+            mon_warn("cannot create this process's measurement file", strerror(errno));
+    } else {
+        mon_proc.generation++; /* same pid, same file: records tell the profiles apart */
+    }
     mon_thread_begin();
 }
 
@@ -338,7 +346,9 @@ mon_init(void)
     const char *sig = getenv("CSPROF_SIGNAL");
     const char *limit = getenv("CSPROF_MEMORY_LIMIT");
     const char *tramp = getenv("CSPROF_TRAMPOLINE");
+    const char *flush = getenv("CSPROF_FLUSH_MS");
     const char *why = NULL;
+    char reason[4096 + 256];
     int rc;
 
     mon_resolve_real_functions();
@@ -363,11 +373,15 @@ mon_init(void)
                  sizeof(mon_proc.outdir) - strlen(mon_proc.outdir), "/%s", outdir);
     else
         snprintf(mon_proc.outdir, sizeof(mon_proc.outdir), "%s", outdir);
-    if (mkdir(mon_proc.outdir, 0777) < 0 && errno != EEXIST) {
-        mon_warn("cannot create the measurement directory, profiling disabled", mon_proc.outdir);
+    /* Checkpoints of running threads: every second unless CSPROF_FLUSH_MS says (0 = never). */
+    mon_proc.flush_period_ns = 1000000000u;
+    if (flush != NULL && flush[0] != '\0')
+        mon_proc.flush_period_ns = strtoull(flush, NULL, 10) * 1000000u;
+    read_identity();
+    if (mon_output_open(mon_proc.outdir, reason, sizeof(reason)) < 0) {
+        mon_warn("no measurement file, profiling disabled", reason);
         return;
     }
-    read_identity();
     mon_proc.start_ns = mon_clock_ns(CLOCK_REALTIME);
     uw_init();
     mon_proc.trampoline = tramp == NULL || strcmp(tramp, "0") != 0;
@@ -376,6 +390,7 @@ mon_init(void)
         mon_proc.trampoline = false;
     }
     mon_loadmap_refresh();
+    mon_output_publish_loadmap();
     if (pthread_key_create(&thread_key, thread_key_destructor) != 0)
         return;
     rc = mon_signals_install();

@@ -59,25 +59,35 @@ prof_dump_files(char **files, int n)
     int i, status = PROF_EXIT_OK;
 
     for (i = 0; i < n; i++) {
-        struct fmt_profile *p = NULL;
+        struct fmt_record_set set;
         char err[1024] = "";
         int rc;
 
-        rc = fmt_read_file(files[i], &p, err, sizeof(err));
+        rc = fmt_read_records(files[i], &set, err, sizeof(err));
+        if (rc == FMT_OK && set.nprofiles == 0) {
+            fprintf(stderr, "csprof-prof: %s\n", err[0] ? err : "no profile in this file");
+            status = PROF_EXIT_FAIL;
+            fmt_record_set_free(&set);
+            continue;
+        }
         if (rc < 0) {
             fprintf(stderr, "csprof-prof: %s\n", err[0] ? err : fmt_strerror(rc));
             status = PROF_EXIT_FAIL;
             continue;
         }
+        if (set.damaged > 0)
+            fprintf(stderr, "csprof-prof: warning: %zu damaged record(s) skipped: %s\n",
+                    set.damaged, err);
         if (n > 1)
             printf("%s==> %s <==\n", i > 0 ? "\n" : "", files[i]);
         fflush(stdout);
-        if (fmt_dump(p, stdout) < 0) {
-            fprintf(stderr, "csprof-prof: %s: cannot write the dump: %s\n", files[i],
-                    strerror(errno));
-            status = PROF_EXIT_FAIL;
-        }
-        fmt_profile_free(p);
+        for (size_t k = 0; k < set.nprofiles; k++)
+            if (fmt_dump(set.profiles[k], stdout) < 0) {
+                fprintf(stderr, "csprof-prof: %s: cannot write the dump: %s\n", files[i],
+                        strerror(errno));
+                status = PROF_EXIT_FAIL;
+            }
+        fmt_record_set_free(&set);
     }
     if (fflush(stdout) != 0)
         status = PROF_EXIT_FAIL;
@@ -306,6 +316,11 @@ main(int argc, char **argv)
                 ctx.nskipped, ctx.ninputs);
         goto out_free;
     }
+    if (ctx.npartial > 0)
+        fprintf(stderr,
+                "csprof-prof: warning: partial data: %zu thread(s) have only a checkpoint (the "
+                "run was killed or is still running); their profiles end early\n",
+                ctx.npartial);
     if (ctx.opt.verbose)
         for (i = 0; i < ctx.nstructs; i++)
             if (!ctx.structs[i].used)

@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * record_sig.c -- one thread's profile as one record of the process's
+ * measurement file (mon_write.h).
+ *
+ * Runs in the sampling handler (checkpoints) and in ordinary context (final
+ * records, possibly from a fatal-signal path), so everything here is
+ * async-signal-safe: memory comes from mmap, the load map from the
+ * published copy (never the load-map mutex), strings are built by hand, and
+ * bytes reach the file with one pwrite(2) at an offset reserved with an
+ * atomic add.  No malloc, no stdio, no lock, no new file descriptor (except
+ * re-opening our own file if the program closed it).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cct/cct.h"
+#include "fmt/fmt.h"
+#include "monitor/mon_internal.h"
+#include "monitor/mon_loadmap.h"
+#include "monitor/mon_write.h"
+
+#define PAGE 4096u
+
+struct rec_ctx {
+    struct fmt_writer *w;
+    const struct mon_module *mods;
+    uint32_t nmods;
+    uint32_t last; /* index of the module of the previous lookup (call paths stay in one) */
+    struct fmt_metric metrics[MON_MAX_EVENTS];
+};
+
+static void *
+map_bytes(size_t size)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static uint64_t
+round_up(uint64_t n, uint64_t to)
+{
+    return (n + to - 1) / to * to;
+}
+
+/* Copy the published load map into @dst (room for MON_MAX_MODULES); -1 if it kept changing. */
+static int
+map_snapshot(struct mon_module *dst, uint32_t *n)
+{
+    for (int tries = 0; tries < 8; tries++) {
+        unsigned a = atomic_load(&mon_out.map_active) & 1u;
+        struct mon_map_buf *b = mon_out.map[a];
+        unsigned s1, s2;
+
+        if (b == NULL)
+            break;
+        s1 = atomic_load(&b->seq);
+        if (s1 & 1u)
+            continue;
+        *n = b->n <= MON_MAX_MODULES ? b->n : MON_MAX_MODULES;
+        memcpy(dst, b->mods, *n * sizeof(*dst));
+        atomic_thread_fence(memory_order_acquire);
+        s2 = atomic_load(&b->seq);
+        if (s1 == s2)
+            return 0;
+    }
+    *n = 0;
+    return -1;
+}
+
+static int
+rec_node(const struct cct_node_view *v, void *arg)
+{
+    struct rec_ctx *ctx = arg;
+    struct fmt_node n;
+    uint32_t nm = v->nmetrics < MON_MAX_EVENTS ? v->nmetrics : MON_MAX_EVENTS;
+
+    memset(&n, 0, sizeof(n));
+    n.id = v->id;
+    n.parent = v->parent_id;
+    n.kind = (uint32_t)v->kind;
+    n.samples = v->samples;
+    n.calls = v->calls;
+    n.module = FMT_MODULE_NONE;
+    n.offset = v->addr;
+    if (v->kind != CCT_NODE_ROOT) {
+        for (uint32_t k = 0; k < ctx->nmods; k++) {
+            uint32_t i = (ctx->last + k) % ctx->nmods;
+            const struct mon_module *m = &ctx->mods[i];
+
+            if (v->addr >= m->start && v->addr < m->end) {
+                n.module = m->id;
+                n.offset = v->addr - m->load_bias;
+                ctx->last = i;
+                break;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < nm; i++) {
+        ctx->metrics[i].event = v->metrics[i].event;
+        ctx->metrics[i].value = v->metrics[i].value;
+    }
+    n.nmetrics = nm;
+    n.metrics = ctx->metrics;
+    return fmt_write_node(ctx->w, &n) < 0 ? -1 : 0;
+}
+
+/* CPU time of thread @tid (the kernel's per-thread CPU clock id: clock_getcpuclockid(3)). */
+static uint64_t
+thread_cpu_ns(pid_t tid)
+{
+    clockid_t clock = (clockid_t)((~(unsigned)tid << 3) | 6u); /* CPUCLOCK_PERTHREAD|SCHED */
+    struct timespec ts;
+
+    if (clock_gettime(clock, &ts) < 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static const char *
+mechanism_name(enum mon_mechanism m)
+{
+    return m == MON_MECH_PERF_TASK_CLOCK ? "perf-task-clock" : "posix-timer";
+}
+
+/* Whether our descriptor still names our file; if the program closed it (close_range) or
+ * reused its number, re-open the file by path.  Returns the descriptor or -1. */
+static int
+output_fd(void)
+{
+    int fd = atomic_load(&mon_out.fd);
+    struct stat st;
+    int nfd, hi;
+
+    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == mon_out.dev && st.st_ino == mon_out.ino)
+        return fd;
+    if (mon_out.path[0] == '\0')
+        return -1;
+    nfd = open(mon_out.path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (nfd < 0)
+        return -1;
+    if (fstat(nfd, &st) != 0 || st.st_dev != mon_out.dev || st.st_ino != mon_out.ino) {
+        close(nfd);
+        return -1;
+    }
+    hi = fcntl(nfd, F_DUPFD_CLOEXEC, 1000);
+    if (hi >= 0) {
+        close(nfd);
+        nfd = hi;
+    }
+    if (atomic_compare_exchange_strong(&mon_out.fd, &fd, nfd)) {
+        atomic_fetch_add(&mon_out.reopened, 1);
+        return nfd;
+    }
+    close(nfd); /* another thread re-opened it first */
+    return atomic_load(&mon_out.fd);
+}
+
+static int
+write_at(const uint8_t *p, uint64_t len, uint64_t off)
+{
+    int fd = output_fd();
+
+    if (fd < 0)
+        return -EBADF;
+    while (len > 0) {
+        ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? -errno : -EIO;
+        p += n;
+        off += (uint64_t)n;
+        len -= (uint64_t)n;
+    }
+    return 0;
+}
+
+/* Reserve @len bytes (rounded to the record alignment) at the end of the file. */
+static uint64_t
+reserve(uint64_t len)
+{
+    return atomic_fetch_add(&mon_out.end, round_up(len, 8));
+}
+
+/* Copy @a, @b then @c into @dst (room for @size), NUL-terminated. */
+static void
+concat3(char *dst, size_t size, const char *a, const char *b, const char *c)
+{
+    size_t n = 0;
+
+    for (const char *s = a; *s && n + 1 < size; s++)
+        dst[n++] = *s;
+    for (const char *s = b; *s && n + 1 < size; s++)
+        dst[n++] = *s;
+    for (const char *s = c; *s && n + 1 < size; s++)
+        dst[n++] = *s;
+    dst[n] = '\0';
+}
+
+CSP_SIGSAFE int
+mon_record_write(struct mon_thread *td, bool checkpoint)
+{
+    struct fmt_event events[MON_MAX_EVENTS];
+    struct fmt_stat stats[MON_NOUTCOMES + 12 + MON_MAX_EVENTS + TRAMP_NCOUNTERS];
+    struct fmt_header h;
+    struct rec_ctx ctx;
+    struct fmt_writer *w;
+    struct fmt_module *fmods;
+    struct mon_module *mods;
+    size_t fixed_size, scratch_size, nodes_size;
+    uint64_t cap, len;
+    uint8_t *mem;
+    void *scratch;
+    uint32_t nmods = 0, nstats = 0, slot;
+    int rc = -ENOMEM;
+    bool main_thread = td->thread_index == 0;
+
+    if (atomic_load(&mon_out.fd) < 0)
+        return -EBADF;
+    /* One mapping: writer, modules, walk scratch, then the record itself. */
+    scratch_size = round_up(cct_walk_scratch_size(td->tree) + 64, 64);
+    fixed_size = round_up(sizeof(*w), 64) + MON_MAX_MODULES * (sizeof(*mods) + sizeof(*fmods)) +
+                 scratch_size;
+    fixed_size = round_up(fixed_size, PAGE);
+    w = map_bytes(fixed_size);
+    if (w == NULL)
+        goto out_count;
+    mods = (struct mon_module *)(void *)((uint8_t *)w + round_up(sizeof(*w), 64));
+    fmods = (struct fmt_module *)(void *)(mods + MON_MAX_MODULES);
+    scratch = fmods + MON_MAX_MODULES;
+    if (map_snapshot(mods, &nmods) < 0)
+        nmods = 0; /* kept changing: addresses stay absolute in this record */
+
+    /* An upper bound of the record's size (measurement-format.md gives every size). */
+    nodes_size = (size_t)cct_size(td->tree) * (52 + 12 * (size_t)mon_proc.nevents);
+    cap = 65536 + strlen(mon_proc.program) + strlen(mon_proc.command) + strlen(mon_proc.host) +
+          nodes_size;
+    for (uint32_t i = 0; i < nmods; i++)
+        cap += 64 + strlen(mods[i].path) + mods[i].build_id_len;
+    cap = round_up(cap, PAGE);
+    mem = map_bytes(cap);
+    if (mem == NULL)
+        goto out_unmap_fixed;
+
+    memset(&h, 0, sizeof(h));
+    h.pid = (uint32_t)getpid();
+    h.tid = (uint32_t)td->tid;
+    h.thread_index = td->thread_index;
+    h.rank = mon_proc.rank;
+    h.generation = mon_proc.generation;
+    h.start_ns = td->start_ns;
+    h.end_ns = mon_clock_ns(CLOCK_REALTIME);
+    h.cpu_ns = thread_cpu_ns(td->tid);
+    h.program = mon_proc.program;
+    h.command = mon_proc.command;
+    h.host = mon_proc.host;
+
+    for (uint32_t i = 0; i < mon_proc.nevents; i++) {
+        events[i].name = mon_proc.events[i].name;
+        events[i].unit = "ns";
+        events[i].mechanism = mechanism_name(mon_proc.events[i].mech);
+        events[i].period = mon_proc.events[i].period_ns;
+        events[i].display_scale = 1e-9;
+        events[i].display_unit = "s";
+    }
+    for (uint32_t i = 0; i < nmods; i++) {
+        fmods[i].id = mods[i].id;
+        fmods[i].epoch = mods[i].epoch;
+        fmods[i].path = mods[i].path;
+        fmods[i].build_id = mods[i].build_id_len ? mods[i].build_id : NULL;
+        fmods[i].build_id_len = mods[i].build_id_len;
+        fmods[i].load_bias = mods[i].load_bias;
+        fmods[i].start = mods[i].start;
+        fmods[i].end = mods[i].end;
+    }
+
+    /* Samples on threads csprof had no state for are reported in the main thread's record. */
+    stats[nstats++] = (struct fmt_stat){"samples.recorded",
+                                        td->counts[MON_SAMPLE_OK] + td->counts[MON_SAMPLE_PARTIAL]};
+    stats[nstats++] = (struct fmt_stat){"samples.partial", td->counts[MON_SAMPLE_PARTIAL]};
+    for (int o = MON_DROP_REENTERED; o < MON_NOUTCOMES; o++) {
+        uint64_t v = td->counts[o] + (main_thread ? mon_process_count((enum mon_outcome)o) : 0);
+
+        stats[nstats++] = (struct fmt_stat){mon_outcome_names[o], v};
+    }
+    for (uint32_t i = 0; i < mon_proc.nevents && i < 8; i++)
+        stats[nstats++] = (struct fmt_stat){mon_out.event_stat[i], td->event_samples[i]};
+    if (mon_proc.trampoline)
+        for (int i = 0; i < TRAMP_NCOUNTERS; i++)
+            stats[nstats++] = (struct fmt_stat){tramp_counter_names[i], td->tramp.counts[i]};
+    stats[nstats++] = (struct fmt_stat){"timer.overruns", td->timer_overruns};
+    stats[nstats++] = (struct fmt_stat){"cct.nodes", cct_size(td->tree)};
+    stats[nstats++] = (struct fmt_stat){"arena.bytes", td->arena.bytes_mapped};
+    stats[nstats++] = (struct fmt_stat){"checkpoints.written", td->ckpt_written};
+    stats[nstats++] = (struct fmt_stat){"checkpoints.failed", td->ckpt_failed};
+    if (main_thread) {
+        stats[nstats++] = (struct fmt_stat){"records.lost", atomic_load(&mon_out.lost)};
+        stats[nstats++] = (struct fmt_stat){"output.reopened", atomic_load(&mon_out.reopened)};
+    }
+
+    ctx.w = w;
+    ctx.mods = mods;
+    ctx.nmods = nmods;
+    ctx.last = 0;
+    if (fmt_writer_init_mem(w, mem, cap) < 0 || fmt_write_header(w, &h) < 0 ||
+        fmt_write_events(w, events, mon_proc.nevents) < 0 ||
+        fmt_write_loadmap(w, fmods, nmods) < 0 || fmt_begin_cct(w, 0, cct_size(td->tree)) < 0 ||
+        cct_walk(td->tree, rec_node, &ctx, scratch) != 0 || fmt_end_cct(w) < 0 ||
+        fmt_write_stats(w, stats, nstats) < 0 ||
+        fmt_write_record(w, checkpoint ? FMT_RECORD_CHECKPOINT : 0, td->record_seq) < 0 ||
+        fmt_writer_finish(w) < 0) {
+        rc = w->error == FMT_EIO && w->saved_errno ? -w->saved_errno : -EIO;
+        goto out_unmap_mem;
+    }
+    len = w->offset;
+    td->record_seq++;
+    if (!checkpoint) {
+        rc = write_at(mem, len, reserve(len));
+    } else {
+        /* Two slots, used in turn, so a checkpoint cut off by a kill leaves the previous one
+         * whole.  A slot too small for this one is replaced by a new one twice its size:
+         * the thread's slots together stay under 8 times its largest checkpoint. */
+        slot = (uint32_t)(td->ckpt_written & 1u);
+        if (td->slot_cap[slot] < len) {
+            td->slot_cap[slot] = round_up(2 * len, PAGE);
+            td->slot_off[slot] = reserve(td->slot_cap[slot]);
+        }
+        rc = write_at(mem, len, td->slot_off[slot]);
+    }
+out_unmap_mem:
+    munmap(mem, cap);
+out_unmap_fixed:
+    munmap(w, fixed_size);
+out_count:
+    if (rc < 0 && !checkpoint)
+        atomic_fetch_add(&mon_out.lost, 1);
+    return rc;
+}
+
+CSP_SIGSAFE void
+mon_checkpoint_maybe(struct mon_thread *td)
+{
+    uint64_t now;
+
+    if (mon_proc.flush_period_ns == 0)
+        return;
+    now = mon_clock_ns(CLOCK_MONOTONIC);
+    if (now - td->ckpt_last_ns < mon_proc.flush_period_ns)
+        return;
+    td->ckpt_last_ns = now;
+    if (mon_record_write(td, true) < 0)
+        td->ckpt_failed++;
+    else
+        td->ckpt_written++;
+}
+
+void
+mon_record_name_events(void)
+{
+    for (uint32_t i = 0; i < mon_proc.nevents && i < 8; i++)
+        concat3(mon_out.event_stat[i], sizeof(mon_out.event_stat[i]), "event.",
+                mon_proc.events[i].name, ".samples");
+}
