@@ -212,8 +212,10 @@ int fmt_read_buffer(const void *buf, size_t len, const char *name, struct fmt_pr
  * by a kill, overwritten halfway) is counted as damaged and skipped, and
  * the first such message goes to @err.  Of the records of one thread
  * (same pid, generation, thread index) only the one with the highest
- * RECORD sequence number is kept.  Returns 0 (even with damaged records;
- * possibly with no profile) or FMT_EIO / FMT_ENOMEM with @err set.
+ * RECORD sequence number is kept.  Returns 0 when at least one record
+ * reads (damaged ones are counted, the first described in @err), else the
+ * status of the first failure (FMT_EMAGIC for a file without any record,
+ * FMT_ETRUNC for an empty one, FMT_EIO, FMT_ENOMEM) with @err set.
  * Release with fmt_record_set_free().  [not async-signal-safe]
  */
 struct fmt_record_set {

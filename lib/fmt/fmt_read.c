@@ -849,7 +849,7 @@ fmt_read_records(const char *path, struct fmt_record_set *out, char *err, size_t
     struct fmt_profile **all = NULL;
     size_t n = 0, cap = 0, off = 0, len, keep = 0;
     uint8_t *buf;
-    int rc;
+    int rc, first_bad = FMT_OK;
 
     if (path == NULL || out == NULL)
         return FMT_EINVAL;
@@ -878,6 +878,8 @@ fmt_read_records(const char *path, struct fmt_record_set *out, char *err, size_t
         }
         if (rc < 0) {
             /* Name the byte in the file, not in the record. */
+            if (first_bad == FMT_OK)
+                first_bad = rc;
             if (out->damaged++ == 0 && err != NULL && errlen > 0)
                 snprintf(err, errlen, "%s: record at byte %zu: %s", path, off,
                          msg + (strlen(msg) > strlen(path) + 2 ? strlen(path) + 2 : 0));
@@ -903,6 +905,16 @@ fmt_read_records(const char *path, struct fmt_record_set *out, char *err, size_t
         off += (used + FMT_RECORD_ALIGN - 1) / FMT_RECORD_ALIGN * FMT_RECORD_ALIGN;
         if (off > len)
             off = len;
+    }
+    if (n == 0) { /* nothing to show: say why, as fmt_read_file would */
+        struct fmt_profile *none = NULL;
+
+        if (first_bad == FMT_OK)
+            first_bad = read_one(buf, len, path, true, &none, NULL, err, errlen);
+        fmt_profile_free(none);
+        free(buf);
+        free(all);
+        return first_bad < 0 ? first_bad : FMT_ECORRUPT;
     }
     free(buf);
     out->nrecords = n;
