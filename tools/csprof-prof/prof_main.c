@@ -10,6 +10,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -120,10 +121,15 @@ prof_check_db(const struct prof_options *opt)
     struct stat st;
     int rc;
 
-    if (stat(opt->db, &st) != 0) {
+    if (lstat(opt->db, &st) != 0) {
         if (errno == ENOENT)
             return 0;
         fprintf(stderr, "csprof-prof: %s: %s\n", opt->db, strerror(errno));
+        return -1;
+    }
+    if (S_ISLNK(st.st_mode)) {
+        fprintf(stderr, "csprof-prof: %s: is a symbolic link (csprof never writes through one)\n",
+                opt->db);
         return -1;
     }
     if (!S_ISDIR(st.st_mode)) {
@@ -145,15 +151,49 @@ prof_check_db(const struct prof_options *opt)
     return 0;
 }
 
+/*
+ * The database directory as it is now: not a symbolic link, ours, not writable by every
+ * user; so nobody else can plant a link in it.  A stale experiment.xml.tmp (which the XML
+ * writer would open, following links) is removed.  Returns 0 or prints and returns -1.
+ */
+static int
+prof_db_safe(const char *db)
+{
+    struct stat st;
+    char *tmp;
+    int fd = open(db, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        fprintf(stderr, "csprof-prof: %s: %s\n", db,
+                errno == ELOOP ? "is a symbolic link (csprof never writes through one)"
+                               : strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    close(fd);
+    if (st.st_uid != geteuid() || (st.st_mode & S_IWOTH)) {
+        fprintf(stderr, "csprof-prof: %s: %s, not writing there\n", db,
+                st.st_uid != geteuid() ? "owned by another user" : "writable by every user");
+        return -1;
+    }
+    tmp = prof_xasprintf("%s/experiment.xml.tmp", db);
+    unlink(tmp);
+    free(tmp);
+    return 0;
+}
+
 /* Copy share/csprof/schemas/experiment.dtd next to experiment.xml (best effort). */
 static void
 prof_copy_dtd(const char *db, bool verbose)
 {
     char exe[PATH_MAX], buf[8192];
     char *src = NULL, *dst = NULL, *slash;
+    char *final = NULL;
     FILE *in = NULL, *out = NULL;
     ssize_t len;
     size_t n;
+    int fd;
 
     len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     if (len <= 0)
@@ -167,18 +207,31 @@ prof_copy_dtd(const char *db, bool verbose)
     in = fopen(src, "r");
     if (in == NULL)
         goto out_note;
-    dst = prof_xasprintf("%s/experiment.dtd", db);
-    out = fopen(dst, "w");
-    if (out == NULL)
+    /* A new file renamed over the old name: a planted symbolic link is replaced, never
+     * written through. */
+    dst = prof_xasprintf("%s/experiment.dtd.tmp", db);
+    unlink(dst);
+    fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (out == NULL) {
+        if (fd >= 0)
+            close(fd);
         goto out_note;
+    }
     while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
         if (fwrite(buf, 1, n, out) != n)
             break;
     if (fclose(out) != 0 || ferror(in)) {
         out = NULL;
+        unlink(dst);
         goto out_note;
     }
     out = NULL;
+    final = prof_xasprintf("%s/experiment.dtd", db);
+    if (rename(dst, final) != 0) {
+        unlink(dst);
+        goto out_note;
+    }
     goto out_close;
 
 out_note:
@@ -193,6 +246,7 @@ out_close:
         fclose(in);
     free(src);
     free(dst);
+    free(final);
 }
 
 static int
@@ -330,11 +384,13 @@ main(int argc, char **argv)
     prof_tree_compute(&ctx.tree, (uint32_t)ctx.nevents);
     prof_summary_compute(&ctx, &summary);
 
-    if (mkdir(ctx.opt.db, 0777) != 0 && errno != EEXIST) {
+    if (mkdir(ctx.opt.db, 0700) != 0 && errno != EEXIST) {
         fprintf(stderr, "csprof-prof: %s: cannot create the database directory: %s\n", ctx.opt.db,
                 strerror(errno));
         goto out_free_summary;
     }
+    if (prof_db_safe(ctx.opt.db) < 0)
+        goto out_free_summary;
     xml = prof_xasprintf("%s/experiment.xml", ctx.opt.db);
     if (prof_write_experiment(&ctx, &summary, xml) < 0)
         goto out_free_summary;
