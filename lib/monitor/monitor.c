@@ -245,18 +245,20 @@ quiesce(struct mon_thread *td)
         sched_yield();
 }
 
-/* Write @td's profile unless someone else has; safe to call from any thread. */
-static void
+/* Write @td's profile unless someone else has; safe to call from any thread.  Returns
+ * whether this call wrote it. */
+static bool
 write_once(struct mon_thread *td)
 {
     int expected = MON_THREAD_RUNNING;
 
     if (!atomic_compare_exchange_strong(&td->state, &expected, MON_THREAD_WRITING))
-        return;
+        return false;
     quiesce(td);
     if (mon_write_profile(td) < 0)
         mon_warn("could not write a profile", strerror(errno));
     atomic_store(&td->state, MON_THREAD_DONE);
+    return true;
 }
 
 void
@@ -265,7 +267,15 @@ mon_thread_end(struct mon_thread *td)
     if (td == NULL)
         return;
     mon_sources_stop(td);
-    write_once(td);
+    if (write_once(td)) {
+        /* The thread is exiting and its profile is written: give its tree's memory back, so
+         * that thousands of short threads do not pile up.  Nothing reads the arena of a
+         * thread in state DONE (the handler drops its samples first); the trampoline is
+         * taken out of the stack before its shadow stack goes. */
+        tramp_invalidate(&td->tramp);
+        arena_destroy(&td->arena);
+        td->tree = NULL;
+    }
 }
 
 void

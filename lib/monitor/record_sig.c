@@ -49,9 +49,70 @@ round_up(uint64_t n, uint64_t to)
     return (n + to - 1) / to * to;
 }
 
-/* Copy the published load map into @dst (room for MON_MAX_MODULES); -1 if it kept changing. */
+/*
+ * Working memory of a record: a few buffers kept for the life of the process
+ * (taken with a compare-and-swap, so a handler that finds them all busy
+ * maps its own), because unmapping memory in a multi-threaded process costs
+ * an interrupt to every CPU it runs on, and short threads would pay it at
+ * each exit.
+ */
+#define POOL_N     4
+#define POOL_BYTES ((size_t)1 << 20)
+
+static struct {
+    atomic_int busy;
+    void *_Atomic mem;
+} pool[POOL_N];
+
+/* @size bytes of zero-filled-or-reused memory; *@slot is the pool slot or -1 (mmap'd). */
+static void *
+work_get(size_t size, int *slot)
+{
+    *slot = -1;
+    if (size <= POOL_BYTES)
+        for (int i = 0; i < POOL_N; i++) {
+            int expected = 0;
+            void *m;
+
+            if (!atomic_compare_exchange_strong(&pool[i].busy, &expected, 1))
+                continue;
+            m = atomic_load(&pool[i].mem);
+            if (m == NULL) {
+                m = map_bytes(POOL_BYTES);
+                if (m == NULL) {
+                    atomic_store(&pool[i].busy, 0);
+                    break;
+                }
+                atomic_store(&pool[i].mem, m);
+            }
+            *slot = i;
+            return m;
+        }
+    return map_bytes(size);
+}
+
+static void
+work_put(void *mem, size_t size, int slot)
+{
+    if (slot >= 0)
+        atomic_store(&pool[slot].busy, 0);
+    else
+        munmap(mem, size);
+}
+
+/* Modules in the published load map now (it may grow before map_snapshot). */
+static uint32_t
+map_size(void)
+{
+    struct mon_map_buf *b = mon_out.map[atomic_load(&mon_out.map_active) & 1u];
+
+    return b == NULL ? 0 : b->n <= MON_MAX_MODULES ? b->n : MON_MAX_MODULES;
+}
+
+/* Copy the published load map into @dst (room for @max modules, the first @max if it has
+ * more); -1 if it kept changing. */
 static int
-map_snapshot(struct mon_module *dst, uint32_t *n)
+map_snapshot(struct mon_module *dst, uint32_t max, uint32_t *n)
 {
     for (int tries = 0; tries < 8; tries++) {
         unsigned a = atomic_load(&mon_out.map_active) & 1u;
@@ -63,7 +124,7 @@ map_snapshot(struct mon_module *dst, uint32_t *n)
         s1 = atomic_load(&b->seq);
         if (s1 & 1u)
             continue;
-        *n = b->n <= MON_MAX_MODULES ? b->n : MON_MAX_MODULES;
+        *n = b->n <= max ? b->n : max;
         memcpy(dst, b->mods, *n * sizeof(*dst));
         atomic_thread_fence(memory_order_acquire);
         s2 = atomic_load(&b->seq);
@@ -215,40 +276,38 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
     struct fmt_writer *w;
     struct fmt_module *fmods;
     struct mon_module *mods;
-    size_t fixed_size, scratch_size, nodes_size;
+    size_t fixed_size, scratch_size, nodes_size, total;
     uint64_t cap, len;
     uint8_t *mem;
-    void *scratch;
-    uint32_t nmods = 0, nstats = 0, slot;
-    int rc = -ENOMEM;
+    void *scratch, *work;
+    uint32_t nmods = 0, nstats = 0, slot, maxmods = map_size() + 32;
+    int rc = -ENOMEM, wslot;
     bool main_thread = td->thread_index == 0;
 
     if (atomic_load(&mon_out.fd) < 0)
         return -EBADF;
-    /* One mapping: writer, modules, walk scratch, then the record itself. */
+    /* One block: writer, modules, walk scratch, then the record itself, whose size is
+     * bounded from the sizes measurement-format.md gives. */
+    if (maxmods > MON_MAX_MODULES)
+        maxmods = MON_MAX_MODULES;
     scratch_size = round_up(cct_walk_scratch_size(td->tree) + 64, 64);
-    fixed_size = round_up(sizeof(*w), 64) + MON_MAX_MODULES * (sizeof(*mods) + sizeof(*fmods)) +
-                 scratch_size;
-    fixed_size = round_up(fixed_size, PAGE);
-    w = map_bytes(fixed_size);
-    if (w == NULL)
-        goto out_count;
-    mods = (struct mon_module *)(void *)((uint8_t *)w + round_up(sizeof(*w), 64));
-    fmods = (struct fmt_module *)(void *)(mods + MON_MAX_MODULES);
-    scratch = fmods + MON_MAX_MODULES;
-    if (map_snapshot(mods, &nmods) < 0)
-        nmods = 0; /* kept changing: addresses stay absolute in this record */
-
-    /* An upper bound of the record's size (measurement-format.md gives every size). */
+    fixed_size = round_up(sizeof(*w), 64) + round_up(maxmods * sizeof(*mods), 64) +
+                 round_up(maxmods * sizeof(*fmods), 64) + scratch_size;
     nodes_size = (size_t)cct_size(td->tree) * (52 + 12 * (size_t)mon_proc.nevents);
     cap = 65536 + strlen(mon_proc.program) + strlen(mon_proc.command) + strlen(mon_proc.host) +
-          nodes_size;
-    for (uint32_t i = 0; i < nmods; i++)
-        cap += 64 + strlen(mods[i].path) + mods[i].build_id_len;
-    cap = round_up(cap, PAGE);
-    mem = map_bytes(cap);
-    if (mem == NULL)
-        goto out_unmap_fixed;
+          nodes_size + (uint64_t)maxmods * (64 + 64 + 4096);
+    total = round_up(fixed_size + cap, PAGE);
+    work = work_get(total, &wslot);
+    if (work == NULL)
+        goto out_count;
+    w = work;
+    mods = (struct mon_module *)(void *)((uint8_t *)w + round_up(sizeof(*w), 64));
+    fmods = (struct fmt_module *)(void *)((uint8_t *)mods + round_up(maxmods * sizeof(*mods), 64));
+    scratch = (uint8_t *)fmods + round_up(maxmods * sizeof(*fmods), 64);
+    mem = (uint8_t *)scratch + scratch_size;
+    cap = total - fixed_size;
+    if (map_snapshot(mods, maxmods, &nmods) < 0)
+        nmods = 0; /* kept changing: addresses stay absolute in this record */
 
     memset(&h, 0, sizeof(h));
     h.pid = (uint32_t)getpid();
@@ -318,7 +377,7 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
         fmt_write_record(w, checkpoint ? FMT_RECORD_CHECKPOINT : 0, td->record_seq) < 0 ||
         fmt_writer_finish(w) < 0) {
         rc = w->error == FMT_EIO && w->saved_errno ? -w->saved_errno : -EIO;
-        goto out_unmap_mem;
+        goto out_put_work;
     }
     len = w->offset;
     td->record_seq++;
@@ -335,10 +394,8 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
         }
         rc = write_at(mem, len, td->slot_off[slot]);
     }
-out_unmap_mem:
-    munmap(mem, cap);
-out_unmap_fixed:
-    munmap(w, fixed_size);
+out_put_work:
+    work_put(work, total, wslot);
 out_count:
     if (rc < 0 && !checkpoint)
         atomic_fetch_add(&mon_out.lost, 1);
