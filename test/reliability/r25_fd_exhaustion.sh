@@ -3,6 +3,8 @@
 # Row 25: 1000+ threads while the program holds 950 of its 1024 file
 # descriptors.  Writing a profile must need no descriptor: every thread's
 # profile is present, and the program's own opens after the threads succeed.
+# Also: a program that closes every descriptor (close_range) does not lose
+# its profiles; csprof notices and re-opens its file.
 . "$(dirname "$0")/lib.sh"
 threads=${REL_FD_THREADS:-1200}
 
@@ -20,4 +22,13 @@ for r in $(seq 1 "$REL_RUNS"); do
     check "run $r: every thread's profile is there (${n:-0} of $((threads + 1)))" \
         [ "${n:-0}" -eq $((threads + 1)) ]
 done
+
+rel_build closer gcc "-pthread" "$CSPROF_SOURCE/test/reliability/programs/rel_close_range.c"
+rel_plain cbase ./closer 3
+rel_prof closed mc ./closer 3
+check "close_range: same output and exit status ($(cat closed.out))" rel_same closed cbase
+csprof-prof -o dbc mc > profc.out 2> profc.err
+n=$(awk '/^threads:/ { print $2 }' profc.out)
+check "close_range: all 4 threads' profiles are there (${n:-0})" [ "${n:-0}" -eq 4 ]
+check "close_range: the re-opening is counted" [ "$(rel_stat mc output.reopened)" -ge 1 ]
 finish
