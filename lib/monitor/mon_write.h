@@ -87,6 +87,10 @@ int mon_write_profile(struct mon_thread *td);
  */
 CSP_SIGSAFE int mon_record_write(struct mon_thread *td, bool checkpoint);
 
+/* In a fork child (one thread): release the record buffers that other threads of the parent
+ * held.  [async-signal-safe] */
+void mon_record_after_fork(void);
+
 /* Name the per-event counters (mon_output.event_stat) once mon_proc.events is set.
  * [async-signal-safe] */
 void mon_record_name_events(void);

@@ -91,6 +91,13 @@ work_get(size_t size, int *slot)
     return map_bytes(size);
 }
 
+void
+mon_record_after_fork(void)
+{
+    for (int i = 0; i < POOL_N; i++)
+        atomic_store(&pool[i].busy, 0); /* buffers other threads held at fork: theirs no more */
+}
+
 static void
 work_put(void *mem, size_t size, int slot)
 {

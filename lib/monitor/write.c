@@ -151,6 +151,7 @@ mon_output_after_fork(void)
     int old = atomic_load(&mon_out.fd), fd;
 
     pthread_mutex_init(&publish_lock, NULL);
+    mon_record_after_fork();
     fd = create_file();
     if (fd < 0 && errno == EMFILE && old >= 0) {
         /* Every slot taken: the parent's file descriptor is ours to give up. */
