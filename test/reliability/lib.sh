@@ -208,21 +208,34 @@ rel_same_err() {
 }
 
 # rel_stat DIR NAME: the sum of counter NAME (e.g. samples.recorded) over
-# every profile in DIR, read with csprof-prof --dump; prints 0 when DIR has
-# no profile.
+# every profile in DIR (every thread's record of every file), read with
+# csprof-prof --dump; prints 0 when DIR has no profile.
 rel_stat() {
     local f sum=0 v
     for f in "$1"/*.cspm; do
         [ -e "$f" ] || continue
         v=$(csprof-prof --dump "$f" 2> /dev/null |
-            sed -n "s/^stat name=\"$2\" value=\([0-9]*\)$/\1/p" | head -n 1)
+            sed -n "s/^stat name=\"$2\" value=\([0-9]*\)$/\1/p" | awk '{ s += $1 } END { print s + 0 }')
         sum=$((sum + ${v:-0}))
     done
     echo "$sum"
 }
 
-# rel_profiles DIR: the number of profiles (*.cspm) in DIR.
+# rel_profiles DIR: the number of thread profiles in DIR (each process writes
+# one *.cspm file holding one record per thread; csprof-prof --dump prints
+# one header line per thread).
 rel_profiles() {
+    local f n=0 k
+    for f in "$1"/*.cspm; do
+        [ -e "$f" ] || continue
+        k=$(csprof-prof --dump "$f" 2> /dev/null | grep -c '^header ')
+        n=$((n + k))
+    done
+    echo "$n"
+}
+
+# rel_files DIR: the number of measurement files (*.cspm, one per process) in DIR.
+rel_files() {
     local n
     n=$(find "$1" -maxdepth 1 -name '*.cspm' 2> /dev/null | wc -l)
     echo "$n"

@@ -7,12 +7,22 @@
 # writes through a planted link in its database and refuses a linked -o DB.
 . "$(dirname "$0")/lib.sh"
 
-rel_build prog gcc "-pthread" "$CSPROF_SOURCE/test/reliability/programs/rel_fds_threads.c"
+rel_build prog gcc "-pthread" rel_fds_threads.c
 args=(./prog 0 2 2 20 0)
 rel_plain base "${args[@]}"
 
+# csrun into a directory prepared beforehand (rel_prof would remove it first).
+prof_into() {
+    local tag=$1 dir=$2
+    shift 2
+    timeout 120 csrun -q -e "$REL_EVENT" -o "$dir" "$@" > "$tag.out" 2> "$tag.err" < /dev/null
+    echo $? > "$tag.rc"
+}
+
 # Fresh directory, permissive umask: 0700 directory, 0600 files.
-(umask 000 && rel_prof fresh m "${args[@]}")
+umask 000
+rel_prof fresh m "${args[@]}"
+umask 022
 check "fresh directory: same output and exit status" rel_same fresh base
 check "measurement directory is 0700 ($(stat -c %a m))" [ "$(stat -c %a m)" = 700 ]
 n=$(find m -name '*.cspm' | wc -l)
@@ -21,7 +31,7 @@ check "profiles are 0600 ($n files, $bad others)" [ "$n" -ge 1 -a "$bad" -eq 0 ]
 
 # -o is a symbolic link to a directory: refused, nothing written through it.
 mkdir target && ln -s target link
-rel_prof link link "${args[@]}"
+prof_into link link "${args[@]}"
 check "symlinked -o: refused with a non-zero exit ($(cat link.rc))" [ "$(cat link.rc)" -ne 0 ]
 check "symlinked -o: the message names the link" grep -q "symbolic link" link.err
 check "symlinked -o: nothing written through it" [ -z "$(ls -A target)" ]
@@ -41,14 +51,14 @@ fi
 
 # A directory writable by every user (another user could replace our files): refused.
 mkdir open && chmod 0777 open
-rel_prof open open "${args[@]}"
+prof_into open open "${args[@]}"
 check "world-writable -o: refused ($(cat open.rc))" [ "$(cat open.rc)" -ne 0 ]
 check "world-writable -o: nothing written" [ -z "$(ls -A open)" ]
 
 # A directory owned by someone else (needs root to create one).
 if [ "$(id -u)" -eq 0 ] && id nobody > /dev/null 2>&1; then
     mkdir theirs && chown nobody theirs && chmod 0755 theirs
-    rel_prof theirs theirs "${args[@]}"
+    prof_into theirs theirs "${args[@]}"
     check "-o owned by another user: refused ($(cat theirs.rc))" [ "$(cat theirs.rc)" -ne 0 ]
     check "-o owned by another user: nothing written" [ -z "$(ls -A theirs)" ]
 else
