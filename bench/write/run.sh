@@ -11,6 +11,9 @@
 # 2. Checkpoints: examples/fig1 under `csrun -e CPUTIME@1000` with
 #    CSPROF_FLUSH_MS=0 (never), 1000 (the default), 100 and 10, against the
 #    unprofiled run.  Ratio of median wall times, checkpoints written.
+# 3. Cost of one checkpoint: CPU time (user + system, /usr/bin/time) of fig1
+#    with CSPROF_FLUSH_MS=1 minus CSPROF_FLUSH_MS=0, divided by the number of
+#    checkpoints written (medians).
 # Runs are interleaved (each repetition runs every variant once).  Prints a
 # markdown table on stdout; progress on stderr.
 set -u
@@ -48,6 +51,15 @@ for r in $(seq 1 "$reps"); do
         rm -rf "mf$f"
         CSPROF_FLUSH_MS=$f run "fig1_flush$f" "$bin/csrun" -q -e CPUTIME@1000 -o "mf$f" "$fig1"
     done
+    for f in 0 1; do
+        rm -rf "mc$f"
+        CSPROF_FLUSH_MS=$f /usr/bin/time -f "%U %S" -o cpu.tmp "$bin/csrun" -q -e CPUTIME@1000 \
+            -o "mc$f" "$fig1" > /dev/null 2>&1
+        awk '{ print $1 + $2 }' cpu.tmp >> "cpu_flush$f.times"
+        "$bin/csprof-prof" --dump "mc$f"/*.cspm 2> /dev/null |
+            awk '$2 == "name=\"checkpoints.written\"" { split($3, a, "="); s += a[2] } END { print s + 0 }' \
+                >> "ck_flush$f.count"
+    done
 done
 
 cp_plain=$(median churn_plain.times)
@@ -76,3 +88,11 @@ for f in 0 1000 100 10; do
     bytes=$(stat -c %s "mf$f"/*.cspm | awk '{ s += $1 } END { print s }')
     echo "| $f | $t | $(ratio "$t" "$f_plain") | $(ratio "$t" "$f0") | $ck | $bytes |"
 done
+echo
+c0=$(median cpu_flush0.times)
+c1=$(median cpu_flush1.times)
+k1=$(median ck_flush1.count)
+echo "## Cost of one checkpoint (examples/fig1, CPUTIME@1000; median of $reps)"
+echo
+echo "CPU time with CSPROF_FLUSH_MS=0: $c0 s; with CSPROF_FLUSH_MS=1: $c1 s, $k1 checkpoints:" \
+    "$(awk -v a="$c0" -v b="$c1" -v k="$k1" 'BEGIN { printf "%.1f", k > 0 ? (b - a) / k * 1e6 : 0 }') µs per checkpoint."
