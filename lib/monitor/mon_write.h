@@ -50,6 +50,8 @@ struct mon_output {
     atomic_uint map_active;        /* index of the buffer the writers read */
     atomic_uint_fast64_t lost;     /* records that could not be written */
     atomic_uint_fast64_t reopened; /* times the file descriptor was found closed and re-opened */
+    atomic_int map_frozen; /* 1: writers use the published load map as is (a fatal-signal path
+                            * sets it: publishing takes the load-map mutex) */
 };
 
 extern struct mon_output mon_out;
@@ -72,8 +74,9 @@ void mon_output_publish_loadmap(void);
 
 /*
  * Append @td's final profile to the process's file.  The thread's sources
- * must be stopped.  Publishes the load map first.  Returns 0, or -1 with
- * errno set.  [not async-signal-safe: publishes the load map]
+ * must be stopped.  Publishes the load map first, unless mon_out.map_frozen
+ * is set.  Returns 0, or -1 with errno set.  [not async-signal-safe: publishes
+ * the load map; async-signal-safe once mon_out.map_frozen is 1]
  */
 int mon_write_profile(struct mon_thread *td);
 

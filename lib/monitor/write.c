@@ -209,7 +209,8 @@ mon_write_profile(struct mon_thread *td)
 {
     int rc;
 
-    mon_output_publish_loadmap();
+    if (!atomic_load(&mon_out.map_frozen))
+        mon_output_publish_loadmap();
     rc = mon_record_write(td, false);
     if (rc < 0) {
         errno = -rc;
