@@ -31,7 +31,6 @@ struct rec_ctx {
     struct fmt_writer *w;
     const struct mon_module *mods;
     uint32_t nmods;
-    uint32_t last; /* index of the module of the previous lookup (call paths stay in one) */
     struct fmt_metric metrics[MON_MAX_EVENTS];
 };
 
@@ -142,6 +141,54 @@ map_snapshot(struct mon_module *dst, uint32_t max, uint32_t *n)
     return -1;
 }
 
+#ifdef MON_KEY_MODULE
+/* Whether module @id is in the record's load map. */
+static bool
+module_written(const struct rec_ctx *ctx, uint32_t id)
+{
+    if (id < ctx->nmods && ctx->mods[id].id == id)
+        return true; /* ids are handed out in order */
+    for (uint32_t i = 0; i < ctx->nmods; i++)
+        if (ctx->mods[i].id == id)
+            return true;
+    return false;
+}
+#endif
+
+/*
+ * Module and module-relative offset of a CCT node's address: a run-time
+ * address is looked up in the published load map.  Where the load map hands
+ * out CCT keys that already name the module (mon_loadmap.h defines
+ * MON_KEY_MODULE), such a key is decoded here without the load-map mutex.
+ * Returns false when no written module holds it.
+ */
+static bool
+decode_key(struct rec_ctx *ctx, uint64_t addr, uint32_t *id, uint64_t *offset)
+{
+#ifdef MON_KEY_MODULE
+    if ((addr & MON_KEY_MODULE) != 0) {
+        uint32_t kid = (uint32_t)((addr & ~MON_KEY_MODULE) >> MON_KEY_ID_SHIFT);
+
+        if ((addr & MON_KEY_RAW) == MON_KEY_RAW || !module_written(ctx, kid))
+            return false;
+        *id = kid;
+        *offset = addr & MON_KEY_OFFSET;
+        return true;
+    }
+#endif
+    /* The newest module holding the address: an address range may be reused after dlclose. */
+    for (uint32_t i = ctx->nmods; i-- > 0;) {
+        const struct mon_module *m = &ctx->mods[i];
+
+        if (addr >= m->start && addr < m->end) {
+            *id = m->id;
+            *offset = addr - m->load_bias;
+            return true;
+        }
+    }
+    return false;
+}
+
 static int
 rec_node(const struct cct_node_view *v, void *arg)
 {
@@ -157,18 +204,9 @@ rec_node(const struct cct_node_view *v, void *arg)
     n.calls = v->calls;
     n.module = FMT_MODULE_NONE;
     n.offset = v->addr;
-    if (v->kind != CCT_NODE_ROOT) {
-        for (uint32_t k = 0; k < ctx->nmods; k++) {
-            uint32_t i = (ctx->last + k) % ctx->nmods;
-            const struct mon_module *m = &ctx->mods[i];
-
-            if (v->addr >= m->start && v->addr < m->end) {
-                n.module = m->id;
-                n.offset = v->addr - m->load_bias;
-                ctx->last = i;
-                break;
-            }
-        }
+    if (v->kind != CCT_NODE_ROOT && !decode_key(ctx, v->addr, &n.module, &n.offset)) {
+        n.module = FMT_MODULE_NONE;
+        n.offset = v->addr;
     }
     for (uint32_t i = 0; i < nm; i++) {
         ctx->metrics[i].event = v->metrics[i].event;
@@ -375,7 +413,6 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
     ctx.w = w;
     ctx.mods = mods;
     ctx.nmods = nmods;
-    ctx.last = 0;
     if (fmt_writer_init_mem(w, mem, cap) < 0 || fmt_write_header(w, &h) < 0 ||
         fmt_write_events(w, events, mon_proc.nevents) < 0 ||
         fmt_write_loadmap(w, fmods, nmods) < 0 || fmt_begin_cct(w, 0, cct_size(td->tree)) < 0 ||
