@@ -95,4 +95,4 @@ k1=$(median ck_flush1.count)
 echo "## Cost of one checkpoint (examples/fig1, CPUTIME@1000; median of $reps)"
 echo
 echo "CPU time with CSPROF_FLUSH_MS=0: $c0 s; with CSPROF_FLUSH_MS=1: $c1 s, $k1 checkpoints:" \
-    "$(awk -v a="$c0" -v b="$c1" -v k="$k1" 'BEGIN { printf "%.1f", k > 0 ? (b - a) / k * 1e6 : 0 }') µs per checkpoint."
+    "$(awk -v a="$c0" -v b="$c1" -v k="$k1" 'BEGIN { printf "%.1f", (k > 0 ? (b - a) / k * 1e6 : 0) }') µs per checkpoint."
