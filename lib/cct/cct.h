@@ -85,9 +85,11 @@ CSP_SIGSAFE int cct_insert_path_nodes(struct cct *tree, struct cct_node *start,
  * this way; the longest common outermost prefix of @ips with that path is
  * reused without any search-tree lookup, and only the frames that differ are
  * looked up or created.  The result is the same tree as cct_insert_path(
- * tree, cct_root(tree), ips, n, leaf).  @n must be at most CSP_MAX_FRAMES
- * (CCT_EINVAL otherwise).  *reused (if non-NULL) receives the number of
- * frames taken from the memo.  Returns as cct_insert_path.  [async-signal-safe]
+ * tree, cct_root(tree), ips, n, leaf).  Any @n >= 1 is accepted: the memo
+ * grows from the tree's arena for a path longer than any before (when it
+ * cannot, the path is inserted without it and the memo is forgotten).
+ * *reused (if non-NULL) receives the number of frames taken from the memo.
+ * Returns as cct_insert_path.  [async-signal-safe]
  */
 CSP_SIGSAFE int cct_insert_path_memo(struct cct *tree, const uintptr_t *ips, size_t n,
                                      struct cct_node **leaf, size_t *reused);

@@ -50,11 +50,15 @@ struct cct_node {
 /*
  * The previous path inserted by cct_insert_path_memo(), outermost frame
  * first (seed 001 §2.2): ips[j] is the path's ips[len-1-j] and nodes[j] its
- * node.  Allocated on the first memoized insertion.
+ * node.  Allocated on the first memoized insertion with room for
+ * CCT_MEMO_INITIAL entries, and replaced by arrays twice as long (arena
+ * memory, the old ones abandoned) when a longer path comes.
  */
+#define CCT_MEMO_INITIAL 64
 struct cct_memo {
-    uintptr_t ips[CSP_MAX_FRAMES];
-    struct cct_node *nodes[CSP_MAX_FRAMES];
+    size_t cap; /* entries ips and nodes have room for */
+    uintptr_t *ips;
+    struct cct_node **nodes;
 };
 
 struct cct {

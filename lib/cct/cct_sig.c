@@ -11,8 +11,10 @@
  * TAOCP vol. 3 §6.2.3) keyed by (kind, addr).
  */
 #include <stdbool.h>
+#include <string.h>
 
 #include "cct/cct.h"
+
 #include "cct/cct_internal.h"
 #include "support/arena.h"
 
@@ -298,6 +300,37 @@ memo_common_prefix(const struct cct *tree, const uintptr_t *ips, size_t n)
     return j;
 }
 
+/*
+ * Give the memo room for @n entries, keeping the valid ones.  Returns false
+ * when the arena cannot (the memo is then unchanged).  Growth doubles, so
+ * the arrays abandoned in the arena add up to less than the live ones.
+ */
+static bool
+memo_reserve(struct cct *tree, size_t n)
+{
+    struct cct_memo *memo = tree->memo;
+    size_t cap = memo->cap ? memo->cap : CCT_MEMO_INITIAL;
+    uintptr_t *ips;
+    struct cct_node **nodes;
+
+    if (n <= memo->cap)
+        return true;
+    while (cap < n)
+        cap *= 2;
+    ips = arena_alloc(tree->arena, cap * sizeof(*ips));
+    nodes = ips != NULL ? arena_alloc(tree->arena, cap * sizeof(*nodes)) : NULL;
+    if (nodes == NULL)
+        return false;
+    if (tree->memo_valid > 0) {
+        memcpy(ips, memo->ips, tree->memo_valid * sizeof(*ips));
+        memcpy(nodes, memo->nodes, tree->memo_valid * sizeof(*nodes));
+    }
+    memo->ips = ips;
+    memo->nodes = nodes;
+    memo->cap = cap;
+    return true;
+}
+
 CSP_SIGSAFE int
 cct_insert_path_memo(struct cct *tree, const uintptr_t *ips, size_t n, struct cct_node **leaf,
                      size_t *reused)
@@ -308,12 +341,14 @@ cct_insert_path_memo(struct cct *tree, const uintptr_t *ips, size_t n, struct cc
 
     if (reused != NULL)
         *reused = 0;
-    if (tree == NULL || ips == NULL || n == 0 || n > CSP_MAX_FRAMES)
+    if (tree == NULL || ips == NULL || n == 0)
         return CCT_EINVAL;
-    if (tree->memo == NULL) {
+    if (tree->memo == NULL)
         tree->memo = arena_alloc(tree->arena, sizeof(*tree->memo));
-        if (tree->memo == NULL) /* no room for the memo: the plain walk still works */
-            return cct_insert_path(tree, tree->root, ips, n, leaf);
+    if (tree->memo == NULL || !memo_reserve(tree, n)) {
+        /* No room for the memo: the plain walk still works, and nothing is cached. */
+        cct_memo_reset(tree);
+        return cct_insert_path(tree, tree->root, ips, n, leaf);
     }
     memo = tree->memo;
 

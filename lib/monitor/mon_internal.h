@@ -31,12 +31,12 @@
 /* Sample outcomes and drop reasons; every sample ends in exactly one. */
 enum mon_outcome {
     MON_SAMPLE_OK = 0,       /* recorded, unwind reached the thread's root */
-    MON_SAMPLE_PARTIAL,      /* recorded, unwind stopped early (or cut at CSP_MAX_FRAMES) */
+    MON_SAMPLE_PARTIAL,      /* recorded, unwind stopped early */
     MON_DROP_REENTERED,      /* arrived while csprof code ran on this thread */
     MON_DROP_NO_THREAD,      /* arrived on a thread csprof has no state for */
     MON_DROP_STOPPED,        /* arrived after sampling stopped (exit, exec, finalisation) */
     MON_DROP_IN_LOADER,      /* thread inside dlopen/dlclose: walking could deadlock */
-    MON_DROP_NO_MEMORY,      /* arena limit reached */
+    MON_DROP_NO_MEMORY,      /* arena limit reached (also: no room to hold a deep stack's walk) */
     MON_DROP_UNWIND_FAULT,   /* the stack walk faulted (SIGSEGV/SIGBUS caught) */
     MON_DROP_NO_FRAMES,      /* libunwind could not start */
     MON_DROP_UNKNOWN_SOURCE, /* signal we cannot tie to an event */
@@ -106,7 +106,8 @@ struct mon_thread {
     struct uw_backtrace bt;
     struct cct_node **bt_nodes; /* CCT node of each frame of bt (trampoline splice) */
     struct tramp_thread tramp;
-    bool shadow_rooted; /* the walk that built the shadow stack reached the root */
+    bool shadow_rooted;           /* the walk that built the shadow stack reached the root */
+    uintptr_t stack_lo, stack_hi; /* the thread's stack [lo, hi), or 0, 0 when unknown */
     timer_t timers[MON_MAX_EVENTS];
     bool timer_armed[MON_MAX_EVENTS];
     int perf_fd[MON_MAX_EVENTS];
@@ -122,6 +123,17 @@ struct mon_thread {
     uint64_t ckpt_written; /* checkpoints written */
     uint64_t ckpt_failed;  /* checkpoints not written (no memory, write error) */
 };
+
+/*
+ * Deep stacks (depth_sig.c).  mon_bt_grow is td->bt's uw_grow_fn (@arg is
+ * the thread's struct mon_thread): it doubles the walk arrays and bt_nodes
+ * from the thread's arena, keeping the frames walked so far; returns 0, or
+ * -1 when the arena limit is reached.  mon_shadow_reserve gives @td's shadow
+ * stack room for @n entries the same way; returns false when it cannot.
+ * [async-signal-safe]
+ */
+CSP_SIGSAFE int mon_bt_grow(struct uw_backtrace *bt, void *arg);
+CSP_SIGSAFE bool mon_shadow_reserve(struct mon_thread *td, size_t n);
 
 /* This thread's state, NULL before set-up.  [async-signal-safe] */
 CSP_SIGSAFE struct mon_thread *mon_thread_self(void);
@@ -177,6 +189,24 @@ void mon_resolve_nonlocal_functions(void);
 /* The real siglongjmp (ours is an override that tells the trampoline).  [async-signal-safe] */
 extern void (*mon_real_siglongjmp)(sigjmp_buf, int);
 extern int (*mon_real_sigaction)(int, const struct sigaction *, struct sigaction *);
+
+/* The functions that save their own return address, overridden in arch/<arch>/selfsave.S. */
+enum mon_selfsave {
+    MON_SELFSAVE_SETJMP = 0,
+    MON_SELFSAVE__SETJMP,
+    MON_SELFSAVE_SIGSETJMP,
+    MON_SELFSAVE_GETCONTEXT,
+    MON_NSELFSAVE
+};
+/* Their real definitions, in enum mon_selfsave order (read by selfsave.S). */
+extern void *mon_selfsave_real[MON_NSELFSAVE];
+/*
+ * Called by a selfsave.S override whose return slot @slot holds the
+ * trampoline (or whose real function is not resolved yet): takes the
+ * trampoline out of @slot and returns the real function @which to jump to.
+ * [program context; async-signal-safe unless it must resolve]
+ */
+void *mon_selfsave_prepare(uintptr_t *slot, int which);
 
 /* Signal protection (signals.c): install csprof's handlers.  Returns 0 or -errno. */
 int mon_signals_install(void);

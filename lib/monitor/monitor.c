@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -28,6 +29,7 @@
 #include "monitor/mon_internal.h"
 #include "monitor/mon_loadmap.h"
 #include "monitor/mon_write.h"
+#include "support/event_spec.h"
 
 struct mon_process mon_proc;
 
@@ -65,37 +67,21 @@ mon_warn(const char *what, const char *detail)
 }
 
 /*
- * Parse "NAME[@PERIOD]" (period in µs) into @e.  The same rules as csrun's;
- * csrun has validated them already, so an error here means the environment
- * was set by hand.  Returns 0 or -1.
+ * Parse "NAME[@PERIOD]" (period in µs) into @e with the grammar csrun
+ * checked already (lib/support/event_spec.h), so an error here means the
+ * environment was set by hand.  Returns 0 or -1 with the reason in @why.
  */
 static int
-parse_event(const char *spec, size_t len, struct mon_event *e)
+parse_event(const char *spec, size_t len, struct mon_event *e, char *why, size_t whylen)
 {
-    char buf[64];
-    const char *at;
-    char *end;
-    unsigned long long period_us = 5000;
+    struct evspec req;
 
-    if (len == 0 || len >= sizeof(buf))
+    if (evspec_parse(spec, len, &req, why, whylen) < 0)
         return -1;
-    memcpy(buf, spec, len);
-    buf[len] = '\0';
-    at = strchr(buf, '@');
-    if (at != NULL) {
-        errno = 0;
-        period_us = strtoull(at + 1, &end, 10);
-        if (errno != 0 || *end != '\0' || end == at + 1 || period_us == 0 ||
-            period_us > 60000000ull)
-            return -1;
-        buf[at - buf] = '\0';
-    }
     memset(e, 0, sizeof(*e));
-    if (strlen(buf) >= sizeof(e->name))
-        return -1;
-    memcpy(e->name, buf, strlen(buf) + 1);
-    e->period_ns = period_us * 1000u;
-    if (strcmp(buf, "CPUTIME") == 0) {
+    memcpy(e->name, req.name, sizeof(e->name));
+    e->period_ns = req.period_us * 1000u;
+    if (strcmp(e->name, "CPUTIME") == 0) {
         const char *mech = getenv("CSPROF_CPUTIME_MECHANISM");
 
         e->clock = CLOCK_THREAD_CPUTIME_ID;
@@ -109,17 +95,18 @@ parse_event(const char *spec, size_t len, struct mon_event *e)
             e->mech = e->period_ns < 4000000u && mon_perf_task_clock_available()
                           ? MON_MECH_PERF_TASK_CLOCK
                           : MON_MECH_POSIX_TIMER;
-    } else if (strcmp(buf, "REALTIME") == 0) {
+    } else if (strcmp(e->name, "REALTIME") == 0) {
         e->clock = CLOCK_MONOTONIC;
         e->mech = MON_MECH_POSIX_TIMER;
     } else {
+        snprintf(why, whylen, "event %s has no sampling mechanism", e->name);
         return -1;
     }
     return 0;
 }
 
 static int
-parse_events(const char *list)
+parse_events(const char *list, char *why, size_t whylen)
 {
     const char *p = list;
 
@@ -127,15 +114,22 @@ parse_events(const char *list)
     while (*p != '\0') {
         size_t len = strcspn(p, ",");
 
-        if (mon_proc.nevents == MON_MAX_EVENTS ||
-            parse_event(p, len, &mon_proc.events[mon_proc.nevents]) < 0)
+        if (mon_proc.nevents == MON_MAX_EVENTS) {
+            snprintf(why, whylen, "more than %d events", MON_MAX_EVENTS);
+            return -1;
+        }
+        if (parse_event(p, len, &mon_proc.events[mon_proc.nevents], why, whylen) < 0)
             return -1;
         mon_proc.nevents++;
         p += len;
         if (*p == ',')
             p++;
     }
-    return mon_proc.nevents > 0 ? 0 : -1;
+    if (mon_proc.nevents == 0) {
+        snprintf(why, whylen, "no event");
+        return -1;
+    }
+    return 0;
 }
 
 static void
@@ -166,6 +160,24 @@ read_identity(void)
     }
 }
 
+/* The calling thread's stack bounds (pthread_getattr_np(3)); 0, 0 when unknown. */
+static void
+read_stack_bounds(struct mon_thread *td)
+{
+    pthread_attr_t attr;
+    void *addr;
+    size_t size;
+
+    td->stack_lo = td->stack_hi = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0)
+        return;
+    if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+        td->stack_lo = (uintptr_t)addr;
+        td->stack_hi = (uintptr_t)addr + size;
+    }
+    pthread_attr_destroy(&attr);
+}
+
 static void
 thread_key_destructor(void *p)
 {
@@ -186,13 +198,16 @@ mon_thread_begin(void)
     td->thread_index = atomic_fetch_add(&mon_proc.next_thread_index, 1);
     td->start_ns = mon_clock_ns(CLOCK_REALTIME);
     td->ckpt_last_ns = mon_clock_ns(CLOCK_MONOTONIC);
+    read_stack_bounds(td);
     arena_init_mmap(&td->arena, (size_t)1 << 20, arena_limit);
-    td->bt.max = CSP_MAX_FRAMES;
-    td->bt.ips = arena_alloc(&td->arena, CSP_MAX_FRAMES * sizeof(uintptr_t));
-    td->bt.ra_locs = arena_alloc(&td->arena, CSP_MAX_FRAMES * sizeof(uintptr_t));
-    td->bt.sps = arena_alloc(&td->arena, CSP_MAX_FRAMES * sizeof(uintptr_t));
-    td->bt.sigframe = arena_alloc(&td->arena, CSP_MAX_FRAMES);
-    td->bt_nodes = arena_alloc(&td->arena, CSP_MAX_FRAMES * sizeof(*td->bt_nodes));
+    td->bt.max = CSP_INITIAL_FRAMES; /* deeper walks grow the arrays: mon_bt_grow */
+    td->bt.grow = mon_bt_grow;
+    td->bt.grow_arg = td;
+    td->bt.ips = arena_alloc(&td->arena, CSP_INITIAL_FRAMES * sizeof(uintptr_t));
+    td->bt.ra_locs = arena_alloc(&td->arena, CSP_INITIAL_FRAMES * sizeof(uintptr_t));
+    td->bt.sps = arena_alloc(&td->arena, CSP_INITIAL_FRAMES * sizeof(uintptr_t));
+    td->bt.sigframe = arena_alloc(&td->arena, CSP_INITIAL_FRAMES);
+    td->bt_nodes = arena_alloc(&td->arena, CSP_INITIAL_FRAMES * sizeof(*td->bt_nodes));
     td->tree = cct_new(&td->arena, mon_proc.nevents);
     if (td->bt.ips == NULL || td->bt.ra_locs == NULL || td->bt.sps == NULL ||
         td->bt.sigframe == NULL || td->bt_nodes == NULL || td->tree == NULL) {
@@ -202,9 +217,10 @@ mon_thread_begin(void)
     }
     if (mon_proc.trampoline) {
         struct tramp_frame *shadow =
-            arena_alloc(&td->arena, CSP_MAX_FRAMES * sizeof(struct tramp_frame));
+            arena_alloc(&td->arena, CSP_INITIAL_FRAMES * sizeof(struct tramp_frame));
 
-        tramp_thread_init(&td->tramp, shadow, CSP_MAX_FRAMES, shadow != NULL);
+        /* Grown by mon_shadow_reserve when a deeper stack is cached. */
+        tramp_thread_init(&td->tramp, shadow, CSP_INITIAL_FRAMES, shadow != NULL);
     } else {
         tramp_thread_init(&td->tramp, NULL, 0, false);
     }
@@ -359,9 +375,19 @@ mon_init(void)
     const char *flush = getenv("CSPROF_FLUSH_MS");
     const char *why = NULL;
     char reason[4096 + 256];
+    char why_events[256];
     int rc;
 
     mon_resolve_real_functions();
+    /* Secure-execution mode (ld.so(8): setuid, setgid, file capabilities): the loader should
+     * have ignored the preload; if the monitor got in anyway (a trusted directory, a link),
+     * a privileged process must not create files where the caller says.  Stay inactive. */
+    if (getauxval(AT_SECURE) != 0) {
+        mon_warn("secure-execution mode (setuid, setgid or capabilities): profiling disabled, "
+                 "nothing is written",
+                 NULL);
+        return;
+    }
     mon_proc.rank = -1;
     /* A real-time signal: deliveries from several sources queue instead of merging (a merged
      * perf overflow would never be re-armed), and the program keeps SIGPROF for itself. */
@@ -372,8 +398,8 @@ mon_init(void)
         arena_limit = (size_t)strtoull(limit, NULL, 10);
     if (events == NULL || events[0] == '\0')
         events = "CPUTIME@5000";
-    if (parse_events(events) < 0) {
-        mon_warn("bad CSPROF_EVENTS, profiling disabled", events);
+    if (parse_events(events, why_events, sizeof(why_events)) < 0) {
+        mon_warn("bad CSPROF_EVENTS, profiling disabled", why_events);
         return;
     }
     if (outdir == NULL || outdir[0] == '\0')

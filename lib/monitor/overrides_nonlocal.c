@@ -52,6 +52,7 @@ static pthread_exit_fn *real_pthread_exit;
 static pthread_unwind_next_fn *real_pthread_unwind_next;
 static pthread_cancel_fn *real_pthread_cancel;
 void (*mon_real_siglongjmp)(sigjmp_buf, int);
+void *mon_selfsave_real[MON_NSELFSAVE];
 
 /* Exported overrides: prototypes for -Wmissing-prototypes. */
 void __longjmp_chk(struct __jmp_buf_tag env[1], int val);
@@ -87,9 +88,12 @@ next_symbol(const char *name, const char *soname)
 static void
 avoid_self_saving_functions(void)
 {
+    /* dlopen, dlmopen, dlsym and dlvsym read their return address to learn the caller's
+     * namespace (RTLD_NEXT is relative to it): a trampoline there would make it csprof's. */
     static const char *const names[] = {
         "getcontext",  "swapcontext",   "setjmp", "_setjmp", "sigsetjmp",
-        "__sigsetjmp", "__sigjmp_save", "vfork",  "fork",
+        "__sigsetjmp", "__sigjmp_save", "vfork",  "fork",    "dlopen",
+        "dlmopen",     "dlsym",         "dlvsym",
     };
 
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -144,15 +148,38 @@ add_own_code(struct dl_phdr_info *info, size_t size, void *base)
 /*
  * csprof's own code never holds the trampoline either: an override could be
  * interrupted after it took the trampoline out and before the real function
- * (swapcontext, which saves its return address) runs.
+ * (swapcontext, which saves its return address) runs.  Nor does the dynamic
+ * linker's: its lazy-binding resolver ends by jumping to the function it
+ * resolved with the caller's return slot in place, so a trampoline put there
+ * would reach setjmp or dlsym as their return address (selfsave.S covers
+ * the first; this keeps the window closed for every function).
  */
+static int
+add_code_of(struct dl_phdr_info *info, size_t size, void *base)
+{
+    CSP_UNUSED(size);
+    if ((void *)info->dlpi_addr != base)
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X))
+            tramp_avoid_range(info->dlpi_addr + ph->p_vaddr,
+                              info->dlpi_addr + ph->p_vaddr + ph->p_memsz);
+    }
+    return 1;
+}
+
 static void
 avoid_own_code(void)
 {
+    void *loader_symbol = dlsym(RTLD_DEFAULT, "__tls_get_addr"); /* defined by ld.so only */
     Dl_info info;
 
     if (dladdr((void *)(uintptr_t)&avoid_own_code, &info) != 0)
         dl_iterate_phdr(add_own_code, info.dli_fbase);
+    if (loader_symbol != NULL && dladdr(loader_symbol, &info) != 0)
+        dl_iterate_phdr(add_code_of, info.dli_fbase);
 }
 
 void
@@ -169,6 +196,10 @@ mon_resolve_nonlocal_functions(void)
     NEXT(real_pthread_unwind_next, "__pthread_unwind_next", NULL);
     NEXT(real_pthread_cancel, "pthread_cancel", NULL);
     memcpy(&mon_real_siglongjmp, &real_siglongjmp, sizeof(mon_real_siglongjmp));
+    mon_selfsave_real[MON_SELFSAVE_SETJMP] = next_symbol("setjmp", NULL);
+    mon_selfsave_real[MON_SELFSAVE__SETJMP] = next_symbol("_setjmp", NULL);
+    mon_selfsave_real[MON_SELFSAVE_SIGSETJMP] = next_symbol("__sigsetjmp", NULL);
+    mon_selfsave_real[MON_SELFSAVE_GETCONTEXT] = next_symbol("getcontext", NULL);
     avoid_self_saving_functions();
     avoid_own_code();
 }
@@ -218,6 +249,17 @@ __longjmp_chk(struct __jmp_buf_tag env[1], int val)
     leave_stack(false);
     real_longjmp_chk(env, val);
     __builtin_unreachable();
+}
+
+/* ---- functions that save their own return address (selfsave.S) ---- */
+
+void *
+mon_selfsave_prepare(uintptr_t *slot, int which)
+{
+    if (mon_selfsave_real[which] == NULL) /* before the constructor: resolve now */
+        mon_resolve_real_functions();
+    tramp_leave_slot(tramp_self(), (uintptr_t)slot);
+    return mon_selfsave_real[which];
 }
 
 /* ---- context switches ---- */

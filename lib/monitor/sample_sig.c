@@ -70,9 +70,28 @@ walk_meets_trampoline(const struct uw_backtrace *bt)
 }
 
 /*
+ * Whether @slot can be a live return-address slot of the interrupted code:
+ * at or above its stack pointer (below it the stack is dead), and inside
+ * the thread's stack when the code runs on it (not on a coroutine's or a
+ * signal stack).  A walk through wrong unwind rules can yield any address;
+ * the trampoline must never be written outside the live stack.
+ */
+static bool
+in_live_stack(const struct mon_thread *td, uintptr_t slot)
+{
+    uintptr_t sp = td->bt.sps[0]; /* the interrupted frame's */
+
+    if (slot < sp)
+        return false;
+    if (sp >= td->stack_lo && sp < td->stack_hi)
+        return slot < td->stack_hi;
+    return true;
+}
+
+/*
  * Cache the frames ips[from-1] .. ips[1] (return addresses, outermost first)
- * with their CCT nodes on top of the shadow stack.  Returns false when the
- * shadow stack is full (the caller withdraws the trampoline).
+ * with their CCT nodes on top of the shadow stack, growing it as needed.
+ * Returns false when it cannot grow (the caller withdraws the trampoline).
  */
 static bool
 shadow_push(struct mon_thread *td, size_t from, struct cct_node *const *nodes_of)
@@ -82,7 +101,7 @@ shadow_push(struct mon_thread *td, size_t from, struct cct_node *const *nodes_of
 
     if (from < 2)
         return true;
-    if (tt->depth + (from - 1) > tt->max) {
+    if (tt->depth + (from - 1) > tt->max && !mon_shadow_reserve(td, tt->depth + (from - 1))) {
         tt->counts[TRAMP_SHADOW_FULL]++;
         return false;
     }
@@ -99,6 +118,10 @@ shadow_push(struct mon_thread *td, size_t from, struct cct_node *const *nodes_of
         f->installable = tramp_is_return_slot(f->ra_loc, bt->sps[i]) && !bt->sigframe[i - 1] &&
                          tramp_may_hold(bt->ips[i - 1]) && *(const uintptr_t *)f->ra_loc == f->ra &&
                          tramp_is_return_address(f->ra);
+        if (f->installable && !in_live_stack(td, f->ra_loc)) {
+            f->installable = false;
+            tt->counts[TRAMP_OUT_OF_STACK]++;
+        }
     }
     return true;
 }
@@ -228,6 +251,13 @@ take_sample(struct mon_thread *td, uint32_t ev, void *ucontext, uint64_t value)
         tramp_invalidate(tt);
     } else if (trampolining) {
         tramp_invalidate(tt);
+    }
+    if (rc == UW_ETOODEEP) {
+        /* The arena cannot hold the whole walk: a path cut at either end would be charged
+         * to the wrong context, so the sample is dropped (and counted). */
+        td->in_unwind = 0;
+        mon_count(td, MON_DROP_NO_MEMORY);
+        return;
     }
     if (td->bt.depth == 0) {
         td->in_unwind = 0;

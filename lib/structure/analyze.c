@@ -276,8 +276,11 @@ read_build_id(struct analysis *an)
 {
     const void *p;
     ssize_t len = dwelf_elf_gnu_build_id(an->elf, &p);
+    GElf_Ehdr ehdr;
     char *hex;
 
+    if (gelf_getehdr(an->elf, &ehdr) != NULL)
+        an->m->entry = ehdr.e_entry; /* recorded here with the other identity facts */
     if (len <= 0)
         return 0;
     hex = malloc((size_t)len * 2 + 1);

@@ -355,6 +355,12 @@ struct_module_build_id(const struct struct_module *m)
     return m->build_id;
 }
 
+uint64_t
+struct_module_entry(const struct struct_module *m)
+{
+    return m->entry;
+}
+
 const char *
 struct_strerror(int status)
 {

@@ -143,6 +143,14 @@ const char *struct_module_path(const struct struct_module *m);
 const char *struct_module_build_id(const struct struct_module *m);
 
 /*
+ * The module's ELF entry point e_entry (module-relative, as every address
+ * here), or 0 when unknown (a structure file written before it was
+ * recorded, or an ELF file without one).  The procedure containing it is
+ * the process's outermost frame (_start) even when the binary is stripped.
+ */
+uint64_t struct_module_entry(const struct struct_module *m);
+
+/*
  * Innermost scope containing module-relative address @offset: a STMT when
  * line information covers it, else the deepest INLINE/LOOP/PROC (a STMT
  * may be inside LOOPs inside INLINEs inside the PROC); never a CALL, whose

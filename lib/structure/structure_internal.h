@@ -42,6 +42,7 @@ struct struct_module {
     bool large;               /* arenas in huge-page chunks (struct_module_new_large) */
     struct struct_scope root; /* kind MODULE, name = path */
     const char *build_id;     /* lowercase hex, "" when none */
+    uint64_t entry;           /* ELF e_entry (module-relative address); 0 when unknown */
     uint32_t next_id;         /* next scope id to hand out */
 
     /* String interner: open addressing, pointers into the arena. */

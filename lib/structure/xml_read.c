@@ -245,6 +245,26 @@ read_loop_attrs(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct
     return attr_flag(rd, n, "irr", STRUCT_SCOPE_F_IRREDUCIBLE, &s->flags);
 }
 
+/* Optional hex address attribute "0x...": 0 when absent. */
+static int
+attr_hex(struct reader *rd, xmlNodePtr n, const char *name, uint64_t *out)
+{
+    char *v = attr(n, name), *end = NULL;
+    bool bad;
+
+    *out = 0;
+    if (v == NULL)
+        return 0;
+    errno = 0;
+    *out = strtoull(v, &end, 16);
+    bad = strncmp(v, "0x", 2) != 0 || end == v + 2 || *end != '\0' || errno != 0;
+    if (bad)
+        rd_error(rd, xmlGetLineNo(n), "<%s %s=\"%.40s\">: expected a hex address",
+                 (const char *)n->name, name, v);
+    xmlFree(v);
+    return bad ? STRUCT_EXML : 0;
+}
+
 /* C: t (target, hex), n, ind, tail, nr. */
 static int
 read_call_attrs(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct struct_scope *s)
@@ -395,6 +415,8 @@ read_module(struct reader *rd, xmlNodePtr n, struct struct_module **out)
         goto out_free;
     if (bid != NULL)
         m->build_id = bid;
+    if ((rc = attr_hex(rd, n, "entry", &m->entry)) != 0)
+        goto out_free;
     if ((rc = read_children(rd, m, n, &m->root)) != 0)
         goto out_free;
     *out = m;

@@ -20,13 +20,33 @@
 #include <libxml/xmlwriter.h>
 
 #include "structure/structure_internal.h"
+#include "support/text.h"
 
 #define W(x) BAD_CAST(x)
 
+/*
+ * Names come from the binary and are bytes: invalid UTF-8 or control
+ * characters would make the file unreadable ("Input is not proper UTF-8"),
+ * so such bytes are written as "\xNN" (support/text.h).
+ */
 static int
 attr_str(xmlTextWriterPtr w, const char *name, const char *val)
 {
-    return xmlTextWriterWriteAttribute(w, W(name), W(val)) < 0 ? -1 : 0;
+    char stack[256], *esc;
+    size_t size;
+    int rc;
+
+    if (text_clean(val))
+        return xmlTextWriterWriteAttribute(w, W(name), W(val)) < 0 ? -1 : 0;
+    size = text_escaped_size(val);
+    esc = size <= sizeof(stack) ? stack : malloc(size);
+    if (esc == NULL)
+        return -1;
+    text_escape(esc, val);
+    rc = xmlTextWriterWriteAttribute(w, W(name), W(esc)) < 0 ? -1 : 0;
+    if (esc != stack)
+        free(esc);
+    return rc;
 }
 
 /*
@@ -157,6 +177,13 @@ write_module(xmlTextWriterPtr w, const struct struct_module *m)
         return -1;
     if (m->build_id != NULL && m->build_id[0] != '\0' && attr_str(w, "build-id", m->build_id) != 0)
         return -1;
+    if (m->entry != 0) {
+        char e[24];
+
+        *struct_put_hex(e, m->entry) = '\0';
+        if (attr_plain(w, "entry", e) != 0)
+            return -1;
+    }
     for (const struct struct_scope *c = root->first_child; c != NULL; c = c->next_sibling)
         if (write_scope(w, c) != 0)
             return -1;

@@ -15,8 +15,11 @@
 #define CSP_TLS       _Thread_local __attribute__((tls_model("initial-exec")))
 #define CSP_UNUSED(x) ((void)(x))
 
-/* Longest call path a sample records, in frames.  Deeper stacks are cut at
- * this depth and the sample is counted as partial. */
-#define CSP_MAX_FRAMES 16384
+/* Frames the per-thread walk arrays, shadow stack and CCT memo hold at
+ * first.  A deeper stack grows them (doubling) from the thread's arena in
+ * signal context, so call paths are recorded in full, however deep, until
+ * the arena limit (CSPROF_MEMORY_LIMIT) is reached; a sample that would
+ * need more is dropped and counted, never cut. */
+#define CSP_INITIAL_FRAMES 16384
 
 #endif /* CSP_COMPILER_H */

@@ -49,6 +49,8 @@ enum tramp_counter {
     TRAMP_NONLOCAL_EXITS,  /* longjmp, exceptions, context switches, backtraces seen */
     TRAMP_NOT_INSTALLED,   /* the return address failed validation: no trampoline */
     TRAMP_SHADOW_FULL,     /* shadow stack full: trampoline withdrawn */
+    TRAMP_SELF_SAVING,     /* taken out of the return slot of setjmp/getcontext before it ran */
+    TRAMP_OUT_OF_STACK,    /* a walk gave a slot outside the live stack: not installed there */
     TRAMP_NCOUNTERS
 };
 
@@ -163,6 +165,17 @@ CSP_SIGSAFE void tramp_nonlocal_exit(struct tramp_thread *tt, uintptr_t sp, bool
  * call takes out whatever it installs.  Sets off_acked.  [async-signal-safe]
  */
 CSP_SIGSAFE void tramp_disable(struct tramp_thread *tt);
+
+/*
+ * A function that saves its own return address (setjmp, getcontext) is
+ * about to run with its return address at @slot: if the trampoline is
+ * installed there, take it out (the slot gets the real return address back)
+ * and forget the shadow stack, so the function saves the program's address,
+ * not tramp_entry.  Returns true when it did.  Called from the monitor's
+ * overrides of those functions, with the thread's sampling signal possibly
+ * arriving (guarded by `busy`, as tramp_nonlocal_exit).  [async-signal-safe]
+ */
+CSP_SIGSAFE bool tramp_leave_slot(struct tramp_thread *tt, uintptr_t slot);
 
 /* End a suspension begun by tramp_nonlocal_exit.  [async-signal-safe] */
 CSP_SIGSAFE void tramp_resume(struct tramp_thread *tt);

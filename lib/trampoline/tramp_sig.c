@@ -29,6 +29,8 @@ const char *const tramp_counter_names[TRAMP_NCOUNTERS] = {
     [TRAMP_NONLOCAL_EXITS] = "trampoline.nonlocal_exits",
     [TRAMP_NOT_INSTALLED] = "trampoline.not_installed",
     [TRAMP_SHADOW_FULL] = "trampoline.shadow_full",
+    [TRAMP_SELF_SAVING] = "trampoline.self_saving",
+    [TRAMP_OUT_OF_STACK] = "trampoline.out_of_stack",
 };
 
 static struct {
@@ -163,6 +165,20 @@ tramp_nonlocal_exit(struct tramp_thread *tt, uintptr_t sp, bool suspend)
     }
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     tt->busy = 0;
+}
+
+bool
+tramp_leave_slot(struct tramp_thread *tt, uintptr_t slot)
+{
+    if (tt == NULL || slot == 0 || tt->slot != slot)
+        return false;
+    tt->busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    tt->counts[TRAMP_SELF_SAVING]++;
+    tramp_invalidate(tt);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    tt->busy = 0;
+    return true;
 }
 
 void

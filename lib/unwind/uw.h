@@ -20,9 +20,19 @@ enum uw_status {
     UW_STOPPED = 1, /* met bt->stop_ip as a return address: the frames below it are valid */
     UW_OK = 0,      /* reached the thread's root (the outermost frame marks its caller undefined) */
     UW_EPARTIAL = -1, /* a step failed before the root: the frames so far are valid */
-    UW_ETOODEEP = -2, /* more frames than the caller's arrays hold: cut */
+    UW_ETOODEEP = -2, /* more frames than the arrays hold and bt->grow could not add room */
     UW_EINIT = -3,    /* libunwind could not start from the context */
 };
+
+struct uw_backtrace;
+
+/*
+ * Called by uw_backtrace when @bt's arrays are full: make room for more
+ * frames (replace the arrays with longer ones holding the bt->depth frames
+ * so far, raise bt->max) and return 0, or return -1 to cut the walk there
+ * (UW_ETOODEEP).  Runs inside the walk, so in signal context.
+ */
+typedef int uw_grow_fn(struct uw_backtrace *bt, void *arg);
 
 /*
  * Output of one walk; the caller owns the arrays (arena memory in the
@@ -39,6 +49,8 @@ struct uw_backtrace {
     size_t depth;       /* frames filled */
     uintptr_t stop_ip;  /* 0, or stop when a return address equals it (the trampoline) */
     uintptr_t stop_loc; /* UW_STOPPED: where that return address was read from */
+    uw_grow_fn *grow;   /* NULL: a walk deeper than max is cut (UW_ETOODEEP) */
+    void *grow_arg;
 };
 
 /*

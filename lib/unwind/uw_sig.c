@@ -53,7 +53,8 @@ uw_backtrace(void *ucontext, struct uw_backtrace *bt)
             bt->stop_loc = loc;
             return UW_STOPPED;
         }
-        if (bt->depth == bt->max)
+        if (bt->depth == bt->max &&
+            (bt->grow == NULL || bt->grow(bt, bt->grow_arg) < 0 || bt->depth >= bt->max))
             return UW_ETOODEEP;
         bt->ips[bt->depth] = (uintptr_t)ip;
         if (bt->sps != NULL) {

@@ -21,6 +21,26 @@ expect_refused "empty period" -e CPUTIME@
 expect_refused "event given twice" -e CPUTIME -e CPUTIME@100
 expect_refused "unknown option" --frobnicate
 expect_refused "output is a file" -o /etc/passwd
+# Periods the sampling mechanisms cannot sustain (the program would never finish): refused,
+# and the message names the smallest allowed period, which is accepted.
+expect_refused "period of 1 µs" -e CPUTIME@1
+expect_refused "period of 10 µs" -e CPUTIME@10
+expect_refused "REALTIME period of 10 µs" -e REALTIME@10
+min=$(csrun -e CPUTIME@1 true 2>&1 | sed -n 's/.*smallest period csprof can sustain is \([0-9]*\) microseconds.*/\1/p')
+check "message names the smallest period ($min)" [ -n "$min" ]
+csrun -q -e CPUTIME@"${min:-0}" -o minimum true; rc=$?
+check "the smallest period is accepted (exit $rc)" [ "$rc" -eq 0 ]
+csrun -q -e CPUTIME@$((${min:-1} - 1)) true 2> /dev/null; rc=$?
+check "one less is refused (exit $rc)" [ "$rc" -eq 2 ]
+# A 32-bit ELF executable (only its header matters: csrun reads it before exec).
+{ printf '\177ELF\001\001\001'; head -c 57 /dev/zero; } > elf32 && chmod +x elf32
+csrun -q ./elf32 2> err.txt; rc=$?
+check "32-bit executable refused (exit $rc: $(head -1 err.txt))" sh -c "[ $rc -eq 2 ] && grep -q '32-bit' err.txt"
+# The monitor applies the same grammar when the environment is set by hand.
+CSPROF_EVENTS=CPUTIME@10 CSPROF_OUTDIR=$PWD/byhand LD_PRELOAD=$(dirname "$CSPROF_BIN")/lib/csprof/libcsprof.so \
+    /bin/true 2> err.txt
+check "monitor refuses a 10 µs period too ($(head -1 err.txt))" grep -q "smallest period" err.txt
+check "monitor wrote nothing for it" sh -c '! ls byhand/*.cspm 2> /dev/null'
 check "error names the event" grep -q BOGUS <(csrun -e BOGUS true 2>&1)
 
 csrun -q sh -c 'exit 7'; rc=$?

@@ -154,7 +154,8 @@ check_standard() { # check_standard DB FACTOR: the standard profile, FACTOR time
     ieq "$(xp "$db" "string(//TopPath[@rank='2']/@path)" | sed 's/:[0-9]*//g')" "main > a > b > c" "second call path"
     ieq "$(xp "$db" "string(//TopPath[@rank='3']/@path)" | sed 's/:[0-9]*//g')" "main > b" "third call path"
     ieq "$(xp "$db" "string(//TopPath[@rank='1']/@percent)")" "50.00" "hottest call path percent"
-    has "$W/out" "samples in main: 100.00%"
+    has "$W/out" "samples rooted at a process or thread entry: 100.00%"
+    ieq "$(xp "$db" "string(//Summary/@rooted-percent)")" "100.00" "Summary/@rooted-percent"
     has "$W/out" "samples.dropped.unsafe: $((2 * k))"
     grep -Eq "main:[0-9]+ > a:[0-9]+ > c" "$W/out" || fail "summary lacks the hottest call path"
     sed 's/:[0-9]*//g' "$W/out" > "$W/out.nolines"
@@ -340,6 +341,47 @@ usage)
     expect_rc 0 "-V"
     has "$W/out" "csprof-prof "
     ;;
+shortfall)
+    # 1 CPU-second at a 10 ms period calls for 100 samples; 10 were recorded.
+    # The summary gives the causes from the counters, and the rest as a number.
+    spec "$W/s1" 100 100
+    standard_paths "$W/s1"
+    cat >>"$W/s1" <<EOF
+stat timer.overruns 50
+stat thread.sampling_blocked 1
+EOF
+    spec "$W/s2" 100 101 500000000 # a second thread: 0.5 CPU-s, one sample
+    echo "path main b = 1 10000000" >>"$W/s2"
+    gen "$W/s1" "$W/a.cspm"
+    gen "$W/s2" "$W/b.cspm"
+    run_prof -o "$W/db" "$W/a.cspm" "$W/b.cspm"
+    expect_rc 0 "shortfall"
+    has "$W/out" "sampling shortfall: 150 samples expected at 100.0 per CPU-second, 11 recorded, 139 missing:"
+    has "$W/out" "  dropped: 2 (unsafe 2)"
+    has "$W/out" "  timer expirations merged (timer.overruns): 50"
+    has "$W/out" "  threads that blocked the sampling signal: 1"
+    has "$W/out" "  threads with time but under 10% of their samples: 1 (0.500 s of their time, 49 samples)"
+    has "$W/out" "  not explained by any counter: 38"
+    ;;
+changed)
+    # The measured build-id is not prog's: prog was rebuilt after the measurement.
+    # Its addresses must not be mapped through the new file (item 12 of issue 7).
+    spec "$W/s1" 100 100
+    sed -i "s|^module 1 $W/prog\$|module 1 $W/prog 0123456789abcdef0123456789abcdef01234567|" "$W/s1"
+    standard_paths "$W/s1"
+    gen "$W/s1" "$W/a.cspm"
+    run_prof -o "$W/db" "$W/a.cspm"
+    expect_rc 0 "changed binary"
+    validate "$W/db"
+    ieq "$(xp "$W/db" "string(//LoadModule[@n='$W/prog']/@structure)")" changed "structure of the rebuilt prog"
+    ieq "$(xp "$W/db" "count(//Procedure[@n='main' or @n='a' or @n='b' or @n='c'])")" 0 "no procedure named from the new file"
+    n=$(xp "$W/db" "count(//Procedure[starts-with(@n, 'prog+0x')])")
+    [ "$n" -ge 3 ] || fail "addresses kept as prog+0xOFFSET (got $n procedures)"
+    ieq "$(xp "$W/db" "string(//Summary/@changed-samples)")" 10 "Summary/@changed-samples"
+    has "$W/err" "changed since the measurement"
+    has "$W/out" "modules changed since the measurement: 1 (10 samples"
+    has "$W/out" "0123456789abcdef0123456789abcdef01234567 measured"
+    ;;
 unknown)
     spec "$W/s1" 100 100
     cat >>"$W/s1" <<EOF
@@ -363,7 +405,11 @@ EOF
     ieq "$(xp "$W/db" "string(//Summary/@unknown-samples)")" 10 "Summary/@unknown-samples"
     has "$W/err" "/nonexistent/libfoo.so"
     has "$W/out" "samples at unknown addresses: 10 (100.00%)"
-    has "$W/out" "samples in main: 50.00%"
+    has "$W/out" "samples rooted at a process or thread entry: 50.00% (5 of 10)"
+    # leaf-only paths: the vdso one is partial although no counter said so; libfoo
+    # (no file, no structure) could hold an entry point: its root is not judged
+    has "$W/out" "samples not rooted (partial call paths): 1 (0 flagged partial by the monitor, 1 more"
+    has "$W/out" "samples whose root cannot be judged (outermost frame in a file without structure): 4"
     feq "$(xp "$W/db" "string(//EventTotal/@v)")" 0.1 "total"
     ;;
 events)
@@ -417,7 +463,7 @@ deep_odd)
     ieq "$(xp "$W/db" "count(//PF[@n='$a'])")" 250 "recursive frames of a"
     feq "$(xp "$W/db" "sum(//PF[@n='$main']/M[@n='0']/@v)")" 0.05 "inclusive of main"
     feq "$(xp "$W/db" "sum(//PF/M[@n='1']/@v)")" 0.05 "sum of PF exclusive"
-    ieq "$(xp "$W/db" "string(//Input/@command)")" "caf??x" "non-UTF-8 command"
+    ieq "$(xp "$W/db" "string(//Input/@command)")" "caf\\xe9\\x01x" "non-UTF-8 command"
     ieq "$(xp "$W/db" "string(//Input/@host)")" "hé" "UTF-8 host"
     ;;
 calls)

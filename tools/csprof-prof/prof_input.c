@@ -104,7 +104,7 @@ prof_load_structure_file(struct prof_ctx *ctx, const char *path)
 
     rc = struct_read_xml(path, &mods, &n, err, sizeof(err));
     if (rc < 0) {
-        fprintf(stderr, "csprof-prof: %s\n", err[0] ? err : struct_strerror(rc));
+        prof_eprintf("%s", err[0] ? err : struct_strerror(rc));
         return -1;
     }
     for (i = 0; i < n; i++) {
@@ -124,10 +124,13 @@ static uint32_t
 prof_file_get(struct prof_ctx *ctx, const char *path)
 {
     uint32_t sid, id;
+    char *clean;
 
     if (path == NULL || path[0] == '\0')
         return PROF_NONE;
-    sid = prof_intern(&ctx->strs, path);
+    clean = prof_xclean(path); /* names are shown and written as clean text (item: hostile names) */
+    sid = prof_intern(&ctx->strs, clean);
+    free(clean);
     id = prof_map_get(&ctx->file_index, sid, 0, 0);
     if (id != PROF_NONE)
         return id;
@@ -138,13 +141,39 @@ prof_file_get(struct prof_ctx *ctx, const char *path)
     return id;
 }
 
+bool
+prof_is_entry_name(const char *name)
+{
+    static const char *const names[] = {
+        "_start",
+        "__libc_start_main",
+        "__libc_start_main_impl",
+        "__libc_start_call_main",
+        "main",
+        "start_thread",
+        "clone",
+        "__clone",
+        "clone3",
+        "__clone3",
+        "__clone_internal",
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcmp(name, names[i]) == 0)
+            return true;
+    return false;
+}
+
 static uint32_t
 prof_proc_get(struct prof_ctx *ctx, uint32_t module, const char *name, const char *link_name,
               const char *file, uint32_t line, bool unknown)
 {
-    uint32_t nid = prof_intern(&ctx->strs, name), fid = prof_file_get(ctx, file), id;
+    char *clean = prof_xclean(name);
+    uint32_t nid = prof_intern(&ctx->strs, clean), fid = prof_file_get(ctx, file), id;
     struct prof_proc *p;
 
+    free(clean);
     id = prof_map_get(&ctx->proc_index, module, nid, (uint64_t)fid << 32 | line);
     if (id != PROF_NONE)
         return id;
@@ -152,14 +181,18 @@ prof_proc_get(struct prof_ctx *ctx, uint32_t module, const char *name, const cha
     id = (uint32_t)ctx->nprocs++;
     p = &ctx->procs[id];
     p->name = nid;
-    p->link_name = (link_name != NULL && link_name[0] != '\0' && strcmp(link_name, name) != 0)
-                       ? prof_intern(&ctx->strs, link_name)
-                       : PROF_NONE;
+    p->link_name = PROF_NONE;
+    if (link_name != NULL && link_name[0] != '\0' && strcmp(link_name, name) != 0) {
+        clean = prof_xclean(link_name);
+        p->link_name = prof_intern(&ctx->strs, clean);
+        free(clean);
+    }
     p->module = module;
     p->file = fid;
     p->line = line;
     p->unknown = unknown;
     p->is_main = strcmp(name, "main") == 0;
+    p->is_root = prof_is_entry_name(name) || (link_name != NULL && prof_is_entry_name(link_name));
     prof_map_put(&ctx->proc_index, module, nid, (uint64_t)fid << 32 | line, id);
     return id;
 }
@@ -212,13 +245,39 @@ prof_basename(const char *path)
     return s != NULL ? s + 1 : path;
 }
 
-/* Find the structure of module @mi: a matching -S module, else struct_analyze(). */
+/*
+ * Mark module @m as rebuilt since the measurement: its addresses must not be
+ * mapped through the file now on disk (or a structure file made from it),
+ * which would name the wrong procedures with full confidence.
+ */
+static void
+prof_module_changed(struct prof_ctx *ctx, struct prof_module *m, const char *where,
+                    const char *found_bid)
+{
+    char *path = prof_xclean(m->path);
+
+    m->state = PROF_MOD_CHANGED;
+    m->sm = NULL;
+    m->why = prof_xasprintf("%s: changed since the measurement: build-id %s in %s, %s measured; "
+                            "its samples are kept as %s+0xOFFSET",
+                            path, found_bid[0] != '\0' ? found_bid : "(none)", where, m->build_id,
+                            prof_basename(path));
+    fprintf(stderr, "csprof-prof: warning: %s\n", m->why);
+    ctx->nchanged++;
+    free(path);
+}
+
+/*
+ * Find the structure of module @mi: a -S module with the measured build-id
+ * (or, when either has none, the same path), else struct_analyze() of the
+ * file, whose build-id must then equal the measured one.
+ */
 static void
 prof_module_resolve(struct prof_ctx *ctx, uint32_t mi)
 {
     struct prof_module *m = &ctx->modules[mi];
     struct struct_options sopt = {.verbose = ctx->opt.verbose};
-    const char *note = NULL;
+    const char *note = NULL, *fb, *stale_file = NULL, *stale_bid = NULL;
     char err[512] = "";
     size_t i;
     int rc;
@@ -234,12 +293,10 @@ prof_module_resolve(struct prof_ctx *ctx, uint32_t mi)
             sb = "";
         if (m->build_id[0] != '\0' && sb[0] != '\0') {
             if (strcmp(sb, m->build_id) != 0) {
-                if (same_path)
-                    fprintf(
-                        stderr,
-                        "csprof-prof: note: %s: build-id %s in %s differs from the measured %s; "
-                        "analyzing the binary instead\n",
-                        m->path, sb, ctx->structs[i].file, m->build_id);
+                if (same_path && stale_file == NULL) {
+                    stale_file = ctx->structs[i].file;
+                    stale_bid = sb;
+                }
                 continue;
             }
         } else if (!same_path) {
@@ -258,14 +315,46 @@ prof_module_resolve(struct prof_ctx *ctx, uint32_t mi)
     }
     rc = struct_analyze(m->path, &sopt, &m->owned, &note, err, sizeof(err));
     if (rc < 0) {
+        if (stale_file != NULL) { /* only a structure file of another build is left */
+            prof_module_changed(ctx, m, stale_file, stale_bid);
+            return;
+        }
         m->state = PROF_MOD_FAILED;
         m->why = prof_xstrdup(err[0] ? err : struct_strerror(rc));
-        fprintf(stderr, "csprof-prof: note: %s; its addresses are shown as [unknown] procedures\n",
-                m->why);
+        {
+            char *why = prof_xclean(m->why);
+
+            fprintf(stderr,
+                    "csprof-prof: note: %s; its addresses are shown as [unknown] procedures\n",
+                    why);
+            free(why);
+        }
         return;
     }
-    if (note != NULL && ctx->opt.verbose)
-        fprintf(stderr, "csprof-prof: note: %s: %s\n", m->path, note);
+    fb = struct_module_build_id(m->owned);
+    if (fb == NULL)
+        fb = "";
+    if (m->build_id[0] != '\0' && strcmp(fb, m->build_id) != 0) {
+        prof_module_changed(ctx, m, "the file", fb); /* fb points into m->owned */
+        struct_module_free(m->owned);
+        m->owned = NULL;
+        return;
+    }
+    if (stale_file != NULL) {
+        char *path = prof_xclean(m->path);
+
+        fprintf(stderr,
+                "csprof-prof: note: %s: build-id %s in %s differs from the measured %s; "
+                "analyzed the binary, which has the measured build-id\n",
+                path, stale_bid, stale_file, m->build_id);
+        free(path);
+    }
+    if (note != NULL && ctx->opt.verbose) {
+        char *path = prof_xclean(m->path);
+
+        fprintf(stderr, "csprof-prof: note: %s: %s\n", path, note);
+        free(path);
+    }
     m->sm = m->owned;
     m->state = PROF_MOD_ANALYZED;
 }
@@ -322,8 +411,10 @@ prof_expand(struct prof_ctx *ctx, uint32_t mi, uint64_t offset, bool leaf)
         }
     }
     if (proc == NULL) {
-        char *name = prof_xasprintf("[unknown] %s+0x%llx", prof_basename(ctx->modules[mi].path),
-                                    (unsigned long long)q);
+        /* A changed module's addresses say nothing about procedures: plain module+0xOFFSET. */
+        char *name = prof_xasprintf("%s%s+0x%llx",
+                                    ctx->modules[mi].state == PROF_MOD_CHANGED ? "" : "[unknown] ",
+                                    prof_basename(ctx->modules[mi].path), (unsigned long long)q);
 
         prof_push_step(ctx, PROF_NODE_PF, prof_proc_get(ctx, mi, name, NULL, NULL, 0, true),
                        PROF_NONE, 0);
@@ -335,14 +426,18 @@ prof_expand(struct prof_ctx *ctx, uint32_t mi, uint64_t offset, bool leaf)
         const char *pname = proc->name != NULL ? proc->name : proc->link_name;
         char *fallback = NULL;
 
+        uint64_t entry = struct_module_entry(ctx->modules[mi].sm);
+        uint32_t pid;
+
         if (pname == NULL) /* nameless procedure: name it by its entry address */
             pname = fallback =
                 prof_xasprintf("%s+0x%llx", prof_basename(ctx->modules[mi].path),
                                (unsigned long long)(proc->nranges > 0 ? proc->ranges[0].lo : q));
-        prof_push_step(
-            ctx, PROF_NODE_PF,
-            prof_proc_get(ctx, mi, pname, proc->link_name, proc->file, proc->line, false),
-            PROF_NONE, 0);
+        pid = prof_proc_get(ctx, mi, pname, proc->link_name, proc->file, proc->line, false);
+        for (i = 0; i < proc->nranges && entry != 0; i++)
+            if (entry >= proc->ranges[i].lo && entry < proc->ranges[i].hi)
+                ctx->procs[pid].is_root = true; /* _start of a stripped program */
+        prof_push_step(ctx, PROF_NODE_PF, pid, PROF_NONE, 0);
         free(fallback);
     }
     for (i = nchain; i-- > 0;) { /* chain is innermost first: emit outermost first */
@@ -368,18 +463,20 @@ out_cache:
 /* ---- merging ----------------------------------------------------------- */
 
 static void
-prof_add_stat(struct prof_ctx *ctx, const char *name, uint64_t value)
+prof_add_stat(struct prof_ctx *ctx, const char *raw_name, uint64_t value)
 {
+    char *name = prof_xclean(raw_name); /* a corrupt file may carry any bytes */
     size_t i;
 
     for (i = 0; i < ctx->nstats; i++)
         if (strcmp(ctx->stat_names[i], name) == 0) {
             ctx->stat_values[i] += value;
+            free(name);
             return;
         }
     prof_grow(&ctx->stat_names, &ctx->stats_cap, ctx->nstats + 1, sizeof(*ctx->stat_names));
     ctx->stat_values = prof_xrealloc(ctx->stat_values, ctx->stats_cap * sizeof(*ctx->stat_values));
-    ctx->stat_names[ctx->nstats] = prof_xstrdup(name);
+    ctx->stat_names[ctx->nstats] = name;
     ctx->stat_values[ctx->nstats] = value;
     ctx->nstats++;
 }
@@ -387,7 +484,7 @@ prof_add_stat(struct prof_ctx *ctx, const char *name, uint64_t value)
 static uint32_t
 prof_event_get(struct prof_ctx *ctx, const struct fmt_event *fe)
 {
-    const char *name = fe->name != NULL ? fe->name : "";
+    char *name = prof_xclean(fe->name); /* NULL: "" */
     struct prof_event *e;
     size_t i;
 
@@ -395,13 +492,14 @@ prof_event_get(struct prof_ctx *ctx, const struct fmt_event *fe)
         if (strcmp(ctx->events[i].name, name) == 0) {
             if (ctx->events[i].period != fe->period)
                 ctx->events[i].mixed_periods = true;
+            free(name);
             return (uint32_t)i;
         }
     prof_grow(&ctx->events, &ctx->events_cap, ctx->nevents + 1, sizeof(*ctx->events));
     e = &ctx->events[ctx->nevents];
-    e->name = prof_xstrdup(name);
-    e->unit = prof_xstrdup(fe->unit);
-    e->display_unit = prof_xstrdup(
+    e->name = name;
+    e->unit = prof_xclean(fe->unit);
+    e->display_unit = prof_xclean(
         fe->display_unit != NULL && fe->display_unit[0] != '\0' ? fe->display_unit : fe->unit);
     e->mechanism = prof_xstrdup(fe->mechanism);
     e->period = fe->period;
@@ -465,6 +563,8 @@ prof_merge_profile(struct prof_ctx *ctx, const struct fmt_profile *p, struct pro
             }
             if (fn->kind == FMT_NODE_LEAF && ctx->procs[ctx->steps[first].proc].unknown)
                 ctx->unknown_samples += fn->samples;
+            if (mi != PROF_NONE)
+                ctx->modules[mi].leaf_samples += fn->samples;
             prof_map_put(&nodemap, fn->id, 0, 0, cur);
         }
         for (j = 0; j < fn->nmetrics; j++) {
@@ -527,7 +627,7 @@ prof_collect_inputs(struct prof_ctx *ctx, const char *arg)
         struct prof_input *in = prof_add_input(ctx, arg);
 
         in->error = prof_xasprintf("%s: %s", arg, strerror(errno));
-        fprintf(stderr, "csprof-prof: %s\n", in->error);
+        prof_eprintf("%s", in->error);
         ctx->nskipped++;
         return 1;
     }
@@ -540,7 +640,7 @@ prof_collect_inputs(struct prof_ctx *ctx, const char *arg)
         struct prof_input *in = prof_add_input(ctx, arg);
 
         in->error = prof_xasprintf("%s: cannot open directory: %s", arg, strerror(errno));
-        fprintf(stderr, "csprof-prof: %s\n", in->error);
+        prof_eprintf("%s", in->error);
         ctx->nskipped++;
         return 1;
     }
@@ -560,7 +660,7 @@ prof_collect_inputs(struct prof_ctx *ctx, const char *arg)
     }
     free(names);
     if (n == 0)
-        fprintf(stderr, "csprof-prof: %s: no *.cspm measurement files in this directory\n", arg);
+        prof_eprintf("%s: no *.cspm measurement files in this directory", arg);
     return n;
 }
 
@@ -586,7 +686,7 @@ prof_merge_input(struct prof_ctx *ctx, size_t i)
 
         in->error =
             err[0] ? prof_xstrdup(err) : prof_xasprintf("%s: %s", in->path, fmt_strerror(rc));
-        fprintf(stderr, "csprof-prof: %s (file skipped)\n", in->error);
+        prof_eprintf("%s (file skipped)", in->error);
         ctx->nskipped++;
         fmt_record_set_free(&set);
         return -1;

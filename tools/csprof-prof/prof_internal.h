@@ -43,6 +43,18 @@ void *prof_xmalloc(size_t size);
 void *prof_xcalloc(size_t n, size_t size);
 void *prof_xrealloc(void *p, size_t size);
 char *prof_xstrdup(const char *s);
+/*
+ * A malloc'ed copy of @s (NULL: "") that is safe to print and to put in
+ * XML: invalid UTF-8 and control bytes become "\xNN" (support/text.h).
+ * Idempotent.  Exits on allocation failure.
+ */
+char *prof_xclean(const char *s);
+/*
+ * Print "csprof-prof: MESSAGE" and a newline on stderr, MESSAGE formatted
+ * like printf and cleaned like prof_xclean(): file and module names in it
+ * cannot move the terminal's cursor or split the line.
+ */
+void prof_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* printf into a fresh malloc'ed string (exits on failure). */
 char *prof_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -171,6 +183,8 @@ enum prof_module_state {
     PROF_MOD_STRUCTURE,    /* structure from a -S file */
     PROF_MOD_ANALYZED,     /* structure from struct_analyze() */
     PROF_MOD_FAILED,       /* no structure: addresses become [unknown] procedures */
+    PROF_MOD_CHANGED,      /* the file's build-id is not the measured one: addresses are
+                              shown as module+0xOFFSET, never mapped through the new file */
 };
 
 struct prof_module {
@@ -180,7 +194,8 @@ struct prof_module {
     const struct struct_module *sm;
     struct struct_module *owned; /* freed at exit when analyzed here */
     char *source;                /* structure file path for PROF_MOD_STRUCTURE */
-    char *why;                   /* PROF_MOD_FAILED: reason */
+    char *why;                   /* PROF_MOD_FAILED, PROF_MOD_CHANGED: reason */
+    uint64_t leaf_samples;       /* samples whose leaf lies in this module */
 };
 
 struct prof_file {
@@ -195,6 +210,8 @@ struct prof_proc {
     uint32_t line;
     bool unknown; /* no procedure scope covered the address */
     bool is_main; /* name is "main" */
+    bool is_root; /* an entry function (prof_is_entry_name) or the one holding its
+                     module's ELF entry point: a call path that starts here is rooted */
 };
 
 /* One sequence of presentation steps for one (module, address, kind). */
@@ -271,6 +288,7 @@ struct prof_ctx {
     size_t nstats, stats_cap;
 
     uint64_t unknown_samples; /* samples whose leaf is in no known procedure */
+    size_t nchanged;          /* modules in state PROF_MOD_CHANGED */
     uint64_t total_calls;     /* sum of call-edge counts */
 
     struct prof_tree tree;
@@ -308,6 +326,13 @@ int prof_merge_input(struct prof_ctx *ctx, size_t i);
 void prof_merge_profile(struct prof_ctx *ctx, const struct fmt_profile *p,
                         struct prof_input *input);
 
+/*
+ * True if @name is a function where a thread's stack begins: the process
+ * entry (_start, __libc_start_main, __libc_start_call_main, main) or a
+ * thread's (start_thread, clone, clone3 and their glibc aliases).
+ */
+bool prof_is_entry_name(const char *name);
+
 /* Display name of a procedure. */
 const char *prof_proc_name(const struct prof_ctx *ctx, uint32_t proc);
 
@@ -326,11 +351,16 @@ struct prof_top_path {
 
 struct prof_summary {
     size_t threads, processes;
-    uint64_t samples;         /* in the tree */
-    uint64_t main_samples;    /* of which under a procedure named main */
-    uint64_t cpu_ns;          /* sum of headers' cpu_ns */
-    double samples_per_cpu_s; /* < 0 when no cpu_ns is known */
-    double *event_totals;     /* per event, display unit */
+    uint64_t samples;          /* in the tree */
+    uint64_t main_samples;     /* of which under a procedure named main */
+    uint64_t rooted_samples;   /* of which on a call path whose outermost frame is an entry
+                                 function (struct prof_proc.is_root): the walk was complete */
+    uint64_t unjudged_samples; /* of which the outermost frame lies in a file whose structure
+                                  is unavailable (changed or unreadable): rooted or not unknown */
+    uint64_t changed_samples;  /* leaf samples in modules changed since the measurement */
+    uint64_t cpu_ns;           /* sum of headers' cpu_ns */
+    double samples_per_cpu_s;  /* < 0 when no cpu_ns is known */
+    double *event_totals;      /* per event, display unit */
     struct prof_top_proc *top_procs;
     size_t ntop_procs;
     struct prof_top_path *top_paths;

@@ -72,7 +72,7 @@ prof_dump_files(char **files, int n)
             continue;
         }
         if (rc < 0) {
-            fprintf(stderr, "csprof-prof: %s\n", err[0] ? err : fmt_strerror(rc));
+            prof_eprintf("%s", err[0] ? err : fmt_strerror(rc));
             status = PROF_EXIT_FAIL;
             continue;
         }

@@ -2,7 +2,8 @@
 /*
  * prof_summary.c -- the numbers csprof-prof reports after merging: thread
  * and process counts, event totals, sample statistics, the share of samples
- * under main, effective sampling rate, top procedures and top call paths.
+ * rooted at a thread's entry, modules rebuilt since the measurement,
+ * effective sampling rate, top procedures and top call paths.
  *
  * Tool code.  The text goes to stdout, one "key: value" fact per line so
  * that scripts can grep it; prof_xml.c writes the same numbers into the
@@ -16,8 +17,18 @@
  *   samples: N
  *   samples.recorded: N                       (every samples.* counter of the files)
  *   samples at unknown addresses: N (X.XX%)
- *   samples in main: X.XX% (N of M)
+ *   samples rooted at a process or thread entry: X.XX% (R of M)
+ *   samples not rooted (partial call paths): U (P flagged partial by the monitor, Q more ...)
+ *   samples whose root cannot be judged (...): J     (only when J > 0)
+ *   modules changed since the measurement: K (N samples kept as module+0xOFFSET, ...)
+ *     PATH: changed since the measurement: build-id ... (N samples)   (one per module)
  *   effective samples per CPU-second: X.X     (or "unknown (no CPU time in headers)")
+ *   sampling shortfall: E samples expected ..., N recorded, M missing:   (only below 80%)
+ *     dropped: D (REASON N)...
+ *     timer expirations merged (timer.overruns): O
+ *     threads that blocked the sampling signal: B
+ *     threads with time but under 10% of their samples: T (X s of their time)
+ *     not explained by any counter: U
  *   top N procedures by exclusive NAME:
  *     RANK  X.XX%  VALUE UNIT  PROCEDURE
  *   top N call paths by inclusive NAME:
@@ -85,6 +96,84 @@ prof_cmp_top_path(const void *a, const void *b)
 }
 
 /*
+ * Fold recursion in a path string (frames separated by " > "): a block of 1
+ * to 4 frames repeated 3 or more times in a row becomes "[a:5 > b:9] x5000"
+ * ("a:5 x5000" for one frame), so a path 100 000 frames deep prints as one
+ * line of a few frames.  Frees @path; returns a new string.
+ */
+static char *
+prof_path_fold(char *path)
+{
+    size_t nseg = 1, i, j, o = 0, len = strlen(path);
+    const char **seg;
+    size_t *seglen;
+    char *out, *p;
+
+    for (p = path; (p = strstr(p, " > ")) != NULL; p += 3)
+        nseg++;
+    seg = prof_xcalloc(nseg, sizeof(*seg));
+    seglen = prof_xcalloc(nseg, sizeof(*seglen));
+    for (i = 0, p = path; i < nseg; i++) {
+        char *end = strstr(p, " > ");
+
+        seg[i] = p;
+        seglen[i] = end != NULL ? (size_t)(end - p) : strlen(p);
+        p = end != NULL ? end + 3 : p + seglen[i];
+    }
+    out = prof_xmalloc(len + 1 + 32); /* a fold never lengthens more than its " xN" suffix */
+    for (i = 0; i < nseg;) {
+        size_t block = 0, reps = 1;
+
+        for (size_t b = 1; b <= 4 && block == 0; b++) {
+            size_t r = 1;
+
+            while (i + (r + 1) * b <= nseg) {
+                for (j = 0; j < b; j++)
+                    if (seglen[i + j] != seglen[i + r * b + j] ||
+                        memcmp(seg[i + j], seg[i + r * b + j], seglen[i + j]) != 0)
+                        break;
+                if (j < b)
+                    break;
+                r++;
+            }
+            if (r >= 3) {
+                block = b;
+                reps = r;
+            }
+        }
+        if (o > 0) {
+            memcpy(out + o, " > ", 3);
+            o += 3;
+        }
+        if (block == 0) {
+            memcpy(out + o, seg[i], seglen[i]);
+            o += seglen[i];
+            i++;
+            continue;
+        }
+        if (block > 1)
+            out[o++] = '[';
+        for (j = 0; j < block; j++) {
+            if (j > 0) {
+                memcpy(out + o, " > ", 3);
+                o += 3;
+            }
+            memcpy(out + o, seg[i + j], seglen[i + j]);
+            o += seglen[i + j];
+        }
+        if (block > 1)
+            out[o++] = ']';
+        o += (size_t)sprintf(out + o, " x%zu", reps);
+        i += block * reps;
+    }
+    out[o] = '\0';
+    free(seg);
+    free(seglen);
+    free(path);
+    return out;
+}
+
+/*
  * "main:12 > a:45 > c": names of the PF and A frames from the root down to
  * @node, each caller followed by the line of the call site (C node) through
  * which the path continues, so that two calls of c from different lines of
@@ -135,7 +224,7 @@ prof_path_string(const struct prof_ctx *ctx, uint32_t node)
     }
     if (n > 0) /* the budget of unused suffixes and separators */
         memmove(s, s + n, len - n);
-    return s;
+    return prof_path_fold(s);
 }
 
 static size_t
@@ -163,6 +252,32 @@ prof_count_distinct(const struct prof_ctx *ctx, bool threads)
     return n;
 }
 
+enum prof_rooted {
+    PROF_NOT_ROOTED = 0,
+    PROF_ROOTED = 1,
+    PROF_ROOT_UNKNOWN = 2, /* no structure for the outermost frame's file */
+};
+
+/* Is the call path whose outermost node is @n (a child of the root) rooted? */
+static uint8_t
+prof_judge_root(const struct prof_ctx *ctx, const struct prof_node *n)
+{
+    const struct prof_proc *p;
+    const struct prof_module *m;
+
+    if ((n->kind != PROF_NODE_PF && n->kind != PROF_NODE_A) || n->proc == PROF_NONE)
+        return PROF_NOT_ROOTED;
+    p = &ctx->procs[n->proc];
+    if (p->is_root)
+        return PROF_ROOTED;
+    if (p->module == PROF_NONE)
+        return PROF_NOT_ROOTED; /* in no load module: JIT code or garbage, never an entry */
+    m = &ctx->modules[p->module];
+    if ((m->state == PROF_MOD_CHANGED || m->state == PROF_MOD_FAILED) && m->path[0] == '/')
+        return PROF_ROOT_UNKNOWN; /* its _start would be nameless: cannot tell */
+    return PROF_NOT_ROOTED;
+}
+
 void
 prof_summary_compute(const struct prof_ctx *ctx, struct prof_summary *s)
 {
@@ -171,6 +286,7 @@ prof_summary_compute(const struct prof_ctx *ctx, struct prof_summary *s)
     uint32_t *frame_of = prof_xmalloc(t->n * sizeof(*frame_of)); /* innermost PF/A node */
     double *frame_self = prof_xcalloc(t->n, sizeof(*frame_self));
     bool *under_main = prof_xcalloc(t->n, sizeof(*under_main));
+    uint8_t *rooted = prof_xcalloc(t->n, sizeof(*rooted)); /* enum prof_rooted */
     double *proc_excl = prof_xcalloc(ctx->nprocs, sizeof(*proc_excl));
     size_t i, ncand = 0;
 
@@ -185,6 +301,9 @@ prof_summary_compute(const struct prof_ctx *ctx, struct prof_summary *s)
     s->event_totals = prof_xcalloc(ctx->nevents, sizeof(double));
     for (i = 0; i < ctx->nevents; i++)
         s->event_totals[i] = prof_tree_incl(t, 0, (uint32_t)i);
+    for (i = 0; i < ctx->nmodules; i++)
+        if (ctx->modules[i].state == PROF_MOD_CHANGED)
+            s->changed_samples += ctx->modules[i].leaf_samples;
 
     /* One forward pass: parents come before children. */
     inner[0] = frame_of[0] = PROF_NONE;
@@ -196,9 +315,15 @@ prof_summary_compute(const struct prof_ctx *ctx, struct prof_summary *s)
             inner[i] = frame ? n->proc : inner[n->parent];
             frame_of[i] = frame ? (uint32_t)i : frame_of[n->parent];
             under_main[i] = under_main[n->parent] || (frame && ctx->procs[n->proc].is_main);
+            /* The outermost frame of a path is a child of the root. */
+            rooted[i] = n->parent == 0 ? prof_judge_root(ctx, n) : rooted[n->parent];
         }
         if (under_main[i])
             s->main_samples += n->samples;
+        if (rooted[i] == PROF_ROOTED)
+            s->rooted_samples += n->samples;
+        else if (rooted[i] == PROF_ROOT_UNKNOWN)
+            s->unjudged_samples += n->samples;
         if (inner[i] != PROF_NONE) {
             proc_excl[inner[i]] += prof_rank_self(ctx, (uint32_t)i);
             frame_self[frame_of[i]] += prof_rank_self(ctx, (uint32_t)i);
@@ -236,6 +361,7 @@ prof_summary_compute(const struct prof_ctx *ctx, struct prof_summary *s)
         s->top_paths[i].path = prof_path_string(ctx, s->top_paths[i].node);
 
     free(proc_excl);
+    free(rooted);
     free(under_main);
     free(frame_self);
     free(frame_of);
@@ -246,6 +372,104 @@ static double
 prof_pct(double part, double whole)
 {
     return whole != 0.0 ? 100.0 * part / whole : 0.0;
+}
+
+/*
+ * "samples rooted at a thread entry": the share of samples whose call path
+ * starts at an entry function, i.e. whose stack walk reached the thread's
+ * root.  The others are partial, whether or not the monitor noticed: an
+ * unwinder that stops at a frameless assembly leaf believes it is done.
+ */
+static void
+prof_print_rooted(const struct prof_ctx *ctx, const struct prof_summary *s, FILE *out)
+{
+    uint64_t unrooted = s->samples - s->rooted_samples - s->unjudged_samples;
+    uint64_t flagged = prof_stat(ctx, "samples.partial");
+
+    fprintf(out, "samples rooted at a process or thread entry: %.2f%% (%llu of %llu)\n",
+            prof_pct((double)s->rooted_samples, (double)s->samples),
+            (unsigned long long)s->rooted_samples, (unsigned long long)s->samples);
+    fprintf(out,
+            "samples not rooted (partial call paths): %llu (%llu flagged partial by the monitor, "
+            "%llu more whose walk stopped early unnoticed)\n",
+            (unsigned long long)unrooted,
+            (unsigned long long)(flagged < unrooted ? flagged : unrooted),
+            (unsigned long long)(unrooted > flagged ? unrooted - flagged : 0));
+    if (s->unjudged_samples > 0)
+        fprintf(out,
+                "samples whose root cannot be judged (outermost frame in a file without "
+                "structure): %llu\n",
+                (unsigned long long)s->unjudged_samples);
+}
+
+/*
+ * When fewer samples were recorded than the requested period calls for,
+ * say where they went, from the profiles' own counters only: samples
+ * dropped (by reason), timer expirations merged into one signal
+ * (timer.overruns), threads that blocked the sampling signal
+ * (thread.sampling_blocked or thread.signal_blocked), threads that had CPU
+ * time but under 10% of their samples; what no counter explains is given
+ * as a number, not a guess.  Only for time events whose raw unit is ns.
+ */
+static void
+prof_print_shortfall(const struct prof_ctx *ctx, const struct prof_summary *s, FILE *out)
+{
+    const struct prof_event *ev = ctx->nevents > 0 ? &ctx->events[0] : NULL;
+    uint64_t dropped = 0, overruns, blocked, starved = 0, starved_ns = 0, missing, explained;
+    double expected = 0, starved_missing = 0, rate;
+    bool cpu;
+    size_t i;
+
+    if (ev == NULL || ev->period == 0 || strcmp(ev->unit, "ns") != 0)
+        return;
+    cpu = strcmp(ev->name, "CPUTIME") == 0;
+    if (!cpu && strcmp(ev->name, "REALTIME") != 0)
+        return;
+    for (i = 0; i < ctx->ninputs; i++) {
+        const struct prof_input *in = &ctx->inputs[i];
+        uint64_t ns =
+            cpu ? in->cpu_ns : (in->end_ns > in->start_ns ? in->end_ns - in->start_ns : 0);
+        double want = (double)ns / (double)ev->period;
+
+        if (in->error != NULL)
+            continue;
+        expected += want;
+        if (want >= 20 && (double)in->samples < 0.1 * want) {
+            starved++;
+            starved_ns += ns;
+            starved_missing += want - (double)in->samples;
+        }
+    }
+    rate = 1e9 / (double)ev->period;
+    if (expected < 20 || (double)s->samples >= 0.8 * expected)
+        return;
+    for (i = 0; i < ctx->nstats; i++)
+        if (strncmp(ctx->stat_names[i], "samples.dropped.", 16) == 0)
+            dropped += ctx->stat_values[i];
+    overruns = prof_stat(ctx, "timer.overruns");
+    blocked = prof_stat(ctx, "thread.sampling_blocked") + prof_stat(ctx, "thread.signal_blocked");
+    missing = (uint64_t)expected - s->samples;
+    fprintf(out,
+            "sampling shortfall: %llu samples expected at %.1f per %s-second, %llu recorded, "
+            "%llu missing:\n",
+            (unsigned long long)expected, rate, cpu ? "CPU" : "thread",
+            (unsigned long long)s->samples, (unsigned long long)missing);
+    fprintf(out, "  dropped: %llu", (unsigned long long)dropped);
+    for (i = 0; i < ctx->nstats; i++)
+        if (strncmp(ctx->stat_names[i], "samples.dropped.", 16) == 0 && ctx->stat_values[i] > 0)
+            fprintf(out, " (%s %llu)", ctx->stat_names[i] + 16,
+                    (unsigned long long)ctx->stat_values[i]);
+    fprintf(out, "\n  timer expirations merged (timer.overruns): %llu\n",
+            (unsigned long long)overruns);
+    fprintf(out, "  threads that blocked the sampling signal: %llu\n", (unsigned long long)blocked);
+    fprintf(out,
+            "  threads with time but under 10%% of their samples: %llu (%.3f s of their time, "
+            "%llu samples)\n",
+            (unsigned long long)starved, (double)starved_ns * 1e-9,
+            (unsigned long long)starved_missing);
+    explained = dropped + overruns + (uint64_t)starved_missing;
+    fprintf(out, "  not explained by any counter: %llu\n",
+            (unsigned long long)(missing > explained ? missing - explained : 0));
 }
 
 void
@@ -271,13 +495,22 @@ prof_summary_print(const struct prof_ctx *ctx, const struct prof_summary *s, FIL
     fprintf(out, "samples at unknown addresses: %llu (%.2f%%)\n",
             (unsigned long long)ctx->unknown_samples,
             prof_pct((double)ctx->unknown_samples, (double)s->samples));
-    fprintf(out, "samples in main: %.2f%% (%llu of %llu)\n",
-            prof_pct((double)s->main_samples, (double)s->samples),
-            (unsigned long long)s->main_samples, (unsigned long long)s->samples);
+    prof_print_rooted(ctx, s, out);
+    if (ctx->nchanged > 0) {
+        fprintf(out,
+                "modules changed since the measurement: %zu (%llu samples kept as "
+                "module+0xOFFSET, not attributed to procedures)\n",
+                ctx->nchanged, (unsigned long long)s->changed_samples);
+        for (i = 0; i < ctx->nmodules; i++)
+            if (ctx->modules[i].state == PROF_MOD_CHANGED)
+                fprintf(out, "  %s (%llu samples)\n", ctx->modules[i].why,
+                        (unsigned long long)ctx->modules[i].leaf_samples);
+    }
     if (s->samples_per_cpu_s >= 0)
         fprintf(out, "effective samples per CPU-second: %.1f\n", s->samples_per_cpu_s);
     else
         fprintf(out, "effective samples per CPU-second: unknown (no CPU time in headers)\n");
+    prof_print_shortfall(ctx, s, out);
     fprintf(out, "top %u procedures by exclusive %s:\n", ctx->opt.top, rname);
     for (i = 0; i < s->ntop_procs; i++)
         fprintf(out, "  %2zu %7.2f%%  %.6f %s  %s\n", i + 1,

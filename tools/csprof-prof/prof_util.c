@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "prof_internal.h"
+#include "support/text.h"
 
 static void
 prof_oom(void)
@@ -59,6 +60,36 @@ prof_xstrdup(const char *s)
     if (d == NULL)
         prof_oom();
     return d;
+}
+
+char *
+prof_xclean(const char *s)
+{
+    char *d;
+
+    if (s == NULL)
+        s = "";
+    d = prof_xmalloc(text_escaped_size(s));
+    text_escape(d, s);
+    return d;
+}
+
+void
+prof_eprintf(const char *fmt, ...)
+{
+    va_list ap;
+    char *s, *clean;
+    int rc;
+
+    va_start(ap, fmt);
+    rc = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (rc < 0)
+        prof_oom();
+    clean = prof_xclean(s);
+    fprintf(stderr, "csprof-prof: %s\n", clean);
+    free(clean);
+    free(s);
 }
 
 char *

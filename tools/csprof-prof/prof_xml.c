@@ -20,6 +20,7 @@
 #include <libxml/xmlwriter.h>
 
 #include "prof_internal.h"
+#include "support/text.h"
 
 /* The writer and its first error: after one failure every call is a no-op. */
 struct prof_xw {
@@ -51,37 +52,25 @@ prof_xw_end(struct prof_xw *x)
         prof_xw_check(x, xmlTextWriterEndElement(x->w));
 }
 
-/* True if @s can go into an XML 1.0 attribute as is: valid UTF-8, no control bytes. */
-static bool
-prof_xml_clean(const char *s)
-{
-    const unsigned char *p;
-
-    for (p = (const unsigned char *)s; *p != '\0'; p++)
-        if (*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r')
-            return false;
-    return xmlCheckUTF8((const xmlChar *)s) != 0;
-}
-
 /*
- * Strings from measurement files (paths, command lines) are bytes, not
- * necessarily UTF-8: a byte that XML cannot hold is written as '?', so one
- * odd file name cannot make the whole database unwritable.
+ * Strings from measurement files and binaries (paths, command lines,
+ * procedure names) are bytes, not necessarily UTF-8: a byte that XML
+ * cannot hold, or a control character, is written as "\xNN"
+ * (support/text.h), so one odd name cannot make the database unwritable or
+ * unreadable.
  */
 static void
 prof_xw_attr(struct prof_xw *x, const char *name, const char *value)
 {
-    char *copy = NULL, *p;
+    char *copy = NULL;
 
     if (x->failed)
         return;
     if (value == NULL)
         value = "";
-    if (!prof_xml_clean(value)) {
-        copy = prof_xstrdup(value);
-        for (p = copy; *p != '\0'; p++)
-            if ((unsigned char)*p >= 0x80 || ((unsigned char)*p < 0x20 && *p != '\t'))
-                *p = '?';
+    if (!text_clean(value)) {
+        copy = prof_xmalloc(text_escaped_size(value));
+        text_escape(copy, value);
         value = copy;
     }
     prof_xw_check(x, xmlTextWriterWriteAttribute(x->w, BAD_CAST name, BAD_CAST value));
@@ -186,7 +175,7 @@ prof_write_metric_table(struct prof_xw *x, const struct prof_ctx *ctx)
 static void
 prof_write_tables(struct prof_xw *x, const struct prof_ctx *ctx)
 {
-    static const char *const state[] = {"unused", "file", "analyzed", "none"};
+    static const char *const state[] = {"unused", "file", "analyzed", "none", "changed"};
     size_t i;
 
     prof_xw_start(x, "LoadModuleTable");
@@ -303,10 +292,80 @@ prof_write_node_open(struct prof_xw *x, const struct prof_ctx *ctx, uint32_t v)
     prof_write_node_metrics(x, ctx, v);
 }
 
+/*
+ * Deepest nesting of call-tree elements (PF, C, L, A, S) the database
+ * writes.  libxml2 refuses documents nested deeper than 256 levels without
+ * XML_PARSE_HUGE and, from 2.12 on, deeper than 2048 even with it; and its
+ * DTD validation recurses once per level.  A path nested deeper ends, at
+ * this depth, in one <T> element that holds the totals of what was cut, so
+ * every database stays readable and its inclusive values stay exact.
+ */
+#define PROF_XML_MAX_DEPTH 2000
+
+/*
+ * Write <T> for the subtree below @v, cut at the depth limit: its metrics
+ * are the inclusive totals of @v's children (inclusive and exclusive alike:
+ * nothing of it appears elsewhere), nodes= how many tree nodes were cut and
+ * levels= how deep the cut part goes.  Iterative over the subtree.
+ */
+static void
+prof_write_truncated(struct prof_xw *x, const struct prof_ctx *ctx, uint32_t v)
+{
+    const struct prof_tree *t = &ctx->tree;
+    const struct prof_node *nodes = t->nodes;
+    uint32_t e, ms = prof_metric_samples(ctx), c;
+    uint64_t ncut = 0, samples = 0;
+    size_t d = 1, levels = 0;
+
+    prof_xw_start(x, "T");
+    /* Count the cut nodes and levels: preorder walk of v's subtree. */
+    for (c = nodes[v].first_child; c != PROF_NONE;) {
+        ncut++;
+        levels = d > levels ? d : levels;
+        if (nodes[c].first_child != PROF_NONE) {
+            c = nodes[c].first_child;
+            d++;
+            continue;
+        }
+        while (c != PROF_NONE && nodes[c].next_sibling == PROF_NONE) {
+            c = nodes[c].parent;
+            d--;
+            if (c == v)
+                c = PROF_NONE;
+        }
+        if (c != PROF_NONE)
+            c = nodes[c].next_sibling;
+    }
+    prof_xw_u64(x, "nodes", ncut);
+    prof_xw_u64(x, "levels", levels);
+    for (e = 0; e < ctx->nevents; e++) {
+        double sum = 0.0;
+
+        for (c = nodes[v].first_child; c != PROF_NONE; c = nodes[c].next_sibling)
+            sum += prof_tree_incl(t, c, e);
+        for (int col = 0; col < 2 && sum != 0.0; col++) {
+            prof_xw_start(x, "M");
+            prof_xw_u64(x, "n", 2 * e + (uint32_t)col);
+            prof_xw_dbl(x, "v", sum);
+            prof_xw_end(x);
+        }
+    }
+    for (c = nodes[v].first_child; c != PROF_NONE; c = nodes[c].next_sibling)
+        samples += t->incl_samples[c];
+    for (int col = 0; col < 2 && samples != 0; col++) {
+        prof_xw_start(x, "M");
+        prof_xw_u64(x, "n", ms + (uint32_t)col);
+        prof_xw_u64(x, "v", samples);
+        prof_xw_end(x);
+    }
+    prof_xw_end(x);
+}
+
 static void
 prof_write_tree(struct prof_xw *x, const struct prof_ctx *ctx)
 {
     const struct prof_node *nodes = ctx->tree.nodes;
+    size_t depth = 1, truncated = 0; /* depth of v: the root's children are at 1 */
     uint32_t v;
 
     prof_xw_start(x, "SecCallPathProfileData");
@@ -316,8 +375,12 @@ prof_write_tree(struct prof_xw *x, const struct prof_ctx *ctx)
     v = nodes[0].first_child;
     while (v != PROF_NONE && !x->failed) {
         prof_write_node_open(x, ctx, v);
-        if (nodes[v].first_child != PROF_NONE) {
+        if (nodes[v].first_child != PROF_NONE && depth == PROF_XML_MAX_DEPTH) {
+            prof_write_truncated(x, ctx, v);
+            truncated++;
+        } else if (nodes[v].first_child != PROF_NONE) {
             v = nodes[v].first_child;
+            depth++;
             continue;
         }
         for (;;) { /* close v and every ancestor whose last child it ends */
@@ -327,12 +390,18 @@ prof_write_tree(struct prof_xw *x, const struct prof_ctx *ctx)
                 break;
             }
             v = nodes[v].parent;
+            depth--;
             if (v == 0) {
                 v = PROF_NONE;
                 break;
             }
         }
     }
+    if (truncated > 0)
+        fprintf(stderr,
+                "csprof-prof: warning: %zu call path(s) nest deeper than %d levels; the database "
+                "ends each at that depth in a <T> element holding the totals of the rest\n",
+                truncated, PROF_XML_MAX_DEPTH);
     if (!x->failed)
         prof_xw_check(x, xmlTextWriterWriteRaw(x->w, BAD_CAST "\n"));
     prof_xw_end(x);
@@ -364,7 +433,16 @@ prof_write_summary(struct prof_xw *x, const struct prof_ctx *ctx, const struct p
     prof_xw_u64(x, "samples-in-main", s->main_samples);
     prof_xw_attrf(x, "main-percent", "%.2f",
                   prof_percent((double)s->main_samples, (double)s->samples));
+    prof_xw_u64(x, "rooted-samples", s->rooted_samples);
+    prof_xw_attrf(x, "rooted-percent", "%.2f",
+                  prof_percent((double)s->rooted_samples, (double)s->samples));
+    if (s->unjudged_samples > 0)
+        prof_xw_u64(x, "unjudged-samples", s->unjudged_samples);
     prof_xw_u64(x, "unknown-samples", ctx->unknown_samples);
+    if (ctx->nchanged > 0) {
+        prof_xw_u64(x, "changed-modules", ctx->nchanged);
+        prof_xw_u64(x, "changed-samples", s->changed_samples);
+    }
     prof_xw_dbl(x, "cpu-seconds", (double)s->cpu_ns * 1e-9);
     if (s->samples_per_cpu_s >= 0)
         prof_xw_attrf(x, "samples-per-cpu-second", "%.1f", s->samples_per_cpu_s);

@@ -5,7 +5,9 @@
  *   csrun [-e EVENT[@PERIOD]]... [-o DIR] [-q] [--] program [args...]
  *
  * Validates every option before the program starts (a bad one is one line
- * on stderr and exit status 2; the program is not run), creates the
+ * on stderr and exit status 2; the program is not run), refuses the same
+ * way a program the monitor cannot be preloaded into (static, setuid,
+ * setgid, file capabilities, 32-bit: see check_program), creates the
  * measurement directory, sets CSPROF_* and appends libcsprof.so to
  * LD_PRELOAD, then runs the program as a child and waits for it.  When it
  * ends, csrun reads the profiles the run wrote and prints a summary to
@@ -14,6 +16,7 @@
  * status -- or dies of the program's signal.  Tool code: ordinary context.
  */
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -25,25 +28,15 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "fmt/fmt.h"
+#include "support/event_spec.h"
 
 #define MAX_EVENTS 8
-
-struct event_req {
-    char name[32];
-    unsigned long long period_us;
-};
-
-static const struct {
-    const char *name;
-    const char *what;
-} known_events[] = {
-    {"CPUTIME", "CPU time of each thread; period in microseconds (default 5000)"},
-    {"REALTIME", "wall-clock time of each thread; period in microseconds (default 5000)"},
-};
 
 static void
 usage(FILE *out)
@@ -60,51 +53,166 @@ usage(FILE *out)
         "  -h, --help                  this help\n"
         "  -V, --version               version\n\n"
         "Events:\n");
-    for (size_t i = 0; i < sizeof(known_events) / sizeof(known_events[0]); i++)
-        fprintf(out, "  %-10s %s\n", known_events[i].name, known_events[i].what);
+    for (size_t i = 0; i < evspec_nevents; i++)
+        fprintf(out, "  %-10s %s\n", evspec_events[i].name, evspec_events[i].what);
     fprintf(out, "\nThen: csprof-struct PROGRAM > PROGRAM.struct; "
                  "csprof-prof -S PROGRAM.struct DIR -o DATABASE\n");
 }
 
 /* Parse and check "NAME[@PERIOD]"; on error print one line and return -1. */
 static int
-parse_event(const char *spec, struct event_req *ev)
+parse_event(const char *spec, struct evspec *ev)
 {
-    const char *at = strchr(spec, '@');
-    size_t len = at ? (size_t)(at - spec) : strlen(spec);
-    bool known = false;
+    char why[256];
 
-    if (len == 0 || len >= sizeof(ev->name)) {
-        fprintf(stderr, "csrun: -e '%s': missing or overlong event name (try csrun -l)\n", spec);
+    if (evspec_parse(spec, strlen(spec), ev, why, sizeof(why)) < 0) {
+        fprintf(stderr, "csrun: -e '%s': %s (csrun -l lists the events)\n", spec, why);
         return -1;
-    }
-    memcpy(ev->name, spec, len);
-    ev->name[len] = '\0';
-    for (size_t i = 0; i < sizeof(known_events) / sizeof(known_events[0]); i++)
-        known = known || strcmp(ev->name, known_events[i].name) == 0;
-    if (!known) {
-        fprintf(stderr,
-                "csrun: -e '%s': unknown event '%s'; this version samples CPUTIME and REALTIME "
-                "(csrun -l lists them)\n",
-                spec, ev->name);
-        return -1;
-    }
-    ev->period_us = 5000;
-    if (at != NULL) {
-        char *end;
-
-        errno = 0;
-        ev->period_us = strtoull(at + 1, &end, 10);
-        if (at[1] == '\0' || at[1] == '-' || *end != '\0' || errno != 0 || ev->period_us == 0 ||
-            ev->period_us > 60000000ull) {
-            fprintf(stderr,
-                    "csrun: -e '%s': period '%s' is not a whole number of microseconds in "
-                    "1..60000000\n",
-                    spec, at + 1);
-            return -1;
-        }
     }
     return 0;
+}
+
+/*
+ * What the ELF file @path asks of the loader: *class (ELFCLASS32/64),
+ * *type (ET_EXEC/ET_DYN...) and its PT_INTERP into @interp ("" when it has
+ * none: linked statically, or the loader itself).  Returns 1 for an ELF
+ * file, 0 for anything else (a script: exec decides), -1 when unreadable.
+ */
+static int
+read_elf_interp(const char *path, int *class, int *type, char *interp, size_t size)
+{
+    unsigned char ident[EI_NIDENT];
+    Elf64_Ehdr eh;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int rc = -1;
+
+    interp[0] = '\0';
+    if (fd < 0)
+        return -1;
+    if (pread(fd, ident, sizeof(ident), 0) != (ssize_t)sizeof(ident) ||
+        memcmp(ident, ELFMAG, SELFMAG) != 0) {
+        rc = 0;
+        goto out_close_fd;
+    }
+    *class = ident[EI_CLASS];
+    rc = 1;
+    if (*class != ELFCLASS64 || pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh))
+        goto out_close_fd;
+    *type = eh.e_type;
+    for (unsigned i = 0; i < eh.e_phnum && i < 4096; i++) {
+        Elf64_Phdr ph;
+
+        if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (Elf64_Off)i * eh.e_phentsize)) !=
+            (ssize_t)sizeof(ph))
+            break;
+        if (ph.p_type == PT_INTERP && ph.p_filesz > 0 && ph.p_filesz < size) {
+            if (pread(fd, interp, ph.p_filesz, (off_t)ph.p_offset) != (ssize_t)ph.p_filesz)
+                interp[0] = '\0';
+            else
+                interp[ph.p_filesz - 1] = '\0';
+            break;
+        }
+    }
+out_close_fd:
+    close(fd);
+    return rc;
+}
+
+/* The file execvp would run for @prog, into @out; false when there is none (exec reports it). */
+static bool
+find_program(const char *prog, char *out, size_t size)
+{
+    const char *path = getenv("PATH");
+
+    if (strchr(prog, '/') != NULL) {
+        snprintf(out, size, "%s", prog);
+        return access(out, F_OK) == 0;
+    }
+    if (path == NULL)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path != '\0') {
+        size_t len = strcspn(path, ":");
+        struct stat st;
+
+        snprintf(out, size, "%.*s%s%s", (int)len, path, len ? "/" : "", prog);
+        if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
+            return true;
+        path += len;
+        if (*path == ':')
+            path++;
+    }
+    return false;
+}
+
+/*
+ * Refuse, before it runs, a program the monitor cannot be preloaded into:
+ * one the loader would run in secure-execution mode (ld.so(8): setuid or
+ * setgid to someone else, or gaining file capabilities; the preload is then
+ * ignored), one linked statically (no loader at all), or a 32-bit one.
+ * Prints one line and returns -1; 0 when the program can be profiled or
+ * when exec itself will report the problem.  Scripts are not inspected:
+ * what they run is profiled if it can be.
+ */
+static int
+check_program(const char *prog)
+{
+    char path[PATH_MAX], interp[PATH_MAX], self_interp[PATH_MAX], a[PATH_MAX], b[PATH_MAX];
+    int class = 0, type = 0, self_class = 0, self_type = 0;
+    bool nosuid = false;
+    struct statvfs vfs;
+    struct stat st;
+
+    if (!find_program(prog, path, sizeof(path)) || stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+        return 0;
+    nosuid = statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_NOSUID) != 0;
+    if (!nosuid && (st.st_mode & S_ISUID) != 0 && st.st_uid != getuid()) {
+        fprintf(stderr,
+                "csrun: '%s' is setuid (owner uid %u): the loader runs it in secure mode and "
+                "ignores LD_PRELOAD, so csprof cannot profile it (profile a copy without the "
+                "setuid bit)\n",
+                path, (unsigned)st.st_uid);
+        return -1;
+    }
+    if (!nosuid && (st.st_mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP) &&
+        st.st_gid != getgid()) {
+        fprintf(stderr,
+                "csrun: '%s' is setgid (group %u): the loader runs it in secure mode and ignores "
+                "LD_PRELOAD, so csprof cannot profile it (profile a copy without the setgid "
+                "bit)\n",
+                path, (unsigned)st.st_gid);
+        return -1;
+    }
+    if (!nosuid && getuid() != 0 && getxattr(path, "security.capability", NULL, 0) > 0) {
+        fprintf(stderr,
+                "csrun: '%s' has file capabilities (getcap shows them): the loader runs it in "
+                "secure mode and ignores LD_PRELOAD, so csprof cannot profile it (profile a copy "
+                "without capabilities)\n",
+                path);
+        return -1;
+    }
+    if (read_elf_interp(path, &class, &type, interp, sizeof(interp)) != 1)
+        return 0;
+    if (class != ELFCLASS64) {
+        fprintf(stderr,
+                "csrun: '%s' is a 32-bit executable: libcsprof.so is 64-bit and the loader "
+                "would skip it, so csprof cannot profile it\n",
+                path);
+        return -1;
+    }
+    if (interp[0] != '\0' || (type != ET_EXEC && type != ET_DYN))
+        return 0;
+    /* No PT_INTERP: a static executable, or the loader run by hand ("ld.so PROGRAM"), which
+     * honours LD_PRELOAD.  The loader is the one csrun itself names. */
+    if (read_elf_interp("/proc/self/exe", &self_class, &self_type, self_interp,
+                        sizeof(self_interp)) == 1 &&
+        self_interp[0] != '\0' && realpath(self_interp, a) != NULL && realpath(path, b) != NULL &&
+        strcmp(a, b) == 0)
+        return 0;
+    fprintf(stderr,
+            "csrun: '%s' is statically linked: there is no dynamic loader to preload "
+            "libcsprof.so, so csprof cannot profile it (link it dynamically)\n",
+            path);
+    return -1;
 }
 
 /* Directory of this executable, for finding ../lib/csprof/libcsprof.so. */
@@ -251,10 +359,11 @@ struct run_totals {
     uint64_t recorded, partial, dropped, cpu_ns, wall_ns;
     uint64_t per_event_samples[MAX_EVENTS];
     char mechanism[MAX_EVENTS][32];
+    uint64_t overruns; /* timer expirations merged into one signal (timer.overruns) */
 };
 
 static void
-add_profile(struct run_totals *t, const struct fmt_profile *p, const struct event_req *events,
+add_profile(struct run_totals *t, const struct fmt_profile *p, const struct evspec *events,
             size_t nevents)
 {
     bool seen = false;
@@ -282,10 +391,37 @@ add_profile(struct run_totals *t, const struct fmt_profile *p, const struct even
             if (strcmp(p->events[i].name, events[e].name) == 0)
                 snprintf(t->mechanism[e], sizeof(t->mechanism[e]), "%s", p->events[i].mechanism);
     }
+    t->overruns += fmt_profile_stat(p, "timer.overruns");
+}
+
+/*
+ * Where the samples that the requested rate of event @e calls for went, from
+ * the profiles' counters only (dropped samples, merged timer expirations);
+ * the rest is printed as unexplained, never guessed.  Only when fewer than
+ * 80% of the expected samples were recorded.
+ */
+static void
+print_shortfall(const struct run_totals *t, const struct evspec *ev, size_t e)
+{
+    bool cpu = strcmp(ev->name, "CPUTIME") == 0;
+    double secs = (double)(cpu ? t->cpu_ns : t->wall_ns) / 1e9;
+    double expected = secs * 1e6 / (double)ev->period_us;
+    uint64_t got = t->per_event_samples[e], missing, explained = t->dropped + t->overruns;
+
+    if (secs <= 0.2 || (double)got >= 0.8 * expected)
+        return;
+    missing = (uint64_t)expected > got ? (uint64_t)expected - got : 0;
+    fprintf(stderr,
+            "csprof: %s: %llu of the %llu samples expected are missing: %llu dropped, %llu timer "
+            "expirations merged (timer.overruns), %llu not explained by any counter "
+            "(csprof-prof's summary lists the reasons)\n",
+            ev->name, (unsigned long long)missing, (unsigned long long)expected,
+            (unsigned long long)t->dropped, (unsigned long long)t->overruns,
+            (unsigned long long)(missing > explained ? missing - explained : 0));
 }
 
 static void
-print_summary(const char *dir, char **before, size_t nbefore, const struct event_req *events,
+print_summary(const char *dir, char **before, size_t nbefore, const struct evspec *events,
               size_t nevents)
 {
     struct run_totals t;
@@ -335,11 +471,10 @@ print_summary(const char *dir, char **before, size_t nbefore, const struct event
                 "csprof: %s@%llu (%s): %.1f samples per %s-second over %.3f s "
                 "(requested %.1f)%s\n",
                 events[e].name, events[e].period_us, t.mechanism[e], got, cpu ? "CPU" : "thread",
-                secs, asked,
-                secs > 0.2 && got < 0.8 * asked
-                    ? " -- shortfall: this mechanism cannot deliver the requested rate here"
-                    : "");
+                secs, asked, secs > 0.2 && got < 0.8 * asked ? " -- shortfall, causes below" : "");
     }
+    for (size_t e = 0; e < nevents; e++)
+        print_shortfall(&t, &events[e], e);
 }
 
 static pid_t child_pid;
@@ -360,7 +495,7 @@ main(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
         {"no-trampoline", no_argument, NULL, 'T'}, {NULL, 0, NULL, 0},
     };
-    struct event_req events[MAX_EVENTS];
+    struct evspec events[MAX_EVENTS];
     size_t nevents = 0, nbefore = 0;
     const char *outdir = "measurements";
     char monitor[PATH_MAX], absdir[PATH_MAX], evlist[512] = "", preload[8192];
@@ -401,8 +536,8 @@ main(int argc, char **argv)
             trampoline = false;
             break;
         case 'l':
-            for (size_t i = 0; i < sizeof(known_events) / sizeof(known_events[0]); i++)
-                printf("%-10s %s\n", known_events[i].name, known_events[i].what);
+            for (size_t i = 0; i < evspec_nevents; i++)
+                printf("%-10s %s\n", evspec_events[i].name, evspec_events[i].what);
             return 0;
         case 'h':
             usage(stdout);
@@ -422,7 +557,7 @@ main(int argc, char **argv)
     }
     if (nevents == 0) {
         snprintf(events[0].name, sizeof(events[0].name), "CPUTIME");
-        events[0].period_us = 5000;
+        events[0].period_us = EVSPEC_DEFAULT_PERIOD_US;
         nevents = 1;
     }
     for (size_t i = 0; i < nevents; i++) {
@@ -431,7 +566,8 @@ main(int argc, char **argv)
         snprintf(evlist + len, sizeof(evlist) - len, "%s%s@%llu", i ? "," : "", events[i].name,
                  events[i].period_us);
     }
-    if (find_monitor(monitor, sizeof(monitor)) < 0 || make_dir(outdir) < 0)
+    if (check_program(argv[optind]) < 0 || find_monitor(monitor, sizeof(monitor)) < 0 ||
+        make_dir(outdir) < 0)
         return 2;
     if (realpath(outdir, absdir) == NULL) {
         fprintf(stderr, "csrun: -o '%s': %s\n", outdir, strerror(errno));

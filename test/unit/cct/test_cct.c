@@ -633,7 +633,6 @@ static void
 test_einval(void **state)
 {
     static const uintptr_t path[] = {0x30, 0x20, 0x10};
-    static uintptr_t too_long[CSP_MAX_FRAMES + 1];
     static struct cct_node dummy;
     struct cct_node *leaf = NULL, *sentinel = &dummy, *out;
     struct arena arena;
@@ -661,9 +660,6 @@ test_einval(void **state)
     assert_int_equal(cct_insert_path_memo(tree, NULL, 3, &out, &reused), CCT_EINVAL);
     assert_int_equal(cct_insert_path_memo(tree, path, 0, &out, &reused), CCT_EINVAL);
     assert_int_equal(reused, 0);
-    too_long[0] = 0x30;
-    assert_int_equal(cct_insert_path_memo(tree, too_long, CSP_MAX_FRAMES + 1, &out, NULL),
-                     CCT_EINVAL);
     assert_ptr_equal(out, sentinel);
     assert_int_equal(cct_size(tree), size);
 
@@ -698,6 +694,9 @@ assert_consistent(struct cct *tree, uint32_t nevents)
 }
 
 #define LONG_PATH 10000
+/* Arena bytes of a memo grown to hold LONG_PATH frames (two arrays of 16384 pointers, each in a
+ * chunk of its own, plus the first small ones). */
+#define MEMO_BYTES (sizeof(struct cct_memo) + 2 * (16384 + CCT_MEMO_INITIAL) * sizeof(void *) + 256)
 
 /* Build the long path P: ips[LONG_PATH-1] is outermost, shares its outer 3 frames with @short_path. */
 static void
@@ -725,7 +724,7 @@ check_enomem(int memoized)
     int rc;
 
     /* room for the memo (its own chunk) and a few dozen nodes: far from LONG_PATH of them */
-    arena_init_malloc(&arena, 4096, sizeof(struct cct_memo) + 16 * 4096);
+    arena_init_malloc(&arena, 4096, MEMO_BYTES + 16 * 4096);
     tree = cct_new(&arena, 2);
     assert_non_null(tree);
     make_long_path(long_path, short_path);
@@ -806,7 +805,7 @@ test_enomem_sweep(void **state)
     size_t limit;
 
     (void)state;
-    for (limit = 4096; limit <= sizeof(struct cct_memo) + 12 * 4096; limit += 4096) {
+    for (limit = 4096; limit <= MEMO_BYTES + 12 * 4096; limit += 4096) {
         struct arena arena;
         struct cct *tree;
         size_t p, ok = 0, failed = 0, i;
@@ -952,43 +951,52 @@ test_avl_balance(void **state)
     check_fanout(ORDER_RANDOM);
 }
 
-/* ---- the deepest path a sample can record ---- */
+/* ---- deep paths: longer than the memo's first arrays (they grow) ---- */
+
+#define DEEP_FRAMES (4 * CSP_INITIAL_FRAMES + 3)
 
 static void
 check_deep(int recursive)
 {
-    static uintptr_t ips[CSP_MAX_FRAMES];
-    struct cct_node *plain = NULL, *memo = NULL, *again = NULL;
+    static uintptr_t ips[DEEP_FRAMES];
+    const uintptr_t *outer = ips + DEEP_FRAMES - CSP_INITIAL_FRAMES; /* the outermost frames */
+    struct cct_node *plain = NULL, *memo = NULL, *again = NULL, *shallow = NULL;
     struct arena arena;
     struct cct *tree;
     struct snap s;
     size_t i, reused = 0;
 
-    for (i = 0; i < CSP_MAX_FRAMES; i++)
+    for (i = 0; i < DEEP_FRAMES; i++)
         ips[i] = recursive ? 0x4242 : 0x10000 + 16 * i;
     arena_init_malloc(&arena, 1 << 20, 0);
     tree = cct_new(&arena, 1);
     assert_non_null(tree);
-    assert_int_equal(cct_insert_path(tree, cct_root(tree), ips, CSP_MAX_FRAMES, &plain), CCT_OK);
-    assert_int_equal(cct_size(tree), CSP_MAX_FRAMES + 1);
-    assert_chain(tree, plain, ips, CSP_MAX_FRAMES);
+    assert_int_equal(cct_insert_path(tree, cct_root(tree), ips, DEEP_FRAMES, &plain), CCT_OK);
+    assert_int_equal(cct_size(tree), DEEP_FRAMES + 1);
+    assert_chain(tree, plain, ips, DEEP_FRAMES);
 
-    assert_int_equal(cct_insert_path_memo(tree, ips, CSP_MAX_FRAMES, &memo, &reused), CCT_OK);
-    assert_ptr_equal(memo, plain);
+    /* A path that fits the memo's first arrays, then one four times longer: the memo grows
+     * and keeps the shared call sites (all but the shorter path's leaf). */
+    assert_int_equal(cct_insert_path_memo(tree, outer, CSP_INITIAL_FRAMES, &shallow, &reused),
+                     CCT_OK);
     assert_int_equal(reused, 0);
-    assert_int_equal(cct_insert_path_memo(tree, ips, CSP_MAX_FRAMES, &again, &reused), CCT_OK);
+    assert_int_equal(cct_insert_path_memo(tree, ips, DEEP_FRAMES, &memo, &reused), CCT_OK);
+    assert_ptr_equal(memo, plain);
+    assert_int_equal(reused, CSP_INITIAL_FRAMES - 1);
+    assert_int_equal(cct_insert_path_memo(tree, ips, DEEP_FRAMES, &again, &reused), CCT_OK);
     assert_ptr_equal(again, plain);
-    assert_int_equal(reused, CSP_MAX_FRAMES);
+    assert_int_equal(reused, DEEP_FRAMES);
     ips[0] = 0x99; /* a new leaf: every call site comes from the memo */
-    assert_int_equal(cct_insert_path_memo(tree, ips, CSP_MAX_FRAMES, &again, &reused), CCT_OK);
-    assert_int_equal(reused, CSP_MAX_FRAMES - 1);
+    assert_int_equal(cct_insert_path_memo(tree, ips, DEEP_FRAMES, &again, &reused), CCT_OK);
+    assert_int_equal(reused, DEEP_FRAMES - 1);
     assert_ptr_equal(cct_node_parent(again), cct_node_parent(plain));
-    assert_int_equal(cct_size(tree), CSP_MAX_FRAMES + 2);
+    assert_int_equal(cct_size(tree), DEEP_FRAMES + 3); /* + the shallow leaf, + the new leaf */
     assert_int_equal(cct_add_sample(tree, again, 0, 3), CCT_OK);
 
     snap_take(&s, tree, 1);
-    assert_int_equal(snap_get(&s, plain->id)->depth, CSP_MAX_FRAMES);
-    assert_int_equal(snap_get(&s, again->id)->depth, CSP_MAX_FRAMES);
+    assert_int_equal(snap_get(&s, plain->id)->depth, DEEP_FRAMES);
+    assert_int_equal(snap_get(&s, again->id)->depth, DEEP_FRAMES);
+    assert_int_equal(snap_get(&s, shallow->id)->depth, CSP_INITIAL_FRAMES);
     assert_int_equal(snap_get(&s, again->id)->v.samples, 1);
     snap_free(&s);
     arena_destroy(&arena);

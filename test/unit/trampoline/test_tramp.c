@@ -218,6 +218,23 @@ test_nonlocal_exit_suspends(void **state)
 }
 
 static void
+test_leave_slot_of_self_saving_function(void **state)
+{
+    struct fixture *f = *state;
+
+    assert_true(tramp_install_top(&f->tt));
+    assert_false(tramp_leave_slot(&f->tt, (uintptr_t)&f->slots[2])); /* not where it is */
+    assert_int_equal(f->slots[3], tramp_address());
+    assert_false(tramp_leave_slot(NULL, (uintptr_t)&f->slots[3]));
+    assert_true(tramp_leave_slot(&f->tt, (uintptr_t)&f->slots[3]));
+    assert_int_equal(f->slots[3], ras[3]); /* setjmp will save the program's address */
+    assert_int_equal(f->tt.slot, 0);
+    assert_int_equal(f->tt.depth, 0);
+    assert_int_equal(f->tt.counts[TRAMP_SELF_SAVING], 1);
+    assert_false(f->tt.busy);
+}
+
+static void
 test_remove_leaves_overwritten_slot(void **state)
 {
     struct fixture *f = *state;
@@ -358,6 +375,7 @@ main(void)
         cmocka_unit_test_setup_teardown(test_return_from_unknown_slot, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nonlocal_exit_suspends, setup, teardown),
         cmocka_unit_test_setup_teardown(test_remove_leaves_overwritten_slot, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_leave_slot_of_self_saving_function, setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * text.h -- names from binaries and measurement files made safe to print.
+ *
+ * Symbol names, file names and command lines are bytes: they may hold
+ * invalid UTF-8, control characters (a newline, an escape sequence) or
+ * code points XML 1.0 cannot carry.  Every output (structure XML,
+ * experiment XML, terminal summaries) writes such a name through
+ * text_escape(): each offending byte becomes the four characters "\xNN",
+ * so the result is valid UTF-8, a valid XML 1.0 attribute value, and one
+ * line that moves no terminal cursor.  Clean names are unchanged, and the
+ * escaping is idempotent (an escaped name is clean).  A backslash is not
+ * escaped, so a name that literally contains "\x41" reads the same as an
+ * escaped 'A' byte would; no compiler emits such names.
+ *
+ * Tool code (uses no allocation itself, but is not meant for signal context).
+ */
+#ifndef CSP_TEXT_H
+#define CSP_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * True if @s needs no escaping: valid UTF-8 (shortest form, no surrogates),
+ * only XML 1.0 characters, and no C0 control, DEL or C1 control
+ * (U+0080..U+009F, which some terminals obey as CSI and friends).
+ * [not async-signal-safe: not meant for signal context, though it calls nothing]
+ */
+bool text_clean(const char *s);
+
+/* Bytes text_escape() writes for @s, the terminating NUL included (at most 4 * strlen + 1). */
+size_t text_escaped_size(const char *s);
+
+/*
+ * Write @s into @dst (text_escaped_size(@s) bytes) with every byte of an
+ * offending sequence replaced by "\xNN" (lowercase hex).  Returns the
+ * number of bytes replaced (0 when @s was clean).  [not async-signal-safe]
+ */
+size_t text_escape(char *dst, const char *s);
+
+#endif /* CSP_TEXT_H */
