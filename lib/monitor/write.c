@@ -117,13 +117,15 @@ mon_output_open(const char *outdir, char *why, size_t whylen)
         close(dfd);
         return -1;
     }
-    if (st.st_uid != geteuid() || (st.st_mode & S_IWOTH)) {
+    if (st.st_uid != geteuid() || (st.st_mode & (S_IWOTH | S_ISVTX)) == S_IWOTH) {
         if (st.st_uid != geteuid())
             snprintf(why, whylen, "%s: owned by another user (uid %u), not writing there", outdir,
                      (unsigned)st.st_uid);
         else
-            snprintf(why, whylen, "%s: writable by every user, not writing there (chmod o-w)",
-                     outdir);
+            snprintf(
+                why, whylen,
+                "%s: writable by every user without the sticky bit, not writing there (chmod o-w)",
+                outdir);
         close(dfd);
         return -1;
     }

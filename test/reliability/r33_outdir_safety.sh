@@ -49,7 +49,8 @@ if [ -n "$monitor" ] && [ -f "$monitor" ]; then
     check "monitor with a symlinked directory: nothing written through it" [ -z "$(ls -A target)" ]
 fi
 
-# A directory writable by every user (another user could replace our files): refused.
+# A directory writable by every user without the sticky bit (another user could replace
+# our files): refused.  (With the sticky bit, as /tmp, it is accepted: row 19 uses one.)
 mkdir open && chmod 0777 open
 prof_into open open "${args[@]}"
 check "world-writable -o: refused ($(cat open.rc))" [ "$(cat open.rc)" -ne 0 ]

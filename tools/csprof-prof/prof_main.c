@@ -172,9 +172,10 @@ prof_db_safe(const char *db)
         return -1;
     }
     close(fd);
-    if (st.st_uid != geteuid() || (st.st_mode & S_IWOTH)) {
+    if (st.st_uid != geteuid() || (st.st_mode & (S_IWOTH | S_ISVTX)) == S_IWOTH) {
         fprintf(stderr, "csprof-prof: %s: %s, not writing there\n", db,
-                st.st_uid != geteuid() ? "owned by another user" : "writable by every user");
+                st.st_uid != geteuid() ? "owned by another user"
+                                       : "writable by every user without the sticky bit");
         return -1;
     }
     tmp = prof_xasprintf("%s/experiment.xml.tmp", db);

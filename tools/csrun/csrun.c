@@ -288,9 +288,11 @@ make_dir(const char *dir)
                 (unsigned)st.st_uid);
         return -1;
     }
-    if (st.st_mode & S_IWOTH) {
-        fprintf(stderr, "csrun: -o '%s': writable by every user, not writing there (chmod o-w)\n",
-                dir);
+    if ((st.st_mode & (S_IWOTH | S_ISVTX)) == S_IWOTH) {
+        fprintf(
+            stderr,
+            "csrun: -o '%s': writable by every user without the sticky bit, not writing there (chmod o-w)\n",
+            dir);
         return -1;
     }
     if (access(buf, W_OK) != 0) {
