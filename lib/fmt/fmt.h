@@ -26,6 +26,9 @@
 #define FMT_VERSION     1u          /* major version; a reader rejects others */
 #define FMT_MODULE_NONE UINT32_MAX  /* node address not in any known module: offset is absolute */
 
+/* RECORD flag: a checkpoint written while the thread still ran (its data ends early). */
+#define FMT_RECORD_CHECKPOINT 1u
+
 enum fmt_status {
     FMT_OK = 0,
     FMT_EIO = -1,      /* read/write/open failed; errno holds the reason */
@@ -124,6 +127,8 @@ struct fmt_writer {
     size_t used;      /* bytes in buf */
     uint32_t crc;     /* CRC-32 of the section payloads written so far (END carries it) */
     uint32_t nevents; /* entries in the event table, to check node metric indices */
+    uint8_t *mem;     /* memory mode (fmt_writer_init_mem): the record goes here, not to fd */
+    uint64_t mem_cap; /* bytes at mem */
     uint8_t buf[16384];
 };
 
@@ -135,6 +140,14 @@ struct fmt_writer {
  * [async-signal-safe]
  */
 CSP_SIGSAFE int fmt_writer_init(struct fmt_writer *w, int fd);
+/*
+ * Start writing one record into the @cap bytes at @mem instead of a file:
+ * fmt_writer.offset is its length after fmt_writer_finish.  A record that
+ * does not fit fails with FMT_EIO and errno ENOBUFS.  The caller then
+ * appends the bytes wherever it wants (the monitor: at an offset of the
+ * process's measurement file, with one pwrite).  [async-signal-safe]
+ */
+CSP_SIGSAFE int fmt_writer_init_mem(struct fmt_writer *w, void *mem, uint64_t cap);
 /* Fixed header and identity section.  [async-signal-safe] */
 CSP_SIGSAFE int fmt_write_header(struct fmt_writer *w, const struct fmt_header *h);
 /* Event table; node metric indices refer to it.  [async-signal-safe] */
@@ -149,6 +162,12 @@ CSP_SIGSAFE int fmt_write_node(struct fmt_writer *w, const struct fmt_node *node
 CSP_SIGSAFE int fmt_end_cct(struct fmt_writer *w);
 /* Sample statistics.  [async-signal-safe] */
 CSP_SIGSAFE int fmt_write_stats(struct fmt_writer *w, const struct fmt_stat *s, uint32_t n);
+/*
+ * Optional RECORD section, after the statistics: @flags (FMT_RECORD_*) and
+ * @seq, the thread's record sequence number (later records of the same
+ * thread supersede earlier ones).  [async-signal-safe]
+ */
+CSP_SIGSAFE int fmt_write_record(struct fmt_writer *w, uint32_t flags, uint64_t seq);
 /* End marker and final flush; the file is complete only after this.  [async-signal-safe] */
 CSP_SIGSAFE int fmt_writer_finish(struct fmt_writer *w);
 
@@ -165,6 +184,8 @@ struct fmt_profile {
     uint64_t nnodes;
     struct fmt_stat *stats;
     uint32_t nstats;
+    uint32_t record_flags; /* FMT_RECORD_*; 0 without a RECORD section */
+    uint64_t record_seq;   /* the thread's record sequence number; 0 without a RECORD section */
 };
 
 /*
@@ -180,6 +201,36 @@ int fmt_read_file(const char *path, struct fmt_profile **out, char *err, size_t 
 /* Same, from a buffer of @len bytes; @name is used in messages.  [not async-signal-safe] */
 int fmt_read_buffer(const void *buf, size_t len, const char *name, struct fmt_profile **out,
                     char *err, size_t errlen);
+
+/*
+ * Every record of the measurement file at @path.  A file holds one record
+ * or more (the monitor appends each thread's profile, and checkpoints of
+ * running threads, to one file per process), each one a complete v1 file
+ * image at an offset that is a multiple of 8.  Bytes between records (a
+ * hole left by a record never written, the rest of a checkpoint slot) are
+ * skipped; a record that starts with the magic but does not read (cut off
+ * by a kill, overwritten halfway) is counted as damaged and skipped, and
+ * the first such message goes to @err.  Of the records of one thread
+ * (same pid, generation, thread index) only the one with the highest
+ * RECORD sequence number is kept.  Returns 0 when at least one record
+ * reads (damaged ones are counted, the first described in @err), else the
+ * status of the first failure (FMT_EMAGIC for a file without any record,
+ * FMT_ETRUNC for an empty one, FMT_EIO, FMT_ENOMEM) with @err set.
+ * Release with fmt_record_set_free().  [not async-signal-safe]
+ */
+struct fmt_record_set {
+    struct fmt_profile **profiles; /* latest record of each thread, by (pid, generation, index) */
+    size_t nprofiles;
+    size_t nrecords;        /* records that read correctly */
+    size_t superseded;      /* of those, checkpoints replaced by a later record of their thread */
+    size_t damaged;         /* records that start with the magic but do not read */
+    uint64_t skipped_bytes; /* bytes outside any correct record */
+};
+int fmt_read_records(const char *path, struct fmt_record_set *out, char *err, size_t errlen);
+
+/* Release what fmt_read_records() returned; the struct itself is the caller's.
+ * [not async-signal-safe] */
+void fmt_record_set_free(struct fmt_record_set *s);
 
 /* Release a profile from the reader; NULL is allowed.  [not async-signal-safe] */
 void fmt_profile_free(struct fmt_profile *p);

@@ -127,5 +127,8 @@ fmt_dump(const struct fmt_profile *p, FILE *out)
         put_str(out, "name", p->stats[i].name);
         fprintf(out, " value=%" PRIu64 "\n", p->stats[i].value);
     }
+    if (p->record_flags != 0 || p->record_seq != 0)
+        fprintf(out, "record checkpoint=%d seq=%" PRIu64 "\n",
+                (p->record_flags & FMT_RECORD_CHECKPOINT) != 0, p->record_seq);
     return ferror(out) ? FMT_EIO : FMT_OK;
 }

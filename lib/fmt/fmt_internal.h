@@ -18,13 +18,15 @@
 
 /* Minor version written at byte 12.  Minor versions only add section kinds
  * that older readers may skip; a reader accepts any minor of its major. */
-#define FMT_VERSION_MINOR 0u
+#define FMT_VERSION_MINOR 1u
 
 #define FMT_FILE_HEADER_SIZE    16u /* magic[8], u32 major, u32 minor */
 #define FMT_SECTION_HEADER_SIZE 16u /* u32 kind, u32 flags, u64 payload length */
 #define FMT_NODE_FIXED_SIZE     52u /* a CCT node without its metrics */
 #define FMT_METRIC_SIZE         12u /* u32 event, u64 value */
 #define FMT_END_PAYLOAD_SIZE    12u /* u64 file length, u32 crc32 */
+#define FMT_RECORD_PAYLOAD_SIZE 12u /* u32 flags, u64 sequence number */
+#define FMT_RECORD_ALIGN        8u  /* records of a multi-record file start at multiples of 8 */
 
 /* Smallest encodings of table entries (all strings empty): bounds for counts. */
 #define FMT_EVENT_MIN_SIZE  32u /* 4 strings, u64 period, f64 display_scale */
@@ -47,6 +49,7 @@ enum fmt_section_kind {
     FMT_SEC_CCT = 4,     /* u32 epoch, u64 node count, nodes */
     FMT_SEC_STATS = 5,   /* named counters */
     FMT_SEC_END = 6,     /* u64 file length, u32 crc32 of all earlier payloads; last */
+    FMT_SEC_RECORD = 7,  /* minor 1, optional: u32 flags, u64 sequence number */
 };
 
 /*

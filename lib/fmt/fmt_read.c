@@ -87,6 +87,8 @@ struct rd {
     uint64_t decl_end; /* end the section header announces (may be > len) */
     bool truncated;    /* decl_end > len: the file ends inside this section */
 
+    bool record; /* one record of a multi-record file: bytes may follow END */
+
     uint64_t *id_slot; /* open-addressing table: node index + 1, 0 = empty */
     uint64_t id_mask;
     struct mod_key *mods; /* module ids, sorted, for node lookups */
@@ -538,6 +540,17 @@ parse_stats(struct rd *r)
     return FMT_OK;
 }
 
+static int
+parse_record(struct rd *r)
+{
+    int rc;
+
+    if ((rc = rd_u32(r, "the record flags", &r->p->pub.record_flags)) < 0 ||
+        (rc = rd_u64(r, "the record sequence number", &r->p->pub.record_seq)) < 0)
+        return rc;
+    return FMT_OK;
+}
+
 static const char *const sec_name[] = {
     [FMT_SEC_IDENT] = "IDENT", [FMT_SEC_EVENTS] = "EVENTS", [FMT_SEC_LOADMAP] = "LOADMAP",
     [FMT_SEC_CCT] = "CCT",     [FMT_SEC_STATS] = "STATS",   [FMT_SEC_END] = "END",
@@ -651,6 +664,9 @@ parse_sections(struct rd *r)
         case FMT_SEC_END:
             rc = parse_end(r, crc);
             break;
+        case FMT_SEC_RECORD:
+            rc = parse_record(r);
+            break;
         default: /* unknown, optional: skip it */
             r->pos = r->end;
             rc = FMT_OK;
@@ -670,17 +686,22 @@ parse_sections(struct rd *r)
         crc = fmt_crc32(crc, r->b + payload, (size_t)length);
         nsections++;
     }
-    if (r->pos != r->len)
+    if (r->pos != r->len && !r->record)
         return rd_fail(r, FMT_ECORRUPT, r->pos, "%zu bytes after the END section", r->len - r->pos);
     return FMT_OK;
 }
 
-int
-fmt_read_buffer(const void *buf, size_t len, const char *name, struct fmt_profile **out, char *err,
-                size_t errlen)
+/* One file image at @buf; in @record mode bytes may follow it and *used gets its length. */
+static int
+read_one(const void *buf, size_t len, const char *name, bool record, struct fmt_profile **out,
+         size_t *used, char *err, size_t errlen)
 {
-    struct rd r = {
-        .b = buf, .len = len, .name = name ? name : "(buffer)", .err = err, .errlen = errlen};
+    struct rd r = {.b = buf,
+                   .len = len,
+                   .name = name ? name : "(buffer)",
+                   .err = err,
+                   .errlen = errlen,
+                   .record = record};
     int rc;
 
     if (out == NULL || (buf == NULL && len > 0))
@@ -699,6 +720,8 @@ fmt_read_buffer(const void *buf, size_t len, const char *name, struct fmt_profil
     r.p->pub.version = FMT_VERSION;
     *out = &r.p->pub;
     r.p = NULL;
+    if (used != NULL)
+        *used = r.pos;
 out_free:
     free(r.id_slot);
     fmt_profile_free(r.p ? &r.p->pub : NULL);
@@ -706,16 +729,23 @@ out_free:
 }
 
 int
-fmt_read_file(const char *path, struct fmt_profile **out, char *err, size_t errlen)
+fmt_read_buffer(const void *buf, size_t len, const char *name, struct fmt_profile **out, char *err,
+                size_t errlen)
+{
+    return read_one(buf, len, name, false, out, NULL, err, errlen);
+}
+
+/* Read all of @path into a malloc'd *buf, *len bytes.  0 or a status with @err set. */
+static int
+slurp(const char *path, uint8_t **bufp, size_t *lenp, char *err, size_t errlen)
 {
     size_t cap, len = 0;
     uint8_t *buf = NULL;
     struct stat st;
     int fd, rc;
 
-    if (path == NULL || out == NULL)
-        return FMT_EINVAL;
-    *out = NULL;
+    *bufp = NULL;
+    *lenp = 0;
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         goto out_io;
@@ -750,9 +780,9 @@ fmt_read_file(const char *path, struct fmt_profile **out, char *err, size_t errl
         len += (size_t)n;
     }
     close(fd);
-    rc = fmt_read_buffer(buf, len, path, out, err, errlen);
-    free(buf);
-    return rc;
+    *bufp = buf;
+    *lenp = len;
+    return FMT_OK;
 
 out_io_close:
     rc = errno;
@@ -769,6 +799,156 @@ out_close:
     close(fd);
     free(buf);
     return rc;
+}
+
+int
+fmt_read_file(const char *path, struct fmt_profile **out, char *err, size_t errlen)
+{
+    uint8_t *buf;
+    size_t len;
+    int rc;
+
+    if (path == NULL || out == NULL)
+        return FMT_EINVAL;
+    *out = NULL;
+    if ((rc = slurp(path, &buf, &len, err, errlen)) < 0)
+        return rc;
+    rc = fmt_read_buffer(buf, len, path, out, err, errlen);
+    free(buf);
+    return rc;
+}
+
+/* Order: thread (pid, generation, index), then sequence number, then file order. */
+static int
+record_cmp(const void *a, const void *b)
+{
+    const struct fmt_profile *x = *(struct fmt_profile *const *)a;
+    const struct fmt_profile *y = *(struct fmt_profile *const *)b;
+
+    if (x->header.pid != y->header.pid)
+        return x->header.pid < y->header.pid ? -1 : 1;
+    if (x->header.generation != y->header.generation)
+        return x->header.generation < y->header.generation ? -1 : 1;
+    if (x->header.thread_index != y->header.thread_index)
+        return x->header.thread_index < y->header.thread_index ? -1 : 1;
+    if (x->record_seq != y->record_seq)
+        return x->record_seq < y->record_seq ? -1 : 1;
+    return 0;
+}
+
+static bool
+same_thread(const struct fmt_profile *x, const struct fmt_profile *y)
+{
+    return x->header.pid == y->header.pid && x->header.generation == y->header.generation &&
+           x->header.thread_index == y->header.thread_index;
+}
+
+int
+fmt_read_records(const char *path, struct fmt_record_set *out, char *err, size_t errlen)
+{
+    struct fmt_profile **all = NULL;
+    size_t n = 0, cap = 0, off = 0, len, keep = 0;
+    uint8_t *buf;
+    int rc, first_bad = FMT_OK;
+
+    if (path == NULL || out == NULL)
+        return FMT_EINVAL;
+    memset(out, 0, sizeof *out);
+    if (err != NULL && errlen > 0)
+        err[0] = '\0';
+    if ((rc = slurp(path, &buf, &len, err, errlen)) < 0)
+        return rc;
+    while (off < len) {
+        struct fmt_profile *p = NULL;
+        char msg[512];
+        size_t used = 0;
+
+        if (len - off < 8 || memcmp(buf + off, FMT_MAGIC, 8) != 0) {
+            size_t step = len - off < FMT_RECORD_ALIGN ? len - off : FMT_RECORD_ALIGN;
+
+            out->skipped_bytes += step;
+            off += step;
+            continue;
+        }
+        rc = read_one(buf + off, len - off, path, true, &p, &used, msg, sizeof msg);
+        if (rc == FMT_ENOMEM) {
+            if (err != NULL && errlen > 0)
+                snprintf(err, errlen, "%s", msg);
+            goto out_fail;
+        }
+        if (rc < 0) {
+            /* Name the byte in the file, not in the record. */
+            if (first_bad == FMT_OK)
+                first_bad = rc;
+            if (out->damaged++ == 0 && err != NULL && errlen > 0)
+                snprintf(err, errlen, "%s: record at byte %zu: %s", path, off,
+                         msg + (strlen(msg) > strlen(path) + 2 ? strlen(path) + 2 : 0));
+            out->skipped_bytes += FMT_RECORD_ALIGN;
+            off += FMT_RECORD_ALIGN;
+            continue;
+        }
+        if (n == cap) {
+            struct fmt_profile **na;
+
+            cap = cap ? cap * 2 : 16;
+            na = realloc(all, cap * sizeof *all);
+            if (na == NULL) {
+                fmt_profile_free(p);
+                rc = FMT_ENOMEM;
+                if (err != NULL && errlen > 0)
+                    snprintf(err, errlen, "%s: out of memory for the record list", path);
+                goto out_fail;
+            }
+            all = na;
+        }
+        all[n++] = p;
+        off += (used + FMT_RECORD_ALIGN - 1) / FMT_RECORD_ALIGN * FMT_RECORD_ALIGN;
+        if (off > len)
+            off = len;
+    }
+    if (n == 0) { /* nothing to show: say why, as fmt_read_file would */
+        struct fmt_profile *none = NULL;
+
+        if (first_bad == FMT_OK)
+            first_bad = read_one(buf, len, path, true, &none, NULL, err, errlen);
+        fmt_profile_free(none);
+        free(buf);
+        free(all);
+        return first_bad < 0 ? first_bad : FMT_ECORRUPT;
+    }
+    free(buf);
+    out->nrecords = n;
+    if (n > 1)
+        qsort(all, n, sizeof *all, record_cmp);
+    for (size_t i = 0; i < n; i++) {
+        if (i + 1 < n && same_thread(all[i], all[i + 1])) {
+            fmt_profile_free(all[i]);
+            out->superseded++;
+            continue;
+        }
+        all[keep++] = all[i];
+    }
+    out->profiles = all;
+    out->nprofiles = keep;
+    return FMT_OK;
+
+out_fail:
+    free(buf);
+    for (size_t i = 0; i < n; i++)
+        fmt_profile_free(all[i]);
+    free(all);
+    return rc;
+}
+
+void
+fmt_record_set_free(struct fmt_record_set *s)
+{
+    if (s == NULL)
+        return;
+    for (size_t i = 0; i < s->nprofiles; i++)
+        fmt_profile_free(s->profiles[i]);
+    free(s->profiles);
+    memset(s, 0, sizeof *s);
 }
 
 void

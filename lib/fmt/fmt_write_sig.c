@@ -113,6 +113,17 @@ w_flush(struct fmt_writer *w)
 {
     size_t done = 0;
 
+    if (w->mem != NULL) {
+        uint64_t at = w->offset - w->used;
+
+        if (w->used > w->mem_cap || at > w->mem_cap - w->used)
+            w_fail(w, FMT_EIO, ENOBUFS);
+        else
+            memcpy(w->mem + at, w->buf, w->used);
+        w->used = 0;
+        return;
+    }
+
     while (done < w->used && w->error == 0) {
         ssize_t n = write(w->fd, w->buf + done, w->used - done);
 
@@ -229,6 +240,11 @@ w_section_close(struct fmt_writer *w)
         return;
     }
     w_flush(w); /* the header may straddle the flushed and buffered parts */
+    if (w->mem != NULL) {
+        if (w->error == 0)
+            memcpy(w->mem + len_at, b, sizeof b); /* below offset, so inside mem_cap */
+        return;
+    }
     while (done < sizeof b && w->error == 0) {
         ssize_t n = pwrite(w->fd, b + done, sizeof b - done, (off_t)(len_at + done));
 
@@ -270,6 +286,8 @@ fmt_writer_init(struct fmt_writer *w, int fd)
     w->used = 0;
     w->crc = 0;
     w->nevents = 0;
+    w->mem = NULL;
+    w->mem_cap = 0;
 
     fl = fcntl(fd, F_GETFL);
     if (fl < 0)
@@ -281,6 +299,29 @@ fmt_writer_init(struct fmt_writer *w, int fd)
     if (pos < 0)
         return w_fail(w, FMT_EIO, errno);
     if (pos != 0)
+        return w_fail(w, FMT_EINVAL, 0);
+    return FMT_OK;
+}
+
+CSP_SIGSAFE int
+fmt_writer_init_mem(struct fmt_writer *w, void *mem, uint64_t cap)
+{
+    if (w == NULL)
+        return FMT_EINVAL;
+    w->fd = -1;
+    w->error = 0;
+    w->saved_errno = 0;
+    w->state = W_INIT;
+    w->offset = 0;
+    w->section_start = 0;
+    w->nodes_expected = 0;
+    w->nodes_written = 0;
+    w->used = 0;
+    w->crc = 0;
+    w->nevents = 0;
+    w->mem = mem;
+    w->mem_cap = cap;
+    if (mem == NULL)
         return w_fail(w, FMT_EINVAL, 0);
     return FMT_OK;
 }
@@ -484,6 +525,22 @@ fmt_write_stats(struct fmt_writer *w, const struct fmt_stat *s, uint32_t n)
         w_str(w, s[i].name);
         w_u64(w, s[i].value);
     }
+    w_section_close(w);
+    return w_done(w, W_STATS);
+}
+
+CSP_SIGSAFE int
+fmt_write_record(struct fmt_writer *w, uint32_t flags, uint64_t seq)
+{
+    int rc;
+
+    if (w == NULL)
+        return FMT_EINVAL;
+    if ((rc = w_check(w, W_STATS)) < 0)
+        return rc;
+    w_section_open(w, FMT_SEC_RECORD);
+    w_u32(w, flags);
+    w_u64(w, seq);
     w_section_close(w);
     return w_done(w, W_STATS);
 }

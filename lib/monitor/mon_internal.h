@@ -86,6 +86,8 @@ struct mon_process {
     atomic_uint exec_not_followed; /* execs whose environment drops csprof (main thread's file) */
     uint64_t threads_untracked;    /* threads alive at the end that csprof had no state for */
     uint64_t threads_untracked_cpu_ns; /* ... and their CPU time, ns */
+    uint64_t flush_period_ns; /* checkpoint period of a running thread (CSPROF_FLUSH_MS); 0 off */
+    uint32_t generation;      /* bumped after a failed exec (same pid, new profile) */
 };
 
 extern struct mon_process mon_proc;
@@ -122,6 +124,13 @@ struct mon_thread {
     uint64_t event_samples[MON_MAX_EVENTS]; /* samples recorded per event */
     uint64_t timer_overruns;                /* expirations merged into one signal (POSIX timers) */
     bool sampling_blocked; /* the real mask blocked the sampling signal when the thread ended */
+    /* Records (mon_write.h): */
+    uint64_t record_seq;   /* sequence number of the next record of this thread */
+    uint64_t ckpt_last_ns; /* CLOCK_MONOTONIC at the last checkpoint (or thread start) */
+    uint64_t slot_off[2];  /* the two checkpoint slots: file offset and capacity, bytes */
+    uint64_t slot_cap[2];
+    uint64_t ckpt_written; /* checkpoints written */
+    uint64_t ckpt_failed;  /* checkpoints not written (no memory, write error) */
 };
 
 /*

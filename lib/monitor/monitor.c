@@ -199,6 +199,7 @@ mon_thread_begin(void)
     td->self = pthread_self();
     td->thread_index = atomic_fetch_add(&mon_proc.next_thread_index, 1);
     td->start_ns = mon_clock_ns(CLOCK_REALTIME);
+    td->ckpt_last_ns = mon_clock_ns(CLOCK_MONOTONIC);
     read_stack_bounds(td);
     arena_init_mmap(&td->arena, (size_t)1 << 20, arena_limit);
     td->bt.max = CSP_INITIAL_FRAMES; /* deeper walks grow the arrays: mon_bt_grow */
@@ -308,19 +309,21 @@ thread_sampling_blocked(const struct mon_thread *td)
     }
 }
 
-/* Write @td's profile unless someone else has; safe to call from any thread. */
-static void
+/* Write @td's profile unless someone else has; safe to call from any thread.  Returns
+ * whether this call wrote it. */
+static bool
 write_once(struct mon_thread *td)
 {
     int expected = MON_THREAD_RUNNING;
 
     if (!atomic_compare_exchange_strong(&td->state, &expected, MON_THREAD_WRITING))
-        return;
+        return false;
     quiesce(td);
     td->sampling_blocked = thread_sampling_blocked(td);
     if (mon_write_profile(td) < 0)
         mon_warn("could not write a profile", strerror(errno));
     atomic_store(&td->state, MON_THREAD_DONE);
+    return true;
 }
 
 void
@@ -329,7 +332,15 @@ mon_thread_end(struct mon_thread *td)
     if (td == NULL)
         return;
     mon_sources_stop(td);
-    write_once(td);
+    if (write_once(td)) {
+        /* The thread is exiting and its profile is written: give its tree's memory back, so
+         * that thousands of short threads do not pile up.  Nothing reads the arena of a
+         * thread in state DONE (the handler drops its samples first); the trampoline is
+         * taken out of the stack before its shadow stack goes. */
+        tramp_invalidate(&td->tramp);
+        arena_destroy(&td->arena);
+        td->tree = NULL;
+    }
 }
 
 /* ns on CPU of thread @tid (first field of /proc/self/task/TID/schedstat), 0 if unknown. */
@@ -412,6 +423,8 @@ finalize_all(bool from_signal)
     atomic_thread_fence(memory_order_seq_cst);
     if (!from_signal)
         mon_loadmap_refresh();
+    else
+        atomic_store(&mon_out.map_frozen, 1); /* writers must not take the load-map mutex */
     if (self != NULL)
         mon_sources_stop(self);
     if (!from_signal) {
@@ -515,6 +528,13 @@ restart_alone(bool forked)
     atomic_store(&mon_proc.stopped, 0);
     mon_proc.start_ns = mon_clock_ns(CLOCK_REALTIME);
     read_identity();
+    if (forked) {
+        mon_proc.generation = 0;
+        if (mon_output_after_fork() < 0)
+            mon_warn("cannot create this process's measurement file", strerror(errno));
+    } else {
+        mon_proc.generation++; /* same pid, same file: records tell the profiles apart */
+    }
     mon_thread_begin();
 }
 
@@ -642,7 +662,9 @@ mon_setup(void)
     const char *tramp = getenv("CSPROF_TRAMPOLINE");
     const char *follow = getenv("CSPROF_FOLLOW");
     const char *eintr = getenv("CSPROF_EINTR_SAFE");
+    const char *flush = getenv("CSPROF_FLUSH_MS");
     const char *why = NULL;
+    char reason[4096 + 256];
     char why_events[256];
     int rc;
 
@@ -681,11 +703,15 @@ mon_setup(void)
                  sizeof(mon_proc.outdir) - strlen(mon_proc.outdir), "/%s", outdir);
     else
         snprintf(mon_proc.outdir, sizeof(mon_proc.outdir), "%s", outdir);
-    if (mkdir(mon_proc.outdir, 0777) < 0 && errno != EEXIST) {
-        mon_warn("cannot create the measurement directory, profiling disabled", mon_proc.outdir);
+    /* Checkpoints of running threads: every second unless CSPROF_FLUSH_MS says (0 = never). */
+    mon_proc.flush_period_ns = 1000000000u;
+    if (flush != NULL && flush[0] != '\0')
+        mon_proc.flush_period_ns = strtoull(flush, NULL, 10) * 1000000u;
+    read_identity();
+    if (mon_output_open(mon_proc.outdir, reason, sizeof(reason)) < 0) {
+        mon_warn("no measurement file, profiling disabled", reason);
         return;
     }
-    read_identity();
     mon_proc.start_ns = mon_clock_ns(CLOCK_REALTIME);
     uw_init();
     mon_proc.trampoline = tramp == NULL || strcmp(tramp, "0") != 0;
@@ -694,6 +720,7 @@ mon_setup(void)
         mon_proc.trampoline = false;
     }
     mon_loadmap_refresh();
+    mon_output_publish_loadmap();
     if (pthread_key_create(&thread_key, thread_key_destructor) != 0)
         return;
     rc = mon_signals_install();

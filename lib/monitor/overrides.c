@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "monitor/mon_internal.h"
+#include "monitor/mon_write.h"
 
 typedef int pthread_create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 typedef int execve_fn(const char *, char *const[], char *const[]);
@@ -337,8 +338,10 @@ dlopen(const char *file, int mode)
     h = real_dlopen(file, mode);
     if (td != NULL)
         td->in_loader--;
-    if (h != NULL && mon_proc.active)
+    if (h != NULL && mon_proc.active) {
         mon_loadmap_refresh();
+        mon_output_publish_loadmap(); /* checkpoints see the new module */
+    }
     return h;
 }
 

@@ -16,6 +16,7 @@
 
 #include "cct/cct.h"
 #include "monitor/mon_internal.h"
+#include "monitor/mon_write.h"
 #include "trampoline/tramp.h"
 #include "unwind/uw.h"
 
@@ -322,6 +323,7 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
              * be acted on inside this handler. */
             pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
             take_sample(td, (uint32_t)ev, ucontext, value);
+            mon_checkpoint_maybe(td);
             pthread_setcancelstate(cancel_state, NULL);
         }
     }

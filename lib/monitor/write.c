@@ -1,220 +1,222 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * write.c -- one thread's profile to one measurement file.
+ * write.c -- the process's measurement file: opening it safely, publishing
+ * the load map the record writer reads, and a thread's final record.
  *
- * Ordinary context, called with the thread's sampling stopped: at thread
- * exit, process exit, _exit and exec.  Uses mmap for memory and write(2)
- * through lib/fmt (no stdio, no malloc), so it also works in a fork child.
+ * Ordinary context: the constructor, a fork child, thread and process exit.
+ * The directory is opened with O_NOFOLLOW and must belong to this user;
+ * the file is created relative to it with O_CREAT|O_EXCL|O_NOFOLLOW, mode
+ * 0600, and both descriptors move to a high number with close-on-exec, so
+ * the program neither sees nor exhausts them.  After this, writing a
+ * profile needs no file descriptor and no malloc (record_sig.c).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include "cct/cct.h"
-#include "fmt/fmt.h"
 #include "monitor/mon_internal.h"
 #include "monitor/mon_loadmap.h"
 #include "monitor/mon_write.h"
 
-#define MAX_MODULES 4096
+struct mon_output mon_out = {.fd = -1, .dirfd = -1};
 
-struct write_ctx {
-    struct fmt_writer *w;
-    struct fmt_metric metrics[MON_MAX_EVENTS];
-};
+static pthread_mutex_t publish_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t published_size = UINT32_MAX, published_epoch;
 
+/* Move @fd to a high number (close-on-exec), below 1024 so the descriptor table does not grow
+ * for us; keeps @fd where it is when no such slot is free.  Returns the descriptor. */
 static int
-write_node(const struct cct_node_view *v, void *arg)
+move_high(int fd)
 {
-    struct write_ctx *ctx = arg;
-    struct fmt_node n;
-    uint32_t nm = v->nmetrics < MON_MAX_EVENTS ? v->nmetrics : MON_MAX_EVENTS;
+    struct rlimit rl;
+    rlim_t top = 1024;
+    int hi;
 
-    memset(&n, 0, sizeof(n));
-    n.id = v->id;
-    n.parent = v->parent_id;
-    n.kind = (uint32_t)v->kind;
-    n.samples = v->samples;
-    n.calls = v->calls;
-    n.module = FMT_MODULE_NONE;
-    n.offset = v->addr;
-    if (v->kind != CCT_NODE_ROOT && mon_loadmap_lookup(v->addr, &n.module, &n.offset) < 0) {
-        n.module = FMT_MODULE_NONE;
-        n.offset = v->addr;
-    }
-    for (uint32_t i = 0; i < nm; i++) {
-        ctx->metrics[i].event = v->metrics[i].event;
-        ctx->metrics[i].value = v->metrics[i].value;
-    }
-    n.nmetrics = nm;
-    n.metrics = ctx->metrics;
-    return fmt_write_node(ctx->w, &n) < 0 ? -1 : 0;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < top)
+        top = rl.rlim_cur;
+    if (top < 64)
+        return fd;
+    hi = fcntl(fd, F_DUPFD_CLOEXEC, (int)(top - 24));
+    if (hi < 0)
+        return fd;
+    close(fd);
+    return hi;
 }
 
+/* Create this process's file in the directory; names PROG-PID.cspm, then PROG-PID-N.cspm. */
 static int
-open_profile_file(const struct mon_thread *td, char *path, size_t size)
+create_file(void)
 {
-    for (unsigned gen = 0; gen < 10000; gen++) {
+    int pid = (int)getpid();
+
+    for (unsigned n = 0; n < 1000; n++) {
         int fd;
 
-        snprintf(path, size, "%s/%s-%d-%u-%d-%u.cspm", mon_proc.outdir, mon_proc.progname,
-                 (int)getpid(), td->thread_index, (int)td->tid, gen);
-        fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0 || errno != EEXIST)
+        if (n == 0)
+            snprintf(mon_out.name, sizeof(mon_out.name), "%s-%d.cspm", mon_proc.progname, pid);
+        else
+            snprintf(mon_out.name, sizeof(mon_out.name), "%s-%d-%u.cspm", mon_proc.progname, pid,
+                     n);
+        fd = openat(mon_out.dirfd, mon_out.name,
+                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0 || errno != EEXIST) {
+            snprintf(mon_out.path, sizeof(mon_out.path), "%s/%s", mon_proc.outdir, mon_out.name);
             return fd;
+        }
     }
     errno = EEXIST;
     return -1;
 }
 
-static void *
-map_bytes(size_t size)
+static int
+adopt_file(int fd)
 {
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    struct stat st;
 
-    return p == MAP_FAILED ? NULL : p;
+    if (fstat(fd, &st) < 0) {
+        close(fd);
+        return -1;
+    }
+    mon_out.dev = st.st_dev;
+    mon_out.ino = st.st_ino;
+    atomic_store(&mon_out.end, 0);
+    atomic_store(&mon_out.lost, 0);
+    atomic_store(&mon_out.reopened, 0);
+    return fd;
 }
 
-static uint64_t
-thread_cpu_ns(const struct mon_thread *td)
+int
+mon_output_open(const char *outdir, char *why, size_t whylen)
 {
-    clockid_t clock;
-    struct timespec ts;
+    struct stat st;
+    int dfd, fd;
 
-    if (pthread_getcpuclockid(td->self, &clock) != 0 || clock_gettime(clock, &ts) < 0)
-        return 0;
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    if (mkdir(outdir, 0700) < 0 && errno != EEXIST) {
+        snprintf(why, whylen, "%s: cannot create the directory: %s", outdir, strerror(errno));
+        return -1;
+    }
+    dfd = open(outdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dfd < 0) {
+        int err = errno;
+
+        if (lstat(outdir, &st) == 0 && S_ISLNK(st.st_mode))
+            snprintf(why, whylen, "%s: is a symbolic link (csprof never writes through one)",
+                     outdir);
+        else
+            snprintf(why, whylen, "%s: %s", outdir, strerror(err));
+        return -1;
+    }
+    if (fstat(dfd, &st) < 0) {
+        snprintf(why, whylen, "%s: %s", outdir, strerror(errno));
+        close(dfd);
+        return -1;
+    }
+    if (st.st_uid != geteuid() || (st.st_mode & (S_IWOTH | S_ISVTX)) == S_IWOTH) {
+        if (st.st_uid != geteuid())
+            snprintf(why, whylen, "%s: owned by another user (uid %u), not writing there", outdir,
+                     (unsigned)st.st_uid);
+        else
+            snprintf(
+                why, whylen,
+                "%s: writable by every user without the sticky bit, not writing there (chmod o-w)",
+                outdir);
+        close(dfd);
+        return -1;
+    }
+    mon_out.dirfd = move_high(dfd);
+    fd = create_file();
+    if (fd < 0 || (fd = adopt_file(fd)) < 0) {
+        snprintf(why, whylen, "%s/%s: cannot create the measurement file: %s", outdir, mon_out.name,
+                 strerror(errno));
+        return -1;
+    }
+    atomic_store(&mon_out.fd, move_high(fd));
+    for (int i = 0; i < 2; i++) {
+        void *p = mmap(NULL, sizeof(struct mon_map_buf), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+        mon_out.map[i] = p == MAP_FAILED ? NULL : p;
+    }
+    mon_record_name_events();
+    return 0;
 }
 
-static const char *
-mechanism_name(enum mon_mechanism m)
+int
+mon_output_after_fork(void)
 {
-    return m == MON_MECH_PERF_TASK_CLOCK ? "perf-task-clock" : "posix-timer";
+    int old = atomic_load(&mon_out.fd), fd;
+
+    pthread_mutex_init(&publish_lock, NULL);
+    mon_record_after_fork();
+    fd = create_file();
+    if (fd < 0 && errno == EMFILE && old >= 0) {
+        /* Every slot taken: the parent's file descriptor is ours to give up. */
+        close(old);
+        old = -1;
+        fd = create_file();
+    }
+    if (fd < 0 || (fd = adopt_file(fd)) < 0) {
+        atomic_store(&mon_out.fd, -1);
+        return -1;
+    }
+    if (old >= 0 && dup3(fd, old, O_CLOEXEC) == old) {
+        close(fd);
+        fd = old;
+    } else {
+        fd = move_high(fd);
+    }
+    atomic_store(&mon_out.fd, fd);
+    return 0;
+}
+
+void
+mon_output_publish_loadmap(void)
+{
+    struct mon_map_buf *b;
+    uint32_t size, epoch;
+    unsigned next;
+
+    /* Never wait: a publication in progress (perhaps on this very thread, interrupted by a
+     * fatal signal) is as good as ours. */
+    if (pthread_mutex_trylock(&publish_lock) != 0)
+        return;
+    size = mon_loadmap_size();
+    epoch = mon_loadmap_epoch();
+    if (size == published_size && epoch == published_epoch)
+        goto out_unlock;
+    next = (atomic_load(&mon_out.map_active) + 1u) & 1u;
+    b = mon_out.map[next];
+    if (b == NULL)
+        goto out_unlock;
+    atomic_fetch_add(&b->seq, 1); /* odd: being written */
+    atomic_thread_fence(memory_order_release);
+    b->n = mon_loadmap_copy(b->mods, MON_MAX_MODULES);
+    atomic_thread_fence(memory_order_release);
+    atomic_fetch_add(&b->seq, 1);
+    atomic_store(&mon_out.map_active, next);
+    published_size = size;
+    published_epoch = epoch;
+out_unlock:
+    pthread_mutex_unlock(&publish_lock);
 }
 
 int
 mon_write_profile(struct mon_thread *td)
 {
-    struct fmt_event events[MON_MAX_EVENTS];
-    struct fmt_stat stats[MON_NOUTCOMES + 12 + MON_MAX_EVENTS + TRAMP_NCOUNTERS];
-    char stat_names[MON_MAX_EVENTS][64];
-    struct fmt_header h;
-    struct write_ctx ctx;
-    struct fmt_writer *w;
-    struct fmt_module *fmods;
-    struct mon_module *mods;
-    char path[4096 + 512];
-    size_t scratch_size, mods_size;
-    void *scratch;
-    uint32_t nmods, nstats = 0;
-    int fd, rc = -1, err = 0;
-    bool main_thread = td->thread_index == 0;
+    int rc;
 
-    mods_size = MAX_MODULES * (sizeof(*mods) + sizeof(*fmods));
-    scratch_size = cct_walk_scratch_size(td->tree);
-    w = map_bytes(sizeof(*w));
-    mods = map_bytes(mods_size);
-    scratch = map_bytes(scratch_size > 0 ? scratch_size : 1);
-    if (w == NULL || mods == NULL || scratch == NULL) {
-        err = ENOMEM;
-        goto out_unmap;
+    if (!atomic_load(&mon_out.map_frozen))
+        mon_output_publish_loadmap();
+    rc = mon_record_write(td, false);
+    if (rc < 0) {
+        errno = -rc;
+        return -1;
     }
-    fmods = (struct fmt_module *)(void *)(mods + MAX_MODULES);
-    fd = open_profile_file(td, path, sizeof(path));
-    if (fd < 0) {
-        err = errno;
-        goto out_unmap;
-    }
-
-    memset(&h, 0, sizeof(h));
-    h.pid = (uint32_t)getpid();
-    h.tid = (uint32_t)td->tid;
-    h.thread_index = td->thread_index;
-    h.rank = mon_proc.rank;
-    h.start_ns = td->start_ns;
-    h.end_ns = mon_clock_ns(CLOCK_REALTIME);
-    h.cpu_ns = thread_cpu_ns(td);
-    h.program = mon_proc.program;
-    h.command = mon_proc.command;
-    h.host = mon_proc.host;
-
-    for (uint32_t i = 0; i < mon_proc.nevents; i++) {
-        events[i].name = mon_proc.events[i].name;
-        events[i].unit = "ns";
-        events[i].mechanism = mechanism_name(mon_proc.events[i].mech);
-        events[i].period = mon_proc.events[i].period_ns;
-        events[i].display_scale = 1e-9;
-        events[i].display_unit = "s";
-    }
-
-    nmods = mon_loadmap_copy(mods, MAX_MODULES);
-    for (uint32_t i = 0; i < nmods; i++) {
-        fmods[i].id = mods[i].id;
-        fmods[i].epoch = mods[i].epoch;
-        fmods[i].path = mods[i].path;
-        fmods[i].build_id = mods[i].build_id_len ? mods[i].build_id : NULL;
-        fmods[i].build_id_len = mods[i].build_id_len;
-        fmods[i].load_bias = mods[i].load_bias;
-        fmods[i].start = mods[i].start;
-        fmods[i].end = mods[i].end;
-    }
-
-    /* Samples on threads csprof had no state for are reported in the main thread's file. */
-    stats[nstats++] = (struct fmt_stat){"samples.recorded",
-                                        td->counts[MON_SAMPLE_OK] + td->counts[MON_SAMPLE_PARTIAL]};
-    stats[nstats++] = (struct fmt_stat){"samples.partial", td->counts[MON_SAMPLE_PARTIAL]};
-    for (int o = MON_DROP_REENTERED; o < MON_NOUTCOMES; o++) {
-        uint64_t v = td->counts[o] + (main_thread ? mon_process_count((enum mon_outcome)o) : 0);
-
-        stats[nstats++] = (struct fmt_stat){mon_outcome_names[o], v};
-    }
-    for (uint32_t i = 0; i < mon_proc.nevents; i++) {
-        snprintf(stat_names[i], sizeof(stat_names[i]), "event.%s.samples", mon_proc.events[i].name);
-        stats[nstats++] = (struct fmt_stat){stat_names[i], td->event_samples[i]};
-    }
-    if (mon_proc.trampoline)
-        for (int i = 0; i < TRAMP_NCOUNTERS; i++)
-            stats[nstats++] = (struct fmt_stat){tramp_counter_names[i], td->tramp.counts[i]};
-    stats[nstats++] = (struct fmt_stat){"timer.overruns", td->timer_overruns};
-    stats[nstats++] = (struct fmt_stat){"thread.sampling_blocked", td->sampling_blocked};
-    if (main_thread) {
-        stats[nstats++] =
-            (struct fmt_stat){"exec.not_followed", atomic_load(&mon_proc.exec_not_followed)};
-        stats[nstats++] = (struct fmt_stat){"threads.untracked", mon_proc.threads_untracked};
-        stats[nstats++] =
-            (struct fmt_stat){"threads.untracked.cpu_ns", mon_proc.threads_untracked_cpu_ns};
-    }
-    stats[nstats++] = (struct fmt_stat){"cct.nodes", cct_size(td->tree)};
-    stats[nstats++] = (struct fmt_stat){"arena.bytes", td->arena.bytes_mapped};
-    stats[nstats++] = (struct fmt_stat){"unwind.frames_capacity", td->bt.max}; /* depth_sig.c */
-
-    ctx.w = w;
-    if (fmt_writer_init(w, fd) < 0 || fmt_write_header(w, &h) < 0 ||
-        fmt_write_events(w, events, mon_proc.nevents) < 0 ||
-        fmt_write_loadmap(w, fmods, nmods) < 0 ||
-        fmt_begin_cct(w, mon_loadmap_epoch(), cct_size(td->tree)) < 0 ||
-        cct_walk(td->tree, write_node, &ctx, scratch) != 0 || fmt_end_cct(w) < 0 ||
-        fmt_write_stats(w, stats, nstats) < 0 || fmt_writer_finish(w) < 0) {
-        err = w->error == FMT_EIO && w->saved_errno ? w->saved_errno : EIO;
-        close(fd);
-        goto out_unmap;
-    }
-    if (close(fd) < 0) {
-        err = errno;
-        goto out_unmap;
-    }
-    rc = 0;
-out_unmap:
-    if (scratch != NULL)
-        munmap(scratch, scratch_size > 0 ? scratch_size : 1);
-    if (mods != NULL)
-        munmap(mods, mods_size);
-    if (w != NULL)
-        munmap(w, sizeof(*w));
-    errno = err;
-    return rc;
+    return 0;
 }

@@ -14,7 +14,7 @@ check "exit status unchanged" [ "$plain_rc" -eq "$prof_rc" ]
 check "output unchanged" cmp -s plain.out prof.out
 n=$(ls m/*.cspm | wc -l)
 check "three profiles: parent, fork child, exec'd image (got $n)" [ "$n" -eq 3 ]
-pids=$(ls m/*.cspm | sed 's/.*forkexec-\([0-9]*\)-.*/\1/' | sort -u | wc -l)
+pids=$(ls m/*.cspm | sed 's/.*forkexec-\([0-9]*\)[-.].*/\1/' | sort -u | wc -l)
 check "two processes" [ "$pids" -eq 2 ]
 parent_hits=0 child_hits=0
 for f in m/*.cspm; do

@@ -212,22 +212,36 @@ rel_same_err() {
 }
 
 # rel_stat WHERE NAME: the sum of counter NAME (e.g. samples.recorded) over
-# the profile WHERE or every profile in directory WHERE, read with
-# csprof-prof --dump; prints 0 when there is no profile.
+# the profile file WHERE or every profile file in directory WHERE (every
+# thread's record of every file), read with csprof-prof --dump; prints 0
+# when there is no profile.
 rel_stat() {
     local f sum=0 v files
     if [ -d "$1" ]; then files=("$1"/*.cspm); else files=("$1"); fi
     for f in "${files[@]}"; do
         [ -e "$f" ] || continue
         [ -s "$f.txt" ] || csprof-prof --dump "$f" > "$f.txt" 2> /dev/null
-        v=$(sed -n "s/^stat name=\"$2\" value=\([0-9]*\)$/\1/p" "$f.txt" | head -n 1)
+        v=$(sed -n "s/^stat name=\"$2\" value=\([0-9]*\)$/\1/p" "$f.txt" | awk '{ s += $1 } END { print s + 0 }')
         sum=$((sum + ${v:-0}))
     done
     echo "$sum"
 }
 
-# rel_profiles DIR: the number of profiles (*.cspm) in DIR.
+# rel_profiles DIR: the number of thread profiles in DIR (each process writes
+# one *.cspm file holding one record per thread; csprof-prof --dump prints
+# one header line per thread).
 rel_profiles() {
+    local f n=0 k
+    for f in "$1"/*.cspm; do
+        [ -e "$f" ] || continue
+        k=$(csprof-prof --dump "$f" 2> /dev/null | grep -c '^header ')
+        n=$((n + k))
+    done
+    echo "$n"
+}
+
+# rel_files DIR: the number of measurement files (*.cspm, one per process) in DIR.
+rel_files() {
     local n
     n=$(find "$1" -maxdepth 1 -name '*.cspm' 2> /dev/null | wc -l)
     echo "$n"

@@ -667,23 +667,51 @@ prof_collect_inputs(struct prof_ctx *ctx, const char *arg)
 int
 prof_merge_input(struct prof_ctx *ctx, size_t i)
 {
-    struct prof_input *in = &ctx->inputs[i];
-    struct fmt_profile *p = NULL;
+    struct fmt_record_set set;
     char err[1024] = "";
+    char *path;
     int rc;
 
-    if (in->error != NULL)
-        return -1; /* already reported by prof_collect_inputs */
-    rc = fmt_read_file(in->path, &p, err, sizeof(err));
+    if (ctx->inputs[i].error != NULL || ctx->inputs[i].merged)
+        return -1; /* already reported by prof_collect_inputs, or a record merged with its file */
+    rc = fmt_read_records(ctx->inputs[i].path, &set, err, sizeof(err));
+    if (rc == FMT_OK && set.nprofiles == 0 && set.damaged == 0) {
+        rc = FMT_ETRUNC;
+        snprintf(err, sizeof(err), "%s: no profile in this file (empty)", ctx->inputs[i].path);
+    } else if (rc == FMT_OK && set.nprofiles == 0) {
+        rc = FMT_ECORRUPT;
+    }
     if (rc < 0) {
+        struct prof_input *in = &ctx->inputs[i];
+
         in->error =
             err[0] ? prof_xstrdup(err) : prof_xasprintf("%s: %s", in->path, fmt_strerror(rc));
         prof_eprintf("%s (file skipped)", in->error);
         ctx->nskipped++;
+        fmt_record_set_free(&set);
         return -1;
     }
-    prof_merge_profile(ctx, p, in);
-    fmt_profile_free(p);
+    if (set.damaged > 0) {
+        fprintf(stderr,
+                "csprof-prof: warning: %s: %zu damaged record(s) skipped (a write cut off, e.g. "
+                "by a kill): %s\n",
+                ctx->inputs[i].path, set.damaged, err);
+        ctx->ndamaged += set.damaged;
+    }
+    /* One input per thread: the first record fills input i, the others get inputs of their
+     * own (added at the end, marked merged so the caller's loop does not read them again). */
+    path = prof_xstrdup(ctx->inputs[i].path);
+    for (size_t k = 0; k < set.nprofiles; k++) {
+        struct prof_input *in = k == 0 ? &ctx->inputs[i] : prof_add_input(ctx, path);
+        bool partial = (set.profiles[k]->record_flags & FMT_RECORD_CHECKPOINT) != 0;
+
+        in->merged = true;
+        in->partial = partial;
+        ctx->npartial += partial;
+        prof_merge_profile(ctx, set.profiles[k], in);
+    }
+    free(path);
+    fmt_record_set_free(&set);
     ctx->nread++;
     return 0;
 }

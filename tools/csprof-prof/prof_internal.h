@@ -230,6 +230,8 @@ struct prof_input {
     char *program, *command, *host;
     uint64_t samples; /* sum of node sample counts */
     uint64_t nnodes;
+    bool merged;  /* read already (another record of the same file) */
+    bool partial; /* only a checkpoint of this thread was written (killed run) */
 };
 
 /* One -S structure module. */
@@ -277,6 +279,8 @@ struct prof_ctx {
     struct prof_input *inputs;
     size_t ninputs, inputs_cap;
     size_t nread, nskipped;
+    size_t npartial; /* threads with only checkpoint data */
+    size_t ndamaged; /* records that could not be read (cut off by a kill) */
 
     /* Counters summed over all files read, in first-seen order. */
     char **stat_names;

@@ -10,6 +10,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -59,25 +60,35 @@ prof_dump_files(char **files, int n)
     int i, status = PROF_EXIT_OK;
 
     for (i = 0; i < n; i++) {
-        struct fmt_profile *p = NULL;
+        struct fmt_record_set set;
         char err[1024] = "";
         int rc;
 
-        rc = fmt_read_file(files[i], &p, err, sizeof(err));
+        rc = fmt_read_records(files[i], &set, err, sizeof(err));
+        if (rc == FMT_OK && set.nprofiles == 0) {
+            fprintf(stderr, "csprof-prof: %s\n", err[0] ? err : "no profile in this file");
+            status = PROF_EXIT_FAIL;
+            fmt_record_set_free(&set);
+            continue;
+        }
         if (rc < 0) {
             prof_eprintf("%s", err[0] ? err : fmt_strerror(rc));
             status = PROF_EXIT_FAIL;
             continue;
         }
+        if (set.damaged > 0)
+            fprintf(stderr, "csprof-prof: warning: %zu damaged record(s) skipped: %s\n",
+                    set.damaged, err);
         if (n > 1)
             printf("%s==> %s <==\n", i > 0 ? "\n" : "", files[i]);
         fflush(stdout);
-        if (fmt_dump(p, stdout) < 0) {
-            fprintf(stderr, "csprof-prof: %s: cannot write the dump: %s\n", files[i],
-                    strerror(errno));
-            status = PROF_EXIT_FAIL;
-        }
-        fmt_profile_free(p);
+        for (size_t k = 0; k < set.nprofiles; k++)
+            if (fmt_dump(set.profiles[k], stdout) < 0) {
+                fprintf(stderr, "csprof-prof: %s: cannot write the dump: %s\n", files[i],
+                        strerror(errno));
+                status = PROF_EXIT_FAIL;
+            }
+        fmt_record_set_free(&set);
     }
     if (fflush(stdout) != 0)
         status = PROF_EXIT_FAIL;
@@ -110,10 +121,15 @@ prof_check_db(const struct prof_options *opt)
     struct stat st;
     int rc;
 
-    if (stat(opt->db, &st) != 0) {
+    if (lstat(opt->db, &st) != 0) {
         if (errno == ENOENT)
             return 0;
         fprintf(stderr, "csprof-prof: %s: %s\n", opt->db, strerror(errno));
+        return -1;
+    }
+    if (S_ISLNK(st.st_mode)) {
+        fprintf(stderr, "csprof-prof: %s: is a symbolic link (csprof never writes through one)\n",
+                opt->db);
         return -1;
     }
     if (!S_ISDIR(st.st_mode)) {
@@ -135,15 +151,50 @@ prof_check_db(const struct prof_options *opt)
     return 0;
 }
 
+/*
+ * The database directory as it is now: not a symbolic link, ours, not writable by every
+ * user; so nobody else can plant a link in it.  A stale experiment.xml.tmp (which the XML
+ * writer would open, following links) is removed.  Returns 0 or prints and returns -1.
+ */
+static int
+prof_db_safe(const char *db)
+{
+    struct stat st;
+    char *tmp;
+    int fd = open(db, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        fprintf(stderr, "csprof-prof: %s: %s\n", db,
+                errno == ELOOP ? "is a symbolic link (csprof never writes through one)"
+                               : strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    close(fd);
+    if (st.st_uid != geteuid() || (st.st_mode & (S_IWOTH | S_ISVTX)) == S_IWOTH) {
+        fprintf(stderr, "csprof-prof: %s: %s, not writing there\n", db,
+                st.st_uid != geteuid() ? "owned by another user"
+                                       : "writable by every user without the sticky bit");
+        return -1;
+    }
+    tmp = prof_xasprintf("%s/experiment.xml.tmp", db);
+    unlink(tmp);
+    free(tmp);
+    return 0;
+}
+
 /* Copy share/csprof/schemas/experiment.dtd next to experiment.xml (best effort). */
 static void
 prof_copy_dtd(const char *db, bool verbose)
 {
     char exe[PATH_MAX], buf[8192];
     char *src = NULL, *dst = NULL, *slash;
+    char *final = NULL;
     FILE *in = NULL, *out = NULL;
     ssize_t len;
     size_t n;
+    int fd;
 
     len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     if (len <= 0)
@@ -157,18 +208,31 @@ prof_copy_dtd(const char *db, bool verbose)
     in = fopen(src, "r");
     if (in == NULL)
         goto out_note;
-    dst = prof_xasprintf("%s/experiment.dtd", db);
-    out = fopen(dst, "w");
-    if (out == NULL)
+    /* A new file renamed over the old name: a planted symbolic link is replaced, never
+     * written through. */
+    dst = prof_xasprintf("%s/experiment.dtd.tmp", db);
+    unlink(dst);
+    fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (out == NULL) {
+        if (fd >= 0)
+            close(fd);
         goto out_note;
+    }
     while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
         if (fwrite(buf, 1, n, out) != n)
             break;
     if (fclose(out) != 0 || ferror(in)) {
         out = NULL;
+        unlink(dst);
         goto out_note;
     }
     out = NULL;
+    final = prof_xasprintf("%s/experiment.dtd", db);
+    if (rename(dst, final) != 0) {
+        unlink(dst);
+        goto out_note;
+    }
     goto out_close;
 
 out_note:
@@ -183,6 +247,7 @@ out_close:
         fclose(in);
     free(src);
     free(dst);
+    free(final);
 }
 
 static int
@@ -306,6 +371,11 @@ main(int argc, char **argv)
                 ctx.nskipped, ctx.ninputs);
         goto out_free;
     }
+    if (ctx.npartial > 0)
+        fprintf(stderr,
+                "csprof-prof: warning: partial data: %zu thread(s) have only a checkpoint (the "
+                "run was killed or is still running); their profiles end early\n",
+                ctx.npartial);
     if (ctx.opt.verbose)
         for (i = 0; i < ctx.nstructs; i++)
             if (!ctx.structs[i].used)
@@ -315,11 +385,13 @@ main(int argc, char **argv)
     prof_tree_compute(&ctx.tree, (uint32_t)ctx.nevents);
     prof_summary_compute(&ctx, &summary);
 
-    if (mkdir(ctx.opt.db, 0777) != 0 && errno != EEXIST) {
+    if (mkdir(ctx.opt.db, 0700) != 0 && errno != EEXIST) {
         fprintf(stderr, "csprof-prof: %s: cannot create the database directory: %s\n", ctx.opt.db,
                 strerror(errno));
         goto out_free_summary;
     }
+    if (prof_db_safe(ctx.opt.db) < 0)
+        goto out_free_summary;
     xml = prof_xasprintf("%s/experiment.xml", ctx.opt.db);
     if (prof_write_experiment(&ctx, &summary, xml) < 0)
         goto out_free_summary;

@@ -271,12 +271,30 @@ make_dir(const char *dir)
         }
         *p = '/';
     }
-    if (mkdir(buf, 0777) < 0 && errno != EEXIST) {
+    /* Profiles hold command lines, paths and addresses: only the user may read them. */
+    if (mkdir(buf, 0700) < 0 && errno != EEXIST) {
         fprintf(stderr, "csrun: -o '%s': cannot create it: %s\n", dir, strerror(errno));
         return -1;
     }
-    if (stat(buf, &st) < 0 || !S_ISDIR(st.st_mode)) {
+    if (lstat(buf, &st) == 0 && S_ISLNK(st.st_mode)) {
+        fprintf(stderr, "csrun: -o '%s': is a symbolic link (csprof never writes through one)\n",
+                dir);
+        return -1;
+    }
+    if (lstat(buf, &st) < 0 || !S_ISDIR(st.st_mode)) {
         fprintf(stderr, "csrun: -o '%s': exists and is not a directory\n", dir);
+        return -1;
+    }
+    if (st.st_uid != geteuid()) {
+        fprintf(stderr, "csrun: -o '%s': owned by another user (uid %u), not writing there\n", dir,
+                (unsigned)st.st_uid);
+        return -1;
+    }
+    if ((st.st_mode & (S_IWOTH | S_ISVTX)) == S_IWOTH) {
+        fprintf(
+            stderr,
+            "csrun: -o '%s': writable by every user without the sticky bit, not writing there (chmod o-w)\n",
+            dir);
         return -1;
     }
     if (access(buf, W_OK) != 0) {
@@ -439,18 +457,24 @@ print_summary(const char *dir, char **before, size_t nbefore, const struct evspe
     memset(&t, 0, sizeof(t));
     for (size_t i = 0; i < nafter; i++) {
         char path[PATH_MAX + 256], err[512];
-        struct fmt_profile *p;
+        struct fmt_record_set set;
 
         if (in_list(before, nbefore, after[i]))
             continue;
         snprintf(path, sizeof(path), "%s/%s", dir, after[i]);
-        if (fmt_read_file(path, &p, err, sizeof(err)) < 0) {
+        /* One file per process, one record per thread (mon_write.h). */
+        if (fmt_read_records(path, &set, err, sizeof(err)) < 0) {
             fprintf(stderr, "csprof: %s\n", err);
             t.unreadable++;
             continue;
         }
-        add_profile(&t, p, events, nevents);
-        fmt_profile_free(p);
+        if (set.damaged > 0) {
+            fprintf(stderr, "csprof: %s\n", err);
+            t.unreadable++;
+        }
+        for (size_t k = 0; k < set.nprofiles; k++)
+            add_profile(&t, set.profiles[k], events, nevents);
+        fmt_record_set_free(&set);
     }
     free_list(after, nafter);
     if (t.files == 0) {

@@ -451,6 +451,103 @@ compare(const struct spec *s, const struct fmt_profile *p)
 
 /* ---- round trip -------------------------------------------------------- */
 
+/* Write @s as one record into @mem (memory writer); returns its length or a negative status. */
+static int64_t
+write_record_mem(const struct spec *s, uint8_t *mem, uint64_t cap, uint32_t flags, uint64_t seq)
+{
+    int rc;
+
+    if ((rc = fmt_writer_init_mem(&writer, mem, cap)) < 0 ||
+        (rc = fmt_write_header(&writer, &s->h)) < 0 ||
+        (rc = fmt_write_events(&writer, s->ev, s->nev)) < 0 ||
+        (rc = fmt_write_loadmap(&writer, s->mod, s->nmod)) < 0 ||
+        (rc = fmt_begin_cct(&writer, s->epoch, s->nnodes)) < 0)
+        return rc;
+    for (uint64_t i = 0; i < s->nnodes; i++)
+        if ((rc = fmt_write_node(&writer, &s->nodes[i])) < 0)
+            return rc;
+    if ((rc = fmt_end_cct(&writer)) < 0 || (rc = fmt_write_stats(&writer, s->st, s->nst)) < 0 ||
+        (rc = fmt_write_record(&writer, flags, seq)) < 0 || (rc = fmt_writer_finish(&writer)) < 0)
+        return rc;
+    return (int64_t)writer.offset;
+}
+
+/*
+ * A multi-record file as the monitor leaves it after a kill: a checkpoint
+ * and the final record of thread 3, a hole of zeros, a checkpoint of thread
+ * 5 cut off halfway and a later whole one.  The reader keeps the final
+ * record of thread 3 and the whole checkpoint of thread 5, and counts the
+ * superseded and the damaged record.
+ */
+static void
+test_records(void **state)
+{
+    static uint8_t file[1 << 20];
+    uint8_t *rec = malloc(1 << 18);
+    struct fmt_record_set set;
+    struct spec s;
+    char path[4096], err[512] = "";
+    size_t off = 0;
+    int64_t n;
+    int fd;
+
+    (void)state;
+    assert_non_null(rec);
+    spec_make(&s, 300, 7);
+    /* A buffer too small for the record: ENOBUFS, nothing outside it written. */
+    memset(rec, 0xaa, 1 << 18);
+    assert_int_equal(write_record_mem(&s, rec, 256, 0, 0), FMT_EIO);
+    assert_int_equal(errno, ENOBUFS);
+    assert_int_equal(rec[256], 0xaa);
+
+    n = write_record_mem(&s, rec, 1 << 18, FMT_RECORD_CHECKPOINT, 0); /* thread 3, seq 0 */
+    assert_true(n > 0);
+    memcpy(file + off, rec, (size_t)n);
+    off += ((size_t)n + 7) / 8 * 8;
+    n = write_record_mem(&s, rec, 1 << 18, 0, 1); /* thread 3, final */
+    memcpy(file + off, rec, (size_t)n);
+    off += ((size_t)n + 7) / 8 * 8 + 4096; /* a hole */
+    s.h.thread_index = 5;
+    n = write_record_mem(&s, rec, 1 << 18, FMT_RECORD_CHECKPOINT, 3);
+    memcpy(file + off, rec, (size_t)n / 2); /* cut off */
+    off += (size_t)n;
+    off = (off + 7) / 8 * 8;
+    memcpy(file + off, rec, (size_t)n);
+    off += (size_t)n;
+
+    fd = tmp_fd(path, sizeof path);
+    assert_int_equal(write(fd, file, off), (ssize_t)off);
+    close(fd);
+    assert_int_equal(fmt_read_records(path, &set, err, sizeof err), FMT_OK);
+    assert_int_equal(set.nrecords, 3);
+    assert_int_equal(set.nprofiles, 2);
+    assert_int_equal(set.superseded, 1);
+    assert_int_equal(set.damaged, 1);
+    assert_non_null(strstr(err, "record at byte"));
+    assert_int_equal(set.profiles[0]->header.thread_index, 3);
+    assert_int_equal(set.profiles[0]->record_flags, 0);
+    assert_int_equal(set.profiles[0]->record_seq, 1);
+    assert_int_equal(set.profiles[0]->nnodes, 300);
+    assert_int_equal(set.profiles[1]->header.thread_index, 5);
+    assert_int_equal(set.profiles[1]->record_flags, FMT_RECORD_CHECKPOINT);
+    assert_int_equal(set.profiles[1]->record_seq, 3);
+    fmt_record_set_free(&set);
+    /* fmt_read_file takes one record only: the rest is "after the END section". */
+    {
+        struct fmt_profile *p = NULL;
+
+        assert_int_equal(fmt_read_file(path, &p, err, sizeof err), FMT_ECORRUPT);
+    }
+    /* A file with no record at all. */
+    fd = open(path, O_WRONLY | O_TRUNC);
+    assert_int_equal(write(fd, "garbage!garbage!", 16), 16);
+    close(fd);
+    assert_int_equal(fmt_read_records(path, &set, err, sizeof err), FMT_EMAGIC);
+    unlink(path);
+    spec_free(&s);
+    free(rec);
+}
+
 static void
 test_crc_known_value(void **state)
 {
@@ -479,7 +576,7 @@ test_round_trip(void **state)
     /* The layout, as documented. */
     assert_memory_equal(b, "CSPROFM\0", 8);
     assert_int_equal(get32(b + 8), FMT_VERSION);
-    assert_int_equal(get32(b + 12), 0);
+    assert_int_equal(get32(b + 12), 1); /* minor 1: the optional RECORD section exists */
     n = t_sections(b, len, sec, 16);
     assert_int_equal(n, 6);
     for (uint32_t i = 0; i < 6; i++) {
@@ -1591,6 +1688,7 @@ main(void)
         cmocka_unit_test(test_writer_disk_full),
         cmocka_unit_test(test_dump),
         cmocka_unit_test(test_strerror),
+        cmocka_unit_test(test_records),
     };
     int ntests = (int)(sizeof tests / sizeof tests[0]);
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
