@@ -1,11 +1,25 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * mon_loadmap.h -- the monitor's load map (loadmap.c).  Not for signal context.
+ * mon_loadmap.h -- the monitor's load map (loadmap.c) and the snapshot of
+ * the live modules that signal context reads (loadmap_sig.c).
+ *
+ * The load map keeps every module seen since start (ordinary context, one
+ * mutex).  The snapshot lists the modules mapped now, with copies of their
+ * program headers and names; each refresh publishes a new one by pointer.
+ * A sample reads one snapshot from start to end (mon_snapshot_enter/exit):
+ * its stack walk finds unwind tables there instead of in the loader (whose
+ * lock the interrupted code may hold) and its addresses are attributed to
+ * the modules of that snapshot.  Old snapshots are freed only when no
+ * sample is reading any.
  */
 #ifndef CSP_MON_LOADMAP_H
 #define CSP_MON_LOADMAP_H
 
+#include <link.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "support/compiler.h"
 
 /* One module; path is owned by the load map and lives until process exit. */
 struct mon_module {
@@ -27,5 +41,68 @@ uint32_t mon_loadmap_copy(struct mon_module *out, uint32_t max);
 uint32_t mon_loadmap_size(void);
 /* Current load-map epoch (0 at start, +1 per snapshot that found new modules). */
 uint32_t mon_loadmap_epoch(void);
+
+/* One mapped module of a snapshot. */
+struct mon_snap_module {
+    struct dl_phdr_info info; /* as the loader reported it; phdr and name point into the
+                               * snapshot, dlpi_tls_data is NULL (it is per thread) */
+    uint32_t id;              /* load-map module id */
+    uint64_t start, end;      /* run-time [start, end) of the PT_LOAD segments */
+};
+
+/* The modules mapped at one refresh, in the loader's order; immutable once published. */
+struct mon_snapshot {
+    struct mon_snapshot *retired_next; /* list of replaced snapshots waiting to be freed */
+    uint32_t nmodules;
+    struct mon_snap_module modules[];
+};
+
+struct mon_thread;
+
+/*
+ * Start reading the current snapshot for one sample: td->snap is set and
+ * stays valid until mon_snapshot_exit.  Not nested.  [async-signal-safe]
+ */
+CSP_SIGSAFE void mon_snapshot_enter(struct mon_thread *td);
+/* End the reading started by mon_snapshot_enter.  [async-signal-safe] */
+CSP_SIGSAFE void mon_snapshot_exit(struct mon_thread *td);
+
+/*
+ * CCT keys of @n run-time addresses, through td->snap (inside
+ * mon_snapshot_enter): an address in a module of the snapshot becomes
+ * MON_KEY_MODULE | id << MON_KEY_ID_SHIFT | module-relative offset, so a
+ * module loaded later at the same address gets other keys; any other
+ * address is kept as it is (mon_key_decode resolves it at write time).
+ * [async-signal-safe]
+ */
+CSP_SIGSAFE void mon_snapshot_keys(const struct mon_thread *td, const uintptr_t *addrs,
+                                   uintptr_t *keys, size_t n);
+
+#define MON_KEY_MODULE   ((uint64_t)1 << 63)
+#define MON_KEY_ID_SHIFT 47
+#define MON_KEY_ID_MAX   0xffffu                                 /* ids above are not encoded */
+#define MON_KEY_OFFSET   (((uint64_t)1 << MON_KEY_ID_SHIFT) - 1) /* offsets at or above: raw */
+
+/*
+ * Module id and module-relative offset of a CCT key (see mon_snapshot_keys).
+ * A raw address is looked up in the load map (newest module containing it).
+ * Returns 0, or -1 when no module contains it.  [not async-signal-safe]
+ */
+int mon_key_decode(uintptr_t key, uint32_t *id, uint64_t *offset);
+
+/*
+ * The real dl_iterate_phdr(3) (overrides.c), resolved on first use.
+ * [not async-signal-safe: the loader's lock]
+ */
+int mon_real_dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data);
+
+/* In a fork child: no other thread is reading a snapshot any more.  [not async-signal-safe] */
+void mon_loadmap_after_fork(void);
+
+/* Counters (process-wide, for the main thread's profile). */
+/* Walk look-ups (dl_iterate_phdr inside a sample) that found no module of the snapshot. */
+uint64_t mon_snapshot_misses(void);
+/* Snapshots published since start. */
+uint64_t mon_snapshot_count(void);
 
 #endif /* CSP_MON_LOADMAP_H */

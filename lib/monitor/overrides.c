@@ -10,6 +10,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "monitor/mon_internal.h"
+#include "monitor/mon_loadmap.h"
 
 typedef int pthread_create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 typedef int execve_fn(const char *, char *const[], char *const[]);
@@ -28,6 +30,7 @@ typedef void *dlopen_fn(const char *, int);
 typedef int dlclose_fn(void *);
 typedef int sigaction_fn(int, const struct sigaction *, struct sigaction *);
 typedef pid_t fork_fn(void);
+typedef int dl_iterate_phdr_fn(int (*)(struct dl_phdr_info *, size_t, void *), void *);
 
 static pthread_create_fn *real_pthread_create;
 static execve_fn *real_execve;
@@ -287,40 +290,61 @@ _Exit(int status)
     __builtin_unreachable();
 }
 
-/* ---- dynamic loading: no walks inside the loader; new modules join the load map ---- */
+/* ---- dynamic loading: the load map and its snapshot follow every dlopen and dlclose ---- */
+
+/*
+ * Held from the loader's call until the snapshot is refreshed, so that no
+ * other dlopen can map a module where a dlclose'd one was while the
+ * snapshot still lists the old one (samples there would be attributed to
+ * it).  Recursive: constructors and destructors may call dlopen/dlclose.
+ * The loader holds its own lock over the same span, so this adds no wait
+ * the loader does not already impose.
+ */
+static pthread_mutex_t loader_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
 CSP_EXPORT void *
 dlopen(const char *file, int mode)
 {
-    struct mon_thread *td = mon_thread_self();
     void *h;
 
     if (real_dlopen == NULL)
         mon_resolve_real_functions();
-    if (td != NULL)
-        td->in_loader++;
+    if (!mon_proc.active)
+        return real_dlopen(file, mode);
+    pthread_mutex_lock(&loader_lock);
     h = real_dlopen(file, mode);
-    if (td != NULL)
-        td->in_loader--;
-    if (h != NULL && mon_proc.active)
-        mon_loadmap_refresh();
+    mon_loadmap_refresh(); /* a failed dlopen may have loaded and unloaded dependencies */
+    pthread_mutex_unlock(&loader_lock);
     return h;
 }
 
 CSP_EXPORT int
 dlclose(void *handle)
 {
-    struct mon_thread *td = mon_thread_self();
     int rc;
 
     if (real_dlclose == NULL)
         mon_resolve_real_functions();
-    if (td != NULL)
-        td->in_loader++;
+    if (!mon_proc.active)
+        return real_dlclose(handle);
+    pthread_mutex_lock(&loader_lock);
     rc = real_dlclose(handle);
-    if (td != NULL)
-        td->in_loader--;
+    mon_loadmap_refresh();
+    pthread_mutex_unlock(&loader_lock);
     return rc;
+}
+
+int
+mon_real_dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
+{
+    static dl_iterate_phdr_fn *real; /* races are benign: every thread finds the same */
+    dl_iterate_phdr_fn *fn = __atomic_load_n(&real, __ATOMIC_ACQUIRE);
+
+    if (fn == NULL) {
+        RESOLVE(fn, "dl_iterate_phdr");
+        __atomic_store_n(&real, fn, __ATOMIC_RELEASE);
+    }
+    return fn(cb, data);
 }
 
 /* ---- signal dispositions csprof owns ---- */

@@ -42,7 +42,7 @@ write_node(const struct cct_node_view *v, void *arg)
     n.calls = v->calls;
     n.module = FMT_MODULE_NONE;
     n.offset = v->addr;
-    if (v->kind != CCT_NODE_ROOT && mon_loadmap_lookup(v->addr, &n.module, &n.offset) < 0) {
+    if (v->kind != CCT_NODE_ROOT && mon_key_decode(v->addr, &n.module, &n.offset) < 0) {
         n.module = FMT_MODULE_NONE;
         n.offset = v->addr;
     }
@@ -100,7 +100,7 @@ int
 mon_write_profile(struct mon_thread *td)
 {
     struct fmt_event events[MON_MAX_EVENTS];
-    struct fmt_stat stats[MON_NOUTCOMES + 8 + MON_MAX_EVENTS + TRAMP_NCOUNTERS];
+    struct fmt_stat stats[MON_NOUTCOMES + 10 + MON_MAX_EVENTS + TRAMP_NCOUNTERS];
     char stat_names[MON_MAX_EVENTS][64];
     struct fmt_header h;
     struct write_ctx ctx;
@@ -180,6 +180,10 @@ mon_write_profile(struct mon_thread *td)
         for (int i = 0; i < TRAMP_NCOUNTERS; i++)
             stats[nstats++] = (struct fmt_stat){tramp_counter_names[i], td->tramp.counts[i]};
     stats[nstats++] = (struct fmt_stat){"timer.overruns", td->timer_overruns};
+    if (main_thread) { /* process-wide: the load-map snapshots the stack walks read */
+        stats[nstats++] = (struct fmt_stat){"loadmap.snapshots", mon_snapshot_count()};
+        stats[nstats++] = (struct fmt_stat){"loadmap.walk_misses", mon_snapshot_misses()};
+    }
     stats[nstats++] = (struct fmt_stat){"cct.nodes", cct_size(td->tree)};
     stats[nstats++] = (struct fmt_stat){"arena.bytes", td->arena.bytes_mapped};
 
