@@ -1,0 +1,267 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# lib.sh -- the reliability test harness (sourced by every r<NN>_<name>.sh).
+# Each scenario builds a small program from programs/, runs it once without
+# csprof (the baseline) and REL_RUNS times under csrun, and checks that the
+# profiled runs behave exactly like the baseline (same exit status, same
+# stdout), never hang, and leave honest profiles.  It sources
+# test/integration/lib.sh for check, xp, validate, incl_of, incl_under,
+# between and the fresh work directory ($work, the current directory).
+#
+# Knobs (the environment; stress.sh sets them, scripts pick CI defaults):
+#   REL_RUNS   repetitions of the profiled run (rel_runs DEFAULT reads it)
+#   REL_EVENT  csrun event for rel_prof (default CPUTIME@1000)
+#   REL_PIN    taskset CPU list for every run (empty: no pinning)
+#   REL_LOAD   number of background CPU hogs while the script runs (default 0)
+#   REL_KEEP   1: keep the work directory and print its path
+# Hang rule (reliability.md C.0): a profiled run taking longer than
+# 3 x the baseline's wall time + 10 s is killed (SIGTERM, then SIGKILL after
+# REL_GRACE seconds, default 5) and reported as a hang.
+#
+# Besides "N passed, N failed", finish prints "runs: N, failed: M": the number
+# of profiled runs (rel_prof calls) and how many of them failed a check (a
+# check fails the most recent rel_prof run; checks before the first run
+# count only in "N failed").  stress.sh adds these lines up.
+rel_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+if [ -z "${CSPROF_BIN:-}" ]; then
+    echo "SKIP: CSPROF_BIN not set (run through ctest or stress.sh)"
+    exit 77
+fi
+. "$rel_dir/../integration/lib.sh"
+
+: "${REL_EVENT:=CPUTIME@1000}"
+: "${REL_PIN:=}"
+: "${REL_LOAD:=0}"
+: "${REL_GRACE:=5}"
+: "${REL_KEEP:=0}"
+ulimit -c 0 # a crash is seen in the exit status; no core files in the work dir
+
+rel_runs_made=0   # profiled runs so far
+rel_runs_failed=0 # profiled runs with at least one failed check
+rel_run_bad=0     # 1 when the current profiled run has failed a check
+rel_base_wall=""  # longest baseline wall time so far, in seconds
+rel_load_pids=""
+
+rel_cleanup() {
+    rel_load_stop
+    if [ "$REL_KEEP" = 1 ]; then echo "work directory kept: $work"; else rm -rf "$work"; fi
+}
+trap rel_cleanup EXIT
+trap 'exit 130' INT TERM
+
+# check DESC CMD...: as test/integration/lib.sh, and a failure also marks the
+# current profiled run as failed.
+check() {
+    local what=$1
+    shift
+    if "$@"; then
+        passed=$((passed + 1))
+        echo "ok: $what"
+    else
+        failed=$((failed + 1))
+        echo "FAILED: $what"
+        rel_run_bad=1
+    fi
+}
+
+# rel_close_run: count the current profiled run as failed if a check failed.
+rel_close_run() {
+    if [ "$rel_runs_made" -gt 0 ] && [ "$rel_run_bad" -eq 1 ]; then
+        rel_runs_failed=$((rel_runs_failed + 1))
+    fi
+    rel_run_bad=0
+}
+
+# finish: print "runs: N, failed: M" and "N passed, N failed"; exit 0 when
+# every check passed, 1 otherwise.
+finish() {
+    rel_close_run
+    echo "runs: $rel_runs_made, failed: $rel_runs_failed"
+    echo "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+    exit $?
+}
+
+# rel_skip REASON: print why and exit 77 (skipped).
+rel_skip() {
+    echo "SKIP: $*"
+    exit 77
+}
+
+# rel_runs DEFAULT: the number of profiled repetitions, REL_RUNS or DEFAULT.
+rel_runs() { echo "${REL_RUNS:-$1}"; }
+
+# rel_now: wall clock in seconds (fractional).
+rel_now() { date +%s.%N; }
+
+# rel_pinned CMD...: run CMD under taskset when REL_PIN is set.
+rel_pinned() {
+    if [ -n "$REL_PIN" ]; then taskset -c "$REL_PIN" "$@"; else "$@"; fi
+}
+
+# rel_build OUT COMPILER "FLAGS" SOURCE...: compile SOURCEs (relative names
+# are looked up in programs/) at -O2 -g into ./OUT.  A missing compiler skips
+# the script (77); a failed compile fails it (1).
+rel_build() {
+    local out=$1 cc=$2 flags=$3 src srcs=()
+    shift 3
+    command -v "$cc" > /dev/null || rel_skip "compiler $cc not installed"
+    for src in "$@"; do
+        case "$src" in
+        /*) srcs+=("$src") ;;
+        *) srcs+=("$rel_dir/programs/$src") ;;
+        esac
+    done
+    # shellcheck disable=SC2086 # FLAGS is a list of words
+    if ! "$cc" -O2 -g $flags -o "$out" "${srcs[@]}" > "$out.build.log" 2>&1; then
+        cat "$out.build.log"
+        check "build $out with $cc $flags" false
+        finish
+    fi
+}
+
+# rel_plain TAG CMD...: run CMD without csprof (pinned as configured) under a
+# 600 s timeout; write TAG.out, TAG.err, TAG.rc and TAG.wall (seconds).  Its
+# wall time is the baseline for the hang limit of later rel_prof runs (the
+# longest rel_plain so far).
+rel_plain() {
+    local tag=$1 t0 t1 rc
+    shift
+    t0=$(rel_now)
+    rel_pinned timeout -k "$REL_GRACE" 600 "$@" > "$tag.out" 2> "$tag.err" < /dev/null
+    rc=$?
+    t1=$(rel_now)
+    echo "$rc" > "$tag.rc"
+    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }' > "$tag.wall"
+    if [ -z "$rel_base_wall" ] || awk -v w="$(cat "$tag.wall")" -v m="$rel_base_wall" \
+        'BEGIN { exit !(w > m) }'; then
+        rel_base_wall=$(cat "$tag.wall")
+    fi
+    return 0
+}
+
+# rel_hang_limit: seconds a profiled run may take: 3 x baseline + 10
+# (600 when no baseline has run yet).
+rel_hang_limit() {
+    if [ -z "$rel_base_wall" ]; then echo 600; return; fi
+    awk -v w="$rel_base_wall" 'BEGIN { printf "%d\n", 3 * w + 10.999 }'
+}
+
+# rel_prof TAG OUTDIR CMD...: one profiled run, `csrun -q -e $REL_EVENT -o
+# OUTDIR CMD...` (OUTDIR is emptied first), pinned as configured, under the
+# hang limit.  Writes TAG.out (stdout), TAG.err (stderr, kept apart), TAG.rc,
+# TAG.wall.  A run that hits the limit is killed, reported as a failed check
+# "hang" (TAG.hang exists) and rel_prof returns 2; otherwise 0.
+rel_prof() {
+    local tag=$1 dir=$2 limit t0 t1 rc
+    shift 2
+    rel_close_run
+    rel_runs_made=$((rel_runs_made + 1))
+    rm -rf "$dir" "$tag.hang"
+    limit=$(rel_hang_limit)
+    t0=$(rel_now)
+    rel_pinned timeout -k "$REL_GRACE" "$limit" csrun -q -e "$REL_EVENT" -o "$dir" "$@" \
+        > "$tag.out" 2> "$tag.err" < /dev/null
+    rc=$?
+    t1=$(rel_now)
+    echo "$rc" > "$tag.rc"
+    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }' > "$tag.wall"
+    # timeout exits 124 (or 137 after SIGKILL); the elapsed time tells a hang
+    # from a program that exits 124 or dies of SIGKILL itself.
+    if { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; } &&
+        awk -v w="$(cat "$tag.wall")" -v l="$limit" 'BEGIN { exit !(w >= l - 0.5) }'; then
+        touch "$tag.hang"
+        check "$tag: no hang (killed after $(cat "$tag.wall") s; limit $limit s = 3 x baseline ${rel_base_wall:-?} s + 10)" false
+        return 2
+    fi
+    return 0
+}
+
+# rel_same TAG BASETAG: TAG ended like BASETAG (same exit status, or the same
+# terminating signal) and printed the same stdout; prints the difference
+# otherwise.
+rel_same() {
+    local ok=0
+    if [ -e "$1.hang" ]; then
+        echo "  $1: hung (killed after $(cat "$1.wall") s)"
+        return 1
+    fi
+    if [ "$(cat "$1.rc")" != "$(cat "$2.rc")" ]; then
+        echo "  exit status $(cat "$1.rc"), baseline $(cat "$2.rc"); stderr of $1:"
+        head -n 20 "$1.err" | sed 's/^/    /'
+        ok=1
+    fi
+    if ! cmp -s "$1.out" "$2.out"; then
+        echo "  stdout differs from the baseline's:"
+        diff "$2.out" "$1.out" | head -n 20 | sed 's/^/    /'
+        ok=1
+    fi
+    return $ok
+}
+
+# rel_same_err TAG BASETAG: TAG's stderr equals BASETAG's (csrun -q prints
+# nothing of its own).
+rel_same_err() {
+    cmp -s "$1.err" "$2.err" && return 0
+    echo "  stderr differs from the baseline's:"
+    diff "$2.err" "$1.err" | head -n 20 | sed 's/^/    /'
+    return 1
+}
+
+# rel_stat DIR NAME: the sum of counter NAME (e.g. samples.recorded) over
+# every profile in DIR, read with csprof-prof --dump; prints 0 when DIR has
+# no profile.
+rel_stat() {
+    local f sum=0 v
+    for f in "$1"/*.cspm; do
+        [ -e "$f" ] || continue
+        v=$(csprof-prof --dump "$f" 2> /dev/null |
+            sed -n "s/^stat name=\"$2\" value=\([0-9]*\)$/\1/p" | head -n 1)
+        sum=$((sum + ${v:-0}))
+    done
+    echo "$sum"
+}
+
+# rel_profiles DIR: the number of profiles (*.cspm) in DIR.
+rel_profiles() {
+    local n
+    n=$(find "$1" -maxdepth 1 -name '*.cspm' 2> /dev/null | wc -l)
+    echo "$n"
+}
+
+# rel_db DIR DB: merge DIR's profiles into database DB (summary in DB.log);
+# fails, printing the log, if csprof-prof fails.
+rel_db() {
+    rm -rf "$2"
+    csprof-prof -o "$2" "$1" > "$2.log" 2>&1 && return 0
+    sed 's/^/    /' "$2.log" | head -n 20
+    return 1
+}
+
+# rel_summary DB ATTR: an attribute of DB's <Summary> (samples, samples-in-main,
+# unknown-samples, threads, processes...).
+rel_summary() { xp "$1" "string(//Summary/@$2)"; }
+
+# rel_load_start [N]: start N (default REL_LOAD) background CPU hogs, pinned
+# like the runs; stopped by rel_load_stop or when the script exits.
+rel_load_start() {
+    local n=${1:-$REL_LOAD} i
+    local pin=()
+    [ -n "$REL_PIN" ] && pin=(taskset -c "$REL_PIN")
+    for ((i = 0; i < n; i++)); do
+        "${pin[@]}" sh -c 'while :; do :; done' > /dev/null 2>&1 < /dev/null &
+        rel_load_pids="$rel_load_pids $!"
+    done
+    return 0
+}
+
+# rel_load_stop: stop the hogs started by rel_load_start.
+rel_load_stop() {
+    local p
+    for p in $rel_load_pids; do kill -KILL "$p" 2> /dev/null; done
+    for p in $rel_load_pids; do wait "$p" 2> /dev/null; done
+    rel_load_pids=""
+    return 0
+}
+
+[ "$REL_LOAD" -gt 0 ] 2> /dev/null && rel_load_start
+echo "reliability: event $REL_EVENT, pin '${REL_PIN}', load $REL_LOAD, work $work"
