@@ -203,6 +203,16 @@ snapshot_publish(struct snap_build *b)
 
     if (b->failed)
         return;
+    old = atomic_load(&mon_snapshot_current);
+    if (old != NULL && old->nmodules == b->n) { /* unchanged (a dlopen of a loaded library) */
+        uint32_t i = 0;
+
+        while (i < b->n && old->modules[i].id == b->ents[i].id &&
+               old->modules[i].start == b->ents[i].start && old->modules[i].end == b->ents[i].end)
+            i++;
+        if (i == b->n)
+            return;
+    }
     s = malloc(head + b->blob_len);
     if (s == NULL)
         return;
@@ -327,6 +337,9 @@ mon_loadmap_refresh(void)
 void
 mon_loadmap_after_fork(void)
 {
+    /* Only this thread runs now: locks other threads of the parent held stay held. */
+    pthread_mutex_init(&loadmap_lock, NULL);
+    mon_loader_lock_reset();
     atomic_store(&mon_snapshot_readers, 0); /* the readers were other threads of the parent */
     mon_loadmap_refresh();
 }
@@ -351,10 +364,10 @@ mon_snapshot_count(void)
 int
 mon_key_decode(uintptr_t key, uint32_t *id, uint64_t *offset)
 {
-    if ((uint64_t)key & MON_KEY_MODULE) {
+    if (((uint64_t)key & (MON_KEY_MODULE | MON_KEY_RAW)) == MON_KEY_MODULE) {
         *id = (uint32_t)(((uint64_t)key & ~MON_KEY_MODULE) >> MON_KEY_ID_SHIFT);
         *offset = (uint64_t)key & MON_KEY_OFFSET;
-        return 0;
+        return *id < mon_loadmap_size() ? 0 : -1;
     }
     return mon_loadmap_lookup(key, id, offset);
 }

@@ -52,7 +52,7 @@ mon_snapshot_keys(const struct mon_thread *td, const uintptr_t *addrs, uintptr_t
     for (size_t i = 0; i < n; i++) {
         uintptr_t a = addrs[i];
 
-        keys[i] = a;
+        keys[i] = (uint64_t)a & MON_KEY_MODULE ? (uintptr_t)((uint64_t)a | MON_KEY_RAW) : a;
         if (s == NULL || s->nmodules == 0)
             continue;
         for (uint32_t j = 0; j < s->nmodules; j++) {

@@ -71,22 +71,26 @@ CSP_SIGSAFE void mon_snapshot_exit(struct mon_thread *td);
  * CCT keys of @n run-time addresses, through td->snap (inside
  * mon_snapshot_enter): an address in a module of the snapshot becomes
  * MON_KEY_MODULE | id << MON_KEY_ID_SHIFT | module-relative offset, so a
- * module loaded later at the same address gets other keys; any other
- * address is kept as it is (mon_key_decode resolves it at write time).
- * [async-signal-safe]
+ * module loaded later at the same address gets other keys.  Any other
+ * address is kept as it is (mon_key_decode looks it up at write time),
+ * except that one with bit 63 set (no user-space address: the vsyscall
+ * page or garbage from a failed step) gets every id bit set, MON_KEY_RAW,
+ * and so never reads as a module's key.  [async-signal-safe]
  */
 CSP_SIGSAFE void mon_snapshot_keys(const struct mon_thread *td, const uintptr_t *addrs,
                                    uintptr_t *keys, size_t n);
 
 #define MON_KEY_MODULE   ((uint64_t)1 << 63)
 #define MON_KEY_ID_SHIFT 47
-#define MON_KEY_ID_MAX   0xffffu                                 /* ids above are not encoded */
+#define MON_KEY_ID_MAX   0xfffeu                                 /* ids above are not encoded */
+#define MON_KEY_RAW      ((uint64_t)0xffff << MON_KEY_ID_SHIFT)  /* with MON_KEY_MODULE: raw */
 #define MON_KEY_OFFSET   (((uint64_t)1 << MON_KEY_ID_SHIFT) - 1) /* offsets at or above: raw */
 
 /*
  * Module id and module-relative offset of a CCT key (see mon_snapshot_keys).
  * A raw address is looked up in the load map (newest module containing it).
- * Returns 0, or -1 when no module contains it.  [not async-signal-safe]
+ * Returns 0, or -1 when no module contains it (or the key names no module).
+ * [not async-signal-safe]
  */
 int mon_key_decode(uintptr_t key, uint32_t *id, uint64_t *offset);
 
@@ -96,8 +100,11 @@ int mon_key_decode(uintptr_t key, uint32_t *id, uint64_t *offset);
  */
 int mon_real_dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data);
 
-/* In a fork child: no other thread is reading a snapshot any more.  [not async-signal-safe] */
+/* In a fork child: the load map's and the loader overrides' locks are free again, no other
+ * thread reads a snapshot, and a fresh one is taken.  [not async-signal-safe] */
 void mon_loadmap_after_fork(void);
+/* In a fork child: release the lock dlopen/dlclose hold (overrides.c).  [not async-signal-safe] */
+void mon_loader_lock_reset(void);
 
 /* Counters (process-wide, for the main thread's profile). */
 /* Walk look-ups (dl_iterate_phdr inside a sample) that found no module of the snapshot. */

@@ -302,6 +302,12 @@ _Exit(int status)
  */
 static pthread_mutex_t loader_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
+void
+mon_loader_lock_reset(void)
+{
+    loader_lock = (pthread_mutex_t)PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+}
+
 CSP_EXPORT void *
 dlopen(const char *file, int mode)
 {

@@ -10,11 +10,11 @@
  * A's padding, not in A's work function.
  */
 #ifdef CHURN_A
-#define CHURN_WORK churn_work_a
-#define CHURN_PAD  churn_pad_a
+#    define CHURN_WORK churn_work_a
+#    define CHURN_PAD  churn_pad_a
 #else
-#define CHURN_WORK churn_work_b
-#define CHURN_PAD  churn_pad_b
+#    define CHURN_WORK churn_work_b
+#    define CHURN_PAD  churn_pad_b
 #endif
 
 unsigned long CHURN_WORK(unsigned long units);

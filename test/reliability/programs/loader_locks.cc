@@ -25,7 +25,8 @@
 
 #include <stdexcept>
 
-namespace {
+namespace
+{
 
 struct job {
     char mode[16];
