@@ -45,7 +45,7 @@ struct snap_build {
     bool failed; /* out of memory: keep the previous snapshot */
 };
 
-/* Shared with loadmap_sig.c. */
+/* Shared with loadmap_sig.c (mon_loadmap.h). */
 _Atomic(struct mon_snapshot *) mon_snapshot_current;
 atomic_uint_fast64_t mon_snapshot_readers;
 atomic_uint_fast64_t mon_snapshot_nmisses;

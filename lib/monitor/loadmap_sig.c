@@ -22,11 +22,6 @@
 #include "monitor/mon_internal.h"
 #include "monitor/mon_loadmap.h"
 
-/* Defined in loadmap.c: the current snapshot, samples reading one, failed walk look-ups. */
-extern _Atomic(struct mon_snapshot *) mon_snapshot_current;
-extern atomic_uint_fast64_t mon_snapshot_readers;
-extern atomic_uint_fast64_t mon_snapshot_nmisses;
-
 void
 mon_snapshot_enter(struct mon_thread *td)
 {

@@ -16,6 +16,7 @@
 #define CSP_MON_LOADMAP_H
 
 #include <link.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,6 +57,11 @@ struct mon_snapshot {
     uint32_t nmodules;
     struct mon_snap_module modules[];
 };
+
+/* Shared by loadmap.c (writer) and loadmap_sig.c (readers); sequentially consistent. */
+extern _Atomic(struct mon_snapshot *) mon_snapshot_current; /* NULL before the first refresh */
+extern atomic_uint_fast64_t mon_snapshot_readers;           /* samples between enter and exit */
+extern atomic_uint_fast64_t mon_snapshot_nmisses;           /* walk look-ups that found no module */
 
 struct mon_thread;
 

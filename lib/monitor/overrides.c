@@ -41,6 +41,7 @@ static exit_fn *real__Exit;
 static dlopen_fn *real_dlopen;
 static dlclose_fn *real_dlclose;
 static fork_fn *real_fork;
+static dl_iterate_phdr_fn *real_dl_iterate_phdr;
 int (*mon_real_sigaction)(int, const struct sigaction *, struct sigaction *);
 
 /* ISO C forbids converting object to function pointers; route dlsym through one place. */
@@ -68,6 +69,7 @@ mon_resolve_real_functions(void)
     RESOLVE(real_dlopen, "dlopen");
     RESOLVE(real_dlclose, "dlclose");
     RESOLVE(real_fork, "fork");
+    RESOLVE(real_dl_iterate_phdr, "dl_iterate_phdr");
     RESOLVE(mon_real_sigaction, "sigaction");
     mon_resolve_nonlocal_functions();
 }
@@ -343,14 +345,9 @@ dlclose(void *handle)
 int
 mon_real_dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
 {
-    static dl_iterate_phdr_fn *real; /* races are benign: every thread finds the same */
-    dl_iterate_phdr_fn *fn = __atomic_load_n(&real, __ATOMIC_ACQUIRE);
-
-    if (fn == NULL) {
-        RESOLVE(fn, "dl_iterate_phdr");
-        __atomic_store_n(&real, fn, __ATOMIC_RELEASE);
-    }
-    return fn(cb, data);
+    if (real_dl_iterate_phdr == NULL) /* called before the constructor ran */
+        mon_resolve_real_functions();
+    return real_dl_iterate_phdr(cb, data);
 }
 
 /* ---- signal dispositions csprof owns ---- */
