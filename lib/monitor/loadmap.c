@@ -364,7 +364,7 @@ mon_snapshot_count(void)
 int
 mon_key_decode(uintptr_t key, uint32_t *id, uint64_t *offset)
 {
-    if (((uint64_t)key & (MON_KEY_MODULE | MON_KEY_RAW)) == MON_KEY_MODULE) {
+    if (((uint64_t)key & MON_KEY_MODULE) && ((uint64_t)key & MON_KEY_RAW) != MON_KEY_RAW) {
         *id = (uint32_t)(((uint64_t)key & ~MON_KEY_MODULE) >> MON_KEY_ID_SHIFT);
         *offset = (uint64_t)key & MON_KEY_OFFSET;
         return *id < mon_loadmap_size() ? 0 : -1;
