@@ -111,6 +111,8 @@ int mon_real_dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), v
 void mon_loadmap_after_fork(void);
 /* In a fork child: release the lock dlopen/dlclose hold (overrides.c).  [not async-signal-safe] */
 void mon_loader_lock_reset(void);
+/* dlopen/dlclose calls that gave up waiting for that lock (overrides.c).  [not async-signal-safe] */
+uint64_t mon_loader_lock_timeouts(void);
 
 /* Counters (process-wide, for the main thread's profile). */
 /* Walk look-ups (dl_iterate_phdr inside a sample) that found no module of the snapshot. */

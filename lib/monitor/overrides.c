@@ -14,8 +14,10 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "monitor/mon_internal.h"
@@ -299,10 +301,36 @@ _Exit(int status)
  * other dlopen can map a module where a dlclose'd one was while the
  * snapshot still lists the old one (samples there would be attributed to
  * it).  Recursive: constructors and destructors may call dlopen/dlclose.
- * The loader holds its own lock over the same span, so this adds no wait
- * the loader does not already impose.
+ * The loader holds its own lock over the same span, so waiting here is
+ * waiting the loader imposes anyway -- except when a library that glibc
+ * loaded by itself (NSS, iconv) calls dlopen from its constructor, holding
+ * the loader's lock but not this one: a thread holding this one and waiting
+ * for the loader's would then wait forever.  So the wait is bounded; after
+ * LOADER_LOCK_WAIT_S seconds the call goes on unserialized, and is counted.
  */
+#define LOADER_LOCK_WAIT_S 1
 static pthread_mutex_t loader_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static atomic_uint_fast64_t loader_lock_timeouts;
+
+/* Take loader_lock, waiting at most LOADER_LOCK_WAIT_S; returns whether it was taken. */
+static bool
+loader_lock_take(void)
+{
+    struct timespec until;
+
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += LOADER_LOCK_WAIT_S;
+    if (pthread_mutex_clocklock(&loader_lock, CLOCK_MONOTONIC, &until) == 0)
+        return true;
+    atomic_fetch_add(&loader_lock_timeouts, 1);
+    return false;
+}
+
+uint64_t
+mon_loader_lock_timeouts(void)
+{
+    return atomic_load(&loader_lock_timeouts);
+}
 
 void
 mon_loader_lock_reset(void)
@@ -313,32 +341,36 @@ mon_loader_lock_reset(void)
 CSP_EXPORT void *
 dlopen(const char *file, int mode)
 {
+    bool locked;
     void *h;
 
     if (real_dlopen == NULL)
         mon_resolve_real_functions();
     if (!mon_proc.active)
         return real_dlopen(file, mode);
-    pthread_mutex_lock(&loader_lock);
+    locked = loader_lock_take();
     h = real_dlopen(file, mode);
     mon_loadmap_refresh(); /* a failed dlopen may have loaded and unloaded dependencies */
-    pthread_mutex_unlock(&loader_lock);
+    if (locked)
+        pthread_mutex_unlock(&loader_lock);
     return h;
 }
 
 CSP_EXPORT int
 dlclose(void *handle)
 {
+    bool locked;
     int rc;
 
     if (real_dlclose == NULL)
         mon_resolve_real_functions();
     if (!mon_proc.active)
         return real_dlclose(handle);
-    pthread_mutex_lock(&loader_lock);
+    locked = loader_lock_take();
     rc = real_dlclose(handle);
     mon_loadmap_refresh();
-    pthread_mutex_unlock(&loader_lock);
+    if (locked)
+        pthread_mutex_unlock(&loader_lock);
     return rc;
 }
 

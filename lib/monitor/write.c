@@ -100,7 +100,7 @@ int
 mon_write_profile(struct mon_thread *td)
 {
     struct fmt_event events[MON_MAX_EVENTS];
-    struct fmt_stat stats[MON_NOUTCOMES + 10 + MON_MAX_EVENTS + TRAMP_NCOUNTERS];
+    struct fmt_stat stats[MON_NOUTCOMES + 11 + MON_MAX_EVENTS + TRAMP_NCOUNTERS];
     char stat_names[MON_MAX_EVENTS][64];
     struct fmt_header h;
     struct write_ctx ctx;
@@ -183,6 +183,7 @@ mon_write_profile(struct mon_thread *td)
     if (main_thread) { /* process-wide: the load-map snapshots the stack walks read */
         stats[nstats++] = (struct fmt_stat){"loadmap.snapshots", mon_snapshot_count()};
         stats[nstats++] = (struct fmt_stat){"loadmap.walk_misses", mon_snapshot_misses()};
+        stats[nstats++] = (struct fmt_stat){"loadmap.unserialized", mon_loader_lock_timeouts()};
     }
     stats[nstats++] = (struct fmt_stat){"cct.nodes", cct_size(td->tree)};
     stats[nstats++] = (struct fmt_stat){"arena.bytes", td->arena.bytes_mapped};
