@@ -124,17 +124,18 @@ save_vdso(uintptr_t lo, uintptr_t hi, const struct mon_module *m)
     return path;
 }
 
-/* Append @len bytes to the blob; returns their offset, or SIZE_MAX when out of memory. */
+/* Append @len bytes to the blob, 8-byte aligned (program headers); returns their offset, or
+ * SIZE_MAX when out of memory. */
 static size_t
 blob_add(struct snap_build *b, const void *p, size_t len)
 {
-    size_t at;
+    size_t at = (b->blob_len + 7) & ~(size_t)7;
 
-    if (b->blob_len + len > b->blob_cap) {
+    if (at + len > b->blob_cap) {
         size_t cap = b->blob_cap ? b->blob_cap : 4096;
         char *grown;
 
-        while (cap < b->blob_len + len)
+        while (cap < at + len)
             cap *= 2;
         grown = realloc(b->blob, cap);
         if (grown == NULL)
@@ -142,9 +143,6 @@ blob_add(struct snap_build *b, const void *p, size_t len)
         b->blob = grown;
         b->blob_cap = cap;
     }
-    at = (b->blob_len + 7) & ~(size_t)7;
-    if (at + len > b->blob_cap)
-        at = b->blob_len; /* no room for the padding: unaligned is fine for char data */
     memcpy(b->blob + at, p, len);
     b->blob_len = at + len;
     return at;

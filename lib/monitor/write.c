@@ -24,6 +24,7 @@
 
 struct write_ctx {
     struct fmt_writer *w;
+    uint32_t nmods; /* modules written in the load map (ids below) */
     struct fmt_metric metrics[MON_MAX_EVENTS];
 };
 
@@ -42,7 +43,8 @@ write_node(const struct cct_node_view *v, void *arg)
     n.calls = v->calls;
     n.module = FMT_MODULE_NONE;
     n.offset = v->addr;
-    if (v->kind != CCT_NODE_ROOT && mon_key_decode(v->addr, &n.module, &n.offset) < 0) {
+    if (v->kind != CCT_NODE_ROOT &&
+        (mon_key_decode(v->addr, &n.module, &n.offset) < 0 || n.module >= ctx->nmods)) {
         n.module = FMT_MODULE_NONE;
         n.offset = v->addr;
     }
@@ -189,6 +191,7 @@ mon_write_profile(struct mon_thread *td)
     stats[nstats++] = (struct fmt_stat){"arena.bytes", td->arena.bytes_mapped};
 
     ctx.w = w;
+    ctx.nmods = nmods;
     if (fmt_writer_init(w, fd) < 0 || fmt_write_header(w, &h) < 0 ||
         fmt_write_events(w, events, mon_proc.nevents) < 0 ||
         fmt_write_loadmap(w, fmods, nmods) < 0 ||
