@@ -50,6 +50,15 @@ _Atomic(struct mon_snapshot *) mon_snapshot_current;
 atomic_uint_fast64_t mon_snapshot_readers;
 atomic_uint_fast64_t mon_snapshot_nmisses;
 static uint64_t snapshots_published;
+
+/* Modules each published snapshot added to the one before (loadmap_lock): to whom an address
+ * sampled outside the snapshot belongs (mon_key_decode). */
+struct snap_added {
+    uint64_t seq; /* the snapshot that added it */
+    uint32_t id;
+};
+static struct snap_added *added_log; /* malloc'ed */
+static size_t nadded, capadded;
 static struct mon_snapshot *retired; /* replaced, not yet freed (loadmap_lock) */
 
 static void
@@ -225,6 +234,25 @@ snapshot_publish(struct snap_build *b)
             (const ElfW(Phdr) *)(void *)(blob + (uintptr_t)b->ents[i].info.dlpi_phdr);
         s->modules[i].info.dlpi_name = blob + (uintptr_t)b->ents[i].info.dlpi_name;
     }
+    s->seq = snapshots_published + 1;
+    for (uint32_t i = 0; i < b->n; i++) { /* log what this snapshot adds */
+        bool before = false;
+
+        for (uint32_t j = 0; old != NULL && j < old->nmodules && !before; j++)
+            before = old->modules[j].id == b->ents[i].id;
+        if (before)
+            continue;
+        if (nadded == capadded) {
+            size_t cap = capadded ? capadded * 2 : 256;
+            struct snap_added *grown = realloc(added_log, cap * sizeof(*grown));
+
+            if (grown == NULL)
+                break; /* such samples fall back to mon_loadmap_lookup */
+            added_log = grown;
+            capadded = cap;
+        }
+        added_log[nadded++] = (struct snap_added){s->seq, b->ents[i].id};
+    }
     /* Sequentially consistent: a sample that counts itself a reader after the check below
      * loads the new pointer, so the retired ones are unreachable once readers is 0. */
     old = atomic_exchange(&mon_snapshot_current, s);
@@ -359,9 +387,47 @@ mon_snapshot_count(void)
     return n;
 }
 
+uintptr_t
+mon_key_address(uintptr_t key)
+{
+    return (uint64_t)key & MON_KEY_MODULE ? key : (uintptr_t)((uint64_t)key & MON_KEY_OFFSET);
+}
+
+/*
+ * The first module added after snapshot @seq16 (a sequence number mod 2^16, taken as the
+ * latest such) that contains @addr.  Returns 0 with *id and *offset, or -1.
+ */
+static int
+lookup_after(uintptr_t addr, uint64_t seq16, uint32_t *id, uint64_t *offset)
+{
+    int found = -1;
+    uint64_t seq;
+
+    pthread_mutex_lock(&loadmap_lock);
+    seq = snapshots_published - ((snapshots_published - seq16) & 0xffff);
+    for (size_t i = 0; i < nadded && found < 0; i++) {
+        const struct mon_module *m = &modules[added_log[i].id];
+
+        if (added_log[i].seq > seq && addr >= m->start && addr < m->end) {
+            *id = m->id;
+            *offset = addr - m->load_bias;
+            found = 0;
+        }
+    }
+    pthread_mutex_unlock(&loadmap_lock);
+    return found;
+}
+
 int
 mon_key_decode(uintptr_t key, uint32_t *id, uint64_t *offset)
 {
+    if (!((uint64_t)key & MON_KEY_MODULE)) {
+        uintptr_t addr = (uintptr_t)((uint64_t)key & MON_KEY_OFFSET);
+
+        if (lookup_after(addr, (uint64_t)key >> MON_KEY_ID_SHIFT, id, offset) == 0)
+            return 0;
+        return mon_loadmap_lookup(addr, id, offset);
+    }
     if (((uint64_t)key & MON_KEY_MODULE) && ((uint64_t)key & MON_KEY_RAW) != MON_KEY_RAW) {
         *id = (uint32_t)(((uint64_t)key & ~MON_KEY_MODULE) >> MON_KEY_ID_SHIFT);
         *offset = (uint64_t)key & MON_KEY_OFFSET;
@@ -370,20 +436,24 @@ mon_key_decode(uintptr_t key, uint32_t *id, uint64_t *offset)
     return mon_loadmap_lookup(key, id, offset);
 }
 
-/* Newest module containing @addr wins: after dlclose+dlopen a range may be reused (samples
- * taken through a snapshot carry their module in the key, see mon_key_decode). */
+/* The module containing @addr, if only one ever did: after dlclose and dlopen a range may
+ * hold several, and which one was mapped when the address was sampled is not known here
+ * (samples taken through a snapshot carry their module in the key, see mon_key_decode). */
 int
 mon_loadmap_lookup(uintptr_t addr, uint32_t *id, uint64_t *offset)
 {
     int found = -1;
 
     pthread_mutex_lock(&loadmap_lock);
-    for (uint32_t i = nmodules; i-- > 0;) {
+    for (uint32_t i = 0; i < nmodules; i++) {
         if (addr >= modules[i].start && addr < modules[i].end) {
+            if (found == 0) { /* a second one: ambiguous */
+                found = -1;
+                break;
+            }
             *id = modules[i].id;
             *offset = addr - modules[i].load_bias;
             found = 0;
-            break;
         }
     }
     pthread_mutex_unlock(&loadmap_lock);

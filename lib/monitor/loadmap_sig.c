@@ -47,7 +47,12 @@ mon_snapshot_keys(const struct mon_thread *td, const uintptr_t *addrs, uintptr_t
     for (size_t i = 0; i < n; i++) {
         uintptr_t a = addrs[i];
 
-        keys[i] = (uint64_t)a & MON_KEY_MODULE ? (uintptr_t)((uint64_t)a | MON_KEY_RAW) : a;
+        if ((uint64_t)a & MON_KEY_MODULE)
+            keys[i] = (uintptr_t)((uint64_t)a | MON_KEY_RAW);
+        else if ((uint64_t)a <= MON_KEY_OFFSET && s != NULL)
+            keys[i] = (uintptr_t)((uint64_t)a | (s->seq & 0xffff) << MON_KEY_ID_SHIFT);
+        else
+            keys[i] = a;
         if (s == NULL || s->nmodules == 0)
             continue;
         for (uint32_t j = 0; j < s->nmodules; j++) {

@@ -33,7 +33,8 @@ struct mon_module {
     uint64_t start, end; /* run-time [start, end) of the PT_LOAD segments */
 };
 
-/* Module containing run-time @addr: *id and module-relative *offset.  Returns 0 or -1 if none.
+/* Module containing run-time @addr: *id and module-relative *offset.  Returns 0, or -1 if no
+ * module or more than one (a reused range) ever contained it.
  * [not async-signal-safe: takes the load-map mutex] */
 int mon_loadmap_lookup(uintptr_t addr, uint32_t *id, uint64_t *offset);
 /* Copy up to @max modules (in id order) into @out; returns how many.  [not async-signal-safe] */
@@ -54,6 +55,7 @@ struct mon_snap_module {
 /* The modules mapped at one refresh, in the loader's order; immutable once published. */
 struct mon_snapshot {
     struct mon_snapshot *retired_next; /* list of replaced snapshots waiting to be freed */
+    uint64_t seq;                      /* 1 for the first snapshot published, then +1 each */
     uint32_t nmodules;
     struct mon_snap_module modules[];
 };
@@ -78,10 +80,13 @@ CSP_SIGSAFE void mon_snapshot_exit(struct mon_thread *td);
  * mon_snapshot_enter): an address in a module of the snapshot becomes
  * MON_KEY_MODULE | id << MON_KEY_ID_SHIFT | module-relative offset, so a
  * module loaded later at the same address gets other keys.  Any other
- * address is kept as it is (mon_key_decode looks it up at write time),
- * except that one with bit 63 set (no user-space address: the vsyscall
- * page or garbage from a failed step) gets every id bit set, MON_KEY_RAW,
- * and so never reads as a module's key.  [async-signal-safe]
+ * user-space address (below 2^47; a module being loaded, one glibc loaded
+ * itself) becomes address | (snapshot seq mod 2^16) << MON_KEY_ID_SHIFT:
+ * mon_key_decode gives it to the first module that appeared after that
+ * snapshot and contains it.  An address with bit 63 set (the vsyscall page,
+ * garbage from a failed step) gets every id bit set, MON_KEY_RAW, and so
+ * never reads as a module's key; other addresses stay as they are.
+ * [async-signal-safe]
  */
 CSP_SIGSAFE void mon_snapshot_keys(const struct mon_thread *td, const uintptr_t *addrs,
                                    uintptr_t *keys, size_t n);
@@ -94,11 +99,16 @@ CSP_SIGSAFE void mon_snapshot_keys(const struct mon_thread *td, const uintptr_t 
 
 /*
  * Module id and module-relative offset of a CCT key (see mon_snapshot_keys).
- * A raw address is looked up in the load map (newest module containing it).
+ * An address taken outside the snapshot goes to the first module that appeared in a later
+ * snapshot and contains it, else to the one module that ever contained it (mon_loadmap_lookup).
  * Returns 0, or -1 when no module contains it (or the key names no module).
  * [not async-signal-safe]
  */
 int mon_key_decode(uintptr_t key, uint32_t *id, uint64_t *offset);
+
+/* The run-time address of a key that names no module (the key itself for a module's key).
+ * [not async-signal-safe: ordinary context only, though it takes no lock] */
+uintptr_t mon_key_address(uintptr_t key);
 
 /*
  * The real dl_iterate_phdr(3) (overrides.c), resolved on first use.

@@ -46,7 +46,7 @@ write_node(const struct cct_node_view *v, void *arg)
     if (v->kind != CCT_NODE_ROOT &&
         (mon_key_decode(v->addr, &n.module, &n.offset) < 0 || n.module >= ctx->nmods)) {
         n.module = FMT_MODULE_NONE;
-        n.offset = v->addr;
+        n.offset = mon_key_address(v->addr);
     }
     for (uint32_t i = 0; i < nm; i++) {
         ctx->metrics[i].event = v->metrics[i].event;
