@@ -47,9 +47,9 @@ mon_snapshot_keys(const struct mon_thread *td, const uintptr_t *addrs, uintptr_t
     for (size_t i = 0; i < n; i++) {
         uintptr_t a = addrs[i];
 
-        if ((uint64_t)a & MON_KEY_MODULE)
-            keys[i] = (uintptr_t)((uint64_t)a | MON_KEY_RAW);
-        else if ((uint64_t)a <= MON_KEY_OFFSET && s != NULL)
+        if ((uint64_t)a > MON_KEY_OFFSET) /* no user-space address */
+            keys[i] = (uintptr_t)((uint64_t)a | MON_KEY_MODULE | MON_KEY_RAW);
+        else if (s != NULL)
             keys[i] = (uintptr_t)((uint64_t)a | (s->seq & 0xffff) << MON_KEY_ID_SHIFT);
         else
             keys[i] = a;

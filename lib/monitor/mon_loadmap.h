@@ -83,9 +83,9 @@ CSP_SIGSAFE void mon_snapshot_exit(struct mon_thread *td);
  * user-space address (below 2^47; a module being loaded, one glibc loaded
  * itself) becomes address | (snapshot seq mod 2^16) << MON_KEY_ID_SHIFT:
  * mon_key_decode gives it to the first module that appeared after that
- * snapshot and contains it.  An address with bit 63 set (the vsyscall page,
- * garbage from a failed step) gets every id bit set, MON_KEY_RAW, and so
- * never reads as a module's key; other addresses stay as they are.
+ * snapshot and contains it.  Any address at or above 2^47 (the vsyscall
+ * page, garbage from a failed step) gets bit 63 and every id bit set,
+ * MON_KEY_MODULE | MON_KEY_RAW, so it never reads as a module's key.
  * [async-signal-safe]
  */
 CSP_SIGSAFE void mon_snapshot_keys(const struct mon_thread *td, const uintptr_t *addrs,
