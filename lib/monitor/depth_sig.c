@@ -30,7 +30,7 @@ mon_bt_grow(struct uw_backtrace *bt, void *arg)
 {
     struct mon_thread *td = arg;
     size_t cap = bt->max ? 2 * bt->max : CSP_INITIAL_FRAMES, n = bt->depth;
-    uintptr_t *ips, *sps = NULL, *ra_locs = NULL;
+    uintptr_t *ips, *sps = NULL, *ra_locs = NULL, *keys;
     uint8_t *sigframe = NULL;
     struct cct_node **nodes;
 
@@ -45,15 +45,17 @@ mon_bt_grow(struct uw_backtrace *bt, void *arg)
     if (bt->sigframe != NULL &&
         (sigframe = regrow(&td->arena, bt->sigframe, n, cap, sizeof(*sigframe))) == NULL)
         return -1;
-    /* bt_nodes is filled after the walk, from the CCT: nothing to keep. */
+    /* bt_nodes and bt_keys are filled after the walk: nothing to keep. */
     nodes = regrow(&td->arena, NULL, 0, cap, sizeof(*nodes));
-    if (nodes == NULL)
+    keys = regrow(&td->arena, NULL, 0, cap, sizeof(*keys));
+    if (nodes == NULL || keys == NULL)
         return -1;
     bt->ips = ips;
     bt->sps = sps;
     bt->ra_locs = ra_locs;
     bt->sigframe = sigframe;
     td->bt_nodes = nodes;
+    td->bt_keys = keys;
     bt->max = cap;
     return 0;
 }

@@ -2,11 +2,15 @@
 /*
  * loadmap.c -- the process's load map: every module seen since start.
  *
- * Snapshots come from dl_iterate_phdr(3) in the constructor, after each
- * dlopen and before a profile is written -- never from the signal handler
- * (dl_iterate_phdr takes the loader's lock).  Modules are never removed: a
- * profile may hold addresses of a module dlclose'd since.  Each snapshot
- * that finds a new module starts a new epoch, recorded on the module.
+ * Refreshes come from dl_iterate_phdr(3) in the constructor, after each
+ * dlopen and dlclose, after fork and before a profile is written -- never
+ * from the signal handler (dl_iterate_phdr takes the loader's lock).
+ * Modules are never removed from the load map: a profile may hold addresses
+ * of a module dlclose'd since.  Each refresh that finds a new module starts
+ * a new epoch, recorded on the module.  Each refresh also publishes the
+ * snapshot of the modules mapped now, which signal context reads
+ * (loadmap_sig.c, mon_loadmap.h); replaced snapshots are freed once no
+ * sample reads one.
  * The vDSO's image is saved into the measurement directory so the tools
  * can name its functions (__vdso_clock_gettime...).
  * Ordinary (non-signal) context; one mutex guards the table.
@@ -16,6 +20,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +35,31 @@ static struct mon_module *modules; /* malloc'ed array */
 static uint32_t nmodules, capmodules;
 static uint32_t current_epoch;
 static bool snapshot_added; /* a module was added during the current snapshot */
+
+/* The snapshot being built by a refresh: entries, then their phdrs and names, packed after. */
+struct snap_build {
+    struct mon_snap_module *ents; /* malloc'ed; dlpi_phdr/dlpi_name hold offsets into blob */
+    uint32_t n, cap;
+    char *blob; /* malloc'ed: copies of program headers and names */
+    size_t blob_len, blob_cap;
+    bool failed; /* out of memory: keep the previous snapshot */
+};
+
+/* Shared with loadmap_sig.c (mon_loadmap.h). */
+_Atomic(struct mon_snapshot *) mon_snapshot_current;
+atomic_uint_fast64_t mon_snapshot_readers;
+atomic_uint_fast64_t mon_snapshot_nmisses;
+static uint64_t snapshots_published;
+
+/* Modules each published snapshot added to the one before (loadmap_lock): to whom an address
+ * sampled outside the snapshot belongs (mon_key_decode). */
+struct snap_added {
+    uint64_t seq; /* the snapshot that added it */
+    uint32_t id;
+};
+static struct snap_added *added_log; /* malloc'ed */
+static size_t nadded, capadded;
+static struct mon_snapshot *retired; /* replaced, not yet freed (loadmap_lock) */
 
 static void
 read_build_id(struct dl_phdr_info *info, struct mon_module *m)
@@ -103,16 +133,153 @@ save_vdso(uintptr_t lo, uintptr_t hi, const struct mon_module *m)
     return path;
 }
 
+/* Append @len bytes to the blob, 8-byte aligned (program headers); returns their offset, or
+ * SIZE_MAX when out of memory. */
+static size_t
+blob_add(struct snap_build *b, const void *p, size_t len)
+{
+    size_t at = (b->blob_len + 7) & ~(size_t)7;
+
+    if (at + len > b->blob_cap) {
+        size_t cap = b->blob_cap ? b->blob_cap : 4096;
+        char *grown;
+
+        while (cap < at + len)
+            cap *= 2;
+        grown = realloc(b->blob, cap);
+        if (grown == NULL)
+            return SIZE_MAX;
+        b->blob = grown;
+        b->blob_cap = cap;
+    }
+    memcpy(b->blob + at, p, len);
+    b->blob_len = at + len;
+    return at;
+}
+
+/* Record module @id, mapped now at [lo, hi), in the snapshot being built. */
+static void
+snapshot_add(struct snap_build *b, const struct dl_phdr_info *info, size_t size, uint32_t id,
+             uintptr_t lo, uintptr_t hi)
+{
+    struct mon_snap_module *e;
+    const char *name = info->dlpi_name != NULL ? info->dlpi_name : "";
+    size_t phdrs, names;
+
+    if (b->failed)
+        return;
+    if (b->n == b->cap) {
+        uint32_t cap = b->cap ? b->cap * 2 : 64;
+        struct mon_snap_module *grown = realloc(b->ents, cap * sizeof(*grown));
+
+        if (grown == NULL) {
+            b->failed = true;
+            return;
+        }
+        b->ents = grown;
+        b->cap = cap;
+    }
+    phdrs = blob_add(b, info->dlpi_phdr, info->dlpi_phnum * sizeof(ElfW(Phdr)));
+    names = blob_add(b, name, strlen(name) + 1);
+    if (phdrs == SIZE_MAX || names == SIZE_MAX) {
+        b->failed = true;
+        return;
+    }
+    e = &b->ents[b->n++];
+    memset(e, 0, sizeof(*e));
+    memcpy(&e->info, info, size < sizeof(e->info) ? size : sizeof(e->info));
+    e->info.dlpi_phdr = (const ElfW(Phdr) *)(uintptr_t)phdrs; /* fixed up in snapshot_publish */
+    e->info.dlpi_name = (const char *)(uintptr_t)names;
+    e->info.dlpi_tls_data = NULL;
+    e->id = id;
+    e->start = lo;
+    e->end = hi;
+}
+
+/*
+ * Pack the built snapshot into one block and make it the current one; free
+ * the replaced snapshots if no sample reads any (else at a later refresh).
+ * Called with loadmap_lock held.
+ */
+static void
+snapshot_publish(struct snap_build *b)
+{
+    struct mon_snapshot *s, *old;
+    size_t head = sizeof(*s) + b->n * sizeof(s->modules[0]);
+    char *blob;
+
+    if (b->failed)
+        return;
+    old = atomic_load(&mon_snapshot_current);
+    if (old != NULL && old->nmodules == b->n) { /* unchanged (a dlopen of a loaded library) */
+        uint32_t i = 0;
+
+        while (i < b->n && old->modules[i].id == b->ents[i].id &&
+               old->modules[i].start == b->ents[i].start && old->modules[i].end == b->ents[i].end)
+            i++;
+        if (i == b->n)
+            return;
+    }
+    s = malloc(head + b->blob_len);
+    if (s == NULL)
+        return;
+    s->retired_next = NULL;
+    s->nmodules = b->n;
+    blob = (char *)s + head;
+    if (b->blob_len > 0)
+        memcpy(blob, b->blob, b->blob_len);
+    for (uint32_t i = 0; i < b->n; i++) {
+        s->modules[i] = b->ents[i];
+        s->modules[i].info.dlpi_phdr =
+            (const ElfW(Phdr) *)(void *)(blob + (uintptr_t)b->ents[i].info.dlpi_phdr);
+        s->modules[i].info.dlpi_name = blob + (uintptr_t)b->ents[i].info.dlpi_name;
+    }
+    s->seq = snapshots_published + 1;
+    for (uint32_t i = 0; i < b->n; i++) { /* log what this snapshot adds */
+        bool before = false;
+
+        for (uint32_t j = 0; old != NULL && j < old->nmodules && !before; j++)
+            before = old->modules[j].id == b->ents[i].id;
+        if (before)
+            continue;
+        if (nadded == capadded) {
+            size_t cap = capadded ? capadded * 2 : 256;
+            struct snap_added *grown = realloc(added_log, cap * sizeof(*grown));
+
+            if (grown == NULL)
+                break; /* such samples fall back to mon_loadmap_lookup */
+            added_log = grown;
+            capadded = cap;
+        }
+        added_log[nadded++] = (struct snap_added){s->seq, b->ents[i].id};
+    }
+    /* Sequentially consistent: a sample that counts itself a reader after the check below
+     * loads the new pointer, so the retired ones are unreachable once readers is 0. */
+    old = atomic_exchange(&mon_snapshot_current, s);
+    snapshots_published++;
+    if (old != NULL) {
+        old->retired_next = retired;
+        retired = old;
+    }
+    if (atomic_load(&mon_snapshot_readers) == 0) {
+        while (retired != NULL) {
+            struct mon_snapshot *next = retired->retired_next;
+
+            free(retired);
+            retired = next;
+        }
+    }
+}
+
 static int
 add_module_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
     uintptr_t lo = UINTPTR_MAX, hi = 0;
     const char *path = info->dlpi_name;
+    struct snap_build *b = arg;
     struct mon_module *m;
     bool is_vdso;
 
-    CSP_UNUSED(size);
-    CSP_UNUSED(arg);
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 
@@ -130,14 +297,18 @@ add_module_cb(struct dl_phdr_info *info, size_t size, void *arg)
     is_vdso = info->dlpi_addr != 0 && info->dlpi_addr == getauxval(AT_SYSINFO_EHDR);
     for (uint32_t i = 0; i < nmodules; i++) /* the vDSO is known by the name of its copy */
         if (modules[i].load_bias == info->dlpi_addr && modules[i].start == lo &&
-            (is_vdso || strcmp(modules[i].path, path) == 0))
+            (is_vdso || strcmp(modules[i].path, path) == 0)) {
+            snapshot_add(b, info, size, modules[i].id, lo, hi);
             return 0;
+        }
     if (nmodules == capmodules) {
         uint32_t cap = capmodules ? capmodules * 2 : 32;
         struct mon_module *grown = realloc(modules, cap * sizeof(*grown));
 
-        if (grown == NULL)
+        if (grown == NULL) {
+            b->failed = true;
             return 1; /* keep what we have; addresses there stay unmapped */
+        }
         modules = grown;
         capmodules = cap;
     }
@@ -147,8 +318,10 @@ add_module_cb(struct dl_phdr_info *info, size_t size, void *arg)
     m = &modules[nmodules];
     memset(m, 0, sizeof(*m));
     m->path = strdup(path);
-    if (m->path == NULL)
+    if (m->path == NULL) {
+        b->failed = true;
         return 1;
+    }
     m->id = nmodules;
     m->epoch = current_epoch;
     m->load_bias = info->dlpi_addr;
@@ -161,36 +334,126 @@ add_module_cb(struct dl_phdr_info *info, size_t size, void *arg)
         if (copy != NULL) {
             free((char *)m->path);
             m->path = strdup(copy);
-            if (m->path == NULL)
+            if (m->path == NULL) {
+                b->failed = true;
                 return 1;
+            }
         }
     }
     nmodules++;
+    snapshot_add(b, info, size, m->id, lo, hi);
     return 0;
 }
 
 void
 mon_loadmap_refresh(void)
 {
+    struct snap_build b;
+
+    memset(&b, 0, sizeof(b));
     pthread_mutex_lock(&loadmap_lock);
     snapshot_added = false;
-    dl_iterate_phdr(add_module_cb, NULL);
+    mon_real_dl_iterate_phdr(add_module_cb, &b);
+    snapshot_publish(&b);
     pthread_mutex_unlock(&loadmap_lock);
+    free(b.ents);
+    free(b.blob);
 }
 
-/* Newest module containing @addr wins: after dlclose+dlopen a range may be reused. */
+void
+mon_loadmap_after_fork(void)
+{
+    /* Only this thread runs now: locks other threads of the parent held stay held. */
+    pthread_mutex_init(&loadmap_lock, NULL);
+    mon_loader_lock_reset();
+    atomic_store(&mon_snapshot_readers, 0); /* the readers were other threads of the parent */
+    mon_loadmap_refresh();
+}
+
+uint64_t
+mon_snapshot_misses(void)
+{
+    return atomic_load(&mon_snapshot_nmisses);
+}
+
+uint64_t
+mon_snapshot_count(void)
+{
+    uint64_t n;
+
+    pthread_mutex_lock(&loadmap_lock);
+    n = snapshots_published;
+    pthread_mutex_unlock(&loadmap_lock);
+    return n;
+}
+
+uintptr_t
+mon_key_address(uintptr_t key)
+{
+    return (uint64_t)key & MON_KEY_MODULE ? key : (uintptr_t)((uint64_t)key & MON_KEY_OFFSET);
+}
+
+/*
+ * The first module added after snapshot @seq16 (a sequence number mod 2^16, taken as the
+ * latest such) that contains @addr.  Returns 0 with *id and *offset, or -1.
+ */
+static int
+lookup_after(uintptr_t addr, uint64_t seq16, uint32_t *id, uint64_t *offset)
+{
+    int found = -1;
+    uint64_t seq;
+
+    pthread_mutex_lock(&loadmap_lock);
+    seq = snapshots_published - ((snapshots_published - seq16) & 0xffff);
+    for (size_t i = 0; i < nadded && found < 0; i++) {
+        const struct mon_module *m = &modules[added_log[i].id];
+
+        if (added_log[i].seq > seq && addr >= m->start && addr < m->end) {
+            *id = m->id;
+            *offset = addr - m->load_bias;
+            found = 0;
+        }
+    }
+    pthread_mutex_unlock(&loadmap_lock);
+    return found;
+}
+
+int
+mon_key_decode(uintptr_t key, uint32_t *id, uint64_t *offset)
+{
+    if (!((uint64_t)key & MON_KEY_MODULE)) {
+        uintptr_t addr = (uintptr_t)((uint64_t)key & MON_KEY_OFFSET);
+
+        if (lookup_after(addr, (uint64_t)key >> MON_KEY_ID_SHIFT, id, offset) == 0)
+            return 0;
+        return mon_loadmap_lookup(addr, id, offset);
+    }
+    if (((uint64_t)key & MON_KEY_MODULE) && ((uint64_t)key & MON_KEY_RAW) != MON_KEY_RAW) {
+        *id = (uint32_t)(((uint64_t)key & ~MON_KEY_MODULE) >> MON_KEY_ID_SHIFT);
+        *offset = (uint64_t)key & MON_KEY_OFFSET;
+        return *id < mon_loadmap_size() ? 0 : -1;
+    }
+    return mon_loadmap_lookup(key, id, offset);
+}
+
+/* The module containing @addr, if only one ever did: after dlclose and dlopen a range may
+ * hold several, and which one was mapped when the address was sampled is not known here
+ * (samples taken through a snapshot carry their module in the key, see mon_key_decode). */
 int
 mon_loadmap_lookup(uintptr_t addr, uint32_t *id, uint64_t *offset)
 {
     int found = -1;
 
     pthread_mutex_lock(&loadmap_lock);
-    for (uint32_t i = nmodules; i-- > 0;) {
+    for (uint32_t i = 0; i < nmodules; i++) {
         if (addr >= modules[i].start && addr < modules[i].end) {
+            if (found == 0) { /* a second one: ambiguous */
+                found = -1;
+                break;
+            }
             *id = modules[i].id;
             *offset = addr - modules[i].load_bias;
             found = 0;
-            break;
         }
     }
     pthread_mutex_unlock(&loadmap_lock);

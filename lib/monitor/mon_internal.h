@@ -38,7 +38,6 @@ enum mon_outcome {
     MON_DROP_REENTERED,      /* arrived while csprof code ran on this thread */
     MON_DROP_NO_THREAD,      /* arrived on a thread csprof has no state for */
     MON_DROP_STOPPED,        /* arrived after sampling stopped (exit, exec, finalisation) */
-    MON_DROP_IN_LOADER,      /* thread inside dlopen/dlclose: walking could deadlock */
     MON_DROP_NO_MEMORY,      /* arena limit reached (also: no room to hold a deep stack's walk) */
     MON_DROP_UNWIND_FAULT,   /* the stack walk faulted (SIGSEGV/SIGBUS caught) */
     MON_DROP_NO_FRAMES,      /* libunwind could not start */
@@ -95,13 +94,13 @@ extern struct mon_process mon_proc;
 enum mon_thread_state { MON_THREAD_RUNNING = 0, MON_THREAD_WRITING, MON_THREAD_DONE };
 
 struct cct;
+struct mon_snapshot;
 
 /* Per-thread profile state: one mmap'd block per thread, never freed while the process runs. */
 struct mon_thread {
     struct mon_thread *next;          /* registry link (mon_registry_lock) */
     atomic_int state;                 /* enum mon_thread_state: who writes the profile */
     volatile sig_atomic_t inside;     /* csprof code is running on this thread */
-    volatile sig_atomic_t in_loader;  /* inside dlopen/dlclose */
     volatile sig_atomic_t in_unwind;  /* SIGSEGV/SIGBUS during the walk escape via unwind_escape */
     volatile sig_atomic_t unw_masked; /* libunwind's signal-blocking sections open in the walk */
     sigjmp_buf unwind_escape;
@@ -112,7 +111,9 @@ struct mon_thread {
     struct arena arena;
     struct cct *tree;
     struct uw_backtrace bt;
-    struct cct_node **bt_nodes; /* CCT node of each frame of bt (trampoline splice) */
+    struct cct_node **bt_nodes;      /* CCT node of each frame of bt (trampoline splice) */
+    uintptr_t *bt_keys;              /* CCT key of each frame of bt (mon_snapshot_keys) */
+    const struct mon_snapshot *snap; /* load-map snapshot the current sample reads, or NULL */
     struct tramp_thread tramp;
     bool shadow_rooted;           /* the walk that built the shadow stack reached the root */
     uintptr_t stack_lo, stack_hi; /* the thread's stack [lo, hi), or 0, 0 when unknown */

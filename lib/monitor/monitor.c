@@ -39,7 +39,6 @@ const char *const mon_outcome_names[MON_NOUTCOMES] = {
     [MON_DROP_REENTERED] = "samples.dropped.reentered",
     [MON_DROP_NO_THREAD] = "samples.dropped.no_thread",
     [MON_DROP_STOPPED] = "samples.dropped.stopped",
-    [MON_DROP_IN_LOADER] = "samples.dropped.in_loader",
     [MON_DROP_NO_MEMORY] = "samples.dropped.no_memory",
     [MON_DROP_UNWIND_FAULT] = "samples.dropped.unwind_fault",
     [MON_DROP_NO_FRAMES] = "samples.dropped.no_frames",
@@ -210,9 +209,11 @@ mon_thread_begin(void)
     td->bt.sps = arena_alloc(&td->arena, CSP_INITIAL_FRAMES * sizeof(uintptr_t));
     td->bt.sigframe = arena_alloc(&td->arena, CSP_INITIAL_FRAMES);
     td->bt_nodes = arena_alloc(&td->arena, CSP_INITIAL_FRAMES * sizeof(*td->bt_nodes));
+    td->bt_keys = arena_alloc(&td->arena, CSP_INITIAL_FRAMES * sizeof(uintptr_t));
     td->tree = cct_new(&td->arena, mon_proc.nevents);
     if (td->bt.ips == NULL || td->bt.ra_locs == NULL || td->bt.sps == NULL ||
-        td->bt.sigframe == NULL || td->bt_nodes == NULL || td->tree == NULL) {
+        td->bt.sigframe == NULL || td->bt_nodes == NULL || td->bt_keys == NULL ||
+        td->tree == NULL) {
         arena_destroy(&td->arena);
         munmap(td, sizeof(*td));
         return NULL;
@@ -551,6 +552,7 @@ atfork_child(void)
 
     if (!mon_proc.active)
         return;
+    mon_loadmap_after_fork(); /* the loader locks another thread held are free in the child */
     if (mon_proc.follow) {
         restart_alone(true);
         return;

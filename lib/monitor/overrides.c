@@ -10,14 +10,18 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "monitor/mon_internal.h"
+#include "monitor/mon_loadmap.h"
 #include "monitor/mon_write.h"
 
 typedef int pthread_create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
@@ -29,6 +33,7 @@ typedef void *dlopen_fn(const char *, int);
 typedef int dlclose_fn(void *);
 typedef int sigaction_fn(int, const struct sigaction *, struct sigaction *);
 typedef pid_t fork_fn(void);
+typedef int dl_iterate_phdr_fn(int (*)(struct dl_phdr_info *, size_t, void *), void *);
 
 static pthread_create_fn *real_pthread_create;
 static execve_fn *real_execve;
@@ -39,6 +44,7 @@ static exit_fn *real__Exit;
 static dlopen_fn *real_dlopen;
 static dlclose_fn *real_dlclose;
 static fork_fn *real_fork;
+static dl_iterate_phdr_fn *real_dl_iterate_phdr;
 int (*mon_real_sigaction)(int, const struct sigaction *, struct sigaction *);
 
 /* ISO C forbids converting object to function pointers; route dlsym through one place. */
@@ -66,6 +72,7 @@ mon_resolve_real_functions(void)
     RESOLVE(real_dlopen, "dlopen");
     RESOLVE(real_dlclose, "dlclose");
     RESOLVE(real_fork, "fork");
+    RESOLVE(real_dl_iterate_phdr, "dl_iterate_phdr");
     RESOLVE(mon_real_sigaction, "sigaction");
     RESOLVE(mon_real_sigsuspend, "sigsuspend");
     RESOLVE(mon_real_pselect, "pselect");
@@ -323,42 +330,94 @@ _Exit(int status)
     __builtin_unreachable();
 }
 
-/* ---- dynamic loading: no walks inside the loader; new modules join the load map ---- */
+/* ---- dynamic loading: the load map and its snapshot follow every dlopen and dlclose ---- */
+
+/*
+ * Held from the loader's call until the snapshot is refreshed, so that no
+ * other dlopen can map a module where a dlclose'd one was while the
+ * snapshot still lists the old one (samples there would be attributed to
+ * it).  Recursive: constructors and destructors may call dlopen/dlclose.
+ * The loader holds its own lock over the same span, so waiting here is
+ * waiting the loader imposes anyway -- except when a library that glibc
+ * loaded by itself (NSS, iconv) calls dlopen from its constructor, holding
+ * the loader's lock but not this one: a thread holding this one and waiting
+ * for the loader's would then wait forever.  So the wait is bounded; after
+ * LOADER_LOCK_WAIT_S seconds the call goes on unserialized, and is counted.
+ */
+#define LOADER_LOCK_WAIT_S 1
+static pthread_mutex_t loader_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static atomic_uint_fast64_t loader_lock_timeouts;
+
+/* Take loader_lock, waiting at most LOADER_LOCK_WAIT_S; returns whether it was taken. */
+static bool
+loader_lock_take(void)
+{
+    struct timespec until;
+
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += LOADER_LOCK_WAIT_S;
+    if (pthread_mutex_clocklock(&loader_lock, CLOCK_MONOTONIC, &until) == 0)
+        return true;
+    atomic_fetch_add(&loader_lock_timeouts, 1);
+    return false;
+}
+
+uint64_t
+mon_loader_lock_timeouts(void)
+{
+    return atomic_load(&loader_lock_timeouts);
+}
+
+void
+mon_loader_lock_reset(void)
+{
+    loader_lock = (pthread_mutex_t)PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+}
 
 CSP_EXPORT void *
 dlopen(const char *file, int mode)
 {
-    struct mon_thread *td = mon_thread_self();
+    bool locked;
     void *h;
 
     if (real_dlopen == NULL)
         mon_resolve_real_functions();
-    if (td != NULL)
-        td->in_loader++;
+    if (!mon_proc.active)
+        return real_dlopen(file, mode);
+    locked = loader_lock_take();
     h = real_dlopen(file, mode);
-    if (td != NULL)
-        td->in_loader--;
-    if (h != NULL && mon_proc.active) {
-        mon_loadmap_refresh();
+    mon_loadmap_refresh(); /* a failed dlopen may have loaded and unloaded dependencies */
+    if (h != NULL)
         mon_output_publish_loadmap(); /* checkpoints see the new module */
-    }
+    if (locked)
+        pthread_mutex_unlock(&loader_lock);
     return h;
 }
 
 CSP_EXPORT int
 dlclose(void *handle)
 {
-    struct mon_thread *td = mon_thread_self();
+    bool locked;
     int rc;
 
     if (real_dlclose == NULL)
         mon_resolve_real_functions();
-    if (td != NULL)
-        td->in_loader++;
+    if (!mon_proc.active)
+        return real_dlclose(handle);
+    locked = loader_lock_take();
     rc = real_dlclose(handle);
-    if (td != NULL)
-        td->in_loader--;
+    mon_loadmap_refresh();
+    if (locked)
+        pthread_mutex_unlock(&loader_lock);
     return rc;
+}
+
+int
+mon_real_dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
+{
+    if (real_dl_iterate_phdr == NULL) /* called before the constructor ran */
+        mon_resolve_real_functions();
+    return real_dl_iterate_phdr(cb, data);
 }
 
 /* ---- signal dispositions csprof owns ---- */

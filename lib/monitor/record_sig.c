@@ -31,6 +31,7 @@ struct rec_ctx {
     struct fmt_writer *w;
     const struct mon_module *mods;
     uint32_t nmods;
+    bool may_lock; /* ordinary context: the load map's full history may be consulted */
     struct fmt_metric metrics[MON_MAX_EVENTS];
 };
 
@@ -141,7 +142,6 @@ map_snapshot(struct mon_module *dst, uint32_t max, uint32_t *n)
     return -1;
 }
 
-#ifdef MON_KEY_MODULE
 /* Whether module @id is in the record's load map. */
 static bool
 module_written(const struct rec_ctx *ctx, uint32_t id)
@@ -153,7 +153,6 @@ module_written(const struct rec_ctx *ctx, uint32_t id)
             return true;
     return false;
 }
-#endif
 
 /*
  * Module and module-relative offset of a CCT node's address: a run-time
@@ -165,28 +164,36 @@ module_written(const struct rec_ctx *ctx, uint32_t id)
 static bool
 decode_key(struct rec_ctx *ctx, uint64_t addr, uint32_t *id, uint64_t *offset)
 {
-#ifdef MON_KEY_MODULE
-    if ((addr & MON_KEY_MODULE) != 0) {
+    uint64_t raw = addr & MON_KEY_OFFSET;
+    bool found = false;
+
+    if ((addr & MON_KEY_MODULE) != 0) { /* a module's key, or a raw one naming no module */
         uint32_t kid = (uint32_t)((addr & ~MON_KEY_MODULE) >> MON_KEY_ID_SHIFT);
 
         if ((addr & MON_KEY_RAW) == MON_KEY_RAW || !module_written(ctx, kid))
             return false;
         *id = kid;
-        *offset = addr & MON_KEY_OFFSET;
+        *offset = raw;
         return true;
     }
-#endif
-    /* The newest module holding the address: an address range may be reused after dlclose. */
-    for (uint32_t i = ctx->nmods; i-- > 0;) {
+    /* An address taken outside a snapshot (it carries the snapshot's sequence number).  In
+     * ordinary context the load map's history says which module appeared after that
+     * snapshot; in a handler (checkpoints, fatal signals) only an address that a single
+     * written module ever held is given one: a reused range is never guessed. */
+    if (ctx->may_lock)
+        return mon_key_decode((uintptr_t)addr, id, offset) == 0 && module_written(ctx, *id);
+    for (uint32_t i = 0; i < ctx->nmods; i++) {
         const struct mon_module *m = &ctx->mods[i];
 
-        if (addr >= m->start && addr < m->end) {
+        if (raw >= m->start && raw < m->end) {
+            if (found)
+                return false;
             *id = m->id;
-            *offset = addr - m->load_bias;
-            return true;
+            *offset = raw - m->load_bias;
+            found = true;
         }
     }
-    return false;
+    return found;
 }
 
 static int
@@ -206,7 +213,7 @@ rec_node(const struct cct_node_view *v, void *arg)
     n.offset = v->addr;
     if (v->kind != CCT_NODE_ROOT && !decode_key(ctx, v->addr, &n.module, &n.offset)) {
         n.module = FMT_MODULE_NONE;
-        n.offset = v->addr;
+        n.offset = v->addr & MON_KEY_MODULE ? v->addr : v->addr & MON_KEY_OFFSET;
     }
     for (uint32_t i = 0; i < nm; i++) {
         ctx->metrics[i].event = v->metrics[i].event;
@@ -315,7 +322,7 @@ CSP_SIGSAFE int
 mon_record_write(struct mon_thread *td, bool checkpoint)
 {
     struct fmt_event events[MON_MAX_EVENTS];
-    struct fmt_stat stats[MON_NOUTCOMES + 17 + MON_MAX_EVENTS + TRAMP_NCOUNTERS];
+    struct fmt_stat stats[MON_NOUTCOMES + 20 + MON_MAX_EVENTS + TRAMP_NCOUNTERS];
     struct fmt_header h;
     struct rec_ctx ctx;
     struct fmt_writer *w;
@@ -414,7 +421,10 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
     stats[nstats++] = (struct fmt_stat){"unwind.frames_capacity", td->bt.max}; /* depth_sig.c */
     stats[nstats++] = (struct fmt_stat){"checkpoints.written", td->ckpt_written};
     stats[nstats++] = (struct fmt_stat){"checkpoints.failed", td->ckpt_failed};
-    if (main_thread) {
+    if (main_thread) { /* process-wide: the load-map snapshots the stack walks read */
+        stats[nstats++] = (struct fmt_stat){"loadmap.snapshots", mon_snapshot_count()};
+        stats[nstats++] = (struct fmt_stat){"loadmap.walk_misses", mon_snapshot_misses()};
+        stats[nstats++] = (struct fmt_stat){"loadmap.unserialized", mon_loader_lock_timeouts()};
         stats[nstats++] = (struct fmt_stat){"records.lost", atomic_load(&mon_out.lost)};
         stats[nstats++] = (struct fmt_stat){"output.reopened", atomic_load(&mon_out.reopened)};
     }
@@ -422,6 +432,7 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
     ctx.w = w;
     ctx.mods = mods;
     ctx.nmods = nmods;
+    ctx.may_lock = !checkpoint && !atomic_load(&mon_out.map_frozen);
     if (fmt_writer_init_mem(w, mem, cap) < 0 || fmt_write_header(w, &h) < 0 ||
         fmt_write_events(w, events, mon_proc.nevents) < 0 ||
         fmt_write_loadmap(w, fmods, nmods) < 0 || fmt_begin_cct(w, 0, cct_size(td->tree)) < 0 ||

@@ -16,6 +16,7 @@
 
 #include "cct/cct.h"
 #include "monitor/mon_internal.h"
+#include "monitor/mon_loadmap.h"
 #include "monitor/mon_write.h"
 #include "trampoline/tramp.h"
 #include "unwind/uw.h"
@@ -138,8 +139,9 @@ splice_sample(struct mon_thread *td, struct cct_node **leaf)
     size_t k = td->bt.depth;
     int rc;
 
-    rc =
-        cct_insert_path_nodes(td->tree, tt->stack[tt->depth - 1].node, td->bt.ips, k, td->bt_nodes);
+    mon_snapshot_keys(td, td->bt.ips, td->bt_keys, k);
+    rc = cct_insert_path_nodes(td->tree, tt->stack[tt->depth - 1].node, td->bt_keys, k,
+                               td->bt_nodes);
     if (rc != CCT_OK)
         return rc;
     *leaf = td->bt_nodes[0];
@@ -163,7 +165,8 @@ insert_full(struct mon_thread *td, bool trampolining, struct cct_node **leaf)
     size_t n = td->bt.depth, nmemo;
     int rc;
 
-    rc = cct_insert_path_memo(td->tree, td->bt.ips, n, leaf, NULL);
+    mon_snapshot_keys(td, td->bt.ips, td->bt_keys, n);
+    rc = cct_insert_path_memo(td->tree, td->bt_keys, n, leaf, NULL);
     if (rc != CCT_OK || !trampolining)
         return rc;
     tt->counts[TRAMP_FULL_WALKS]++;
@@ -310,22 +313,21 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
     } else {
         uint64_t now = mon_clock_ns(mon_proc.events[ev].clock);
         uint64_t value = now > td->last_clock_ns[ev] ? now - td->last_clock_ns[ev] : 0;
+        int cancel_state;
 
         td->last_clock_ns[ev] = now;
         if (info->si_code == SI_TIMER && info->si_overrun > 0)
             td->timer_overruns += (uint64_t)info->si_overrun;
-        if (td->in_loader) {
-            mon_count(td, MON_DROP_IN_LOADER);
-        } else {
-            int cancel_state;
-
-            /* libunwind may call read(2), a cancellation point: a pending cancel must not
-             * be acted on inside this handler. */
-            pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-            take_sample(td, (uint32_t)ev, ucontext, value);
-            mon_checkpoint_maybe(td);
-            pthread_setcancelstate(cancel_state, NULL);
-        }
+        /* libunwind may call read(2), a cancellation point: a pending cancel must not be
+         * acted on inside this handler. */
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+        /* The walk finds unwind tables in this snapshot, never through the loader's lock,
+         * and the sample's addresses are attributed to its modules (loadmap_sig.c). */
+        mon_snapshot_enter(td);
+        take_sample(td, (uint32_t)ev, ucontext, value);
+        mon_snapshot_exit(td);
+        mon_checkpoint_maybe(td);
+        pthread_setcancelstate(cancel_state, NULL);
     }
     atomic_thread_fence(memory_order_seq_cst); /* orders `inside` against the finaliser */
     td->inside = 0;
