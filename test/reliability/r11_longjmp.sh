@@ -34,6 +34,8 @@ for ((r = 1; r <= runs; r++)); do
     rel_prof "p$r" "m.p$r" ./longjmp_deep "$iters"
     one_run "p$r"
 done
+# Every PLT call through the resolver is slower: its own baseline sets the hang limit.
+LD_BIND_NOT=1 rel_plain lazybase ./longjmp_deep "$iters"
 LD_BIND_NOT=1 rel_prof lazy m.lazy ./longjmp_deep "$iters"
 one_run lazy
 finish

@@ -33,6 +33,8 @@ for ((r = 1; r <= runs; r++)); do
     rel_prof "p$r" "m.p$r" ./exceptions_mt "$iters"
     one_run "p$r"
 done
+# Every PLT call through the resolver is slower: its own baseline sets the hang limit.
+LD_BIND_NOT=1 rel_plain lazybase ./exceptions_mt "$iters"
 LD_BIND_NOT=1 rel_prof lazy m.lazy ./exceptions_mt "$iters"
 one_run lazy
 finish
