@@ -421,10 +421,15 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
     stats[nstats++] = (struct fmt_stat){"unwind.frames_capacity", td->bt.max}; /* depth_sig.c */
     stats[nstats++] = (struct fmt_stat){"checkpoints.written", td->ckpt_written};
     stats[nstats++] = (struct fmt_stat){"checkpoints.failed", td->ckpt_failed};
-    if (main_thread) { /* process-wide: the load-map snapshots the stack walks read */
+    if (main_thread && !checkpoint && !atomic_load(&mon_out.map_frozen)) {
+        /* Process-wide, about the load-map snapshots the stack walks read.  These take the
+         * load-map mutex: never from a handler (checkpoints, fatal signals), where the
+         * interrupted code may hold it (a deadlock seen under MPI_Init). */
         stats[nstats++] = (struct fmt_stat){"loadmap.snapshots", mon_snapshot_count()};
         stats[nstats++] = (struct fmt_stat){"loadmap.walk_misses", mon_snapshot_misses()};
         stats[nstats++] = (struct fmt_stat){"loadmap.unserialized", mon_loader_lock_timeouts()};
+    }
+    if (main_thread) {
         stats[nstats++] = (struct fmt_stat){"records.lost", atomic_load(&mon_out.lost)};
         stats[nstats++] = (struct fmt_stat){"output.reopened", atomic_load(&mon_out.reopened)};
     }
