@@ -54,6 +54,7 @@ extern const char *const mon_outcome_names[MON_NOUTCOMES];
 enum mon_mechanism {
     MON_MECH_POSIX_TIMER = 0, /* timer_create + SIGEV_THREAD_ID */
     MON_MECH_PERF_TASK_CLOCK, /* perf_event_open software task-clock, overflow signal */
+    MON_MECH_SYNC,            /* synchronous: bytes counted by overrides, no signal (mon_sync.h) */
 };
 
 /* One requested event, parsed from CSPROF_EVENTS in the constructor. */
@@ -62,6 +63,7 @@ struct mon_event {
     uint64_t period_ns; /* sample period, ns */
     clockid_t clock;    /* clock whose delta is charged per sample */
     enum mon_mechanism mech;
+    uint64_t period_bytes; /* MON_MECH_SYNC: mean bytes between samples (period_ns is 0) */
 };
 
 /* Process-wide configuration and state; written before sampling starts. */

@@ -28,6 +28,7 @@
 #include "cct/cct.h"
 #include "monitor/mon_internal.h"
 #include "monitor/mon_loadmap.h"
+#include "monitor/mon_sync.h"
 #include "monitor/mon_write.h"
 #include "support/event_spec.h"
 
@@ -82,7 +83,11 @@ parse_event(const char *spec, size_t len, struct mon_event *e, char *why, size_t
     memset(e, 0, sizeof(*e));
     memcpy(e->name, req.name, sizeof(e->name));
     e->period_ns = req.period_us * 1000u;
-    if (strcmp(e->name, "CPUTIME") == 0) {
+    if (mon_sync_kind_of(e->name) >= 0) { /* MEMALLOC, MEMLEAK, IO...: sample_sync.c */
+        e->mech = MON_MECH_SYNC;
+        e->period_bytes = req.period_bytes;
+        e->clock = CLOCK_MONOTONIC;
+    } else if (strcmp(e->name, "CPUTIME") == 0) {
         const char *mech = getenv("CSPROF_CPUTIME_MECHANISM");
 
         e->clock = CLOCK_THREAD_CPUTIME_ID;
@@ -320,6 +325,7 @@ write_once(struct mon_thread *td)
     if (!atomic_compare_exchange_strong(&td->state, &expected, MON_THREAD_WRITING))
         return false;
     quiesce(td);
+    mon_sync_charge_leaks(td); /* MEMLEAK: its sampled blocks still live now */
     td->sampling_blocked = thread_sampling_blocked(td);
     if (mon_write_profile(td) < 0)
         mon_warn("could not write a profile", strerror(errno));
@@ -698,6 +704,7 @@ mon_setup(void)
         mon_warn("bad CSPROF_EVENTS, profiling disabled", why_events);
         return;
     }
+    mon_sync_init();
     if (outdir == NULL || outdir[0] == '\0')
         outdir = "measurements";
     if (outdir[0] != '/' && getcwd(mon_proc.outdir, sizeof(mon_proc.outdir) - 256) != NULL)

@@ -239,7 +239,9 @@ thread_cpu_ns(pid_t tid)
 static const char *
 mechanism_name(enum mon_mechanism m)
 {
-    return m == MON_MECH_PERF_TASK_CLOCK ? "perf-task-clock" : "posix-timer";
+    return m == MON_MECH_PERF_TASK_CLOCK ? "perf-task-clock"
+           : m == MON_MECH_SYNC          ? "synchronous"
+                                         : "posix-timer";
 }
 
 /* Whether our descriptor still names our file; if the program closed it (close_range) or
@@ -381,6 +383,11 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
         events[i].period = mon_proc.events[i].period_ns;
         events[i].display_scale = 1e-9;
         events[i].display_unit = "s";
+        if (mon_proc.events[i].mech == MON_MECH_SYNC) { /* bytes (sample_sync.c) */
+            events[i].unit = events[i].display_unit = "bytes";
+            events[i].period = mon_proc.events[i].period_bytes;
+            events[i].display_scale = 1;
+        }
     }
     for (uint32_t i = 0; i < nmods; i++) {
         fmods[i].id = mods[i].id;

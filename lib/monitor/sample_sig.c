@@ -13,10 +13,12 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <string.h>
 
 #include "cct/cct.h"
 #include "monitor/mon_internal.h"
 #include "monitor/mon_loadmap.h"
+#include "monitor/mon_sync.h"
 #include "monitor/mon_write.h"
 #include "trampoline/tramp.h"
 #include "unwind/uw.h"
@@ -182,12 +184,39 @@ insert_full(struct mon_thread *td, bool trampolining, struct cct_node **leaf)
 }
 
 /*
- * Walk and record one sample of event @ev.  The backtrace lives in td->bt,
- * not in locals: after a siglongjmp from the fault handler, locals changed
- * since sigsetjmp are indeterminate (C11 7.13.2.1) but td->bt is exact.
+ * A synchronous sample walks from inside csprof's override: drop the leading frames in
+ * csprof's own code, so that frame 0 is the program's call of the overridden function.
  */
 static void
-take_sample(struct mon_thread *td, uint32_t ev, void *ucontext, uint64_t value)
+drop_own_frames(struct uw_backtrace *bt)
+{
+    size_t k = 0;
+
+    while (k < bt->depth && mon_in_own_code(bt->ips[k]))
+        k++;
+    if (k == 0)
+        return;
+    bt->depth -= k;
+    memmove(bt->ips, bt->ips + k, bt->depth * sizeof(*bt->ips));
+    memmove(bt->sps, bt->sps + k, bt->depth * sizeof(*bt->sps));
+    memmove(bt->ra_locs, bt->ra_locs + k, bt->depth * sizeof(*bt->ra_locs));
+    memmove(bt->sigframe, bt->sigframe + k, bt->depth * sizeof(*bt->sigframe));
+    /* Frame 0's pc is now a return address: its call instruction is the sampled statement. */
+    if (bt->depth > 0)
+        bt->ips[0]--;
+}
+
+/*
+ * Walk and record one sample of event @ev; *leafp (if non-NULL) receives the
+ * leaf, or NULL when the sample was dropped.  @synchronous: @ucontext is
+ * the sampling function's own (mon_take_sample_sync).  The backtrace lives
+ * in td->bt, not in locals: after a siglongjmp from the fault handler,
+ * locals changed since sigsetjmp are indeterminate (C11 7.13.2.1) but
+ * td->bt is exact.
+ */
+static void
+take_sample(struct mon_thread *td, uint32_t ev, void *ucontext, uint64_t value, bool synchronous,
+            struct cct_node **leafp)
 {
     struct tramp_thread *tt = &td->tramp;
     struct cct_node *leaf = NULL;
@@ -214,13 +243,15 @@ take_sample(struct mon_thread *td, uint32_t ev, void *ucontext, uint64_t value)
     trampolining = tt->enabled && !tt->suspended;
     td->bt.stop_ip = trampolining && tt->slot != 0 ? tramp_address() : 0;
     rc = uw_backtrace(ucontext, &td->bt);
+    if (synchronous)
+        drop_own_frames(&td->bt);
     if (walk_meets_trampoline(&td->bt)) {
         /* Interrupted inside tramp_on_return: its state is in flux, take nothing. */
         td->in_unwind = 0;
         mon_count(td, MON_DROP_IN_TRAMPOLINE);
         return;
     }
-    if (rc == UW_STOPPED && td->bt.stop_loc == tt->slot && tt->depth > 0) {
+    if (rc == UW_STOPPED && td->bt.stop_loc == tt->slot && tt->depth > 0 && td->bt.depth > 0) {
         rc = splice_sample(td, &leaf);
         td->in_unwind = 0;
         if (rc != CCT_OK) {
@@ -234,6 +265,8 @@ take_sample(struct mon_thread *td, uint32_t ev, void *ucontext, uint64_t value)
         td->event_samples[ev]++;
         /* Complete when the walk that built the cached prefix reached the root. */
         mon_count(td, td->shadow_rooted ? MON_SAMPLE_OK : MON_SAMPLE_PARTIAL);
+        if (leafp != NULL)
+            *leafp = leaf;
         return;
     }
     if (rc == UW_STOPPED) {
@@ -244,6 +277,8 @@ take_sample(struct mon_thread *td, uint32_t ev, void *ucontext, uint64_t value)
         tramp_invalidate(tt);
         td->bt.stop_ip = 0;
         rc = uw_backtrace(ucontext, &td->bt);
+        if (synchronous)
+            drop_own_frames(&td->bt);
         if (walk_meets_trampoline(&td->bt)) {
             td->in_unwind = 0;
             mon_count(td, MON_DROP_IN_TRAMPOLINE);
@@ -276,6 +311,17 @@ take_sample(struct mon_thread *td, uint32_t ev, void *ucontext, uint64_t value)
     }
     td->event_samples[ev]++;
     mon_count(td, td->shadow_rooted ? MON_SAMPLE_OK : MON_SAMPLE_PARTIAL);
+    if (leafp != NULL)
+        *leafp = leaf;
+}
+
+struct cct_node *
+mon_take_sample_sync(struct mon_thread *td, uint32_t ev, void *ucontext, uint64_t value)
+{
+    struct cct_node *leaf = NULL;
+
+    take_sample(td, ev, ucontext, value, true, &leaf);
+    return leaf;
 }
 
 void
@@ -324,7 +370,7 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
         /* The walk finds unwind tables in this snapshot, never through the loader's lock,
          * and the sample's addresses are attributed to its modules (loadmap_sig.c). */
         mon_snapshot_enter(td);
-        take_sample(td, (uint32_t)ev, ucontext, value);
+        take_sample(td, (uint32_t)ev, ucontext, value, false, NULL);
         mon_snapshot_exit(td);
         mon_checkpoint_maybe(td);
         pthread_setcancelstate(cancel_state, NULL);

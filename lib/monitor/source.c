@@ -125,6 +125,8 @@ mon_sources_start(struct mon_thread *td)
 
         td->perf_fd[ev] = -1;
         td->timer_armed[ev] = false;
+        if (mon_proc.events[ev].mech == MON_MECH_SYNC)
+            continue; /* driven by overrides (sample_sync.c) */
         if (mon_proc.events[ev].mech == MON_MECH_PERF_TASK_CLOCK)
             r = start_perf(td, ev);
         else

@@ -15,6 +15,15 @@ const struct evspec_known evspec_events[] = {
     {"CPUTIME", "CPU time of each thread; period in microseconds (default 5000, at least 100)"},
     {"REALTIME", "wall-clock time of each thread; period in microseconds (default 5000, at least "
                  "100)"},
+    {"MEMALLOC",
+     "bytes allocated (malloc, calloc, realloc, aligned, operator new); period in bytes "
+     "(default 524288: one sample per 512 KiB on average)"},
+    {"MEMLEAK", "bytes allocated and not freed when the profile is written, per allocating "
+                "context; period in bytes (default 524288)"},
+    {"IO", "bytes read plus written (read/write/pread/pwrite/readv/writev, stdio); period in bytes "
+           "(default 524288)"},
+    {"IO_READ", "bytes read, as IO; period in bytes (default 524288)"},
+    {"IO_WRITE", "bytes written, as IO; period in bytes (default 524288)"},
 };
 const size_t evspec_nevents = sizeof(evspec_events) / sizeof(evspec_events[0]);
 
@@ -36,11 +45,16 @@ evspec_parse(const char *spec, size_t len, struct evspec *ev, char *why, size_t 
     for (size_t i = 0; i < evspec_nevents; i++)
         known = known || strcmp(ev->name, evspec_events[i].name) == 0;
     if (!known) {
-        snprintf(why, whylen, "unknown event '%s'; this version samples CPUTIME and REALTIME",
-                 ev->name);
+        snprintf(
+            why, whylen,
+            "unknown event '%s'; this version samples CPUTIME, REALTIME, MEMALLOC, MEMLEAK, IO, IO_READ and IO_WRITE",
+            ev->name);
         return -1;
     }
     ev->period_us = EVSPEC_DEFAULT_PERIOD_US;
+    ev->period_bytes = 0;
+    if (evspec_is_bytes(ev->name))
+        return evspec_parse_bytes(at ? at + 1 : NULL, at ? len - name_len - 1 : 0, ev, why, whylen);
     if (at == NULL)
         return 0;
     len -= name_len + 1;

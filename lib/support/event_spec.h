@@ -28,11 +28,29 @@
 /* Longest period accepted, in microseconds (one minute). */
 #define EVSPEC_MAX_PERIOD_US 60000000ull
 
+/* Synchronous events (MEMALLOC, MEMLEAK, IO, IO_READ, IO_WRITE): PERIOD is a number of bytes,
+ * the mean distance between samples (event_sync.c). */
+#define EVSPEC_DEFAULT_PERIOD_BYTES (512ull * 1024)
+#define EVSPEC_MAX_PERIOD_BYTES     (1ull << 40)
+
 /* A parsed request. */
 struct evspec {
-    char name[32];                /* "CPUTIME" or "REALTIME" */
-    unsigned long long period_us; /* EVSPEC_MIN_PERIOD_US .. EVSPEC_MAX_PERIOD_US */
+    char name[32];                   /* "CPUTIME", "REALTIME", "MEMALLOC"... */
+    unsigned long long period_us;    /* EVSPEC_MIN_PERIOD_US .. EVSPEC_MAX_PERIOD_US; 0 for bytes */
+    unsigned long long period_bytes; /* synchronous events: 1 .. EVSPEC_MAX_PERIOD_BYTES, else 0 */
 };
+
+/*
+ * Whether @name is a synchronous event, whose period is in bytes (event_sync.c).
+ * [async-signal-safe]
+ */
+int evspec_is_bytes(const char *name);
+
+/*
+ * The period of a synchronous event: @text (@len bytes, no NUL needed, NULL for none) into
+ * ev->period_bytes.  Returns 0, or -1 with a one-line reason in @why.  [not async-signal-safe]
+ */
+int evspec_parse_bytes(const char *text, size_t len, struct evspec *ev, char *why, size_t whylen);
 
 /* The events this version can sample, with a one-line description each. */
 struct evspec_known {

@@ -478,6 +478,8 @@ prof_summary_print(const struct prof_ctx *ctx, const struct prof_summary *s, FIL
     const char *rname = ctx->nevents > 0 ? ctx->events[0].name : "samples";
     const char *runit = ctx->nevents > 0 ? ctx->events[0].display_unit : "samples";
     double rtotal = ctx->nevents > 0 ? s->event_totals[0] : (double)s->samples;
+    /* Bytes print as whole numbers; seconds with 6 decimals. */
+    int rprec = ctx->nevents > 0 && strcmp(ctx->events[0].display_unit, "bytes") == 0 ? 0 : 6;
     size_t i;
 
     fprintf(out, "measurement files: %zu read, %zu skipped\n", ctx->nread, ctx->nskipped);
@@ -486,7 +488,8 @@ prof_summary_print(const struct prof_ctx *ctx, const struct prof_summary *s, FIL
     fprintf(out, "threads: %zu\n", s->threads);
     fprintf(out, "processes: %zu\n", s->processes);
     for (i = 0; i < ctx->nevents; i++)
-        fprintf(out, "event %s: %.6f %s\n", ctx->events[i].name, s->event_totals[i],
+        fprintf(out, "event %s: %.*f %s\n", ctx->events[i].name,
+                strcmp(ctx->events[i].display_unit, "bytes") == 0 ? 0 : 6, s->event_totals[i],
                 ctx->events[i].display_unit);
     fprintf(out, "samples: %llu\n", (unsigned long long)s->samples);
     for (i = 0; i < ctx->nstats; i++)
@@ -513,8 +516,8 @@ prof_summary_print(const struct prof_ctx *ctx, const struct prof_summary *s, FIL
     prof_print_shortfall(ctx, s, out);
     fprintf(out, "top %u procedures by exclusive %s:\n", ctx->opt.top, rname);
     for (i = 0; i < s->ntop_procs; i++)
-        fprintf(out, "  %2zu %7.2f%%  %.6f %s  %s\n", i + 1,
-                prof_pct(s->top_procs[i].value, rtotal), s->top_procs[i].value, runit,
+        fprintf(out, "  %2zu %7.2f%%  %.*f %s  %s\n", i + 1,
+                prof_pct(s->top_procs[i].value, rtotal), rprec, s->top_procs[i].value, runit,
                 prof_proc_name(ctx, s->top_procs[i].proc));
     fprintf(out, "top %u call paths by inclusive %s:\n", ctx->opt.top, rname);
     for (i = 0; i < s->ntop_paths; i++) {
@@ -524,8 +527,8 @@ prof_summary_print(const struct prof_ctx *ctx, const struct prof_summary *s, FIL
         /* The call site the last frame was called from, and its call-edge count. */
         if (parent != PROF_NONE && ctx->tree.nodes[parent].kind == PROF_NODE_C)
             calls = ctx->tree.nodes[parent].calls;
-        fprintf(out, "  %2zu %7.2f%%  %.6f %s  %s", i + 1, prof_pct(s->top_paths[i].value, rtotal),
-                s->top_paths[i].value, runit, s->top_paths[i].path);
+        fprintf(out, "  %2zu %7.2f%%  %.*f %s  %s", i + 1, prof_pct(s->top_paths[i].value, rtotal),
+                rprec, s->top_paths[i].value, runit, s->top_paths[i].path);
         if (calls > 0) /* not the number of calls: see README, "What calls (sampled) means" */
             fprintf(out, "  [%" PRIu64 " calls (sampled)]", calls);
         fputc('\n', out);

@@ -434,8 +434,8 @@ print_shortfall(const struct run_totals *t, const struct evspec *ev, size_t e)
     double expected = secs * 1e6 / (double)ev->period_us;
     uint64_t got = t->per_event_samples[e], missing, explained = t->dropped + t->overruns;
 
-    if (secs <= 0.2 || (double)got >= 0.8 * expected)
-        return;
+    if (ev->period_bytes > 0 || secs <= 0.2 || (double)got >= 0.8 * expected)
+        return; /* a synchronous event has no expected rate */
     missing = (uint64_t)expected > got ? (uint64_t)expected - got : 0;
     fprintf(stderr,
             "csprof: %s: %llu of the %llu samples expected are missing: %llu dropped, %llu timer "
@@ -509,6 +509,14 @@ print_summary(const char *dir, char **before, size_t nbefore, const struct evspe
         double asked = 1e6 / (double)events[e].period_us;
         double got = secs > 0 ? (double)t.per_event_samples[e] / secs : 0;
 
+        if (events[e].period_bytes > 0) { /* synchronous: samples follow the bytes, not time */
+            fprintf(stderr,
+                    "csprof: %s@%llu (synchronous): %llu samples, one per %llu bytes on "
+                    "average\n",
+                    events[e].name, events[e].period_bytes,
+                    (unsigned long long)t.per_event_samples[e], events[e].period_bytes);
+            continue;
+        }
         fprintf(stderr,
                 "csprof: %s@%llu (%s): %.1f samples per %s-second over %.3f s "
                 "(requested %.1f)%s\n",
@@ -619,7 +627,7 @@ main(int argc, char **argv)
         size_t len = strlen(evlist);
 
         snprintf(evlist + len, sizeof(evlist) - len, "%s%s@%llu", i ? "," : "", events[i].name,
-                 events[i].period_us);
+                 events[i].period_bytes > 0 ? events[i].period_bytes : events[i].period_us);
     }
     if (check_program(argv[optind]) < 0 || find_monitor(monitor, sizeof(monitor)) < 0 ||
         make_dir(outdir) < 0)
