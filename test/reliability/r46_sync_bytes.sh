@@ -8,6 +8,9 @@
 #     metric column.
 #   MEMLEAK: leak_a leaks 3 x what leak_b leaks (2.6..3.5), leak_a within 10 % of the
 #     truth, no_leak (allocates as much, frees it) under 1 % of leak_a.
+#   Threads: the same in two threads that end before main (MEMALLOC and MEMLEAK in one
+#     run): each thread's profile holds its bytes, and its leaks are charged when the
+#     thread ends.
 #   IO_READ, IO_WRITE, IO: writer's bytes written (write + fwrite) and reader's bytes read
 #     (read + fread) within 10 % of the truth, none of the other direction, IO = both.
 # Every profiled run prints what the baseline prints and exits the same way.
@@ -15,7 +18,7 @@
 runs=$(rel_runs 2)
 rounds=${REL_UNITS:-5000}
 
-rel_build sb g++ "" sync_bytes.cc
+rel_build sb g++ "-pthread" sync_bytes.cc
 # truth WORD FILE: the number after WORD in the program's output FILE.
 truth() { awk -v w="$1" '{ for (i = 1; i < NF; i++) if ($i == w) print $(i + 1) }' "$2"; }
 near() { awk -v x="$1" -v t="$2" 'BEGIN { exit !(t > 0 && x >= 0.9 * t && x <= 1.1 * t) }'; }
@@ -24,7 +27,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", (b > 0 ? a / b : 0) 
 rel_plain alloc ./sb alloc "$rounds"
 rel_plain leak ./sb leak $((rounds / 2))
 rel_plain io ./sb io $((rounds / 2))
-for t in alloc leak io; do check "baseline $t exits 0" [ "$(cat $t.rc)" -eq 0 ]; done
+rel_plain threads ./sb threads $((rounds / 2))
+for t in alloc leak io threads; do check "baseline $t exits 0" [ "$(cat $t.rc)" -eq 0 ]; done
 
 for ((r = 1; r <= runs; r++)); do
     REL_EVENT=MEMALLOC@32768 rel_prof a$r ma$r -e CPUTIME@1000 ./sb alloc "$rounds" || continue
@@ -57,6 +61,20 @@ for ((r = 1; r <= runs; r++)); do
     check "leak run $r: no_leak under 1 % of leak_a (got ${n:-0})" \
         awk -v n="${n:-0}" -v a="$a" 'BEGIN { exit !(a > 0 && n < 0.01 * a) }'
 done
+
+REL_EVENT=MEMALLOC@32768 rel_prof t1 mt1 -e MEMLEAK@8192 ./sb threads $((rounds / 2)) &&
+    check "threads run: output and exit status identical" rel_same t1 threads &&
+    check "threads run: database" rel_db mt1 dbt1 && {
+    check "threads run: 3 thread profiles" [ "$(rel_profiles mt1)" -eq 3 ]
+    f=$(incl_of dbt1 MEMALLOC "f_alloc(long)") g=$(incl_of dbt1 MEMALLOC "g_alloc(long)")
+    a=$(incl_of dbt1 MEMLEAK "leak_a(long)") b=$(incl_of dbt1 MEMLEAK "leak_b(long)")
+    echo "threads: f_alloc $f g_alloc $g leak_a $a leak_b $b ($(cat threads.out))"
+    check "threads run: f_alloc within 10 % of the truth" near "$f" "$(truth f_alloc threads.out)"
+    check "threads run: g_alloc within 10 % of the truth" near "$g" "$(truth g_alloc threads.out)"
+    check "threads run: leak_a within 10 % of the truth" near "$a" "$(truth leak_a threads.out)"
+    check "threads run: leak_b within 15 % of the truth" \
+        awk -v x="$b" -v t="$(truth leak_b threads.out)" 'BEGIN { exit !(x >= 0.85 * t && x <= 1.15 * t) }'
+}
 
 for ((r = 1; r <= runs; r++)); do
     REL_EVENT=IO_READ@32768 rel_prof i$r mi$r -e IO_WRITE@32768 -e IO@32768 ./sb io $((rounds / 2)) || continue

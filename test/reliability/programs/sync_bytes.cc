@@ -8,6 +8,9 @@
 //   sync_bytes leak R    leak_a leaks 3 x what leak_b leaks (blocks of 8 KiB:
 //                        3R and R of them); no_leak allocates 4R blocks and
 //                        frees them.  Prints the bytes leaked.
+//   sync_bytes threads R two threads: one runs f_alloc(R) and leak_a(R / 4), the
+//                        other g_alloc(R) and leak_b(R / 4); the threads end
+//                        before main does.  Prints the bytes of each.
 //   sync_bytes io R      writer writes R x 64 KiB with write() and R x 64 KiB
 //                        with fwrite() to /dev/null; reader reads R x 64 KiB
 //                        with read() and R x 32 KiB with fread() from /dev/zero.
@@ -15,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 
 static void *volatile sink;
@@ -116,6 +120,22 @@ NOINLINE void reader(long r)
     close(fd);
 }
 
+static long thread_rounds;
+
+static void *thread_one(void *)
+{
+    f_alloc(thread_rounds);
+    leak_a(thread_rounds / 4);
+    return nullptr;
+}
+
+static void *thread_two(void *)
+{
+    g_alloc(thread_rounds);
+    leak_b(thread_rounds / 4);
+    return nullptr;
+}
+
 int main(int argc, char **argv)
 {
     long r = argc > 2 ? atol(argv[2]) : 1000;
@@ -130,6 +150,17 @@ int main(int argc, char **argv)
         leak_b(r);
         no_leak(r);
         printf("leak_a %ld leak_b %ld no_leak 0\n", 3 * r * 8192, r * 8192);
+    } else if (strcmp(mode, "threads") == 0) {
+        pthread_t t1, t2;
+
+        thread_rounds = r;
+        if (pthread_create(&t1, nullptr, thread_one, nullptr) != 0 ||
+            pthread_create(&t2, nullptr, thread_two, nullptr) != 0)
+            return 3;
+        pthread_join(t1, nullptr);
+        pthread_join(t2, nullptr);
+        printf("f_alloc %lu g_alloc %lu leak_a %ld leak_b %ld\n", 3 * r * round_bytes,
+               r * round_bytes, 3 * (r / 4) * 8192, (r / 4) * 8192);
     } else if (strcmp(mode, "io") == 0) {
         writer(r);
         reader(r);
