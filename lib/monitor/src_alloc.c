@@ -141,6 +141,8 @@ malloc(size_t n)
 
     if (__builtin_expect(real_malloc == NULL, 0) && !resolve())
         return boot_alloc(n, 16);
+    if (!mon_sync_alloc_on)
+        return real_malloc(n); /* a tail call: no csprof frame in the program's stacks */
     p = real_malloc(n);
     count_alloc(p, n, CALLER);
     return p;
@@ -151,10 +153,10 @@ free(void *p)
 {
     if (p == NULL || in_boot(p))
         return;
-    if (mon_sync_alloc_on)
-        mon_sync_forget(p);
     if (__builtin_expect(real_free == NULL, 0) && !resolve())
         return; /* cannot happen: p came from a real allocation, so resolution is over */
+    if (mon_sync_alloc_on)
+        mon_sync_forget(p);
     real_free(p);
 }
 
@@ -171,6 +173,8 @@ calloc(size_t n, size_t size)
         }
         return boot_alloc(total, 16); /* the buffer is zero and never reused */
     }
+    if (!mon_sync_alloc_on)
+        return real_calloc(n, size);
     p = real_calloc(n, size);
     if (p != NULL && !__builtin_mul_overflow(n, size, &total))
         count_alloc(p, total, CALLER);
@@ -192,7 +196,9 @@ realloc(void *old, size_t n)
     }
     if (__builtin_expect(real_realloc == NULL, 0) && !resolve())
         return old == NULL ? boot_alloc(n, 16) : NULL;
-    if (old != NULL && mon_sync_alloc_on)
+    if (!mon_sync_alloc_on)
+        return real_realloc(old, n);
+    if (old != NULL)
         mon_sync_forget(old);
     p = real_realloc(old, n);
     count_alloc(p, n, CALLER);
@@ -212,7 +218,9 @@ reallocarray(void *old, size_t n, size_t size)
         }
         return realloc(old, total);
     }
-    if (old != NULL && mon_sync_alloc_on)
+    if (!mon_sync_alloc_on)
+        return real_reallocarray(old, n, size);
+    if (old != NULL)
         mon_sync_forget(old);
     p = real_reallocarray(old, n, size);
     if (p != NULL && !__builtin_mul_overflow(n, size, &total))
@@ -231,6 +239,8 @@ posix_memalign(void **out, size_t align, size_t n)
         *out = boot_alloc(n, align);
         return *out != NULL ? 0 : ENOMEM;
     }
+    if (!mon_sync_alloc_on)
+        return real_posix_memalign(out, align, n);
     rc = real_posix_memalign(out, align, n);
     if (rc == 0)
         count_alloc(*out, n, CALLER);
@@ -244,6 +254,8 @@ aligned_alloc(size_t align, size_t n)
 
     if (__builtin_expect(real_aligned_alloc == NULL, 0) && !resolve())
         return (align & (align - 1)) == 0 ? boot_alloc(n, align) : NULL;
+    if (!mon_sync_alloc_on)
+        return real_aligned_alloc(align, n);
     p = real_aligned_alloc(align, n);
     count_alloc(p, n, CALLER);
     return p;
@@ -256,6 +268,8 @@ memalign(size_t align, size_t n)
 
     if (__builtin_expect(real_memalign == NULL, 0) && !resolve())
         return (align & (align - 1)) == 0 ? boot_alloc(n, align) : NULL;
+    if (!mon_sync_alloc_on)
+        return real_memalign(align, n);
     p = real_memalign(align, n);
     count_alloc(p, n, CALLER);
     return p;
@@ -268,6 +282,8 @@ valloc(size_t n)
 
     if (__builtin_expect(real_valloc == NULL, 0) && !resolve())
         return boot_alloc(n, 4096);
+    if (!mon_sync_alloc_on)
+        return real_valloc(n);
     p = real_valloc(n);
     count_alloc(p, n, CALLER);
     return p;
@@ -280,6 +296,8 @@ pvalloc(size_t n)
 
     if (__builtin_expect(real_pvalloc == NULL, 0) && !resolve())
         return boot_alloc((n + 4095) & ~(size_t)4095, 4096);
+    if (!mon_sync_alloc_on)
+        return real_pvalloc(n);
     p = real_pvalloc(n);
     count_alloc(p, n, CALLER);
     return p;

@@ -132,8 +132,11 @@ count_io(bool reading, long long n, uintptr_t caller)
 CSP_EXPORT ssize_t
 read(int fd, void *buf, size_t n)
 {
-    ssize_t r = real_read != NULL ? real_read(fd, buf, n) : syscall(SYS_read, fd, buf, n);
+    ssize_t r;
 
+    if (!mon_sync_io_on && real_read != NULL)
+        return real_read(fd, buf, n); /* a tail call: no csprof frame in the program's stacks */
+    r = real_read != NULL ? real_read(fd, buf, n) : syscall(SYS_read, fd, buf, n);
     count_io(true, r, CALLER);
     return r;
 }
@@ -141,9 +144,13 @@ read(int fd, void *buf, size_t n)
 CSP_EXPORT ssize_t
 write(int fd, const void *buf, size_t n)
 {
-    ssize_t r = real_write != NULL ? real_write(fd, (void *)(uintptr_t)buf, n)
-                                   : syscall(SYS_write, fd, buf, n);
+    ssize_t r;
 
+    if (!mon_sync_io_on && real_write != NULL)
+        return real_write(fd, (void *)(uintptr_t)buf,
+                          n); /* a tail call: no csprof frame in the program's stacks */
+    r = real_write != NULL ? real_write(fd, (void *)(uintptr_t)buf, n)
+                           : syscall(SYS_write, fd, buf, n);
     count_io(false, r, CALLER);
     return r;
 }
@@ -151,9 +158,12 @@ write(int fd, const void *buf, size_t n)
 CSP_EXPORT ssize_t
 pread(int fd, void *buf, size_t n, off_t off)
 {
-    ssize_t r =
-        real_pread != NULL ? real_pread(fd, buf, n, off) : syscall(SYS_pread64, fd, buf, n, off);
+    ssize_t r;
 
+    if (!mon_sync_io_on && real_pread != NULL)
+        return real_pread(fd, buf, n,
+                          off); /* a tail call: no csprof frame in the program's stacks */
+    r = real_pread != NULL ? real_pread(fd, buf, n, off) : syscall(SYS_pread64, fd, buf, n, off);
     count_io(true, r, CALLER);
     return r;
 }
@@ -161,9 +171,13 @@ pread(int fd, void *buf, size_t n, off_t off)
 CSP_EXPORT ssize_t
 pread64(int fd, void *buf, size_t n, off_t off)
 {
-    ssize_t r = real_pread64 != NULL ? real_pread64(fd, buf, n, off)
-                                     : syscall(SYS_pread64, fd, buf, n, off);
+    ssize_t r;
 
+    if (!mon_sync_io_on && real_pread64 != NULL)
+        return real_pread64(fd, buf, n,
+                            off); /* a tail call: no csprof frame in the program's stacks */
+    r = real_pread64 != NULL ? real_pread64(fd, buf, n, off)
+                             : syscall(SYS_pread64, fd, buf, n, off);
     count_io(true, r, CALLER);
     return r;
 }
@@ -171,9 +185,13 @@ pread64(int fd, void *buf, size_t n, off_t off)
 CSP_EXPORT ssize_t
 pwrite(int fd, const void *buf, size_t n, off_t off)
 {
-    ssize_t r = real_pwrite != NULL ? real_pwrite(fd, (void *)(uintptr_t)buf, n, off)
-                                    : syscall(SYS_pwrite64, fd, buf, n, off);
+    ssize_t r;
 
+    if (!mon_sync_io_on && real_pwrite != NULL)
+        return real_pwrite(fd, (void *)(uintptr_t)buf, n,
+                           off); /* a tail call: no csprof frame in the program's stacks */
+    r = real_pwrite != NULL ? real_pwrite(fd, (void *)(uintptr_t)buf, n, off)
+                            : syscall(SYS_pwrite64, fd, buf, n, off);
     count_io(false, r, CALLER);
     return r;
 }
@@ -181,9 +199,13 @@ pwrite(int fd, const void *buf, size_t n, off_t off)
 CSP_EXPORT ssize_t
 pwrite64(int fd, const void *buf, size_t n, off_t off)
 {
-    ssize_t r = real_pwrite64 != NULL ? real_pwrite64(fd, (void *)(uintptr_t)buf, n, off)
-                                      : syscall(SYS_pwrite64, fd, buf, n, off);
+    ssize_t r;
 
+    if (!mon_sync_io_on && real_pwrite64 != NULL)
+        return real_pwrite64(fd, (void *)(uintptr_t)buf, n,
+                             off); /* a tail call: no csprof frame in the program's stacks */
+    r = real_pwrite64 != NULL ? real_pwrite64(fd, (void *)(uintptr_t)buf, n, off)
+                              : syscall(SYS_pwrite64, fd, buf, n, off);
     count_io(false, r, CALLER);
     return r;
 }
@@ -191,8 +213,11 @@ pwrite64(int fd, const void *buf, size_t n, off_t off)
 CSP_EXPORT ssize_t
 readv(int fd, const struct iovec *iov, int cnt)
 {
-    ssize_t r = real_readv != NULL ? real_readv(fd, iov, cnt) : syscall(SYS_readv, fd, iov, cnt);
+    ssize_t r;
 
+    if (!mon_sync_io_on && real_readv != NULL)
+        return real_readv(fd, iov, cnt); /* a tail call: no csprof frame in the program's stacks */
+    r = real_readv != NULL ? real_readv(fd, iov, cnt) : syscall(SYS_readv, fd, iov, cnt);
     count_io(true, r, CALLER);
     return r;
 }
@@ -200,8 +225,11 @@ readv(int fd, const struct iovec *iov, int cnt)
 CSP_EXPORT ssize_t
 writev(int fd, const struct iovec *iov, int cnt)
 {
-    ssize_t r = real_writev != NULL ? real_writev(fd, iov, cnt) : syscall(SYS_writev, fd, iov, cnt);
+    ssize_t r;
 
+    if (!mon_sync_io_on && real_writev != NULL)
+        return real_writev(fd, iov, cnt); /* a tail call: no csprof frame in the program's stacks */
+    r = real_writev != NULL ? real_writev(fd, iov, cnt) : syscall(SYS_writev, fd, iov, cnt);
     count_io(false, r, CALLER);
     return r;
 }
@@ -226,6 +254,8 @@ fread(void *buf, size_t size, size_t n, FILE *f)
     size_t r;
 
     RESOLVED(real_fread);
+    if (!mon_sync_io_on)
+        return real_fread(buf, size, n, f);
     r = real_fread(buf, size, n, f);
     count_io(true, (long long)(r * size), CALLER);
     return r;
@@ -237,6 +267,8 @@ __fread_chk(void *buf, size_t bufsize, size_t size, size_t n, FILE *f)
     size_t r;
 
     RESOLVED(real_fread_chk);
+    if (!mon_sync_io_on)
+        return real_fread_chk(buf, bufsize, size, n, f);
     r = real_fread_chk(buf, bufsize, size, n, f);
     count_io(true, (long long)(r * size), CALLER);
     return r;
@@ -248,6 +280,8 @@ fwrite(const void *buf, size_t size, size_t n, FILE *f)
     size_t r;
 
     RESOLVED(real_fwrite);
+    if (!mon_sync_io_on)
+        return real_fwrite((void *)(uintptr_t)buf, size, n, f);
     r = real_fwrite((void *)(uintptr_t)buf, size, n, f);
     count_io(false, (long long)(r * size), CALLER);
     return r;
@@ -259,6 +293,8 @@ fgets(char *s, int n, FILE *f)
     char *r;
 
     RESOLVED(real_fgets);
+    if (!mon_sync_io_on)
+        return real_fgets(s, n, f);
     r = real_fgets(s, n, f);
     if (r != NULL)
         count_io(true, (long long)strlen(r), CALLER);
@@ -271,6 +307,8 @@ fputs(const char *s, FILE *f)
     int r;
 
     RESOLVED(real_fputs);
+    if (!mon_sync_io_on)
+        return real_fputs(s, f);
     r = real_fputs(s, f);
     if (r >= 0)
         count_io(false, (long long)strlen(s), CALLER);
@@ -283,6 +321,8 @@ puts(const char *s)
     int r;
 
     RESOLVED(real_puts);
+    if (!mon_sync_io_on)
+        return real_puts(s);
     r = real_puts(s);
     if (r >= 0)
         count_io(false, (long long)strlen(s) + 1, CALLER);
@@ -295,6 +335,8 @@ fputc(int c, FILE *f)
     int r;
 
     RESOLVED(real_fputc);
+    if (!mon_sync_io_on)
+        return real_fputc(c, f);
     r = real_fputc(c, f);
     if (r != EOF)
         count_io(false, 1, CALLER);
@@ -307,6 +349,8 @@ putc(int c, FILE *f)
     int r;
 
     RESOLVED(real_putc);
+    if (!mon_sync_io_on)
+        return real_putc(c, f);
     r = real_putc(c, f);
     if (r != EOF)
         count_io(false, 1, CALLER);
@@ -319,6 +363,8 @@ putchar(int c)
     int r;
 
     RESOLVED(real_putchar);
+    if (!mon_sync_io_on)
+        return real_putchar(c);
     r = real_putchar(c);
     if (r != EOF)
         count_io(false, 1, CALLER);
@@ -331,6 +377,8 @@ fgetc(FILE *f)
     int r;
 
     RESOLVED(real_fgetc);
+    if (!mon_sync_io_on)
+        return real_fgetc(f);
     r = real_fgetc(f);
     if (r != EOF)
         count_io(true, 1, CALLER);
@@ -343,6 +391,8 @@ getc(FILE *f)
     int r;
 
     RESOLVED(real_getc);
+    if (!mon_sync_io_on)
+        return real_getc(f);
     r = real_getc(f);
     if (r != EOF)
         count_io(true, 1, CALLER);
@@ -355,6 +405,8 @@ getchar(void)
     int r;
 
     RESOLVED(real_getchar);
+    if (!mon_sync_io_on)
+        return real_getchar();
     r = real_getchar();
     if (r != EOF)
         count_io(true, 1, CALLER);
@@ -367,6 +419,8 @@ getdelim(char **line, size_t *cap, int delim, FILE *f)
     ssize_t r;
 
     RESOLVED(real_getdelim);
+    if (!mon_sync_io_on)
+        return real_getdelim(line, cap, delim, f);
     r = real_getdelim(line, cap, delim, f);
     count_io(true, r, CALLER);
     return r;
@@ -389,6 +443,8 @@ vfprintf(FILE *f, const char *fmt, va_list ap)
     int r;
 
     RESOLVED(real_vfprintf);
+    if (!mon_sync_io_on)
+        return real_vfprintf(f, fmt, ap);
     r = real_vfprintf(f, fmt, ap);
     count_io(false, r, CALLER);
     return r;
@@ -439,6 +495,8 @@ __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap)
     int r;
 
     RESOLVED(real_vfprintf_chk);
+    if (!mon_sync_io_on)
+        return real_vfprintf_chk(f, flag, fmt, ap);
     r = real_vfprintf_chk(f, flag, fmt, ap);
     count_io(false, r, CALLER);
     return r;

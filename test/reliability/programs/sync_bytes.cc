@@ -14,6 +14,8 @@
 //   sync_bytes io R      writer writes R x 64 KiB with write() and R x 64 KiB
 //                        with fwrite() to /dev/null; reader reads R x 64 KiB
 //                        with read() and R x 32 KiB with fread() from /dev/zero.
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -30,10 +32,14 @@ static void *volatile sink;
 // 4000 + 4000 + (1000 + 4000) + 4000 + 8 * 50 + 4096 = 21496 bytes a round.
 static const unsigned long round_bytes = 4000 + 4000 + 1000 + 4000 + 4000 + 8 * 50 + 4096;
 
-NOINLINE static void churn(long rounds)
+NOINLINE static void
+churn(long rounds)
 {
     for (long i = 0; i < rounds; i++) {
+        errno = 77; // a sampled allocation must leave errno as the allocator does
         void *p = malloc(4000);
+        if (errno != 77)
+            exit(5);
         sink = p;
         free(p);
         p = calloc(10, 400);
@@ -56,31 +62,40 @@ NOINLINE static void churn(long rounds)
     }
 }
 
-NOINLINE void f_alloc(long r)
+NOINLINE void
+f_alloc(long r)
 {
     churn(3 * r);
     KEEP_FRAME();
 }
-NOINLINE void g_alloc(long r)
+NOINLINE void
+g_alloc(long r)
 {
     churn(r);
     KEEP_FRAME();
 }
 
-NOINLINE static void *block() { return malloc(8192); }
-NOINLINE void leak_a(long r)
+NOINLINE static void *
+block()
+{
+    return malloc(8192);
+}
+NOINLINE void
+leak_a(long r)
 {
     for (long i = 0; i < 3 * r; i++)
         sink = block();
     KEEP_FRAME();
 }
-NOINLINE void leak_b(long r)
+NOINLINE void
+leak_b(long r)
 {
     for (long i = 0; i < r; i++)
         sink = block();
     KEEP_FRAME();
 }
-NOINLINE void no_leak(long r)
+NOINLINE void
+no_leak(long r)
 {
     void **keep = (void **)malloc(4 * r * sizeof(void *));
     for (long i = 0; i < 4 * r; i++)
@@ -92,7 +107,8 @@ NOINLINE void no_leak(long r)
 
 static char buf[64 * 1024];
 
-NOINLINE void writer(long r)
+NOINLINE void
+writer(long r)
 {
     int fd = open("/dev/null", O_WRONLY);
     FILE *f = fopen("/dev/null", "w");
@@ -106,7 +122,8 @@ NOINLINE void writer(long r)
     close(fd);
 }
 
-NOINLINE void reader(long r)
+NOINLINE void
+reader(long r)
 {
     int fd = open("/dev/zero", O_RDONLY);
     FILE *f = fopen("/dev/zero", "r");
@@ -122,26 +139,33 @@ NOINLINE void reader(long r)
 
 static long thread_rounds;
 
-static void *thread_one(void *)
+static void *
+thread_one(void *)
 {
     f_alloc(thread_rounds);
     leak_a(thread_rounds / 4);
     return nullptr;
 }
 
-static void *thread_two(void *)
+static void *
+thread_two(void *)
 {
     g_alloc(thread_rounds);
     leak_b(thread_rounds / 4);
     return nullptr;
 }
 
-int main(int argc, char **argv)
+int
+main(int argc, char **argv)
 {
     long r = argc > 2 ? atol(argv[2]) : 1000;
     const char *mode = argc > 1 ? argv[1] : "alloc";
 
     if (strcmp(mode, "alloc") == 0) {
+        errno = 0; // a failed allocation is passed through: NULL and ENOMEM
+        sink = malloc(SIZE_MAX / 2);
+        if (sink != nullptr || errno != ENOMEM)
+            return 4;
         f_alloc(r);
         g_alloc(r);
         printf("f_alloc %lu g_alloc %lu\n", 3 * r * round_bytes, r * round_bytes);
