@@ -140,12 +140,19 @@ crossings(struct sync_thread *st, int k, uint64_t bytes)
  * An insertion claims a slot by CAS to LEAK_BUSY, fills the value, then
  * publishes the address; a removal CASes the address to LEAK_GONE, so each
  * entry is either freed or charged, exactly once.
+ *
+ * Most frees are of blocks that were never sampled, and a probe of the
+ * 1 MiB key array is a cache miss: a counting filter (16-bit counters, 64
+ * KiB, indexed by other bits of the hash) answers them first.  A counter
+ * is raised before its entry is published and lowered after the entry is
+ * removed, so a zero counter means no entry of that hash is in the table.
  */
 #define LEAK_SLOTS  ((size_t)1 << 17)
 #define LEAK_PROBES 16
 #define LEAK_EMPTY  ((uintptr_t)0)
 #define LEAK_BUSY   ((uintptr_t)1)
 #define LEAK_GONE   ((uintptr_t)2)
+#define LEAK_FILTER ((size_t)1 << 15)
 
 struct leak_value {
     struct mon_thread *owner; /* thread whose tree holds leaf */
@@ -155,12 +162,20 @@ struct leak_value {
 
 static _Atomic uintptr_t *leak_keys;
 static struct leak_value *leak_values;
+static _Atomic uint16_t *leak_filter;
 static atomic_long leak_live; /* entries published and not yet removed */
 
 static size_t
 leak_hash(uintptr_t addr)
 {
     return (size_t)(((uint64_t)addr >> 4) * 0x9E3779B97F4A7C15ull >> 47) & (LEAK_SLOTS - 1);
+}
+
+static _Atomic uint16_t *
+leak_counter(uintptr_t addr)
+{
+    return &leak_filter[(size_t)(((uint64_t)addr >> 4) * 0xC2B2AE3D27D4EB4Full >> 49) &
+                        (LEAK_FILTER - 1)];
 }
 
 static bool
@@ -170,6 +185,9 @@ leak_insert(struct mon_thread *td, const void *addr, struct cct_node *leaf, uint
 
     if (leak_keys == NULL || (uintptr_t)addr <= LEAK_GONE)
         return false;
+    if (atomic_load(leak_counter((uintptr_t)addr)) == UINT16_MAX)
+        return false; /* 65535 live entries under one counter: cannot happen in practice */
+    atomic_fetch_add(leak_counter((uintptr_t)addr), 1);
     for (size_t i = 0; i < LEAK_PROBES; i++) {
         size_t s = (h + i) & (LEAK_SLOTS - 1);
         uintptr_t k = atomic_load(&leak_keys[s]);
@@ -182,6 +200,7 @@ leak_insert(struct mon_thread *td, const void *addr, struct cct_node *leaf, uint
             return true;
         }
     }
+    atomic_fetch_sub(leak_counter((uintptr_t)addr), 1);
     return false;
 }
 
@@ -190,8 +209,7 @@ mon_sync_forget(const void *addr)
 {
     size_t h;
 
-    if (addr == NULL || leak_keys == NULL ||
-        atomic_load_explicit(&leak_live, memory_order_relaxed) == 0)
+    if (addr == NULL || leak_keys == NULL || atomic_load(leak_counter((uintptr_t)addr)) == 0)
         return;
     h = leak_hash((uintptr_t)addr);
     for (size_t i = 0; i < LEAK_PROBES; i++) {
@@ -201,8 +219,10 @@ mon_sync_forget(const void *addr)
         if (k == LEAK_EMPTY)
             return;
         if (k == (uintptr_t)addr) {
-            if (atomic_compare_exchange_strong(&leak_keys[s], &k, LEAK_GONE))
+            if (atomic_compare_exchange_strong(&leak_keys[s], &k, LEAK_GONE)) {
                 atomic_fetch_sub(&leak_live, 1);
+                atomic_fetch_sub(leak_counter((uintptr_t)addr), 1);
+            }
             return;
         }
     }
@@ -225,6 +245,7 @@ mon_sync_charge_leaks(struct mon_thread *td)
         if (v.owner != td || !atomic_compare_exchange_strong(&leak_keys[s], &k, LEAK_GONE))
             continue;
         atomic_fetch_sub(&leak_live, 1);
+        atomic_fetch_sub(leak_counter(k), 1);
         if (cct_add_sample(td->tree, v.leaf, (uint32_t)ev, v.bytes) != CCT_OK)
             mon_count(td, MON_DROP_NO_MEMORY);
     }
@@ -237,6 +258,8 @@ mon_sync_after_fork(void)
         return;
     for (size_t s = 0; s < LEAK_SLOTS; s++)
         atomic_store_explicit(&leak_keys[s], LEAK_EMPTY, memory_order_relaxed);
+    for (size_t i = 0; i < LEAK_FILTER; i++)
+        atomic_store_explicit(&leak_filter[i], 0, memory_order_relaxed);
     atomic_store(&leak_live, 0);
 }
 
@@ -254,11 +277,14 @@ mon_sync_init(void)
         }
     if (mon_sync_event[MON_SYNC_MEMLEAK] >= 0) {
         size_t kb = LEAK_SLOTS * sizeof(*leak_keys), vb = LEAK_SLOTS * sizeof(*leak_values);
-        void *p = mmap(NULL, kb + vb, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        size_t fb = LEAK_FILTER * sizeof(*leak_filter);
+        void *p =
+            mmap(NULL, kb + vb + fb, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
         if (p != MAP_FAILED) {
             leak_values = (struct leak_value *)p;
-            leak_keys = (_Atomic uintptr_t *)((char *)p + vb);
+            leak_filter = (_Atomic uint16_t *)((char *)p + vb);
+            leak_keys = (_Atomic uintptr_t *)((char *)p + vb + fb);
         }
         pthread_atfork(NULL, NULL, mon_sync_after_fork);
     }
