@@ -38,7 +38,9 @@ enum prof_expr_opcode {
     OP_LOG,
 };
 
-#define PROF_EXPR_MAX_DEPTH 64 /* nesting of parentheses and unary minus */
+#define PROF_EXPR_MAX_DEPTH 64
+#define PROF_REF_NONE \
+    (UINT32_MAX - 2) /* PROF_NONE is PROF_EV_SAMPLES */ /* nesting of parentheses and unary minus */
 
 struct prof_parser {
     struct prof_ctx *ctx;
@@ -78,7 +80,7 @@ prof_skip_space(struct prof_parser *ps)
 
 static int prof_parse_expr(struct prof_parser *ps);
 
-/* Event index of metric @name, or PROF_NONE. */
+/* Event index of metric @name, PROF_EV_SAMPLES, PROF_EV_CALLS or PROF_REF_NONE. */
 static uint32_t
 prof_metric_ref(const struct prof_ctx *ctx, const char *name, size_t len)
 {
@@ -91,7 +93,7 @@ prof_metric_ref(const struct prof_ctx *ctx, const char *name, size_t len)
         return PROF_EV_SAMPLES;
     if (len == 5 && memcmp(name, "calls", 5) == 0)
         return PROF_EV_CALLS;
-    return PROF_NONE;
+    return PROF_REF_NONE;
 }
 
 static int
@@ -129,7 +131,7 @@ prof_parse_primary(struct prof_parser *ps)
         if (close == NULL)
             return prof_parse_error(ps, start, "'}' expected");
         ref = prof_metric_ref(ps->ctx, ps->p + 1, (size_t)(close - ps->p - 1));
-        if (ref == PROF_NONE)
+        if (ref == PROF_REF_NONE)
             return prof_parse_error(ps, start + 1, "no metric of this name");
         prof_emit(ps, OP_REF, ref, 0);
         ps->p = close + 1;
@@ -177,7 +179,7 @@ prof_parse_primary(struct prof_parser *ps)
     {
         uint32_t ref = prof_metric_ref(ps->ctx, start, len);
 
-        if (ref == PROF_NONE)
+        if (ref == PROF_REF_NONE)
             return prof_parse_error(ps, start, "no metric of this name");
         prof_emit(ps, OP_REF, ref, 0);
     }
@@ -258,7 +260,7 @@ prof_add_derived_impl(struct prof_ctx *ctx, const char *spec)
         nlen--;
     if (nlen == 0)
         return prof_fail(ctx, PROF_EINVAL, "-M '%s': position 1: the metric name is empty", spec);
-    if (prof_metric_ref(ctx, spec, nlen) != PROF_NONE)
+    if (prof_metric_ref(ctx, spec, nlen) != PROF_REF_NONE)
         return prof_fail(ctx, PROF_EINVAL, "-M '%s': position 1: a metric of this name exists",
                          spec);
     for (i = 0; i < ctx->nderived; i++)
