@@ -178,7 +178,7 @@ static int
 prof_finish_impl(struct prof_ctx *ctx)
 {
     prof_tree_compute(&ctx->tree, (uint32_t)ctx->nevents);
-    prof_stats_compute(ctx);
+    prof_stats_groups_compute(ctx); /* statistics: while writing (prof_stats_accumulate) */
     prof_flat_compute(ctx);
     prof_derived_compute(ctx);
     ctx->finished = true;

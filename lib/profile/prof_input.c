@@ -64,6 +64,7 @@ prof_ctx_free(struct prof_ctx *ctx)
     prof_map_free(&ctx->proc_index);
     free(ctx->steps);
     prof_map_free(&ctx->expansion_index);
+    prof_map_free(&ctx->walk_cache);
     for (i = 0; i < ctx->nstructs; i++) {
         struct_module_free(ctx->structs[i].sm);
         free(ctx->structs[i].file);
@@ -565,13 +566,22 @@ prof_merge_profile(struct prof_ctx *ctx, const struct fmt_profile *p, struct pro
             mi =
                 fn->module == FMT_MODULE_NONE ? PROF_NONE : prof_map_get(&modmap, fn->module, 0, 0);
             first = prof_expand(ctx, mi, fn->offset, fn->kind != FMT_NODE_CALLSITE);
-            for (step = first;; step++) {
-                struct prof_step st = ctx->steps[step];
+            /* The same steps below the same node always end at the same node: one lookup. */
+            step = prof_map_get(&ctx->walk_cache, cur, first, 0);
+            if (step != PROF_NONE) {
+                cur = step;
+            } else {
+                uint32_t from = cur;
 
-                cur = prof_tree_child(&ctx->tree, cur, st.kind, st.proc, st.file, st.line);
-                prof_tree_note_address(&ctx->tree, cur, st.module, st.offset);
-                if (st.kind == PROF_NODE_C || st.kind == PROF_NODE_S)
-                    break;
+                for (step = first;; step++) {
+                    struct prof_step st = ctx->steps[step];
+
+                    cur = prof_tree_child(&ctx->tree, cur, st.kind, st.proc, st.file, st.line);
+                    prof_tree_note_address(&ctx->tree, cur, st.module, st.offset);
+                    if (st.kind == PROF_NODE_C || st.kind == PROF_NODE_S)
+                        break;
+                }
+                prof_map_put(&ctx->walk_cache, from, first, 0, cur);
             }
             if (fn->kind == FMT_NODE_LEAF && ctx->procs[ctx->steps[first].proc].unknown)
                 ctx->unknown_samples += fn->samples;

@@ -34,22 +34,19 @@ prof_acc_index(uint32_t nevents, uint32_t node, uint32_t e, int col, int over)
     return ((((size_t)node * nevents + e) * 2 + (size_t)col) * 2 + (size_t)over) * PROF_NACC;
 }
 
-/* Scratch space for pushing one group's values up its part of the tree. */
+/*
+ * Scratch space for pushing one group's values up its part of the tree.
+ * The touched nodes are a bitmap over the tree, walked from the highest
+ * word down, which lists them in decreasing order without sorting.
+ */
 struct prof_scratch {
     uint32_t ncols;
     double *incl, *excl; /* [node * ncols + col] */
-    uint8_t *mark;
-    uint32_t *list;
+    uint64_t *mark;      /* bit per node */
+    size_t nwords;
+    uint32_t *list; /* touched nodes, decreasing (after prof_scratch_propagate) */
     size_t nlist;
 };
-
-static int
-prof_cmp_desc(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-    return x < y ? 1 : x > y ? -1 : 0;
-}
 
 static void
 prof_scratch_add(struct prof_scratch *sc, const struct prof_tree *t, const struct prof_input *in)
@@ -63,9 +60,10 @@ prof_scratch_add(struct prof_scratch *sc, const struct prof_tree *t, const struc
 
         sc->incl[(size_t)c->node * sc->ncols + col] += c->value;
         sc->excl[(size_t)c->node * sc->ncols + col] += c->value;
-        for (v = c->node; v != PROF_NONE && !sc->mark[v]; v = t->nodes[v].parent) {
-            sc->mark[v] = 1;
-            sc->list[sc->nlist++] = v;
+        for (v = c->node; v != PROF_NONE && !(sc->mark[v >> 6] >> (v & 63) & 1);
+             v = t->nodes[v].parent) {
+            sc->mark[v >> 6] |= 1ull << (v & 63);
+            sc->nlist++;
         }
     }
 }
@@ -76,7 +74,17 @@ prof_scratch_propagate(struct prof_scratch *sc, const struct prof_tree *t)
 {
     size_t k, c, nc = sc->ncols;
 
-    qsort(sc->list, sc->nlist, sizeof(*sc->list), prof_cmp_desc);
+    k = 0;
+    for (size_t w = sc->nwords; w-- > 0;) {
+        uint64_t bits = sc->mark[w];
+
+        while (bits != 0) {
+            int b = 63 - __builtin_clzll(bits);
+
+            sc->list[k++] = (uint32_t)(w * 64 + (size_t)b);
+            bits &= ~(1ull << b);
+        }
+    }
     for (k = 0; k < sc->nlist; k++) {
         uint32_t v = sc->list[k], p = t->nodes[v].parent;
         bool excl_up;
@@ -101,7 +109,7 @@ prof_scratch_reset(struct prof_scratch *sc)
     for (k = 0; k < sc->nlist; k++) {
         uint32_t v = sc->list[k];
 
-        sc->mark[v] = 0;
+        sc->mark[v >> 6] = 0;
         memset(&sc->incl[(size_t)v * sc->ncols], 0, sc->ncols * sizeof(double));
         memset(&sc->excl[(size_t)v * sc->ncols], 0, sc->ncols * sizeof(double));
     }
@@ -117,7 +125,8 @@ prof_scratch_init(struct prof_scratch *sc, const struct prof_ctx *ctx)
     sc->ncols = (uint32_t)ctx->nevents + 1;
     sc->incl = prof_xcalloc(n * sc->ncols, sizeof(double));
     sc->excl = prof_xcalloc(n * sc->ncols, sizeof(double));
-    sc->mark = prof_xcalloc(n, 1);
+    sc->nwords = (n + 63) / 64;
+    sc->mark = prof_xcalloc(sc->nwords, sizeof(*sc->mark));
     sc->list = prof_xmalloc(n * sizeof(*sc->list));
 }
 
@@ -159,6 +168,9 @@ struct prof_acc_arg {
     struct prof_stats *st;
     int over;
 };
+
+static void prof_acc_visit(uint32_t group, uint32_t node, uint32_t col, double incl, double excl,
+                           void *arg);
 
 static void
 prof_acc_one(double *a, double x)
@@ -243,28 +255,81 @@ prof_stats_groups(struct prof_ctx *ctx, int over, uint32_t *ngroups)
 }
 
 void
-prof_stats_compute(struct prof_ctx *ctx)
+prof_stats_groups_compute(struct prof_ctx *ctx)
 {
     struct prof_stats *st = &ctx->stats;
-    struct prof_scratch sc;
-    int over;
-    uint32_t g;
 
     prof_stats_free(st);
     st->nevents = (uint32_t)ctx->nevents;
     prof_stats_groups(ctx, PROF_OVER_THREADS, &st->nthreads);
     prof_stats_groups(ctx, PROF_OVER_PROCESSES, &st->nprocesses);
+}
+
+/* Collects one process's values from its threads' (prof_stats_accumulate). */
+struct prof_fused {
+    struct prof_ctx *ctx;
+    struct prof_scratch *proc; /* the process's sums; its list is in marking order */
+    prof_group_visit_fn *fn;
+    void *arg;
+};
+
+static void
+prof_fused_visit(uint32_t group, uint32_t node, uint32_t col, double incl, double excl, void *arg)
+{
+    struct prof_fused *fu = arg;
+    struct prof_scratch *ps = fu->proc;
+    struct prof_acc_arg acc = {&fu->ctx->stats, PROF_OVER_THREADS};
+
+    prof_acc_visit(group, node, col, incl, excl, &acc);
+    if (fu->fn != NULL)
+        fu->fn(group, node, col, incl, excl, fu->arg);
+    if (!(ps->mark[node >> 6] >> (node & 63) & 1)) {
+        ps->mark[node >> 6] |= 1ull << (node & 63);
+        ps->list[ps->nlist++] = node;
+    }
+    ps->incl[(size_t)node * ps->ncols + col] += incl;
+    ps->excl[(size_t)node * ps->ncols + col] += excl;
+}
+
+void
+prof_stats_accumulate(struct prof_ctx *ctx, prof_group_visit_fn *fn, void *arg)
+{
+    struct prof_stats *st = &ctx->stats;
+    struct prof_scratch sc, ps;
+    struct prof_fused fu = {ctx, &ps, fn, arg};
+    struct prof_acc_arg pacc = {st, PROF_OVER_PROCESSES};
+    uint32_t *seen, p, g;
+    size_t k, c;
+
+    free(st->acc);
+    st->acc = NULL;
     st->acc = prof_xcalloc(prof_acc_index(st->nevents, (uint32_t)ctx->tree.n, 0, 0, 0) + 1,
                            sizeof(double));
+    seen = prof_xcalloc((size_t)st->nthreads + 1, sizeof(*seen));
     prof_scratch_init(&sc, ctx);
-    for (over = 0; over < 2; over++) {
-        struct prof_acc_arg arg = {st, over};
-        uint32_t ng = over == PROF_OVER_THREADS ? st->nthreads : st->nprocesses;
+    prof_scratch_init(&ps, ctx);
+    /* One propagation per thread; a process is the sum of its threads' results. */
+    for (p = 0; p < st->nprocesses; p++) {
+        for (k = st->start[PROF_OVER_PROCESSES][p]; k < st->start[PROF_OVER_PROCESSES][p + 1];
+             k++) {
+            g = ctx->inputs[st->member[PROF_OVER_PROCESSES][k]].thread;
+            if (seen[g])
+                continue; /* a thread with several inputs: done with its first */
+            seen[g] = 1;
+            prof_group_run(ctx, &sc, PROF_OVER_THREADS, g, prof_fused_visit, &fu);
+        }
+        for (k = 0; k < ps.nlist; k++) {
+            uint32_t v = ps.list[k];
 
-        for (g = 0; g < ng; g++)
-            prof_group_run(ctx, &sc, over, g, prof_acc_visit, &arg);
+            for (c = 0; c < ps.ncols; c++)
+                prof_acc_visit(p, v, (uint32_t)c, ps.incl[(size_t)v * ps.ncols + c],
+                               ps.excl[(size_t)v * ps.ncols + c], &pacc);
+        }
+        prof_scratch_reset(&ps);
     }
+    prof_scratch_free(&ps);
     prof_scratch_free(&sc);
+    free(seen);
 }
 
 void

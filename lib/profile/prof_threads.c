@@ -17,8 +17,10 @@
 
 #include "profile_internal.h"
 
-#define PROF_TV_MAGIC   "CSPTHRV1"
-#define PROF_TV_VERSION 1u
+#define PROF_TV_MAGIC     "CSPTHRV1"
+#define PROF_TV_VERSION   1u
+#define PROF_TV_EXCL_SAME 0x80000000u /* exclusive = inclusive: not stored */
+#define PROF_TV_EXCL_ZERO 0x40000000u /* exclusive = 0: not stored */
 
 /* One group's entries, collected before its header (which carries their count). */
 struct prof_tv_writer {
@@ -28,6 +30,7 @@ struct prof_tv_writer {
     unsigned char *buf;
     size_t len, cap; /* bytes */
     uint32_t nentries;
+    uint32_t ncols; /* event columns written */
     bool failed;
 };
 
@@ -82,8 +85,11 @@ static void
 prof_tv_visit(uint32_t group, uint32_t node, uint32_t col, double incl, double excl, void *arg)
 {
     struct prof_tv_writer *w = arg;
+    uint32_t flags = excl == incl ? PROF_TV_EXCL_SAME : excl == 0.0 ? PROF_TV_EXCL_ZERO : 0;
     unsigned char *e;
 
+    if (col >= w->ncols)
+        return; /* sample counts are not in the file */
     if (group != w->group) {
         prof_tv_flush(w);
         w->group = group;
@@ -91,10 +97,13 @@ prof_tv_visit(uint32_t group, uint32_t node, uint32_t col, double incl, double e
     prof_grow(&w->buf, &w->cap, w->len + 24, 1);
     e = w->buf + w->len;
     prof_le32(e, node);
-    prof_le32(e + 4, col);
+    prof_le32(e + 4, col | flags);
     prof_ledbl(e + 8, incl);
-    prof_ledbl(e + 16, excl);
-    w->len += 24;
+    w->len += 16;
+    if (flags == 0) {
+        prof_ledbl(e + 16, excl);
+        w->len += 8;
+    }
     w->nentries++;
 }
 
@@ -118,16 +127,15 @@ prof_write_thread_values(struct prof_ctx *ctx, const char *dir)
     }
     memcpy(h, PROF_TV_MAGIC, 8);
     prof_le32(h + 8, PROF_TV_VERSION);
-    prof_le32(h + 12, (uint32_t)ctx->nevents + 1);
+    w.ncols = (uint32_t)ctx->nevents;
+    prof_le32(h + 12, w.ncols);
     prof_le32(h + 16, ctx->stats.nthreads);
     prof_le32(h + 20, ctx->stats.nprocesses);
     prof_le64(h + 24, ctx->tree.n);
     prof_tv_put(&w, h, sizeof(h));
-    for (w.over = 0; w.over < 2; w.over++) {
-        prof_group_values(ctx, w.over, prof_tv_visit, &w);
-        prof_tv_flush(&w);
-        w.group = PROF_NONE;
-    }
+    w.over = PROF_OVER_THREADS; /* a process's values are the sums of its threads' */
+    prof_stats_accumulate(ctx, prof_tv_visit, &w); /* the statistics, in the same pass */
+    prof_tv_flush(&w);
     if (fclose(w.out) != 0)
         w.failed = true;
     if (w.failed) {

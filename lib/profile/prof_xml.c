@@ -802,11 +802,12 @@ prof_write_database_impl(struct prof_ctx *ctx, const struct prof_summary *s, con
     char *xml = prof_xasprintf("%s/experiment.xml", dir);
     int rc;
 
-    rc = prof_write_experiment(ctx, s, xml);
+    /* thread-values.bin first: its pass over the threads also accumulates the statistics */
+    rc = prof_write_thread_values(ctx, dir);
+    if (rc == 0)
+        rc = prof_write_experiment(ctx, s, xml);
     free(xml);
-    if (rc < 0)
-        return rc;
-    return prof_write_thread_values(ctx, dir);
+    return rc;
 }
 
 int

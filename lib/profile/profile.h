@@ -125,9 +125,11 @@ int prof_merge(struct prof_ctx *ctx);
 int prof_add_derived_metric(struct prof_ctx *ctx, const char *spec);
 
 /*
- * Compute everything the database holds: inclusive and exclusive values,
- * per-thread and per-process values and their statistics, the static view
- * and derived metrics.  Returns 0, PROF_ESTATE, or PROF_ENOMEM.
+ * Compute what the database holds: inclusive and exclusive values, the
+ * static view, derived metrics, the numbering of threads and processes.
+ * (Per-thread values and their statistics are computed in one pass while
+ * prof_write_database() writes them.)  Returns 0, PROF_ESTATE, or
+ * PROF_ENOMEM.
  */
 int prof_finish(struct prof_ctx *ctx);
 

@@ -330,11 +330,6 @@ struct prof_stats {
     uint32_t *member[2], *start[2];
 };
 void prof_stats_free(struct prof_stats *st);
-/* Accumulate every thread's and process's values (prof_finish). */
-void prof_stats_compute(struct prof_ctx *ctx);
-/* Statistic @k of (node, event, column, over). */
-double prof_stats_get(const struct prof_ctx *ctx, uint32_t node, uint32_t event, int col, int over,
-                      enum prof_stat_kind k);
 /*
  * Visit the inclusive and exclusive values of every thread (@over =
  * PROF_OVER_THREADS) or process in turn, for every node and column where
@@ -346,6 +341,18 @@ typedef void prof_group_visit_fn(uint32_t group, uint32_t node, uint32_t col, do
                                  double excl, void *arg);
 void prof_group_values(struct prof_ctx *ctx, int over, prof_group_visit_fn *fn, void *arg);
 
+/* Number the threads and processes read (prof_finish): Input thread= / process=. */
+void prof_stats_groups_compute(struct prof_ctx *ctx);
+/*
+ * Accumulate the statistics of every thread's and process's values, in one
+ * propagation per thread (a process's values are the sums of its threads');
+ * @fn (may be NULL) also receives every thread's values (prof_threads.c
+ * writes them).  Before it, prof_stats_get() returns 0.
+ */
+void prof_stats_accumulate(struct prof_ctx *ctx, prof_group_visit_fn *fn, void *arg);
+/* Statistic @k of (node, event, column, over). */
+double prof_stats_get(const struct prof_ctx *ctx, uint32_t node, uint32_t event, int col, int over,
+                      enum prof_stat_kind k);
 /* ---- prof_flat.c: the static view ----------------------------------------- */
 
 enum prof_flat_kind {
@@ -439,6 +446,7 @@ struct prof_ctx {
     struct prof_step *steps;
     size_t nsteps, steps_cap;
     struct prof_map expansion_index; /* (module+1, offset, leaf) -> first step; ends at C/S */
+    struct prof_map walk_cache;      /* (tree node, first step, 0) -> node the steps end at */
 
     struct prof_struct_input *structs;
     size_t nstructs, structs_cap;

@@ -114,6 +114,7 @@ test_statistics(void **state)
     t4 = db_input(&ctx, 2, 4);
     db_value(&ctx, t4, s1, 3);
     assert_int_equal(prof_finish(&ctx), 0);
+    prof_stats_accumulate(&ctx, NULL, NULL);
 
     assert_int_equal(ctx.stats.nthreads, 4);
     assert_int_equal(ctx.stats.nprocesses, 2);
