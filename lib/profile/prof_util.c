@@ -19,6 +19,19 @@
 #include "support/text.h"
 
 _Thread_local jmp_buf *prof_oom_env;
+long prof_test_alloc_budget = -1;
+
+/* Fault injection for the tests: true when this allocation must fail. */
+static bool
+prof_alloc_fails(void)
+{
+    if (prof_test_alloc_budget < 0)
+        return false;
+    if (prof_test_alloc_budget == 0)
+        return true;
+    prof_test_alloc_budget--;
+    return false;
+}
 
 static void __attribute__((noreturn)) prof_oom(void)
 {
@@ -44,7 +57,7 @@ prof_vclean(const char *fmt, va_list ap)
 {
     char *s, *clean;
 
-    if (vasprintf(&s, fmt, ap) < 0)
+    if (prof_alloc_fails() || vasprintf(&s, fmt, ap) < 0)
         prof_oom();
     clean = malloc(text_escaped_size(s));
     if (clean == NULL) {
@@ -98,7 +111,7 @@ prof_msg(struct prof_ctx *ctx, enum prof_msg_level level, const char *fmt, ...)
 void *
 prof_xmalloc(size_t size)
 {
-    void *p = malloc(size ? size : 1);
+    void *p = prof_alloc_fails() ? NULL : malloc(size ? size : 1);
 
     if (p == NULL)
         prof_oom();
@@ -108,7 +121,7 @@ prof_xmalloc(size_t size)
 void *
 prof_xcalloc(size_t n, size_t size)
 {
-    void *p = calloc(n ? n : 1, size ? size : 1);
+    void *p = prof_alloc_fails() ? NULL : calloc(n ? n : 1, size ? size : 1);
 
     if (p == NULL)
         prof_oom();
@@ -118,7 +131,7 @@ prof_xcalloc(size_t n, size_t size)
 void *
 prof_xrealloc(void *p, size_t size)
 {
-    void *q = realloc(p, size ? size : 1);
+    void *q = prof_alloc_fails() ? NULL : realloc(p, size ? size : 1);
 
     if (q == NULL)
         prof_oom();
@@ -128,7 +141,7 @@ prof_xrealloc(void *p, size_t size)
 char *
 prof_xstrdup(const char *s)
 {
-    char *d = strdup(s != NULL ? s : "");
+    char *d = prof_alloc_fails() ? NULL : strdup(s != NULL ? s : "");
 
     if (d == NULL)
         prof_oom();

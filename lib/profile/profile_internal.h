@@ -65,6 +65,12 @@ extern _Thread_local jmp_buf *prof_oom_env;
         return prof_rc_;                     \
     } while (0)
 
+/*
+ * Fault injection (tests only): when >= 0, the allocation after this many
+ * more succeeds fails, and every one after it.  -1 (default): off.
+ */
+extern long prof_test_alloc_budget;
+
 /* Record "out of memory" as @ctx's error (when non-NULL) and return PROF_ENOMEM. */
 int prof_nomem(struct prof_ctx *ctx);
 /* Record a formatted one-line error in @ctx and return @status. */

@@ -331,14 +331,75 @@ test_derived(void **state)
     prof_ctx_free(&ctx);
 }
 
+/*
+ * Allocation failure at every allocation of the pipeline after merging
+ * (derived metric, finish, summary, database): each call returns 0 or
+ * PROF_ENOMEM, never crashes, and the context can always be freed (run
+ * under ASan by the asan-ubsan preset to catch double frees and leaks of
+ * the context's own data).
+ */
+static void
+test_oom_sweep(void **state)
+{
+    char dir[] = "/tmp/csprof-oom-XXXXXX";
+    long budget;
+    int failures = 0;
+
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    for (budget = 0; budget < 100000; budget++) {
+        struct prof_ctx ctx;
+        struct prof_summary sum;
+        struct prof_input *in;
+        uint32_t pf, c, f, s1, s2;
+        int rc;
+
+        db_init(&ctx, 2);
+        pf = prof_tree_child(&ctx.tree, 0, PROF_NODE_PF, 0, PROF_NONE, 0);
+        s1 = prof_tree_child(&ctx.tree, pf, PROF_NODE_S, PROF_NONE, PROF_NONE, 1);
+        c = prof_tree_child(&ctx.tree, pf, PROF_NODE_C, PROF_NONE, PROF_NONE, 2);
+        f = prof_tree_child(&ctx.tree, c, PROF_NODE_PF, 1, PROF_NONE, 0);
+        s2 = prof_tree_child(&ctx.tree, f, PROF_NODE_S, PROF_NONE, PROF_NONE, 3);
+        in = db_input(&ctx, 1, 1);
+        db_value(&ctx, in, s1, 1);
+        in = db_input(&ctx, 2, 2);
+        db_value(&ctx, in, s2, 2);
+
+        prof_test_alloc_budget = budget;
+        rc = prof_add_derived_metric(&ctx, "d=CPUTIME*2");
+        if (rc == 0)
+            rc = prof_finish(&ctx);
+        if (rc == 0) {
+            rc = prof_summary_compute(&ctx, 5, &sum);
+            if (rc == 0) {
+                rc = prof_write_database(&ctx, &sum, dir);
+                prof_summary_free(&sum);
+            }
+        }
+        prof_test_alloc_budget = -1;
+        prof_ctx_free(&ctx);
+        if (rc == 0)
+            break;
+        assert_int_equal(rc, PROF_ENOMEM);
+        failures++;
+    }
+    assert_true(failures > 10); /* the sweep reached into every stage */
+    assert_true(budget < 100000);
+    {
+        char cmd[64];
+
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+        assert_int_equal(system(cmd), 0);
+    }
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_statistics),
-        cmocka_unit_test(test_group_values),
-        cmocka_unit_test(test_flat_recursion),
-        cmocka_unit_test(test_derived),
+        cmocka_unit_test(test_statistics),     cmocka_unit_test(test_group_values),
+        cmocka_unit_test(test_flat_recursion), cmocka_unit_test(test_derived),
+        cmocka_unit_test(test_oom_sweep),
     };
     int n = (int)(sizeof(tests) / sizeof(tests[0]));
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
