@@ -11,7 +11,9 @@
  *     the real path of a -I root;
  *   - realpath() of that path is the path itself: no symbolic link anywhere
  *     on the way, so nothing outside the root can be reached through one;
- *   - it opens with O_NOFOLLOW as a regular file of at most 64 MiB.
+ *   - it opens, one component at a time from the root with O_NOFOLLOW
+ *     (openat), as a regular file of at most 64 MiB: a link planted after
+ *     the check fails the open rather than leading out of the root.
  * The copy is DB/src/<root index>/<path below the root>, each component
  * reduced to [A-Za-z0-9._+-] (others become '_'), created with O_EXCL |
  * O_NOFOLLOW in directories we create ourselves.  Refused files are
@@ -158,6 +160,53 @@ prof_src_name(size_t root, const char *rel)
 enum prof_src_outcome { SRC_COPIED, SRC_NOT_FOUND, SRC_REFUSED };
 
 /*
+ * Open @rel ("/a/b.c") below the directory @root one component at a time
+ * with O_NOFOLLOW, so that a symbolic link put anywhere on the way after
+ * the realpath() check still fails the open (ELOOP or ENOTDIR) instead of
+ * leading out of the root.  Returns the descriptor or -1 with errno set.
+ */
+static int
+prof_open_below(const char *root, const char *rel)
+{
+    int dirfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd = -1;
+    char comp[NAME_MAX + 1];
+
+    while (dirfd >= 0) {
+        const char *end;
+        size_t len;
+        int next, saved;
+
+        while (*rel == '/')
+            rel++;
+        end = strchr(rel, '/');
+        len = end != NULL ? (size_t)(end - rel) : strlen(rel);
+        if (len == 0 || len > NAME_MAX) {
+            errno = ENOENT;
+            break;
+        }
+        memcpy(comp, rel, len);
+        comp[len] = '\0';
+        rel += len;
+        if (end == NULL) { /* the file itself */
+            fd = openat(dirfd, comp, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+            break;
+        }
+        next = openat(dirfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        saved = errno;
+        close(dirfd);
+        errno = saved;
+        dirfd = next;
+    }
+    if (dirfd >= 0) {
+        int saved = errno;
+
+        close(dirfd);
+        errno = saved;
+    }
+    return fd;
+}
+
+/*
  * Try candidate @cand (absolute, normalized) against the roots; copy it when
  * allowed.  *@why receives a static reason when refused.
  */
@@ -185,9 +234,10 @@ prof_try_source(struct prof_ctx *ctx, const char *dir, char **roots, size_t nroo
         *why = "a symbolic link is on its path";
         return SRC_REFUSED;
     }
-    fd = open(cand, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    fd = prof_open_below(roots[r], cand + strlen(roots[r]));
     if (fd < 0) {
-        *why = errno == ELOOP ? "a symbolic link" : "cannot be opened";
+        *why = errno == ELOOP || errno == ENOTDIR ? "a symbolic link is on its path"
+                                                  : "cannot be opened";
         return errno == ENOENT ? SRC_NOT_FOUND : SRC_REFUSED;
     }
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
