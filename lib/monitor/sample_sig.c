@@ -311,13 +311,9 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
     } else if (atomic_load(&mon_proc.stopped) || atomic_load(&td->state) != MON_THREAD_RUNNING) {
         mon_count(td, MON_DROP_STOPPED);
     } else {
-        uint64_t now = mon_clock_ns(mon_proc.events[ev].clock);
-        uint64_t value = now > td->last_clock_ns[ev] ? now - td->last_clock_ns[ev] : 0;
+        uint64_t value = mon_source_charge(td, (uint32_t)ev, info);
         int cancel_state;
 
-        td->last_clock_ns[ev] = now;
-        if (info->si_code == SI_TIMER && info->si_overrun > 0)
-            td->timer_overruns += (uint64_t)info->si_overrun;
         /* libunwind may call read(2), a cancellation point: a pending cancel must not be
          * acted on inside this handler. */
         pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
@@ -333,7 +329,7 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
     td->inside = 0;
 out_rearm:
     if (ev >= 0)
-        mon_source_rearm(td, (uint32_t)ev);
+        mon_source_rearm(td, (uint32_t)ev, info);
 out_restore_errno:
     errno = saved_errno;
 }
