@@ -63,6 +63,10 @@ struct mon_event {
     double display_scale;        /* raw * scale = display value */
     char mechanism[64];          /* "posix-timer", "perf-task-clock", "perf-event f1000" */
     char encoding[256];          /* perf source: the libpfm4 event string, "" otherwise */
+    /* perf source, for bench/sample (CSPROF_PERF_RING=0, CSPROF_PERF_REFRESH=N): read the
+     * count from the ring buffer (else read(2) per sample); overflows per re-arm ioctl. */
+    bool perf_ring;
+    uint32_t perf_refresh;
 };
 
 /* Process-wide configuration and state; written before sampling starts. */
@@ -122,6 +126,7 @@ struct mon_thread {
     uint64_t counts[MON_NOUTCOMES];
     uint64_t event_samples[MON_MAX_EVENTS]; /* samples recorded per event */
     uint64_t timer_overruns;                /* expirations merged into one signal (POSIX timers) */
+    uint64_t handler_ns;   /* CLOCK_MONOTONIC time spent in the sampling handler (vDSO reads) */
     bool sampling_blocked; /* the real mask blocked the sampling signal when the thread ended */
     /* Records (mon_write.h): */
     uint64_t record_seq;   /* sequence number of the next record of this thread */

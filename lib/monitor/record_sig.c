@@ -410,6 +410,7 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
         for (int i = 0; i < TRAMP_NCOUNTERS; i++)
             stats[nstats++] = (struct fmt_stat){tramp_counter_names[i], td->tramp.counts[i]};
     stats[nstats++] = (struct fmt_stat){"timer.overruns", td->timer_overruns};
+    stats[nstats++] = (struct fmt_stat){"samples.handler_ns", td->handler_ns};
     stats[nstats++] = (struct fmt_stat){"thread.sampling_blocked", td->sampling_blocked};
     if (main_thread) {
         stats[nstats++] =

@@ -283,6 +283,7 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
 {
     int saved_errno = errno; /* the interrupted code may be between a call and its errno check */
     struct mon_thread *td = mon_self;
+    uint64_t t0;
     int ev;
 
     CSP_UNUSED(sig);
@@ -295,6 +296,7 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
         tramp_disable(&td->tramp); /* a request from pthread_cancel, not a sample */
         goto out_restore_errno;
     }
+    t0 = mon_clock_ns(CLOCK_MONOTONIC); /* the vDSO: no system call */
     ev = mon_source_event_of(td, info);
     if (td->inside) {
         mon_count(td, MON_DROP_REENTERED);
@@ -330,6 +332,7 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
 out_rearm:
     if (ev >= 0)
         mon_source_rearm(td, (uint32_t)ev, info);
+    td->handler_ns += mon_clock_ns(CLOCK_MONOTONIC) - t0;
 out_restore_errno:
     errno = saved_errno;
 }

@@ -43,11 +43,27 @@ set_time_units(struct mon_event *e)
     e->display_scale = 1e-9;
 }
 
+/* The perf source's per-sample system calls, switched back on by bench/sample to measure
+ * what each costs: CSPROF_PERF_RING=0 reads the count with read(2), CSPROF_PERF_REFRESH=N
+ * re-arms every N overflows (1: an ioctl per sample). */
+static void
+perf_knobs(struct mon_event *e)
+{
+    const char *ring = getenv("CSPROF_PERF_RING");
+    const char *refresh = getenv("CSPROF_PERF_REFRESH");
+
+    e->perf_ring = ring == NULL || strcmp(ring, "0") != 0;
+    e->perf_refresh = MON_PERF_REFRESH;
+    if (refresh != NULL && atoi(refresh) > 0)
+        e->perf_refresh = (uint32_t)atoi(refresh);
+}
+
 int
 mon_source_configure(struct mon_event *e, const struct evspec *req, char *why, size_t whylen)
 {
     memset(e, 0, sizeof(*e));
     snprintf(e->name, sizeof(e->name), "%s", req->name);
+    perf_knobs(e);
     switch (req->kind) {
     case EVSPEC_CPUTIME: {
         const char *mech = getenv("CSPROF_CPUTIME_MECHANISM");

@@ -81,14 +81,16 @@ perf_start(struct mon_thread *td, uint32_t ev)
     fd = perf_open(&attr);
     if (fd < 0)
         return -errno;
-    ring = mmap(NULL, ring_bytes(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    ring = mon_proc.events[ev].perf_ring
+               ? mmap(NULL, ring_bytes(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+               : MAP_FAILED;
     s->ring = ring == MAP_FAILED ? NULL : ring;
     s->last = s->enabled_ns = s->running_ns = 0;
     if (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) < 0 || fcntl(fd, F_SETSIG, mon_proc.signo) < 0 ||
         fcntl(fd, F_SETOWN_EX, &owner) < 0 || ioctl(fd, PERF_EVENT_IOC_RESET, 0) < 0)
         goto out_close;
     s->fd = fd;
-    if (ioctl(fd, PERF_EVENT_IOC_REFRESH, MON_PERF_REFRESH) < 0) {
+    if (ioctl(fd, PERF_EVENT_IOC_REFRESH, (int)mon_proc.events[ev].perf_refresh) < 0) {
         s->fd = -1;
         goto out_close;
     }

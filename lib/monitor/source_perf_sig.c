@@ -96,5 +96,5 @@ mon_perf_rearm(struct mon_thread *td, uint32_t ev, const siginfo_t *si)
 {
     /* POLL_HUP: the last overflow of a refresh; the kernel has disabled the event. */
     if (si->si_code == POLL_HUP && td->src[ev].fd >= 0)
-        ioctl(td->src[ev].fd, PERF_EVENT_IOC_REFRESH, MON_PERF_REFRESH);
+        ioctl(td->src[ev].fd, PERF_EVENT_IOC_REFRESH, (int)mon_proc.events[ev].perf_refresh);
 }

@@ -393,7 +393,8 @@ struct run_totals {
     uint64_t per_event_samples[MAX_EVENTS];
     uint64_t enabled_ns[MAX_EVENTS], running_ns[MAX_EVENTS]; /* perf events: multiplexing */
     char mechanism[MAX_EVENTS][64];
-    uint64_t overruns; /* timer expirations merged into one signal (timer.overruns) */
+    uint64_t overruns;   /* timer expirations merged into one signal (timer.overruns) */
+    uint64_t handler_ns; /* time in the sampling handler (samples.handler_ns) */
 };
 
 static void
@@ -450,6 +451,7 @@ add_profile(struct run_totals *t, const struct fmt_profile *p, const struct evsp
                 snprintf(t->mechanism[e], sizeof(t->mechanism[e]), "%s", p->events[i].mechanism);
     }
     t->overruns += fmt_profile_stat(p, "timer.overruns");
+    t->handler_ns += fmt_profile_stat(p, "samples.handler_ns");
 }
 
 /*
@@ -537,9 +539,14 @@ print_summary(const char *dir, char **before, size_t nbefore, const struct evspe
     }
     fprintf(stderr, "csprof: %zu profile(s) from %zu process(es) in %s%s\n", t.files, t.pids_seen,
             dir, t.unreadable ? " (some unreadable, see above)" : "");
-    fprintf(stderr, "csprof: %llu samples recorded (%llu partial), %llu dropped\n",
+    fprintf(stderr,
+            "csprof: %llu samples recorded (%llu partial), %llu dropped; %.1f µs per sample in "
+            "csprof's handler\n",
             (unsigned long long)t.recorded, (unsigned long long)t.partial,
-            (unsigned long long)t.dropped);
+            (unsigned long long)t.dropped,
+            t.recorded + t.dropped > 0
+                ? (double)t.handler_ns / 1e3 / (double)(t.recorded + t.dropped)
+                : 0.0);
     if (t.untracked > 0)
         fprintf(stderr,
                 "csprof: %llu thread(s) not profiled (created outside pthread_create, or while "
