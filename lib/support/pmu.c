@@ -298,7 +298,7 @@ int
 pmu_probe(const struct evspec *ev, char *why, size_t whylen)
 {
     struct perf_event_attr attr;
-    char reason[512];
+    char reason[1024];
     int fd, err, level;
 
     if (pmu_encode(ev, &attr, NULL, 0, reason, sizeof(reason)) < 0) {

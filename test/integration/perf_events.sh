@@ -66,4 +66,17 @@ else
     cat err.txt
     check "context switches refused only for perf_event_paranoid, saying so" grep -q "perf_event_paranoid is" err.txt
 fi
+
+# 4. perf_event_paranoid: as an unprivileged user, a kernel-side event is refused, naming
+# the setting and the value that would allow it.
+level=$(cat /proc/sys/kernel/perf_event_paranoid)
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && [ "$level" -ge 2 ]; then
+    setpriv --reuid=65534 --regid=65534 --clear-groups csrun -e perf::CONTEXT-SWITCHES@10 true 2> err.txt; rc=$?
+    cat err.txt
+    check "unprivileged perf::CONTEXT-SWITCHES refused with exit 2 (got $rc)" [ "$rc" -eq 2 ]
+    check "the message names perf_event_paranoid and the value that allows it" \
+        grep -q "perf_event_paranoid is $level, counting an event that happens in the kernel needs 1 or less" err.txt
+else
+    echo "not checked here: the paranoid refusal needs root (to become an unprivileged user) and perf_event_paranoid >= 2 (it is $level)"
+fi
 finish

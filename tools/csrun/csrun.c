@@ -73,7 +73,7 @@ usage(FILE *out)
 static int
 parse_event(const char *spec, struct evspec *ev)
 {
-    char why[256];
+    char why[1536];
 
     if (evspec_parse(spec, strlen(spec), ev, why, sizeof(why)) < 0) {
         fprintf(stderr, "csrun: -e '%s': %s (csrun -L lists the events)\n", spec, why);
