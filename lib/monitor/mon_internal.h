@@ -48,7 +48,8 @@ enum mon_outcome {
     MON_NOUTCOMES
 };
 
-/* Counter names as written into the profile ("samples.recorded", ...). */
+/* Counter names as written into the profile ("samples.partial", ...; "samples.recorded" is
+ * complete + partial, written by record_sig.c). */
 extern const char *const mon_outcome_names[MON_NOUTCOMES];
 
 /* One requested event, configured from CSPROF_EVENTS in the constructor (source.c). */

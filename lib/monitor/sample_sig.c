@@ -6,7 +6,7 @@
  * Everything in this file runs in signal context.  Allowed here: the
  * per-thread arena, lib/unwind, lib/cct insertion, atomics, raw syscalls,
  * sigsetjmp.  Not allowed: malloc/free, stdio, locks, dlsym, getenv.
- * test/unit/monitor/check-sigsafe.sh checks what *_sig.o files import.
+ * test/integration/monitor_exports.sh checks what *_sig.o files import.
  */
 #include <errno.h>
 #include <pthread.h>

@@ -389,8 +389,12 @@ pmu_list(FILE *out)
     for (int i = 0; i < EVSPEC_NPRESETS; i++) {
         const char *enc = NULL, *none = NULL;
 
-        if (core != NULL)
-            enc = pmu_preset_event(core, evspec_presets[i].name, &none);
+        if (core == NULL) { /* the reason is in the heading: say it once */
+            fprintf(out, "  %-28s not available: no hardware PMU\n  %-28s   %s\n",
+                    evspec_presets[i].name, "", evspec_presets[i].what);
+            continue;
+        }
+        enc = pmu_preset_event(core, evspec_presets[i].name, &none);
         list_line(out, evspec_presets[i].name, enc, evspec_presets[i].what);
     }
     pfm_for_all_pmus(p)
