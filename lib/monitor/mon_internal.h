@@ -21,6 +21,7 @@
 #include <sys/select.h>
 #include <time.h>
 
+#include "monitor/mon_source.h"
 #include "support/arena.h"
 #include "support/compiler.h"
 #include "trampoline/tramp.h"
@@ -47,21 +48,26 @@ enum mon_outcome {
     MON_NOUTCOMES
 };
 
-/* Counter names as written into the profile ("samples.recorded", ...). */
+/* Counter names as written into the profile ("samples.partial", ...; "samples.recorded" is
+ * complete + partial, written by record_sig.c). */
 extern const char *const mon_outcome_names[MON_NOUTCOMES];
 
-/* How an event is sampled. */
-enum mon_mechanism {
-    MON_MECH_POSIX_TIMER = 0, /* timer_create + SIGEV_THREAD_ID */
-    MON_MECH_PERF_TASK_CLOCK, /* perf_event_open software task-clock, overflow signal */
-};
-
-/* One requested event, parsed from CSPROF_EVENTS in the constructor. */
+/* One requested event, configured from CSPROF_EVENTS in the constructor (source.c). */
 struct mon_event {
-    char name[32];      /* "CPUTIME" or "REALTIME" */
-    uint64_t period_ns; /* sample period, ns */
-    clockid_t clock;    /* clock whose delta is charged per sample */
-    enum mon_mechanism mech;
+    char name[128];               /* as requested: "CPUTIME", "PAPI_TOT_CYC", "perf::PAGE-FAULTS" */
+    const struct mon_source *src; /* how it is sampled (mon_source.h) */
+    uint64_t period; /* requested period in the raw unit (ns, events); 0: by frequency */
+    clockid_t clock; /* POSIX timer: the clock timed and charged */
+    struct perf_event_attr attr; /* perf source: the encoded event, sampling fields set */
+    const char *unit;            /* raw unit of the values: "ns", "events" */
+    const char *display_unit;    /* "s", "events" */
+    double display_scale;        /* raw * scale = display value */
+    char mechanism[64];          /* "posix-timer", "perf-task-clock", "perf-event f1000" */
+    char encoding[256];          /* perf source: the libpfm4 event string, "" otherwise */
+    /* perf source, for bench/sample (CSPROF_PERF_RING=0, CSPROF_PERF_REFRESH=N): read the
+     * count from the ring buffer (else read(2) per sample); overflows per re-arm ioctl. */
+    bool perf_ring;
+    uint32_t perf_refresh;
 };
 
 /* Process-wide configuration and state; written before sampling starts. */
@@ -117,13 +123,11 @@ struct mon_thread {
     struct tramp_thread tramp;
     bool shadow_rooted;           /* the walk that built the shadow stack reached the root */
     uintptr_t stack_lo, stack_hi; /* the thread's stack [lo, hi), or 0, 0 when unknown */
-    timer_t timers[MON_MAX_EVENTS];
-    bool timer_armed[MON_MAX_EVENTS];
-    int perf_fd[MON_MAX_EVENTS];
-    uint64_t last_clock_ns[MON_MAX_EVENTS]; /* clock reading at the previous sample */
+    struct mon_source_thread src[MON_MAX_EVENTS]; /* each event's source state (mon_source.h) */
     uint64_t counts[MON_NOUTCOMES];
     uint64_t event_samples[MON_MAX_EVENTS]; /* samples recorded per event */
     uint64_t timer_overruns;                /* expirations merged into one signal (POSIX timers) */
+    uint64_t handler_ns;   /* CLOCK_MONOTONIC time spent in the sampling handler (vDSO reads) */
     bool sampling_blocked; /* the real mask blocked the sampling signal when the thread ended */
     /* Records (mon_write.h): */
     uint64_t record_seq;   /* sequence number of the next record of this thread */
@@ -169,19 +173,6 @@ CSP_SIGSAFE void mon_fault_handler(int sig, siginfo_t *info, void *ucontext);
 
 /* Read a clock in ns.  [async-signal-safe] */
 CSP_SIGSAFE uint64_t mon_clock_ns(clockid_t clock);
-
-/* Sample sources (source.c).  Start/stop the current thread's.  Return 0 or -errno. [not async-signal-safe] */
-int mon_sources_start(struct mon_thread *td);
-void mon_sources_stop(struct mon_thread *td);
-/* In a fork child: drop the parent's sources without touching them (perf events are shared
- * open files; the parent's timers are not ours).  [not async-signal-safe] */
-void mon_sources_forget(struct mon_thread *td);
-/* Re-arm a perf overflow after a sample (REFRESH).  [async-signal-safe] */
-CSP_SIGSAFE void mon_source_rearm(struct mon_thread *td, uint32_t event);
-/* Which event a signal belongs to, or -1.  [async-signal-safe] */
-CSP_SIGSAFE int mon_source_event_of(const struct mon_thread *td, const siginfo_t *info);
-/* Whether perf_event_open task-clock works here (probe).  [not async-signal-safe] */
-bool mon_perf_task_clock_available(void);
 
 /* Load map (loadmap.c).  Take a snapshot now (outside signal context only). */
 void mon_loadmap_refresh(void);

@@ -6,7 +6,7 @@
  * Everything in this file runs in signal context.  Allowed here: the
  * per-thread arena, lib/unwind, lib/cct insertion, atomics, raw syscalls,
  * sigsetjmp.  Not allowed: malloc/free, stdio, locks, dlsym, getenv.
- * test/unit/monitor/check-sigsafe.sh checks what *_sig.o files import.
+ * test/integration/monitor_exports.sh checks what *_sig.o files import.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -283,6 +283,7 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
 {
     int saved_errno = errno; /* the interrupted code may be between a call and its errno check */
     struct mon_thread *td = mon_self;
+    uint64_t t0;
     int ev;
 
     CSP_UNUSED(sig);
@@ -295,6 +296,7 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
         tramp_disable(&td->tramp); /* a request from pthread_cancel, not a sample */
         goto out_restore_errno;
     }
+    t0 = mon_clock_ns(CLOCK_MONOTONIC); /* the vDSO: no system call */
     ev = mon_source_event_of(td, info);
     if (td->inside) {
         mon_count(td, MON_DROP_REENTERED);
@@ -311,13 +313,9 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
     } else if (atomic_load(&mon_proc.stopped) || atomic_load(&td->state) != MON_THREAD_RUNNING) {
         mon_count(td, MON_DROP_STOPPED);
     } else {
-        uint64_t now = mon_clock_ns(mon_proc.events[ev].clock);
-        uint64_t value = now > td->last_clock_ns[ev] ? now - td->last_clock_ns[ev] : 0;
+        uint64_t value = mon_source_charge(td, (uint32_t)ev, info);
         int cancel_state;
 
-        td->last_clock_ns[ev] = now;
-        if (info->si_code == SI_TIMER && info->si_overrun > 0)
-            td->timer_overruns += (uint64_t)info->si_overrun;
         /* libunwind may call read(2), a cancellation point: a pending cancel must not be
          * acted on inside this handler. */
         pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
@@ -333,7 +331,8 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
     td->inside = 0;
 out_rearm:
     if (ev >= 0)
-        mon_source_rearm(td, (uint32_t)ev);
+        mon_source_rearm(td, (uint32_t)ev, info);
+    td->handler_ns += mon_clock_ns(CLOCK_MONOTONIC) - t0;
 out_restore_errno:
     errno = saved_errno;
 }

@@ -11,7 +11,7 @@ check "no unexpected exports (${extra:-none})" [ -z "$extra" ]
 
 # Every *_sig.o: undefined symbols must be on the allowlist.
 # pthread_setcancelstate: atomic operations on the thread's own descriptor in glibc.
-safe='^(pthread_setcancelstate|pthread_sigmask|sigfillset|arena_alloc|arena_init_mmap|arena_destroy|mmap|munmap|memcpy|memset|memmove|strlen|write|pwrite|open|fstat|close|getpid|lseek|fcntl|ioctl|clock_gettime|__errno_location|__sigsetjmp|siglongjmp|raise|_U.*|mon_.*|cct_.*|uw_.*|fmt_.*|tramp_.*|__stack_chk_fail|_GLOBAL_OFFSET_TABLE_|__tls_get_addr|syscall)$'
+safe='^(pthread_setcancelstate|pthread_sigmask|sigfillset|arena_alloc|arena_init_mmap|arena_destroy|mmap|munmap|memcpy|memset|memmove|strlen|read|write|pwrite|open|fstat|close|getpid|lseek|fcntl|ioctl|clock_gettime|__errno_location|__sigsetjmp|siglongjmp|raise|_U.*|mon_.*|cct_.*|uw_.*|fmt_.*|tramp_.*|__stack_chk_fail|_GLOBAL_OFFSET_TABLE_|__tls_get_addr|syscall)$'
 objs=$(find "$CSPROF_BUILD/lib" -name '*_sig.c.o')
 check "signal-path objects found" [ -n "$objs" ]
 for o in $objs; do
