@@ -52,6 +52,9 @@ struct exp_table_options {
 /* Integer value in raw units (ns, counts) of column @col at @v (self or inclusive). */
 int64_t exp_raw(const struct rpt_tree *t, int col, double v);
 
+/* @s in at most @cols terminal columns (code points), cut with an ellipsis (U+2026). */
+void exp_fit(FILE *out, const char *s, size_t cols);
+
 /* A view as a table (text for a terminal, CSV or JSON as in share/schemas/report-json.md). */
 int export_table(const struct rpt_tree *t, const struct exp_table_options *opt, FILE *out);
 

@@ -83,6 +83,13 @@ event_name(FILE *out, const char *s)
         putc(isalnum((unsigned char)*s) || *s == '_' ? *s : '_', out);
 }
 
+/* File names are written in full each time (the format allows both). */
+static void
+put_file(FILE *out, const char *key, const char *name)
+{
+    fprintf(out, "%s=%s\n", key, name);
+}
+
 static void
 put_name(FILE *out, const char *key, uint32_t id, bool *seen, const char *name)
 {
@@ -100,7 +107,7 @@ export_callgrind(const struct rpt_tree *t, FILE *out)
     struct cg g = {t, t->nvalues, NULL, 0, NULL, NULL};
     size_t nv = (size_t)t->nvalues, maxrec = 2 * (size_t)t->nnodes;
     uint32_t maxname = 0;
-    bool *fn_seen = NULL, *fl_seen = NULL;
+    bool *fn_seen = NULL;
     uint32_t *fn_first = NULL; /* name -> a node with it (+1) */
     int rc = -1;
 
@@ -111,9 +118,8 @@ export_callgrind(const struct rpt_tree *t, FILE *out)
     g.costs = calloc(maxrec * (nv ? nv : 1), sizeof *g.costs);
     g.incl = calloc((size_t)t->nnodes * (nv ? nv : 1), sizeof *g.incl);
     fn_seen = calloc((size_t)maxname + 1, sizeof *fn_seen);
-    fl_seen = calloc((size_t)t->db->nfiles + 1, sizeof *fl_seen);
     fn_first = calloc((size_t)maxname + 1, sizeof *fn_first);
-    if (g.recs == NULL || g.costs == NULL || g.incl == NULL || fn_seen == NULL || fl_seen == NULL ||
+    if (g.recs == NULL || g.costs == NULL || g.incl == NULL || fn_seen == NULL ||
         fn_first == NULL) {
         errno = ENOMEM;
         goto out_free;
@@ -180,9 +186,9 @@ export_callgrind(const struct rpt_tree *t, FILE *out)
 
         fputc('\n', out);
         if (file >= 0 && file < t->db->nfiles)
-            put_name(out, "fl", (uint32_t)file, fl_seen, t->db->files[file]);
+            put_file(out, "fl", t->db->files[file]);
         else
-            put_name(out, "fl", (uint32_t)t->db->nfiles, fl_seen, "???");
+            put_file(out, "fl", "???");
         put_name(out, "fn", fn, fn_seen, rpt_names_get(t->names, fn));
         while (i < g.nrecs && g.recs[i].fn == fn) {
             struct rec r = g.recs[i];
@@ -199,9 +205,9 @@ export_callgrind(const struct rpt_tree *t, FILE *out)
                 uint32_t cn = fn_first[r.callee] - 1;
                 int32_t cf = t->nodes[cn].file;
                 if (cf >= 0 && cf < t->db->nfiles)
-                    put_name(out, "cfl", (uint32_t)cf, fl_seen, t->db->files[cf]);
+                    put_file(out, "cfl", t->db->files[cf]);
                 else
-                    put_name(out, "cfl", (uint32_t)t->db->nfiles, fl_seen, "???");
+                    put_file(out, "cfl", "???");
                 put_name(out, "cfn", r.callee, fn_seen, rpt_names_get(t->names, r.callee));
                 fprintf(out, "calls=%.0f %d\n", calls,
                         t->nodes[cn].line > 0 ? t->nodes[cn].line : 0);
@@ -218,7 +224,6 @@ out_free:
     free(g.costs);
     free(g.incl);
     free(fn_seen);
-    free(fl_seen);
     free(fn_first);
     return rc;
 }

@@ -14,7 +14,4 @@
  * that are not clean UTF-8 become \xNN first (lib/support/text.h). */
 void exp_json_str(FILE *out, const char *s);
 
-/* @s in at most @cols terminal columns, cut with an ellipsis (U+2026). */
-void exp_fit(FILE *out, const char *s, size_t cols);
-
 #endif /* CSP_EXPORT_INTERNAL_H */

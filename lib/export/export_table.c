@@ -276,34 +276,62 @@ struct table {
     int err;
 };
 
+/* Text rows: value columns of FIXED_WIDE (or, below 90 columns, FIXED_NARROW: no calls) */
+#define FIXED_WIDE   57
+#define FIXED_NARROW 37
+
+static void
+text_line(struct table *tb, const char *s)
+{
+    exp_fit(tb->out, s, tb->opt->width);
+    fputc('\n', tb->out);
+}
+
 static void
 text_header(struct table *tb)
 {
     const struct rpt_tree *t = tb->t;
     const struct rpt_db *db = t->db;
-    FILE *out = tb->out;
     const char *unit = unit_of(t, tb->opt->column);
+    char line[2048], num[64];
+    size_t n = 0;
+    FILE *mem;
 
-    fprintf(out, "csprof-report %s: ", tb->opt->view);
-    exp_fit(out, db->program != NULL ? db->program : "?",
-            tb->opt->width > 30 ? tb->opt->width - 30 : 20);
-    fprintf(out, "\nmetric %s (%s); %% of total ", event_of(t, tb->opt->column), unit);
-    text_value(out, t, tb->opt->column, tb->total, 0);
-    fprintf(out, " %s", unit);
+    snprintf(line, sizeof line, "csprof-report %s: %s", tb->opt->view,
+             db->program != NULL ? db->program : "?");
+    text_line(tb, line);
+    mem = fmemopen(num, sizeof num, "w");
+    if (mem != NULL) {
+        text_value(mem, t, tb->opt->column, tb->total, 0);
+        fclose(mem);
+    } else {
+        snprintf(num, sizeof num, "%g", tb->total);
+    }
+    snprintf(line, sizeof line, "metric %s (%s); %% of total %s %s", event_of(t, tb->opt->column),
+             unit, num, unit);
+    text_line(tb, line);
+    line[0] = '\0';
     if (db->samples >= 0)
-        fprintf(out, "; %.0f samples", db->samples);
-    if (db->threads >= 0)
-        fprintf(out, ", %.0f thread(s)", db->threads);
-    if (db->processes >= 0)
-        fprintf(out, ", %.0f process(es)", db->processes);
-    if (db->rooted_percent >= 0)
-        fprintf(out, "; %.1f%% of samples rooted", db->rooted_percent);
-    fputc('\n', out);
-    fprintf(out, "%10s %6s %10s %6s %8s %10s  %s\n", "inclusive", "%", "exclusive", "%", "calls",
-            "incl/call",
-            strcmp(tb->opt->view, "bottom-up") == 0 ? "procedure  (callers below)"
+        n += (size_t)snprintf(line + n, sizeof line - n, "%.0f samples", db->samples);
+    if (db->threads >= 0 && n < sizeof line)
+        n += (size_t)snprintf(line + n, sizeof line - n, ", %.0f thread(s)", db->threads);
+    if (db->processes >= 0 && n < sizeof line)
+        n += (size_t)snprintf(line + n, sizeof line - n, ", %.0f process(es)", db->processes);
+    if (db->rooted_percent >= 0 && n < sizeof line)
+        snprintf(line + n, sizeof line - n, "; %.1f%% rooted", db->rooted_percent);
+    if (line[0] != '\0')
+        text_line(tb, line);
+    if (tb->opt->width >= 90)
+        fprintf(tb->out, "%10s %6s %10s %6s %8s %10s  ", "inclusive", "%", "exclusive", "%",
+                "calls", "incl/call");
+    else
+        fprintf(tb->out, "%10s %6s %10s %6s  ", "inclusive", "%", "exclusive", "%");
+    exp_fit(tb->out,
+            strcmp(tb->opt->view, "bottom-up") == 0 ? "procedure (callers below)"
             : strcmp(tb->opt->view, "flat") == 0    ? "scope"
-                                                    : "calling context");
+                                                    : "calling context",
+            tb->name_cols);
+    fputc('\n', tb->out);
 }
 
 static void
@@ -325,13 +353,15 @@ write_row(struct table *tb, uint32_t n, uint32_t parent_out, unsigned depth)
         fprintf(out, " %5.1f%% ", pct(incl, tb->total));
         text_value(out, t, col, self, 10);
         fprintf(out, " %5.1f%% ", pct(self, tb->total));
-        if (calls > 0) {
+        if (tb->opt->width < 90) {
+            fputs(" ", out);
+        } else if (calls > 0) {
             fprintf(out, "%8.0f ", calls);
             text_value(out, t, col, incl / calls, 10);
+            fputs("  ", out);
         } else {
-            fprintf(out, "%8s %10s", "-", "-");
+            fprintf(out, "%8s %10s  ", "-", "-");
         }
-        fputs("  ", out);
         if (indent > cols / 2) { /* deep paths: show the depth instead of more indentation */
             char mark[32];
             int k = snprintf(mark, sizeof mark, "[%u] ", depth);
@@ -437,7 +467,10 @@ export_table(const struct rpt_tree *t, const struct exp_table_options *opt, FILE
     tb.total = rpt_incl(t, 0, col);
     tb.sc = (struct sort_ctx){t, col, -1, opt->sort};
     tb.first_json = true;
-    tb.name_cols = opt->width > 60 + 20 ? opt->width - 60 : 20;
+    {
+        unsigned fixed = opt->width >= 90 ? FIXED_WIDE : FIXED_NARROW;
+        tb.name_cols = opt->width > fixed + 12 ? opt->width - fixed : 12;
+    }
     switch (opt->format) {
     case EXP_TEXT:
         text_header(&tb);
@@ -614,7 +647,7 @@ export_diff(const struct rpt_tree *uni, const struct rpt_tree *flat,
     d.cc = half + opt->column;
     d.tb = rpt_incl(uni, 0, d.cb);
     d.tc = rpt_incl(uni, 0, d.cc);
-    d.name_cols = opt->width > 50 + 20 ? opt->width - 50 : 20;
+    d.name_cols = opt->width > 43 + 12 ? opt->width - 43 : 12;
     if (opt->format == EXP_JSON) {
         fputs("{\n  \"format\": \"csprof-report-diff\",\n  \"version\": 1,\n  \"base\": ", out);
         exp_json_str(out, base_name);
@@ -630,15 +663,16 @@ export_diff(const struct rpt_tree *uni, const struct rpt_tree *flat,
               "base_exclusive,current_exclusive,delta,delta_normalized_percent\n",
               out);
     } else {
-        fputs("csprof-report diff: base ", out);
-        exp_fit(out, base_name, 200);
+        size_t w = opt->width > 40 ? opt->width - 28 : 12;
+        fputs("csprof-report diff: base    ", out);
+        exp_fit(out, base_name, w);
         fputs("\n                   current ", out);
-        exp_fit(out, cur_name, 200);
+        exp_fit(out, cur_name, w);
         fprintf(out, "\nmetric %s (%s); totals ", event_of(uni, d.cb), unit_of(uni, d.cb));
         text_value(out, uni, d.cb, d.tb, 0);
         fputs(" -> ", out);
         text_value(out, uni, d.cb, d.tc, 0);
-        fprintf(out, " %s (%+.2f%%); normalized: change of the share of each run's total\n",
+        fprintf(out, " %s (%+.2f%%)\nnorm: change of the share of each run's own total\n",
                 unit_of(uni, d.cb), d.tb != 0 ? 100.0 * (d.tc - d.tb) / d.tb : 0.0);
     }
     for (int s = 0; s < 2; s++) {

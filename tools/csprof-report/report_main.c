@@ -169,6 +169,7 @@ parse_options(int argc, char **argv, struct options *o)
     o->limit = -1;
     o->threshold = -1;
     o->vo.keep_inlines = true;
+    o->sort = (enum exp_sort) - 1;
     o->width = 100;
     if (cols != NULL && atoi(cols) >= 40 && atoi(cols) <= 1000)
         o->width = (unsigned)atoi(cols);
@@ -259,6 +260,8 @@ parse_options(int argc, char **argv, struct options *o)
         o->threshold = o->format == F_TEXT && (o->view == V_TOP_DOWN || o->diff) ? 0.5 : 0;
     if (o->limit < 0)
         o->limit = o->format == F_TEXT ? 40 : 0;
+    if ((int)o->sort < 0) /* bottom-up: the procedures that spend the time themselves first */
+        o->sort = o->view == V_BOTTOM_UP ? EXP_SORT_EXCLUSIVE : EXP_SORT_INCLUSIVE;
 }
 
 static struct rpt_db *
@@ -330,11 +333,16 @@ threads_view(const struct rpt_db *db, const struct options *o, FILE *out)
     } else if (o->format == F_CSV) {
         fputs("pid,tid,thread_index,rank,status,samples,cpu_seconds,path\n", out);
     } else {
-        fprintf(out, "csprof-report threads: %s\n", db->program != NULL ? db->program : "?");
-        fputs("note: this database has no per-thread values of each calling context; shown are\n"
-              "the per-thread totals from the measurement files' headers (samples, CPU time).\n",
+        char line[1024];
+        snprintf(line, sizeof line, "csprof-report threads: %s",
+                 db->program != NULL ? db->program : "?");
+        exp_fit(out, line, o->width);
+        fputc('\n', out);
+        fputs("note: this database has no per-thread values of\n"
+              "each calling context; shown are the per-thread totals\n"
+              "of the measurement files' headers (samples, CPU time).\n",
               out);
-        fprintf(out, "%8s %8s %6s %5s %9s %10s  %s\n", "pid", "tid", "index", "rank", "samples",
+        fprintf(out, "%8s %8s %5s %4s %8s %9s  %s\n", "pid", "tid", "index", "rank", "samples",
                 "cpu (s)", "file");
     }
     for (int i = 0; i < db->ninputs; i++) {
@@ -361,9 +369,13 @@ threads_view(const struct rpt_db *db, const struct options *o, FILE *out)
                     in->path != NULL ? in->path : "");
         } else {
             const char *p = in->path != NULL ? in->path : "", *slash = strrchr(p, '/');
-            fprintf(out, "%8lld %8lld %6lld %5lld %9.0f %10.4f  %s%s\n", in->pid, in->tid,
-                    in->thread_index, in->rank, in->samples, cpu, slash ? slash + 1 : p,
-                    in->read ? "" : " (skipped)");
+            char file[512];
+            int k = fprintf(out, "%8lld %8lld %5lld %4lld %8.0f %9.4f  ", in->pid, in->tid,
+                            in->thread_index, in->rank, in->samples, cpu);
+            snprintf(file, sizeof file, "%s%s", slash ? slash + 1 : p,
+                     in->read ? "" : " (skipped)");
+            exp_fit(out, file, o->width > (unsigned)k + 8 ? o->width - (unsigned)k : 8);
+            fputc('\n', out);
         }
     }
     if (n > 0) {
@@ -375,8 +387,8 @@ threads_view(const struct rpt_db *db, const struct options *o, FILE *out)
                     sum, mean, mn, mx, sd, mean > 0 ? sd / mean : 0);
         else if (o->format == F_TEXT)
             fprintf(out,
-                    "samples over %d thread(s): sum %.0f, mean %.1f, min %.0f, max %.0f, "
-                    "stddev %.1f, cv %.3f; imbalance (max/mean) %.2f\n",
+                    "samples over %d thread(s): sum %.0f, mean %.1f,\n"
+                    "min %.0f, max %.0f, stddev %.1f, cv %.3f;\nimbalance (max/mean) %.2f\n",
                     read, sum, mean, mn, mx, sd, mean > 0 ? sd / mean : 0,
                     mean > 0 ? mx / mean : 0);
     } else if (o->format == F_JSON) {
@@ -411,9 +423,16 @@ paths_view(const struct rpt_tree *t, int col, const struct options *o, FILE *out
                 leaf[i] = leaf[j];
                 leaf[j] = x;
             }
-    fprintf(out, "csprof-report paths: %s\nmetric %s (%s), self cost of the leaf; %% of total %g\n",
-            t->db->program != NULL ? t->db->program : "?", t->db->metrics[t->metric_of[col]].event,
-            t->db->metrics[t->metric_of[col]].unit, total);
+    {
+        char line[1024];
+        snprintf(line, sizeof line, "csprof-report paths: %s",
+                 t->db->program != NULL ? t->db->program : "?");
+        exp_fit(out, line, o->width);
+        snprintf(line, sizeof line, "\nmetric %s (%s): self cost of the leaf;",
+                 t->db->metrics[t->metric_of[col]].event, t->db->metrics[t->metric_of[col]].unit);
+        exp_fit(out, line, o->width + 1);
+        fprintf(out, "\n%% of total %g\n", total);
+    }
     for (size_t i = 0; i < n && (o->limit == 0 || i < (size_t)o->limit); i++) {
         size_t len = 0, nf = 0, w = o->width > 24 ? o->width - 24 : 16, keep_head, keep_tail;
         uint32_t frames[4096];
