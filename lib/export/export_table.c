@@ -515,9 +515,9 @@ export_table(const struct rpt_tree *t, const struct exp_table_options *opt, FILE
             fprintf(out, " %s)\n", unit_of(t, col));
         }
         if (tb.hidden > 0)
-            fprintf(out, "(%llu nodes not shown: below %g%% of the total%s)\n",
-                    (unsigned long long)tb.hidden, opt->threshold,
-                    opt->max_depth || opt->limit ? ", past --depth or the row limit" : "");
+            fprintf(out, "(%llu nodes not shown: %s)\n", (unsigned long long)tb.hidden,
+                    opt->threshold > 0 ? "below --threshold, or past --depth or --limit"
+                                       : "past --depth or --limit");
         if (t->db_total_difference > 1e-6 * fabs(tb.total) + 1e-12)
             fprintf(out,
                     "(warning: the call tree sums to %g less or more than the database total)\n",
