@@ -135,9 +135,11 @@ struct rpt_db {
  * where known, the line) into @err (@errlen bytes).
  */
 int rpt_db_read(const char *path, struct rpt_db **out, char *err, size_t errlen);
+
+/* Free @db and everything it owns; NULL is allowed.  [not async-signal-safe] */
 void rpt_db_free(struct rpt_db *db);
 
-/* Value of metric @m at stored node @n. */
+/* Value of metric @m at stored node @n, in the metric's unit (0 where the database has none). */
 static inline double
 rpt_db_value(const struct rpt_db *db, uint32_t n, int m)
 {
@@ -209,6 +211,7 @@ struct rpt_tree {
 /* Column of @db metric @m in trees of @db, or -1 when it has none. */
 int rpt_tree_column(const struct rpt_tree *t, int m);
 
+/* Self (exclusive) and inclusive value of column @col at view node @n. */
 static inline double
 rpt_self(const struct rpt_tree *t, uint32_t n, int col)
 {
@@ -227,14 +230,23 @@ rpt_incl(const struct rpt_tree *t, uint32_t n, int col)
  */
 int rpt_tree_build(const struct rpt_db *db, const struct rpt_view_options *opt,
                    struct rpt_names *names, struct rpt_tree **out, char *err, size_t errlen);
+
+/* Free @t (and its name table when it owns it); NULL is allowed. */
 void rpt_tree_free(struct rpt_tree *t);
 
 /* The interned name of a view node ("main", "loop at fig1.c:32").  Never NULL. */
 const char *rpt_tree_name(const struct rpt_tree *t, uint32_t node);
 
-/* A new empty name table, for trees that will be compared; NULL on ENOMEM. */
+/*
+ * A new empty name table, for trees that will be compared; NULL on ENOMEM.
+ * The caller frees it with rpt_names_free() after the trees that share it.
+ */
 struct rpt_names *rpt_names_new(void);
+
+/* Free @names; NULL is allowed. */
 void rpt_names_free(struct rpt_names *names);
+
+/* The string of name @id (owned by @names), or "?" for an unknown id. */
 const char *rpt_names_get(const struct rpt_names *names, uint32_t id);
 
 /* Basename of file @f of the db ("fig1.c"), or "?" for -1. */
