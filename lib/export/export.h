@@ -52,6 +52,10 @@ struct exp_table_options {
 /* Integer value in raw units (ns, counts) of column @col at @v (self or inclusive). */
 int64_t exp_raw(const struct rpt_tree *t, int col, double v);
 
+/* @s as a JSON string: quotes, backslashes, controls and <>& escaped; bytes
+ * that are not clean UTF-8 become \xNN first (lib/support/text.h). */
+void exp_json_str(FILE *out, const char *s);
+
 /* @s in at most @cols terminal columns (code points), cut with an ellipsis (U+2026). */
 void exp_fit(FILE *out, const char *s, size_t cols);
 

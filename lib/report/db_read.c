@@ -212,6 +212,13 @@ add_table_row(struct reader *rd, const char *el, const struct attrs *a)
         m->raw_per_unit = unit_factor(m->unit, m->raw_unit);
         m->integral = m->raw_unit != NULL || strcmp(m->event, "samples") == 0 ||
                       strcmp(m->event, "calls") == 0;
+        /* newer databases add derived metrics (formula) and statistics over
+           threads and processes (stat): neither adds up along the tree */
+        m->stat = attr_dup(a, "stat");
+        m->over = attr_dup(a, "over");
+        m->of = (int)attr_ll(a, "of", -1);
+        m->additive = attr(a, "formula") == NULL && attr(a, "stat") == NULL &&
+                      (m->unit == NULL || strcmp(m->unit, "derived") != 0);
         if (i + 1 > db->nmetrics)
             db->nmetrics = i + 1;
     } else if (strcmp(el, "LoadModule") == 0) {
@@ -631,6 +638,8 @@ rpt_db_free(struct rpt_db *db)
         free(db->metrics[i].event);
         free(db->metrics[i].unit);
         free(db->metrics[i].raw_unit);
+        free(db->metrics[i].stat);
+        free(db->metrics[i].over);
     }
     free(db->metrics);
     for (int i = 0; db->modules != NULL && i < db->nmodules; i++) {
@@ -660,7 +669,7 @@ rpt_db_find_metric(const struct rpt_db *db, const char *name)
 {
     for (int i = 0; i < db->nmetrics; i++) {
         const struct rpt_metric *m = &db->metrics[i];
-        if (!m->inclusive)
+        if (!m->inclusive || !m->additive)
             continue;
         if (name == NULL || strcasecmp(m->event, name) == 0 || strcasecmp(m->name, name) == 0)
             return i;

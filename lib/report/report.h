@@ -67,6 +67,11 @@ struct rpt_metric {
     int partner;         /* the other column of the same event, or -1 */
     double raw_per_unit; /* raw units per stored unit (1e9 for s -> ns); 1 when none */
     bool integral;       /* values are whole raw units (counts, ns): residues are rounded */
+    char *stat;          /* newer databases: "mean", "min", ... for a statistic, else NULL */
+    char *over;          /* "threads" or "processes" for a statistic, else NULL */
+    int of;              /* a statistic: the Metric i it summarizes, else -1 */
+    bool additive;       /* a measured event or samples: values add up along the tree (not a
+                      derived metric or a statistic over threads, which views skip) */
 };
 
 struct rpt_module {
@@ -147,9 +152,9 @@ rpt_db_value(const struct rpt_db *db, uint32_t n, int m)
 }
 
 /*
- * Index of the inclusive metric named @name: an event name ("CPUTIME",
- * "samples") or a metric name ("CPUTIME (I)"), case-insensitive.  NULL
- * selects the first inclusive metric of the table.  Returns the index or -1.
+ * Index of the additive inclusive metric named @name: an event name
+ * ("CPUTIME", "samples") or a metric name ("CPUTIME (I)"), case-insensitive.
+ * NULL selects the first one of the table.  Returns the index or -1.
  */
 int rpt_db_find_metric(const struct rpt_db *db, const char *name);
 
@@ -201,7 +206,7 @@ struct rpt_tree {
     struct rpt_vnode *nodes; /* nodes[0] is the root; parents precede children */
     uint32_t nnodes;
     uint32_t cap;
-    int nvalues;                /* value columns: one per inclusive metric of the db */
+    int nvalues;                /* value columns: one per additive inclusive metric */
     int *metric_of;             /* nvalues entries: db metric index of each column */
     double *self;               /* nnodes * nvalues */
     double *incl;               /* nnodes * nvalues; valid after rpt_tree_finish() */

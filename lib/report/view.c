@@ -602,13 +602,13 @@ rpt_tree_build(const struct rpt_db *db, const struct rpt_view_options *opt, stru
     x.db = db;
     x.opt = opt;
     for (int m = 0; m < db->nmetrics; m++)
-        nvalues += db->metrics[m].inclusive;
+        nvalues += db->metrics[m].inclusive && db->metrics[m].additive;
     x.b.t = tree_new(db, names, nvalues);
     if (x.b.t == NULL)
         return RPT_ENOMEM;
     nvalues = 0;
     for (int m = 0; m < db->nmetrics; m++)
-        if (db->metrics[m].inclusive)
+        if (db->metrics[m].inclusive && db->metrics[m].additive)
             x.b.t->metric_of[nvalues++] = m;
 
     rc = compile(&x.roots, root_re, "root pattern", err, errlen);
@@ -931,7 +931,7 @@ rpt_tree_union(const struct rpt_tree *base, const struct rpt_tree *cur, struct r
     for (int c = 0; c < cur->nvalues; c++) {
         const char *ev = cur->db->metrics[cur->metric_of[c]].event;
         map_cur[c] = -1;
-        for (int k = 0; k < nb; k++)
+        for (int k = 0; k < nb && map_cur[c] < 0; k++)
             if (strcmp(base->db->metrics[base->metric_of[k]].event, ev) == 0)
                 map_cur[c] = nb + k;
         if (map_cur[c] < 0) {

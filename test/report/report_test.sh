@@ -258,6 +258,15 @@ EOF
     check "threads view lists 3 threads" $PY -c 'import json; assert len(json.load(open("th.json"))["threads"]) == 3'
     $R --view threads db > th.txt
     check "threads text has imbalance statistics" grep -q 'imbalance' th.txt
+    if $R --list-metrics db | grep -q 'over threads'; then
+        check "per-context statistics over threads: worker's max >= mean >= min" $PY -c '
+import json
+d = json.load(open("th.json")); assert d["per_context_thread_values"]
+w = [c for c in d["contexts"] if c["name"].endswith("> worker")]
+assert w and all(c["max"] >= c["mean"] >= c["min"] for c in w), w'
+    else
+        echo "note: this csprof-prof writes no statistics over threads: per-context imbalance not checked"
+    fi
     $R --format json --threshold 0 db > td.json
     check "start_thread elided: worker is a root" $PY -c '
 import json

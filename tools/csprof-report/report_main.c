@@ -311,25 +311,126 @@ build(const struct rpt_db *db, const struct options *o, struct rpt_names *names)
 static void
 list_metrics(const struct rpt_db *db, FILE *out)
 {
-    fprintf(out, "%-4s %-24s %-10s %-10s %s\n", "i", "name", "event", "type", "unit");
+    fprintf(out, "%-4s %-28s %-12s %-10s %-8s %s\n", "i", "name", "event", "type", "unit",
+            "--metric");
     for (int i = 0; i < db->nmetrics; i++) {
         const struct rpt_metric *m = &db->metrics[i];
-        fprintf(out, "%-4d %-24s %-10s %-10s %s\n", i, m->name, m->event,
-                m->inclusive ? "inclusive" : "exclusive", m->unit != NULL ? m->unit : "");
+        fprintf(out, "%-4d %-28s %-12s %-10s %-8s %s\n", i, m->name, m->event,
+                m->inclusive ? "inclusive" : "exclusive", m->unit != NULL ? m->unit : "",
+                !m->additive   ? "no (derived or statistic: not shown by this version)"
+                : m->inclusive ? "yes"
+                : strcmp(m->event, "calls") == 0 ? "(the calls column)"
+                                                 : "(its inclusive partner)");
     }
+}
+
+/* Index of the inclusive statistic @stat over threads of metric @of, or -1. */
+static int
+stat_metric(const struct rpt_db *db, int of, const char *stat)
+{
+    for (int i = 0; i < db->nmetrics; i++) {
+        const struct rpt_metric *m = &db->metrics[i];
+        if (m->inclusive && m->of == of && m->stat != NULL && strcmp(m->stat, stat) == 0 &&
+            m->over != NULL && strcmp(m->over, "threads") == 0)
+            return i;
+    }
+    return -1;
+}
+
+static int
+cmp_by_value(const void *a, const void *b, void *arg)
+{
+    const double *v = arg;
+    double x = v[*(const uint32_t *)a], y = v[*(const uint32_t *)b];
+
+    return x > y   ? -1
+           : x < y ? 1
+                   : (*(const uint32_t *)a > *(const uint32_t *)b) -
+                         (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+/*
+ * Imbalance of the hottest procedure frames, from the statistics over threads
+ * that newer databases store per context (Metric stat=... over="threads").
+ * Returns false when the database has none.
+ */
+static bool
+thread_stats(const struct rpt_db *db, int m, const struct options *o, FILE *out)
+{
+    static const char *const stats[] = {"mean", "min", "max", "cv"};
+    int idx[4];
+    uint32_t *frames, n = 0;
+    double *incl;
+    unsigned limit = o->limit ? (unsigned)o->limit : 20;
+
+    for (int k = 0; k < 4; k++)
+        if ((idx[k] = stat_metric(db, m, stats[k])) < 0)
+            return false;
+    frames = malloc((size_t)db->nnodes * sizeof *frames);
+    incl = calloc((size_t)db->nnodes, sizeof *incl);
+    if (frames == NULL || incl == NULL) {
+        fprintf(stderr, "csprof-report: out of memory\n");
+        exit(1);
+    }
+    for (uint32_t i = 1; i < db->nnodes; i++) {
+        incl[i] = rpt_db_value(db, i, m);
+        if (db->nodes[i].kind == RPT_CCT_FRAME && incl[i] > 0)
+            frames[n++] = i;
+    }
+    qsort_r(frames, n, sizeof *frames, cmp_by_value, incl);
+    if (o->format == F_TEXT)
+        fprintf(out,
+                "\nhottest procedure frames, %s over threads (stored per context):\n"
+                "%10s %10s %10s %7s  %s\n",
+                db->metrics[m].event, "mean", "min", "max", "cv", "caller > frame");
+    else
+        fputs(",\n  \"contexts\": [", out);
+    for (uint32_t k = 0; k < n && k < limit; k++) {
+        uint32_t f = frames[k], up = db->nodes[f].parent;
+        const char *caller = NULL;
+        char label[600];
+        while (up != 0 && db->nodes[up].kind != RPT_CCT_FRAME)
+            up = db->nodes[up].parent;
+        if (up != 0)
+            caller = db->procs[db->nodes[up].proc].name;
+        snprintf(label, sizeof label, "%s%s%s", caller ? caller : "", caller ? " > " : "",
+                 db->procs[db->nodes[f].proc].name);
+        if (o->format == F_TEXT) {
+            fprintf(out, "%10.4g %10.4g %10.4g %7.3f  ", rpt_db_value(db, f, idx[0]),
+                    rpt_db_value(db, f, idx[1]), rpt_db_value(db, f, idx[2]),
+                    rpt_db_value(db, f, idx[3]));
+            exp_fit(out, label, o->width > 44 ? o->width - 43 : 8);
+            fputc('\n', out);
+        } else {
+            fprintf(out, "%s\n    {\"node\": %u, \"name\": ", k ? "," : "", f);
+            exp_json_str(out, label);
+            fprintf(
+                out,
+                ", \"inclusive\": %.10g, \"mean\": %.10g, \"min\": %.10g, \"max\": %.10g, \"cv\": %.10g}",
+                incl[f], rpt_db_value(db, f, idx[0]), rpt_db_value(db, f, idx[1]),
+                rpt_db_value(db, f, idx[2]), rpt_db_value(db, f, idx[3]));
+        }
+    }
+    if (o->format != F_TEXT)
+        fputs("\n  ]", out);
+    free(frames);
+    free(incl);
+    return true;
 }
 
 /* Threads: what the database has per thread today (the measurement headers). */
 static void
-threads_view(const struct rpt_db *db, const struct options *o, FILE *out)
+threads_view(const struct rpt_db *db, int m, const struct options *o, FILE *out)
 {
+    bool stats = stat_metric(db, m, "mean") >= 0;
     double n = 0, sum = 0, sum2 = 0, mn = INFINITY, mx = -INFINITY;
     int read = 0;
 
     if (o->format == F_JSON) {
-        fputs("{\n  \"format\": \"csprof-report\",\n  \"version\": 1,\n  \"view\": \"threads\",\n"
-              "  \"per_context_thread_values\": false,\n  \"threads\": [",
-              out);
+        fprintf(out,
+                "{\n  \"format\": \"csprof-report\",\n  \"version\": 1,\n  \"view\": \"threads\",\n"
+                "  \"per_context_thread_values\": %s,\n  \"threads\": [",
+                stats ? "true" : "false");
     } else if (o->format == F_CSV) {
         fputs("pid,tid,thread_index,rank,status,samples,cpu_seconds,path\n", out);
     } else {
@@ -338,10 +439,15 @@ threads_view(const struct rpt_db *db, const struct options *o, FILE *out)
                  db->program != NULL ? db->program : "?");
         exp_fit(out, line, o->width);
         fputc('\n', out);
-        fputs("note: this database has no per-thread values of\n"
-              "each calling context; shown are the per-thread totals\n"
-              "of the measurement files' headers (samples, CPU time).\n",
-              out);
+        if (stats)
+            fputs("the database stores statistics over threads per context;\n"
+                  "per-thread totals of the measurement files' headers:\n",
+                  out);
+        else
+            fputs("note: this database has no per-thread values of\n"
+                  "each calling context; shown are the per-thread totals\n"
+                  "of the measurement files' headers (samples, CPU time).\n",
+                  out);
         fprintf(out, "%8s %8s %5s %4s %8s %9s  %s\n", "pid", "tid", "index", "rank", "samples",
                 "cpu (s)", "file");
     }
@@ -383,7 +489,7 @@ threads_view(const struct rpt_db *db, const struct options *o, FILE *out)
         if (o->format == F_JSON)
             fprintf(out,
                     "\n  ],\n  \"samples\": {\"sum\": %.0f, \"mean\": %.6g, \"min\": %.0f, "
-                    "\"max\": %.0f, \"stddev\": %.6g, \"cv\": %.6g}\n}\n",
+                    "\"max\": %.0f, \"stddev\": %.6g, \"cv\": %.6g}",
                     sum, mean, mn, mx, sd, mean > 0 ? sd / mean : 0);
         else if (o->format == F_TEXT)
             fprintf(out,
@@ -392,10 +498,14 @@ threads_view(const struct rpt_db *db, const struct options *o, FILE *out)
                     read, sum, mean, mn, mx, sd, mean > 0 ? sd / mean : 0,
                     mean > 0 ? mx / mean : 0);
     } else if (o->format == F_JSON) {
-        fputs("\n  ]\n}\n", out);
+        fputs("\n  ]", out);
     } else if (o->format == F_TEXT) {
         fputs("(no thread read by csprof-prof)\n", out);
     }
+    if (stats && o->format != F_CSV)
+        thread_stats(db, m, o, out);
+    if (o->format == F_JSON)
+        fputs("\n}\n", out);
 }
 
 /* One line per hot call path, elided in the middle to fit the width. */
@@ -511,7 +621,14 @@ main(int argc, char **argv)
     to.limit = (unsigned)o.limit;
 
     if (o.view == V_THREADS && !o.diff) {
-        threads_view(db, &o, out);
+        int m = rpt_db_find_metric(db, o.metric);
+        if (m < 0) {
+            fprintf(stderr,
+                    "csprof-report: --metric: %s has no metric named '%s' (see --list-metrics)\n",
+                    db->path, o.metric != NULL ? o.metric : "(any)");
+            return 1;
+        }
+        threads_view(db, m, &o, out);
         goto out_close;
     }
     if (o.diff) {
