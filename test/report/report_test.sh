@@ -139,7 +139,8 @@ fig1)
         check "--view $v with COLUMNS=72 fits" fits 72 view_$v.txt
     done
     check "paths: long paths elided in the middle" grep -q '…' view_paths.txt
-    check "threads: notes the missing per-thread values" grep -q 'no per-thread values' view_threads.txt
+    check "threads: says what per-thread data the database has" \
+        grep -E -q 'no per-thread values|statistics over threads' view_threads.txt
     $R --view threads --format json db > threads.json
     check "threads json parses" $PY -c 'import json,sys; d=json.load(open("threads.json")); assert len(d["threads"]) == 1' 
     $R --format csv db > td.csv

@@ -380,7 +380,7 @@ thread_stats(const struct rpt_db *db, int m, const struct options *o, FILE *out)
     qsort_r(frames, n, sizeof *frames, cmp_by_value, incl);
     if (o->format == F_TEXT)
         fprintf(out,
-                "\nhottest procedure frames, %s over threads (stored per context):\n"
+                "\nhottest frames, %s over threads:\n"
                 "%10s %10s %10s %7s  %s\n",
                 db->metrics[m].event, "mean", "min", "max", "cv", "caller > frame");
     else
