@@ -90,6 +90,7 @@ field_msg(struct buf *b, unsigned field, struct buf *sub)
 enum {
     P_SAMPLE_TYPE = 1,
     P_SAMPLE = 2,
+    P_MAPPING = 3,
     P_LOCATION = 4,
     P_FUNCTION = 5,
     P_STRING_TABLE = 6,
@@ -216,8 +217,17 @@ export_pprof(const struct rpt_tree *t, FILE *out)
         field_msg(&p.out, P_SAMPLE, &p.sub);
     }
 
+    /* One Mapping, the program, with has_functions: pprof need not symbolize. */
+    field_varint(&p.sub, 1, 1);
+    field_varint(&p.sub, 5,
+                 (uint64_t)add_string(&p, &strings, t->db->program != NULL ? t->db->program : "?"));
+    field_varint(&p.sub, 7, 1);
+    field_varint(&p.sub, 8, 1); /* has_filenames */
+    field_varint(&p.sub, 9, 1); /* has_line_numbers */
+    field_msg(&p.out, P_MAPPING, &p.sub);
     for (uint64_t i = 0; i < p.nlocs; i++) {
         field_varint(&p.sub, 1, i + 1);
+        field_varint(&p.sub, 2, 1); /* mapping_id */
         field_varint(&p.sub2, 1, p.func_of_name[p.loc_list[i].name]);
         if (p.loc_list[i].line > 0)
             field_varint(&p.sub2, 2, (uint64_t)p.loc_list[i].line);
