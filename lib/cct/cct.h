@@ -152,8 +152,9 @@ typedef int cct_visit_fn(const struct cct_node_view *node, void *arg);
  * Visit every node in preorder (a parent before its children; the root
  * first).  @scratch must have room for cct_walk_scratch_size(tree) bytes;
  * it is used instead of recursion and malloc.  Returns 0 or the visitor's
- * first non-zero value.  [not async-signal-safe: the tree must not change
- * during the walk]
+ * first non-zero value, CCT_EINVAL for a NULL argument.  [async-signal-safe
+ * if the tree cannot change during the walk: in the owning thread's signal
+ * handler, or with that thread's sampling blocked or stopped]
  */
 int cct_walk(const struct cct *tree, cct_visit_fn *visit, void *arg, void *scratch);
 
