@@ -516,12 +516,14 @@ export_table(const struct rpt_tree *t, const struct exp_table_options *opt, FILE
         }
         if (tb.hidden > 0)
             fprintf(out, "(%llu nodes not shown: %s)\n", (unsigned long long)tb.hidden,
-                    opt->threshold > 0 ? "below --threshold, or past --depth or --limit"
-                                       : "past --depth or --limit");
-        if (t->db_total_difference > 1e-6 * fabs(tb.total) + 1e-12)
-            fprintf(out,
-                    "(warning: the call tree sums to %g less or more than the database total)\n",
-                    t->db_total_difference);
+                    opt->threshold > 0 ? "--threshold, --depth, --limit" : "--depth, --limit");
+        if (t->db_total_difference > 1e-6 * fabs(tb.total) + 1e-12) {
+            char line[160];
+            snprintf(line, sizeof line, "(warning: the tree is %g off the stored total)",
+                     t->db_total_difference);
+            exp_fit(out, line, opt->width);
+            fputc('\n', out);
+        }
         break;
     case EXP_CSV:
         break;
@@ -700,7 +702,7 @@ export_diff(const struct rpt_tree *uni, const struct rpt_tree *flat,
     if (opt->format == EXP_JSON)
         fprintf(out, ",\n  \"nodes_not_shown\": %llu\n}\n", (unsigned long long)d.hidden);
     else if (opt->format == EXP_TEXT && d.hidden > 0)
-        fprintf(out, "(%llu rows not shown: below %g%% of both totals)\n",
-                (unsigned long long)d.hidden, opt->threshold);
+        fprintf(out, "(%llu rows not shown: below %g%% of both)\n", (unsigned long long)d.hidden,
+                opt->threshold);
     return ferror(out) ? -1 : 0;
 }
