@@ -24,6 +24,7 @@ packages=(
   libcap2-bin                                             # setcap: capability cases of rel_19
   google-perftools libgoogle-perftools-dev linux-perf     # peers, for bench/
   time python3                                            # bench/
+  golang-go valgrind python3-jsonschema                   # readers of csprof-report's exports (tests)
 )
 missing=()
 for p in "${packages[@]}"; do
