@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * loopnest.c -- put loops and call sites into the scope tree of each
- * procedure, and normalize the result (seed 003 §3, "bloop").
+ * procedure, and normalize the result (the "bloop" rules of J. Mellor-Crummey et al., "HPCView: A Tool
+ * for Top-down Analysis of Node Performance", J. Supercomputing 23(1), 2002, §3).
  *
  * Input: a PROC scope whose INLINE tree and STMT scopes come from DWARF
  * (analyze.c).  Each procedure is decoded and its loops found (cfg.c)
@@ -26,11 +27,13 @@
  *   2. a statement instance directly in a scope that also has an instance
  *      inside one of its child loops is moved into the innermost instance
  *      (hoisted loop-invariant code goes back into its loop);
- *   3. a perfect loop nest -- a loop whose only non-statement child is one
- *      loop and whose own statements are the two loops' header lines -- is
- *      collapsed into its outermost loop.
  * One top-down pass; rule 2 only relates statements of the same inlined
  * context.  Call sites are attached last, next to their statement.
+ * Normalization never merges two loops that the object code nests: the
+ * paper's last rule, collapsing a perfect nest into its outermost loop, is
+ * not applied, because it reports the time of a hot inner loop (whose
+ * statements are often only the two loops' header lines at -O2) at the
+ * outer loop's line, and the user then tunes the wrong loop.
  *
  * Tool code only; never prints.
  */
@@ -45,7 +48,6 @@
 struct tnode {
     enum struct_scope_kind kind;
     bool dead;
-    bool imperfect; /* LOOP: as found, held more than header lines and one loop */
     /* INLINE: the original INLINE scope; STMT: its owner (PROC/INLINE);
      * LOOP: the inlined context the loop is placed in. */
     const struct struct_scope *ctx;
@@ -593,7 +595,6 @@ merge_into(struct pctx *pc, struct tnode *a, struct tnode *b)
     struct_rvec_normalize(&a->ranges);
     struct_rvec_normalize(&a->entries);
     a->flags |= b->flags;
-    a->imperfect |= b->imperfect;
     if (a->kind == STRUCT_SCOPE_LOOP && b->line != 0 &&
         (a->line == 0 || (a->file == b->file && b->line < a->line))) {
         a->file = b->file;
@@ -789,69 +790,6 @@ out:
     return rc;
 }
 
-/* Is loop @l a perfect nest now: statements on header lines and one loop? */
-static bool
-is_perfect(const struct tnode *l, struct tnode **inner_out)
-{
-    struct tnode *inner = NULL, *c;
-    bool perfect = true;
-
-    for (c = l->first; c != NULL && perfect; c = c->next) {
-        if (c->kind == STRUCT_SCOPE_LOOP) {
-            perfect = inner == NULL;
-            inner = c;
-        } else if (c->kind != STRUCT_SCOPE_STMT) {
-            perfect = false;
-        }
-    }
-    if (!perfect || inner == NULL)
-        return false;
-    for (c = l->first; c != NULL && perfect; c = c->next)
-        if (c->kind == STRUCT_SCOPE_STMT &&
-            !(c->file == l->file && (c->line == l->line || c->line == inner->line)))
-            perfect = false;
-    *inner_out = inner;
-    return perfect;
-}
-
-/* Mark loops that are not perfect nests as found (before rules 1 and 2). */
-static void
-mark_imperfect(struct tnode *n)
-{
-    struct tnode *inner;
-
-    if (n->kind == STRUCT_SCOPE_LOOP)
-        n->imperfect = !is_perfect(n, &inner);
-    for (struct tnode *c = n->first; c != NULL; c = c->next)
-        mark_imperfect(c);
-}
-
-/*
- * Rule 3 at loop @l: collapse a perfect nest into @l.  Only nests that were
- * perfect as found: statements that rule 2 sank into the inner loop do not
- * make an imperfect source nest perfect.
- */
-static int
-collapse_perfect(struct pctx *pc, struct tnode *l)
-{
-    for (;;) {
-        struct tnode *inner = NULL, *c, *next;
-        bool perfect = !l->imperfect;
-
-        if (!perfect || !is_perfect(l, &inner))
-            return 0;
-        for (c = inner->first; c != NULL; c = next) {
-            next = c->next;
-            if (adopt(pc, l, c) != 0)
-                return STRUCT_ENOMEM;
-        }
-        l->flags |= inner->flags;
-        l->imperfect = inner->imperfect;
-        unlink_child(inner);
-        inner->dead = true;
-    }
-}
-
 static int
 normalize(struct pctx *pc, struct tnode *x)
 {
@@ -861,8 +799,6 @@ normalize(struct pctx *pc, struct tnode *x)
         if ((c->kind == STRUCT_SCOPE_LOOP || c->kind == STRUCT_SCOPE_INLINE) &&
             normalize(pc, c) != 0)
             return STRUCT_ENOMEM;
-    if (x->kind == STRUCT_SCOPE_LOOP && collapse_perfect(pc, x) != 0)
-        return STRUCT_ENOMEM;
     return 0;
 }
 
@@ -1092,8 +1028,6 @@ restructure(struct arena *arena, struct struct_scope *proc, const struct struct_
         n->flags = cfg->loops[l].irreducible ? STRUCT_SCOPE_F_IRREDUCIBLE : 0;
         loop_header_line(cfg, n);
     }
-    if (do_normalize)
-        mark_imperfect(pc.root);
     if (do_normalize && normalize(&pc, pc.root) != 0)
         goto out;
     if (add_calls(&pc) != 0)

@@ -42,7 +42,7 @@ nested(const int *a, int n)
     int s = 0;
 
     for (int i = 0; i < n; i++) {     /* @loop nest_outer proc=nested */
-        sink = i;                     /* keeps the nest imperfect */
+        sink = i;                     /* work between the loops */
         for (int j = 0; j < n; j++) { /* @loop nest_mid proc=nested in=nest_outer */
             sink = j;
             for (int k = 0; k < n; k++) /* @loop nest_inner proc=nested in=nest_mid */
