@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <libelf.h>
+
 #include "structure/structure_internal.h"
 
 /* ---- loop finder (loops.c) ------------------------------------------ */
@@ -147,7 +149,26 @@ struct struct_cfg_env {
     size_t nparts;
     const struct struct_entry *entries; /* sorted by addr, unique */
     size_t nentries;
+    /* Code addresses stored in data (struct_cfg_code_refs()), sorted, unique;
+     * may be empty. */
+    const uint64_t *code_refs;
+    size_t ncode_refs;
 };
+
+/*
+ * The code addresses that the module's data holds: for a position-
+ * independent object (ET_DYN), the addends of its R_X86_64_RELATIVE
+ * relocations (tables of label addresses, "&&label" in GNU C, live in
+ * .data.rel.ro and are filled in by the loader); for a fixed-address
+ * executable (ET_EXEC), every aligned 64-bit word of a non-executable
+ * section whose value lies in an executable one.  Only values inside an
+ * executable part of @parts are kept.  @elf is the file whose sections
+ * @parts were read from.  On success *out (malloc'ed, sorted, unique; the
+ * caller frees it) and *n are set and 0 is returned; STRUCT_ENOMEM
+ * otherwise.  A file without relocations gives an empty set.
+ */
+int struct_cfg_code_refs(Elf *elf, const struct struct_image_part *parts, size_t nparts,
+                         uint64_t **out, size_t *n);
 
 /* The procedure entry at exactly @a, or NULL.  O(log n).  Thread-safe (reads only). */
 const struct struct_entry *struct_cfg_entry_at(const struct struct_cfg_env *env, uint64_t a);
@@ -175,6 +196,10 @@ struct struct_cfg_loop {
     int32_t parent;
     bool irreducible;
     struct struct_rvec entries; /* normalized: blocks entered from outside the loop */
+    /* normalized: the conditional and indirect jumps inside the loop to its
+     * header (the loop test of a rotated for/while loop; the computed gotos
+     * of an interpreter loop) */
+    struct struct_rvec back_edges;
 };
 
 /* Result of analyzing one procedure; plain malloc'ed memory. */
@@ -189,13 +214,19 @@ struct struct_cfg {
     size_t ncbranches;
     size_t ninsns;
     size_t bad_bytes;        /* bytes that did not decode */
-    size_t unresolved_jumps; /* indirect jumps with no recognized table */
+    size_t unresolved_jumps; /* indirect jumps with no recognized table and no label */
     size_t jump_tables;      /* indirect jumps resolved through a table */
+    size_t label_jumps;      /* indirect jumps bounded by the procedure's address-taken labels */
 };
 
 /*
  * Decode the procedure with normalized ranges @r[0..n) entered at @entry,
- * build its basic blocks and edges, and find its loops.  Returns 0 or
+ * build its basic blocks and edges, and find its loops.  An indirect jump
+ * that no jump table explains may go to any address-taken label of the
+ * procedure: an instruction start inside it, other than a procedure
+ * entry, that env->code_refs holds or that a "lea label(%rip)" of the
+ * procedure computes (computed goto, "goto *disp[op]", as in the dispatch
+ * loops of Lua's luaV_execute and CPython's _PyEval_EvalFrameDefault).  Returns 0 or
  * STRUCT_ENOMEM.  Release with struct_cfg_free().
  */
 int struct_cfg_build(struct struct_decoder *d, const struct struct_cfg_env *env,

@@ -16,9 +16,11 @@
  * callee appears under that callee's A scope at its call site), and every
  * piece is re-inserted on the path  P / A* / L / A* / L ... / S , which
  * interleaves the loop nest with the inlined-call tree.  A loop's line is
- * the smallest line among the statements directly inside it, in the file
- * of its inlined context (the "for" line of gcc/clang loops, whose
- * increment and test sit in the loop's own blocks).
+ * the line, in its inlined context, of its conditional back edge (the loop
+ * test of a rotated loop) or of its computed gotos, else the smallest line
+ * holding a conditional jump among the statements directly inside it
+ * (loop_header_line()); rows of an inlined callee's lines that the line
+ * table puts in the caller's loop head never label the caller's loop.
  *
  * Normalization (unless disabled), applied top-down at every scope:
  *   1. sibling loops holding instances of one statement are fused (with
@@ -480,6 +482,23 @@ insert_piece(struct pctx *pc, const struct piece *p, const struct struct_scope *
  * procedure or inlined callee: lines above it are callee code the line
  * table has but no inlined-subroutine entry covers.
  */
+/* Is there a conditional jump at @a? */
+static bool
+has_cbranch_at(const struct struct_cfg *cfg, uint64_t a)
+{
+    size_t lo = 0, hi = cfg->ncbranches;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (cfg->cbranches[mid] < a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < cfg->ncbranches && cfg->cbranches[lo] == a;
+}
+
 /* Does @n's code hold a conditional jump? */
 static bool
 has_cbranch(const struct struct_cfg *cfg, const struct tnode *n)
@@ -521,20 +540,100 @@ min_stmt_line(const struct struct_cfg *cfg, const struct tnode *n, const char *f
     return best;
 }
 
+/* The piece holding address @a (pieces sorted, disjoint), or NULL. */
+static const struct piece *
+piece_at(const struct pvec *pv, uint64_t a)
+{
+    size_t lo = 0, hi = pv->n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (pv->v[mid].hi <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < pv->n && pv->v[lo].lo <= a ? &pv->v[lo] : NULL;
+}
+
+static bool
+same_file(const char *a, const char *b)
+{
+    return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
 /*
- * The loop's header line: among the statements directly in the loop, in
- * the file of its inlined context and below the context's declaration,
- * the smallest line that holds a conditional jump (the loop test of a
- * for/while loop, wherever the compiler put it), else the smallest line.
+ * The line in @ctx's source of the statement of piece @p: its own line
+ * when @ctx owns it (not a row of another file or above @floor: that is
+ * callee code the line table puts in the caller, such as an inlined
+ * callee's loop line in its caller's loop head), else the call line of
+ * the inlined call of @ctx that holds it.  0 when there is none.
+ */
+static uint32_t
+line_in_ctx(const struct piece *p, const struct struct_scope *ctx, uint32_t floor)
+{
+    const struct struct_scope *s = p->owner;
+
+    if (p->stmt == NULL)
+        return 0;
+    if (s == ctx)
+        return same_file(p->stmt->file, ctx->file) && p->stmt->line >= floor ? p->stmt->line : 0;
+    while (s != NULL && s->parent != ctx)
+        s = s->parent;
+    return s != NULL && same_file(s->call_file, ctx->file) ? s->call_line : 0;
+}
+
+/*
+ * The line of the loop's back edges, the jumps back to its header: the
+ * smallest line_in_ctx() of those that are conditional jumps (the loop
+ * test of a rotated for/while loop), or with @conditional false, of the
+ * indirect ones (an interpreter's computed gotos).  Returns false when none has
+ * a line.
+ */
+static bool
+back_edge_line(const struct struct_cfg *cfg, const struct pvec *pieces, struct tnode *l,
+               bool conditional, uint32_t floor)
+{
+    const struct struct_rvec *be = &cfg->loops[l->loop].back_edges;
+    uint32_t line = 0;
+
+    if (l->ctx == NULL || l->ctx->file == NULL)
+        return false;
+    for (size_t i = 0; i < be->n; i++) {
+        const struct piece *p = piece_at(pieces, be->v[i].lo);
+        uint32_t x;
+
+        if (p == NULL || has_cbranch_at(cfg, be->v[i].lo) != conditional)
+            continue;
+        x = line_in_ctx(p, l->ctx, floor);
+        if (x != 0 && (line == 0 || x < line))
+            line = x;
+    }
+    if (line == 0)
+        return false;
+    l->file = l->ctx->file;
+    l->line = line;
+    return true;
+}
+
+/*
+ * The loop's header line: the line of its conditional back edges (above),
+ * else of its computed gotos; else, among the statements directly in the
+ * loop, in the file of its inlined context and below the context's
+ * declaration, the smallest line that holds a conditional jump (the loop
+ * test of a top-tested loop), else the smallest line.
  */
 static void
-loop_header_line(const struct struct_cfg *cfg, struct tnode *l)
+loop_header_line(const struct struct_cfg *cfg, const struct pvec *pieces, struct tnode *l)
 {
     const char *file = l->ctx != NULL ? l->ctx->file : NULL;
     /* Not the declaration line itself either: gcc gives parameter copies that line. */
     uint32_t floor = l->ctx != NULL && l->ctx->line > 0 ? l->ctx->line + 1 : 0;
     uint32_t line = 0;
 
+    if (back_edge_line(cfg, pieces, l, true, floor) || back_edge_line(cfg, pieces, l, false, floor))
+        return;
     if (file != NULL) {
         line = min_stmt_line(cfg, l, file, floor, false);
         if (line == 0)
@@ -1026,7 +1125,7 @@ restructure(struct arena *arena, struct struct_scope *proc, const struct struct_
         if (rvec_append(&n->entries, &cfg->loops[l].entries) != 0)
             goto out;
         n->flags = cfg->loops[l].irreducible ? STRUCT_SCOPE_F_IRREDUCIBLE : 0;
-        loop_header_line(cfg, n);
+        loop_header_line(cfg, &pieces, n);
     }
     if (do_normalize && normalize(&pc, pc.root) != 0)
         goto out;
@@ -1140,6 +1239,7 @@ worker(void *arg)
             st->bad_bytes += c->bad_bytes;
             st->unresolved_jumps += c->unresolved_jumps;
             st->jump_tables += c->jump_tables;
+            st->label_jumps += c->label_jumps;
             rc = restructure(wa->arena, s, c, j->env, j->do_normalize);
         }
         struct_cfg_free(c);
@@ -1261,6 +1361,7 @@ struct_recover_loops_finish(struct struct_loop_job *j, bool cancel)
         ms->bad_bytes += st->bad_bytes;
         ms->unresolved_jumps += st->unresolved_jumps;
         ms->jump_tables += st->jump_tables;
+        ms->label_jumps += st->label_jumps;
     }
 out:
     free(args);

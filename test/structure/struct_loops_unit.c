@@ -271,7 +271,7 @@ test_cfgs(void **state)
     for (size_t i = 0; i < sizeof(cfg_cases) / sizeof(cfg_cases[0]); i++) {
         const struct cfg_case *c = &cfg_cases[i];
         struct struct_image_part part = {BASE, BASE + c->len, c->code, true};
-        struct struct_cfg_env env = {&part, 1, entries, 2};
+        struct struct_cfg_env env = {&part, 1, entries, 2, NULL, 0};
         /* the jump-table case: code is [0x1000, 0x101b), the table follows */
         struct struct_range r = {BASE, BASE + (c->jump_tables ? 0x1b : c->len)};
         struct struct_cfg cfg;

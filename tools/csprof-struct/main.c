@@ -144,9 +144,10 @@ main(int argc, char **argv)
                 struct_module_build_id(m)[0] ? struct_module_build_id(m) : "none");
         fprintf(stderr,
                 "%s: %s: decoded %zu instructions; %zu object-code loops (%zu irreducible);"
-                " %zu jump tables; %zu unresolved indirect jumps; %zu undecodable bytes\n",
+                " %zu jump tables; %zu computed gotos; %zu unresolved indirect jumps;"
+                " %zu undecodable bytes\n",
                 PROG, binary, st->instructions, st->loops, st->irreducible, st->jump_tables,
-                st->unresolved_jumps, st->bad_bytes);
+                st->label_jumps, st->unresolved_jumps, st->bad_bytes);
     }
 
     if (outpath != NULL) {
