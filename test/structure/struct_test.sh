@@ -4,7 +4,7 @@
 # struct_test.sh -- property tests of csprof-struct and lib/structure.
 #
 #   struct_test.sh MODE      MODE: c cxx nodebug stripped debugfile errors system readerr
-#                                  loops-c loops-cxx loops-f90
+#                                  loops-c loops-cxx loops-f90 loops-interp
 #
 # Compiles the test programs in test/programs at test time, runs
 # csprof-struct on them and checks properties with struct_check (names,
@@ -394,6 +394,10 @@ test_loops_cxx() {
     loops_test C++ "$STRUCT_PROGRAMS/loops_cxx.cc" "$CXX" "${CLANGXX:-clang++}"
 }
 
+test_loops_interp() {
+    loops_test C "$STRUCT_PROGRAMS/loops_interp.c" "$CC" "${CLANG:-clang}"
+}
+
 test_loops_f90() {
     loops_test Fortran "$STRUCT_PROGRAMS/loops_f90.f90" "${FC:-gfortran}"
 }
@@ -410,8 +414,9 @@ debugfile) test_debugfile ;;
 loops-c) test_loops_c ;;
 loops-cxx) test_loops_cxx ;;
 loops-f90) test_loops_f90 ;;
+loops-interp) test_loops_interp ;;
 *)
-    echo "usage: $0 c|cxx|nodebug|stripped|debugfile|errors|system|readerr|loops-c|loops-cxx|loops-f90" >&2
+    echo "usage: $0 c|cxx|nodebug|stripped|debugfile|errors|system|readerr|loops-c|loops-cxx|loops-f90|loops-interp" >&2
     exit 2
     ;;
 esac
