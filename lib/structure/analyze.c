@@ -1700,9 +1700,9 @@ make_env(struct analysis *an, const struct struct_proc_in *procs, const struct c
     for (size_t i = 0; i < nprocs; i++)
         if (k == 0 || entries[k - 1].addr != entries[i].addr)
             entries[k++] = entries[i];
-    *env = (struct struct_cfg_env){parts, nparts, entries, k, NULL, 0};
-    return struct_cfg_code_refs(an->elf, parts, nparts, (uint64_t **)&env->code_refs,
-                                &env->ncode_refs);
+    *env = (struct struct_cfg_env){
+        .parts = parts, .nparts = nparts, .entries = entries, .nentries = k};
+    return struct_cfg_env_scan(an->elf, env);
 }
 
 static void

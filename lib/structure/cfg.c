@@ -588,7 +588,7 @@ struct_cfg_code_refs(Elf *elf, const struct struct_image_part *parts, size_t npa
 
             if (gelf_getrela(d, (int)i, &rel) == NULL)
                 break;
-            if (GELF_R_TYPE(rel.r_info) == R_X86_64_RELATIVE &&
+            if (struct_arch_reloc_relative(eh.e_machine, (unsigned)GELF_R_TYPE(rel.r_info)) &&
                 push_code_ref(parts, nparts, (uint64_t)rel.r_addend, &v, &n, &cap) != 0)
                 goto fail;
         }
@@ -955,4 +955,17 @@ struct_cfg_free(struct struct_cfg *c)
     free(c->calls);
     free(c->cbranches);
     memset(c, 0, sizeof(*c));
+}
+
+int
+struct_cfg_env_scan(Elf *elf, struct struct_cfg_env *env)
+{
+    GElf_Ehdr eh;
+    uint64_t *refs = NULL;
+    int rc;
+
+    env->machine = gelf_getehdr(elf, &eh) != NULL ? eh.e_machine : EM_X86_64;
+    rc = struct_cfg_code_refs(elf, env->parts, env->nparts, &refs, &env->ncode_refs);
+    env->code_refs = refs;
+    return rc;
 }

@@ -68,7 +68,7 @@ int struct_find_loops(const struct struct_graph *g, struct struct_loops *out);
 
 void struct_loops_free(struct struct_loops *l);
 
-/* ---- instruction decoder hook (arch/x86_64/decode.c) ----------------- */
+/* ---- instruction decoder (decoder.c, back ends in arch/) -------------- */
 
 enum struct_insn_kind {
     STRUCT_INSN_OTHER = 0,
@@ -112,8 +112,23 @@ struct struct_insn {
 
 struct struct_decoder; /* opaque, one per thread */
 
-/* Open a decoder; NULL when the disassembler cannot be set up. */
+/* Is there a back end for ELF machine @e_machine (EM_X86_64)? */
+bool struct_arch_supported(unsigned e_machine);
+
+/* Is relocation @type of @e_machine its RELATIVE type (base + addend)? */
+bool struct_arch_reloc_relative(unsigned e_machine, unsigned type);
+
+/*
+ * Open a decoder for the back end of ELF machine @e_machine; NULL when
+ * there is none or its disassembler cannot be set up (or no memory).
+ * Release with struct_decoder_free().
+ */
+struct struct_decoder *struct_decoder_open(unsigned e_machine);
+
+/* struct_decoder_open(EM_X86_64), for callers that have no ELF header at hand. */
 struct struct_decoder *struct_decoder_new(void);
+
+/* Release @d (NULL is allowed). */
 void struct_decoder_free(struct struct_decoder *d);
 
 /*
@@ -153,12 +168,13 @@ struct struct_cfg_env {
      * may be empty. */
     const uint64_t *code_refs;
     size_t ncode_refs;
+    unsigned machine; /* ELF e_machine: picks the decoder back end (0: x86-64) */
 };
 
 /*
  * The code addresses that the module's data holds: for a position-
- * independent object (ET_DYN), the addends of its R_X86_64_RELATIVE
- * relocations (tables of label addresses, "&&label" in GNU C, live in
+ * independent object (ET_DYN), the addends of its RELATIVE relocations
+ * (R_X86_64_RELATIVE; struct_arch_reloc_relative()) (tables of label addresses, "&&label" in GNU C, live in
  * .data.rel.ro and are filled in by the loader); for a fixed-address
  * executable (ET_EXEC), every aligned 64-bit word of a non-executable
  * section whose value lies in an executable one.  Only values inside an
@@ -169,6 +185,13 @@ struct struct_cfg_env {
  */
 int struct_cfg_code_refs(Elf *elf, const struct struct_image_part *parts, size_t nparts,
                          uint64_t **out, size_t *n);
+
+/*
+ * Fill in what @env learns from the file itself: its machine (e_machine)
+ * and code_refs (struct_cfg_code_refs() over env->parts, which must be
+ * set).  Returns 0 or STRUCT_ENOMEM; env->code_refs is the caller's to free.
+ */
+int struct_cfg_env_scan(Elf *elf, struct struct_cfg_env *env);
 
 /* The procedure entry at exactly @a, or NULL.  O(log n).  Thread-safe (reads only). */
 const struct struct_entry *struct_cfg_entry_at(const struct struct_cfg_env *env, uint64_t a);

@@ -1168,6 +1168,13 @@ struct worker_arg {
     struct struct_stats stats; /* over the procedures this thread decoded */
 };
 
+/* A decoder for the module's machine (x86-64 when the environment names none). */
+static struct struct_decoder *
+open_decoder(const struct struct_cfg_env *env)
+{
+    return env->machine != 0 ? struct_decoder_open(env->machine) : struct_decoder_new();
+}
+
 /*
  * First phase, while the caller still adds statements: decode procedures
  * in order and keep their CFGs.  Reads only ranges and entries, which the
@@ -1177,7 +1184,7 @@ static void *
 early_worker(void *arg)
 {
     struct struct_loop_job *j = arg;
-    struct struct_decoder *d = struct_decoder_new();
+    struct struct_decoder *d = open_decoder(j->env);
 
     if (d == NULL) {
         atomic_store(&j->rc, STRUCT_EIO);
@@ -1209,7 +1216,7 @@ worker(void *arg)
 {
     struct worker_arg *wa = arg;
     struct struct_loop_job *j = wa->j;
-    struct struct_decoder *d = struct_decoder_new();
+    struct struct_decoder *d = open_decoder(j->env);
 
     if (d == NULL) {
         atomic_store(&j->rc, STRUCT_EIO);

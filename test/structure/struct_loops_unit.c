@@ -11,6 +11,7 @@
  * parent header of every loop, and which loops are irreducible.
  * Test code only.
  */
+#include <elf.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -271,7 +272,8 @@ test_cfgs(void **state)
     for (size_t i = 0; i < sizeof(cfg_cases) / sizeof(cfg_cases[0]); i++) {
         const struct cfg_case *c = &cfg_cases[i];
         struct struct_image_part part = {BASE, BASE + c->len, c->code, true};
-        struct struct_cfg_env env = {&part, 1, entries, 2, NULL, 0};
+        struct struct_cfg_env env = {
+            .parts = &part, .nparts = 1, .entries = entries, .nentries = 2};
         /* the jump-table case: code is [0x1000, 0x101b), the table follows */
         struct struct_range r = {BASE, BASE + (c->jump_tables ? 0x1b : c->len)};
         struct struct_cfg cfg;
@@ -322,7 +324,12 @@ test_computed_goto(void **state)
     (void)state;
     assert_non_null(d);
     for (int with_refs = 0; with_refs < 2; with_refs++) {
-        struct struct_cfg_env env = {&part, 1, entries, 2, refs, with_refs ? 4 : 0};
+        struct struct_cfg_env env = {.parts = &part,
+                                     .nparts = 1,
+                                     .entries = entries,
+                                     .nentries = 2,
+                                     .code_refs = refs,
+                                     .ncode_refs = with_refs ? 4 : 0};
         struct struct_cfg cfg;
         int64_t add = -1, ret = -1;
 
@@ -348,6 +355,28 @@ test_computed_goto(void **state)
     struct_decoder_free(d);
 }
 
+/* The decoder back end comes from e_machine; machines without one get none. */
+static void
+test_arch_table(void **state)
+{
+    struct struct_decoder *d = struct_decoder_open(EM_X86_64);
+    static const uint8_t ret = 0xc3;
+    struct struct_insn in;
+
+    (void)state;
+    assert_non_null(d);
+    struct_decode(d, &ret, 1, BASE, &in);
+    assert_int_equal(in.kind, STRUCT_INSN_RET);
+    struct_decoder_free(d);
+    assert_true(struct_arch_supported(EM_X86_64));
+    assert_false(struct_arch_supported(EM_AARCH64));
+    assert_null(struct_decoder_open(EM_AARCH64));
+    assert_null(struct_decoder_open(0));
+    assert_true(struct_arch_reloc_relative(EM_X86_64, R_X86_64_RELATIVE));
+    assert_false(struct_arch_reloc_relative(EM_X86_64, R_X86_64_64));
+    assert_false(struct_arch_reloc_relative(EM_AARCH64, R_X86_64_RELATIVE));
+}
+
 static void
 test_noreturn_names(void **state)
 {
@@ -366,9 +395,9 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_graphs),         cmocka_unit_test(test_big_graph),
-        cmocka_unit_test(test_cfgs),           cmocka_unit_test(test_computed_goto),
-        cmocka_unit_test(test_noreturn_names),
+        cmocka_unit_test(test_graphs),     cmocka_unit_test(test_big_graph),
+        cmocka_unit_test(test_cfgs),       cmocka_unit_test(test_computed_goto),
+        cmocka_unit_test(test_arch_table), cmocka_unit_test(test_noreturn_names),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
 
