@@ -261,6 +261,17 @@ child_get(struct pctx *pc, struct tnode *parent, const struct tnode *proto)
     return n;
 }
 
+/* Bytes covered by normalized ranges @r. */
+static uint64_t
+rvec_size(const struct struct_rvec *r)
+{
+    uint64_t n = 0;
+
+    for (size_t i = 0; i < r->n; i++)
+        n += r->v[i].hi - r->v[i].lo;
+    return n;
+}
+
 static int
 rvec_append(struct struct_rvec *dst, const struct struct_rvec *src)
 {
@@ -688,14 +699,22 @@ static int
 merge_into(struct pctx *pc, struct tnode *a, struct tnode *b)
 {
     struct tnode *c, *next;
+    uint64_t asize, bsize;
 
+    struct_rvec_normalize(&a->ranges);
+    struct_rvec_normalize(&b->ranges);
+    asize = rvec_size(&a->ranges);
+    bsize = rvec_size(&b->ranges);
     if (rvec_append(&a->ranges, &b->ranges) != 0 || rvec_append(&a->entries, &b->entries) != 0)
         return STRUCT_ENOMEM;
     struct_rvec_normalize(&a->ranges);
     struct_rvec_normalize(&a->entries);
     a->flags |= b->flags;
+    /* The fused loop keeps the line of its larger part (the loop body, not a
+     * peeled or versioned piece that may carry another loop's line). */
     if (a->kind == STRUCT_SCOPE_LOOP && b->line != 0 &&
-        (a->line == 0 || (a->file == b->file && b->line < a->line))) {
+        (a->line == 0 || bsize > asize ||
+         (bsize == asize && a->file == b->file && b->line < a->line))) {
         a->file = b->file;
         a->line = b->line;
     }
