@@ -420,6 +420,105 @@ scope_lca(const struct struct_scope *a, const struct struct_scope *b,
     return a;
 }
 
+/* The piece holding address @a (pieces sorted, disjoint), or NULL. */
+static const struct piece *
+piece_at(const struct pvec *pv, uint64_t a)
+{
+    size_t lo = 0, hi = pv->n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (pv->v[mid].hi <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < pv->n && pv->v[lo].lo <= a ? &pv->v[lo] : NULL;
+}
+
+#define CTX_SHARE 9 /* tenths of a loop's bytes its context must hold */
+
+/*
+ * The inlined context of each loop (@ctx[0..nloops), inner loops' contexts
+ * below their parents').  Without back edges that have a statement: the
+ * deepest inlined call holding all of the loop's code.  With them: the
+ * deepest scope at or above the one holding the back edges that holds at
+ * least CTX_SHARE/10 of the loop's bytes, so that a few rows the line table
+ * gives the caller inside an inlined callee's loop (hoisted or shared code)
+ * do not lift the loop out of the callee.  Pieces of a loop that lie
+ * outside its context are placed in it (insert_piece()).
+ */
+static int
+loop_contexts(const struct struct_cfg *cfg, const struct pvec *pieces,
+              const struct struct_scope *proc, const struct struct_scope **ctx)
+{
+    const struct struct_scope **all = calloc(cfg->nloops + 1, sizeof(*all));
+    const struct struct_scope **be = calloc(cfg->nloops + 1, sizeof(*be));
+    uint64_t *bytes = calloc(cfg->nloops + 1, sizeof(*bytes));
+    uint64_t **hist = calloc(cfg->nloops + 1, sizeof(*hist));
+    int rc = STRUCT_ENOMEM;
+
+    if (all == NULL || be == NULL || bytes == NULL || hist == NULL)
+        goto out;
+    for (size_t l = 0; l < cfg->nloops; l++) {
+        const struct struct_rvec *e = &cfg->loops[l].back_edges;
+
+        for (size_t i = 0; i < e->n; i++) {
+            const struct piece *p = piece_at(pieces, e->v[i].lo);
+
+            if (p != NULL && p->stmt != NULL)
+                be[l] = scope_lca(be[l], p->owner, proc);
+        }
+        if (be[l] != NULL &&
+            (hist[l] = calloc(scope_depth(be[l], proc) + 1, sizeof(**hist))) == NULL)
+            goto out;
+    }
+    /* bytes of each loop, and by depth of LCA(owner, back-edge scope) */
+    for (size_t i = 0; i < pieces->n; i++) {
+        const struct piece *p = &pieces->v[i];
+
+        if (p->loop >= 0)
+            all[p->loop] = scope_lca(all[p->loop], p->owner, proc);
+        for (int32_t l = p->loop; l >= 0; l = cfg->loops[l].parent) {
+            bytes[l] += p->hi - p->lo;
+            if (be[l] != NULL)
+                hist[l][scope_depth(scope_lca(p->owner, be[l], proc), proc)] += p->hi - p->lo;
+        }
+    }
+    for (size_t l = 0; l < cfg->nloops; l++) { /* inner loops come first */
+        const struct struct_scope *c = all[l];
+
+        if (be[l] != NULL) {
+            unsigned d = scope_depth(be[l], proc);
+            uint64_t under = 0;
+
+            c = be[l];
+            for (;; d--, c = c->parent) { /* hist summed from depth d down: bytes under c */
+                under += hist[l][d];
+                if (under * 10 >= bytes[l] * CTX_SHARE || d == 0 || c == proc)
+                    break;
+            }
+            if (ctx[l] != NULL) /* children's contexts */
+                c = scope_lca(c, ctx[l], proc);
+        } else {
+            c = scope_lca(c, ctx[l], proc);
+        }
+        ctx[l] = c != NULL ? c : proc;
+        if (cfg->loops[l].parent >= 0)
+            ctx[cfg->loops[l].parent] = scope_lca(ctx[cfg->loops[l].parent], ctx[l], proc);
+    }
+    rc = 0;
+out:
+    for (size_t l = 0; hist != NULL && l < cfg->nloops; l++)
+        free(hist[l]);
+    free(hist);
+    free(all);
+    free(be);
+    free(bytes);
+    return rc;
+}
+
 /* ---- building the temporary tree ---------------------------------------- */
 
 #define MAX_CHAIN 512 /* deeper inline or loop nests are cut (never seen in practice) */
@@ -428,12 +527,15 @@ static int
 insert_piece(struct pctx *pc, const struct piece *p, const struct struct_scope **ctx,
              struct tnode **loopnode)
 {
-    const struct struct_scope *chain[MAX_CHAIN];
+    const struct struct_scope *chain[MAX_CHAIN], *owner = p->owner;
     int32_t loops[MAX_CHAIN];
     size_t nchain = 0, nloops = 0, ai = 0;
     struct tnode *cur = pc->root, proto;
 
-    for (const struct struct_scope *s = p->owner; s != NULL && s != pc->proc && nchain < MAX_CHAIN;
+    /* Code of the loop outside its context (loop_contexts()) is placed in it. */
+    if (p->loop >= 0 && scope_lca(owner, ctx[p->loop], pc->proc) != ctx[p->loop])
+        owner = ctx[p->loop];
+    for (const struct struct_scope *s = owner; s != NULL && s != pc->proc && nchain < MAX_CHAIN;
          s = s->parent)
         chain[nchain++] = s;
     for (size_t i = 0; i < nchain / 2; i++) { /* outermost first */
@@ -549,23 +651,6 @@ min_stmt_line(const struct struct_cfg *cfg, const struct tnode *n, const char *f
             best = l;
     }
     return best;
-}
-
-/* The piece holding address @a (pieces sorted, disjoint), or NULL. */
-static const struct piece *
-piece_at(const struct pvec *pv, uint64_t a)
-{
-    size_t lo = 0, hi = pv->n;
-
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (pv->v[mid].hi <= a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < pv->n && pv->v[lo].lo <= a ? &pv->v[lo] : NULL;
 }
 
 static bool
@@ -744,11 +829,28 @@ struct ivec {
     size_t n, cap;
 };
 
+/* The inlined context @n's statements belong in: its nearest INLINE scope's, else @proc. */
+static const struct struct_scope *
+inline_ctx(const struct tnode *n, const struct struct_scope *proc)
+{
+    for (; n != NULL; n = n->parent)
+        if (n->kind == STRUCT_SCOPE_INLINE)
+            return n->ctx;
+    return proc;
+}
+
+/*
+ * The statement instances below @n, which sits in inlined context @in.
+ * Rows that a caller owns inside its callee's loop (placed there by
+ * loop_contexts()) are no instances: hoisted or shared caller code must
+ * not fuse the callee's loop with the caller's.
+ */
 static int
-collect_insts(struct ivec *iv, struct tnode *n, uint32_t group, uint32_t depth, bool by_depth)
+collect_insts(struct ivec *iv, struct tnode *n, const struct struct_scope *in, uint32_t group,
+              uint32_t depth, bool by_depth)
 {
     for (struct tnode *c = n->first; c != NULL; c = c->next) {
-        if (c->kind == STRUCT_SCOPE_STMT) {
+        if (c->kind == STRUCT_SCOPE_STMT && c->ctx == in) {
             if (iv->n == iv->cap) {
                 size_t cap = iv->cap ? iv->cap * 2 : 64;
                 struct inst *v = realloc(iv->v, cap * sizeof(*v));
@@ -765,7 +867,8 @@ collect_insts(struct ivec *iv, struct tnode *n, uint32_t group, uint32_t depth, 
                                            c->ranges.n ? c->ranges.v[0].lo : 0,
                                            c};
         } else if (c->kind == STRUCT_SCOPE_LOOP || c->kind == STRUCT_SCOPE_INLINE) {
-            if (collect_insts(iv, c, group, depth + (c->kind == STRUCT_SCOPE_LOOP), by_depth) != 0)
+            if (collect_insts(iv, c, c->kind == STRUCT_SCOPE_INLINE ? c->ctx : in, group,
+                              depth + (c->kind == STRUCT_SCOPE_LOOP), by_depth) != 0)
                 return STRUCT_ENOMEM;
         }
     }
@@ -828,7 +931,7 @@ fuse_child_loops(struct pctx *pc, struct tnode *x)
         if (c->kind == STRUCT_SCOPE_LOOP) {
             uf[nk] = nk;
             kids[nk] = c;
-            if (collect_insts(&iv, c, nk, 0, false) != 0)
+            if (collect_insts(&iv, c, inline_ctx(x, pc->proc), nk, 0, false) != 0)
                 goto out;
             nk++;
         }
@@ -867,9 +970,9 @@ sink_statements(struct pctx *pc, struct tnode *x)
     struct tnode *c, *next;
     int rc = STRUCT_ENOMEM;
 
-    (void)pc;
     for (c = x->first; c != NULL; c = c->next)
-        if (c->kind == STRUCT_SCOPE_LOOP && collect_insts(&iv, c, 0, 1, true) != 0)
+        if (c->kind == STRUCT_SCOPE_LOOP &&
+            collect_insts(&iv, c, inline_ctx(x, pc->proc), 0, 1, true) != 0)
             goto out;
     if (iv.n == 0)
         return 0;
@@ -1123,16 +1226,8 @@ restructure(struct arena *arena, struct struct_scope *proc, const struct struct_
     loopnode = calloc(cfg->nloops + 1, sizeof(*loopnode));
     if (ctx == NULL || loopnode == NULL)
         goto out;
-    /* A loop's context: the deepest inlined call holding all of its code. */
-    for (size_t i = 0; i < pieces.n; i++)
-        if (pieces.v[i].loop >= 0)
-            ctx[pieces.v[i].loop] = scope_lca(ctx[pieces.v[i].loop], pieces.v[i].owner, proc);
-    for (size_t l = 0; l < cfg->nloops; l++) { /* inner loops come first */
-        if (ctx[l] == NULL)
-            ctx[l] = proc;
-        if (cfg->loops[l].parent >= 0)
-            ctx[cfg->loops[l].parent] = scope_lca(ctx[cfg->loops[l].parent], ctx[l], proc);
-    }
+    if (loop_contexts(cfg, &pieces, proc, ctx) != 0)
+        goto out;
     for (size_t i = 0; i < pieces.n; i++)
         if (insert_piece(&pc, &pieces.v[i], ctx, loopnode) != 0)
             goto out;

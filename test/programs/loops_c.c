@@ -118,6 +118,36 @@ matmul(int *c, const int *a, const int *bt, int n)
             c[i * n + j] = dot_row(a + i * n, bt + j * n, n);
 }
 
+/* Inlined into its caller, which shares n * n with it: the caller's rows
+ * inside these loops must neither lift them out of the inlined code nor
+ * label them. */
+static ALWAYS void
+matmul_inl(int *c, const int *a, int n)
+{
+    for (int i = 0; i < n; i++)     /* @loop mi_rows proc=mm_driver in=md_reps via=matmul_inl */
+        for (int j = 0; j < n; j++) /* @loop mi_cols proc=mm_driver in=mi_rows via=matmul_inl */
+            c[i * n + j] = dot_row(a + i * n, a + j * n, n);
+}
+
+NOINLINE static int
+mm_driver(int n)
+{
+    int *a = malloc((size_t)n * (size_t)n * sizeof(*a));
+    int *c = malloc((size_t)n * (size_t)n * sizeof(*c));
+    int t;
+
+    if (a == NULL || c == NULL)
+        exit(1);
+    for (int i = 0; i < n * n; i++) /* @loop md_init proc=mm_driver */
+        a[i] = i % 7;
+    for (int r = 0; r < n / 3; r++) /* @loop md_reps proc=mm_driver */
+        matmul_inl(c, a, n);
+    t = c[n + 1];
+    free(a);
+    free(c);
+    return t;
+}
+
 NOINLINE static void
 vectorized(float *restrict x, const float *restrict y, int n)
 {
@@ -239,7 +269,7 @@ main(int argc, char **argv)
         }
         t += (long)perfect(d, m, m);
         matmul(c, e, e, m);
-        t += c[m / 2];
+        t += c[m / 2] + mm_driver(m);
         free(d);
         free(c);
         free(e);
