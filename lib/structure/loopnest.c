@@ -12,8 +12,9 @@
  * the number of threads, and its CFG is freed as soon as it is used.
  * The procedure's code is cut into pieces with one (inlined-call chain,
  * statement, innermost loop) each.  A loop is placed at the deepest
- * inlined call that contains all of its code (so a loop inside an inlined
- * callee appears under that callee's A scope at its call site), and every
+ * inlined call that contains its back edges and nearly all of its code
+ * (loop_contexts(); so a loop inside an inlined callee appears under that
+ * callee's A scope at its call site), and every
  * piece is re-inserted on the path  P / A* / L / A* / L ... / S , which
  * interleaves the loop nest with the inlined-call tree.  A loop's line is
  * the line, in its inlined context, of its conditional back edge (the loop
