@@ -101,6 +101,7 @@ struct builder {
     struct jt {
         size_t insn;
         uint64_t target;
+        uint64_t table; /* the table's address */
     } * jts;
     size_t njts, capjts;
     /* computed gotos: the jumps (instruction indexes, ascending) and the
@@ -384,7 +385,7 @@ resolve_table(struct builder *b, size_t j)
         if (grow((void **)&b->jts, &b->capjts, b->njts, sizeof(*b->jts)) != 0 ||
             push_leader(b, target) != 0)
             return STRUCT_ENOMEM;
-        b->jts[b->njts++] = (struct jt){j, target};
+        b->jts[b->njts++] = (struct jt){j, target, table};
         n++;
     }
     if (n > 0)
@@ -652,13 +653,37 @@ loop_contains(const struct struct_loops *loops, int32_t anc, int32_t l)
 }
 
 /* The control-flow graph under construction: blocks are nodes 0 .. nblocks-1;
- * node nblocks, when the procedure has computed gotos, is their dispatch. */
+ * then, when the procedure has computed gotos, their dispatch node; then one
+ * node per jump table, which the jumps through it go to and which goes to
+ * its targets (so a table of an interpreter's handlers, each of which jumps
+ * through it, heads one loop instead of making them all one another's). */
 struct graph_build {
     uint32_t *first; /* first instruction of each block, and ninsns */
     uint32_t *succ_off, *succ;
     size_t nsucc, capsucc, capcalls;
     uint32_t dispatch; /* the dispatch node, or UINT32_MAX */
+    uint64_t *tables;  /* addresses of the resolved jump tables, sorted, unique */
+    size_t ntables;
+    uint32_t first_table; /* node of tables[0] */
+    uint32_t nnodes;
 };
+
+/* The node of the jump table at @table. */
+static uint32_t
+table_node(const struct graph_build *gb, uint64_t table)
+{
+    size_t lo = 0, hi = gb->ntables;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (gb->tables[mid] < table)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return gb->first_table + (uint32_t)lo;
+}
 
 static int
 add_succ(struct graph_build *gb, uint32_t v)
@@ -683,6 +708,7 @@ static int
 build_blocks(struct builder *b, struct graph_build *gb)
 {
     struct struct_cfg *out = b->out;
+    size_t k = 0;
 
     if (b->nleaders > 0)
         qsort(b->leaders, b->nleaders, sizeof(*b->leaders), u64_cmp);
@@ -707,6 +733,19 @@ build_blocks(struct builder *b, struct graph_build *gb)
     }
     gb->first[out->nblocks] = (uint32_t)b->ninsns;
     gb->dispatch = b->nljumps > 0 ? (uint32_t)out->nblocks : UINT32_MAX;
+    gb->tables = malloc((b->njts + 1) * sizeof(*gb->tables));
+    if (gb->tables == NULL)
+        return STRUCT_ENOMEM;
+    for (size_t i = 0; i < b->njts; i++)
+        gb->tables[gb->ntables++] = b->jts[i].table;
+    if (gb->ntables > 1)
+        qsort(gb->tables, gb->ntables, sizeof(*gb->tables), u64_cmp);
+    for (size_t i = 0; i < gb->ntables; i++)
+        if (k == 0 || gb->tables[k - 1] != gb->tables[i])
+            gb->tables[k++] = gb->tables[i];
+    gb->ntables = k;
+    gb->first_table = (uint32_t)out->nblocks + (gb->dispatch != UINT32_MAX);
+    gb->nnodes = gb->first_table + (uint32_t)gb->ntables;
     return 0;
 }
 
@@ -758,9 +797,9 @@ block_edges(struct builder *b, struct graph_build *gb, size_t k, size_t *jt, siz
     case STRUCT_INSN_IJUMP:
         while (*jt < b->njts && b->jts[*jt].insn < last_i)
             (*jt)++;
-        for (; *jt < b->njts && b->jts[*jt].insn == last_i; (*jt)++)
-            if (add_succ_at(gb, out, b->jts[*jt].target) != 0)
-                return STRUCT_ENOMEM;
+        if (*jt < b->njts && b->jts[*jt].insn == last_i &&
+            add_succ(gb, table_node(gb, b->jts[*jt].table)) != 0)
+            return STRUCT_ENOMEM;
         while (*lj < b->nljumps && b->ljumps[*lj] < last_i)
             (*lj)++;
         if (*lj < b->nljumps && b->ljumps[*lj] == last_i && add_succ(gb, gb->dispatch) != 0)
@@ -783,7 +822,8 @@ static int
 build_edges(struct builder *b, struct graph_build *gb)
 {
     struct struct_cfg *out = b->out;
-    size_t jt = 0, lj = 0, nodes = out->nblocks + (gb->dispatch != UINT32_MAX);
+    size_t jt = 0, lj = 0, nodes = gb->nnodes;
+    uint64_t *targets = NULL;
 
     gb->succ_off = malloc((nodes + 1) * sizeof(*gb->succ_off));
     if (gb->succ_off == NULL)
@@ -799,6 +839,24 @@ build_edges(struct builder *b, struct graph_build *gb)
             if (add_succ_at(gb, out, b->labels[l]) != 0)
                 return STRUCT_ENOMEM;
     }
+    if (gb->ntables > 0 && (targets = malloc(b->njts * sizeof(*targets))) == NULL)
+        return STRUCT_ENOMEM;
+    for (size_t t = 0; t < gb->ntables; t++) {
+        size_t n = 0;
+
+        gb->succ_off[gb->first_table + t] = (uint32_t)gb->nsucc;
+        for (size_t i = 0; i < b->njts; i++)
+            if (b->jts[i].table == gb->tables[t])
+                targets[n++] = b->jts[i].target;
+        if (n > 1)
+            qsort(targets, n, sizeof(*targets), u64_cmp);
+        for (size_t i = 0; i < n; i++)
+            if ((i == 0 || targets[i] != targets[i - 1]) && add_succ_at(gb, out, targets[i]) != 0) {
+                free(targets);
+                return STRUCT_ENOMEM;
+            }
+    }
+    free(targets);
     gb->succ_off[nodes] = (uint32_t)gb->nsucc;
     if (out->ncalls > 1)
         qsort(out->calls, out->ncalls, sizeof(*out->calls), call_cmp);
@@ -806,7 +864,8 @@ build_edges(struct builder *b, struct graph_build *gb)
 }
 
 /* Record, for each loop containing node @v but not node @from, that it is
- * entered at @v (at the labels inside it, when @v is the dispatch). */
+ * entered at @v (at the blocks inside it that @v goes to, when @v is a
+ * dispatch or table node). */
 static int
 add_loop_entry(struct struct_cfg *out, const struct struct_loops *loops,
                const struct graph_build *gb, uint32_t v, int32_t from)
@@ -814,7 +873,7 @@ add_loop_entry(struct struct_cfg *out, const struct struct_loops *loops,
     for (int32_t l = loops->innermost[v]; l >= 0; l = loops->loops[l].parent) {
         if (loop_contains(loops, l, from))
             break;
-        if (v != gb->dispatch) {
+        if (v < out->nblocks) {
             if (struct_rvec_push(&out->loops[l].entries, out->blocks[v].lo, out->blocks[v].hi) != 0)
                 return STRUCT_ENOMEM;
             continue;
@@ -869,7 +928,7 @@ find_loops(struct builder *b, const struct graph_build *gb, const struct struct_
             if (add_loop_entry(out, &loops, gb, v, loops.innermost[u]) != 0)
                 goto out;
             /* a back edge: a jump from u inside the loop v heads */
-            for (; l >= 0 && u != gb->dispatch; l = loops.loops[l].parent) {
+            for (; l >= 0 && u < out->nblocks; l = loops.loops[l].parent) {
                 const struct struct_insn *last = &b->insns[gb->first[u + 1] - 1];
 
                 if (last->kind != STRUCT_INSN_CJUMP && last->kind != STRUCT_INSN_IJUMP)
@@ -924,13 +983,13 @@ struct_cfg_build(struct struct_decoder *d, const struct struct_cfg_env *env,
     if (build_blocks(&b, &gb) != 0 || build_edges(&b, &gb) != 0)
         goto out;
     eb = block_at(out, entry);
-    g = (struct struct_graph){(uint32_t)out->nblocks + (gb.dispatch != UINT32_MAX),
-                              eb >= 0 ? (uint32_t)eb : 0, gb.succ_off, gb.succ};
+    g = (struct struct_graph){gb.nnodes, eb >= 0 ? (uint32_t)eb : 0, gb.succ_off, gb.succ};
     if (out->nblocks > 0 && find_loops(&b, &gb, &g) != 0)
         goto out;
     rc = 0;
 out:
     free(gb.first);
+    free(gb.tables);
     free(gb.succ_off);
     free(gb.succ);
     free(b.insns);
