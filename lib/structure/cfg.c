@@ -15,9 +15,12 @@
  * An indirect jump no table explains goes to every address-taken label
  * of the procedure (computed goto: code addresses that the module's data
  * or a rip-relative lea of the procedure holds), and only when there is
- * none does it get no successors and is counted.  A direct jump
- * out of the procedure is a tail call.  Bytes that do not decode end their
- * block and are counted.  Loops are found with struct_find_loops().
+ * none does it get no successors and is counted.  Indirect jumps reach
+ * their targets through a virtual node (one per table, one for the
+ * computed gotos), so an interpreter's dispatch is one loop headed there.
+ * A direct jump out of the procedure is a tail call.  Bytes that do not
+ * decode end their block and are counted.  Loops are found with
+ * struct_find_loops(); virtual nodes are in no block.
  *
  * Tool code only; reentrant (all state is per call), never prints.
  */
