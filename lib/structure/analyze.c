@@ -1700,8 +1700,9 @@ make_env(struct analysis *an, const struct struct_proc_in *procs, const struct c
     for (size_t i = 0; i < nprocs; i++)
         if (k == 0 || entries[k - 1].addr != entries[i].addr)
             entries[k++] = entries[i];
-    *env = (struct struct_cfg_env){parts, nparts, entries, k};
-    return 0;
+    *env = (struct struct_cfg_env){
+        .parts = parts, .nparts = nparts, .entries = entries, .nentries = k};
+    return struct_cfg_env_scan(an->elf, env);
 }
 
 static void
@@ -1709,6 +1710,7 @@ env_free(struct struct_cfg_env *env)
 {
     free((void *)env->parts);
     free((void *)env->entries);
+    free((void *)env->code_refs);
 }
 
 /*

@@ -101,8 +101,9 @@ struct struct_stats {
     size_t irreducible;      /* of which irreducible */
     size_t calls;            /* call sites, tail calls included */
     size_t bad_bytes;        /* bytes that did not decode as instructions */
-    size_t unresolved_jumps; /* indirect jumps without a recognized jump table */
+    size_t unresolved_jumps; /* indirect jumps with neither a jump table nor labels */
     size_t jump_tables;      /* indirect jumps resolved through a jump table */
+    size_t label_jumps;      /* indirect jumps bounded by address-taken labels (computed goto) */
 };
 
 /*

@@ -284,6 +284,7 @@ struct ann {
     int min_opt; /* check only at this optimization level or above */
     uint32_t line;
     int also; /* also=+N: line + N is accepted as the header line too */
+    int span; /* span=N: any line from line to line + N is accepted */
     char name[64], proc[128], in[64], via[128], target[128];
 };
 
@@ -356,6 +357,8 @@ read_annotations(const char *src)
         a->min_opt = atoi(opt);
         ann_value(t, "also", opt, sizeof(opt));
         a->also = atoi(opt);
+        ann_value(t, "span", opt, sizeof(opt));
+        a->span = atoi(opt);
         a->irr = ann_flag(t, "irr");
         a->nr = ann_flag(t, "nr");
         a->tail = ann_flag(t, "tail");
@@ -368,7 +371,8 @@ read_annotations(const char *src)
 static bool
 ann_line(const struct ann *a, uint32_t line)
 {
-    return line == a->line || (a->also != 0 && (int64_t)line == (int64_t)a->line + a->also);
+    return line == a->line || (a->also != 0 && (int64_t)line == (int64_t)a->line + a->also) ||
+           (line > a->line && line <= a->line + (uint32_t)a->span);
 }
 
 static const struct ann *

@@ -4,7 +4,7 @@
 # struct_test.sh -- property tests of csprof-struct and lib/structure.
 #
 #   struct_test.sh MODE      MODE: c cxx nodebug stripped debugfile errors system readerr
-#                                  loops-c loops-cxx loops-f90
+#                                  loops-c loops-cxx loops-f90 loops-interp
 #
 # Compiles the test programs in test/programs at test time, runs
 # csprof-struct on them and checks properties with struct_check (names,
@@ -349,8 +349,8 @@ test_readerr() {
 }
 
 # loops_test LANG SRC COMPILER...: compile SRC with each compiler at -O0, -O2
-# and -O3; check the annotated loops and calls (normalized output), the
-# schema and invariants of both the normalized and the raw (-n) output, and
+# and -O3 (and the flags in LOOPS_CFLAGS); check the annotated loops and
+# calls (normalized output), the schema and invariants of both the normalized and the raw (-n) output, and
 # byte-identical output for -j 1 and -j 4.
 loops_test() {
     local lang=$1 src=$2 cc opt bin xml name ran=0
@@ -362,10 +362,11 @@ loops_test() {
         fi
         ran=1
         for opt in 0 2 3; do
-            name="$lang $(basename "$cc") -O$opt"
+            name="$lang $(basename "$cc") -O$opt${LOOPS_CFLAGS:+ ${LOOPS_CFLAGS:-}}"
             bin=$work/loops_$(basename "$cc")_O$opt
             xml=$bin.xml
-            "$cc" -O$opt -g -o "$bin" "$src" || { bad "$name: compile failed"; continue; }
+            # shellcheck disable=SC2086 # LOOPS_CFLAGS is a list of flags
+            "$cc" -O$opt -g ${LOOPS_CFLAGS:-} -o "$bin" "$src" || { bad "$name: compile failed"; continue; }
             "$CSPROF_STRUCT" -j 4 "$bin" >"$xml" 2>"$xml.err"
             rc=$?
             [ "$rc" -eq 0 ] && ok || bad "$name: exit $rc: $(cat "$xml.err")"
@@ -394,6 +395,13 @@ test_loops_cxx() {
     loops_test C++ "$STRUCT_PROGRAMS/loops_cxx.cc" "$CXX" "${CLANGXX:-clang++}"
 }
 
+# Position-independent (label tables filled in by RELATIVE relocations) and
+# fixed-address (label tables of absolute addresses in .rodata) builds.
+test_loops_interp() {
+    loops_test C "$STRUCT_PROGRAMS/loops_interp.c" "$CC" "${CLANG:-clang}"
+    LOOPS_CFLAGS="-no-pie -fno-pie" loops_test C "$STRUCT_PROGRAMS/loops_interp.c" "$CC" "${CLANG:-clang}"
+}
+
 test_loops_f90() {
     loops_test Fortran "$STRUCT_PROGRAMS/loops_f90.f90" "${FC:-gfortran}"
 }
@@ -410,8 +418,9 @@ debugfile) test_debugfile ;;
 loops-c) test_loops_c ;;
 loops-cxx) test_loops_cxx ;;
 loops-f90) test_loops_f90 ;;
+loops-interp) test_loops_interp ;;
 *)
-    echo "usage: $0 c|cxx|nodebug|stripped|debugfile|errors|system|readerr|loops-c|loops-cxx|loops-f90" >&2
+    echo "usage: $0 c|cxx|nodebug|stripped|debugfile|errors|system|readerr|loops-c|loops-cxx|loops-f90|loops-interp" >&2
     exit 2
     ;;
 esac

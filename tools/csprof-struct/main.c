@@ -34,8 +34,7 @@ usage(FILE *f)
             "\n"
             "  -o, --output FILE  write to FILE instead of standard output\n"
             "  -n, --no-normalize emit the raw object-code loop structure (no fusing of\n"
-            "                     split loops, no sinking of hoisted statements, no\n"
-            "                     collapsing of perfect loop nests)\n"
+            "                     split loops, no sinking of hoisted statements)\n"
             "  -j, --jobs N       decode procedures with N threads (default: all cores);\n"
             "                     the output does not depend on N\n"
             "  -v, --verbose      print a summary of what was found on standard error\n"
@@ -145,9 +144,10 @@ main(int argc, char **argv)
                 struct_module_build_id(m)[0] ? struct_module_build_id(m) : "none");
         fprintf(stderr,
                 "%s: %s: decoded %zu instructions; %zu object-code loops (%zu irreducible);"
-                " %zu jump tables; %zu unresolved indirect jumps; %zu undecodable bytes\n",
+                " %zu jump tables; %zu computed gotos; %zu unresolved indirect jumps;"
+                " %zu undecodable bytes\n",
                 PROG, binary, st->instructions, st->loops, st->irreducible, st->jump_tables,
-                st->unresolved_jumps, st->bad_bytes);
+                st->label_jumps, st->unresolved_jumps, st->bad_bytes);
     }
 
     if (outpath != NULL) {
