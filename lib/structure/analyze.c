@@ -44,6 +44,7 @@
 
 #include "structure/cfg.h"
 #include "structure/structure_internal.h"
+#include "support/search.h"
 
 enum cand_source { SRC_DWARF = 0, SRC_SYMBOL = 1, SRC_FDE = 2 };
 
@@ -124,6 +125,12 @@ struct analysis {
      * string -> interned copy; interned linkage name -> demangled name. */
     struct str_cache_ent *dw_strs, *demangled;
     /* per-CU state */
+    struct struct_rvec cu_ranges; /* the CU's code ranges, normalized */
+    const void *cu_unit;          /* Dwarf_Die.cu of the CU's DIEs */
+    Dwarf_Off cu_off;             /* offset of the CU's DIE */
+    Dwarf_Aranges *aranges;       /* .debug_aranges, NULL when absent */
+    uint64_t ar_lo, ar_hi;        /* last arange found */
+    Dwarf_Off ar_cu;              /* its CU DIE's offset */
     Dwarf_Files *cu_files;
     size_t cu_nfiles;
     int rc; /* first error while walking */
@@ -942,12 +949,34 @@ die_decl(struct analysis *an, Dwarf_Die *die, const char **file, uint32_t *line)
 
 static int walk_children(struct analysis *an, Dwarf_Die *parent, struct inl *scope);
 
+/*
+ * The file table that file attributes of @die index: the one of the unit
+ * that holds @die (a partial unit imported into the CU being walked has
+ * its own), usually the current CU's.  NULL when it has none.
+ */
+static Dwarf_Files *
+die_files(struct analysis *an, Dwarf_Die *die, size_t *n)
+{
+    Dwarf_Die cu;
+    Dwarf_Files *files;
+
+    if (die->cu == an->cu_unit) {
+        *n = an->cu_nfiles;
+        return an->cu_files;
+    }
+    if (dwarf_diecu(die, &cu, NULL, NULL) == NULL || dwarf_getsrcfiles(&cu, &files, n) != 0)
+        return NULL;
+    return files;
+}
+
 static int
 add_inline(struct analysis *an, Dwarf_Die *die, struct inl *parent)
 {
     struct inl *n;
     Dwarf_Attribute a;
     Dwarf_Word w;
+    Dwarf_Files *files;
+    size_t nfiles;
     const char *link;
     int rc;
 
@@ -968,9 +997,9 @@ add_inline(struct analysis *an, Dwarf_Die *die, struct inl *parent)
     if ((rc = die_names(an, die, &n->name, &link)) != 0 ||
         (rc = die_decl(an, die, &n->file, &n->line)) != 0)
         return rc;
-    if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &w) == 0 && an->cu_files != NULL &&
-        w < an->cu_nfiles) {
-        const char *cf = dwarf_filesrc(an->cu_files, w, NULL, NULL);
+    if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &w) == 0 &&
+        (files = die_files(an, die, &nfiles)) != NULL && w < nfiles) {
+        const char *cf = dwarf_filesrc(files, w, NULL, NULL);
 
         n->call_file = intern_dw(an, cf);
         if (cf != NULL && n->call_file == NULL)
@@ -1111,6 +1140,60 @@ line_push(struct analysis *an, uint64_t lo, uint64_t hi, const char *file, uint3
     return 0;
 }
 
+/*
+ * Does .debug_aranges give @addr to another CU than the one being read?
+ * Then the row is one of a discarded copy of the code (a COMDAT function
+ * whose debug information the linker kept pointing at the kept copy), and
+ * the owner's row is the one addr2line reports.  The last arange found is
+ * cached: rows come in address order.
+ */
+static bool
+owned_elsewhere(struct analysis *an, uint64_t addr)
+{
+    Dwarf_Arange *ar;
+    Dwarf_Addr start;
+    Dwarf_Word len;
+    Dwarf_Off off;
+
+    if (an->aranges == NULL)
+        return false;
+    if (addr < an->ar_lo || addr >= an->ar_hi) {
+        ar = dwarf_getarange_addr(an->aranges, addr);
+        if (ar == NULL || dwarf_getarangeinfo(ar, &start, &len, &off) != 0)
+            return false; /* no arange: trust the line table */
+        an->ar_lo = start;
+        an->ar_hi = start + len;
+        an->ar_cu = off;
+    }
+    return an->ar_cu != an->cu_off;
+}
+
+/*
+ * Push the row range [lo, hi) clipped to the code ranges of its CU.  libdw
+ * sorts a CU's rows by address and puts an end_sequence row before the
+ * other rows at its address (elfutils read_srclines, compare_lines), so a
+ * row at the very end of a sequence is followed by the first row of the
+ * next sequence, anywhere above it: without the clip that row would claim
+ * every address up to there, other CUs' code included.
+ */
+static int
+line_push_clipped(struct analysis *an, uint64_t lo, uint64_t hi, const char *file, uint32_t line)
+{
+    const struct struct_range *r = an->cu_ranges.v;
+    size_t n = an->cu_ranges.n, i;
+
+    if (n == 0)
+        return line_push(an, lo, hi, file, line);
+    i = csp_range_first_after(r, n, sizeof(*r), lo);
+    for (; i < n && r[i].lo < hi; i++) {
+        uint64_t a = r[i].lo > lo ? r[i].lo : lo, b = r[i].hi < hi ? r[i].hi : hi;
+
+        if (a < b && !owned_elsewhere(an, a) && line_push(an, a, b, file, line) != 0)
+            return STRUCT_ENOMEM;
+    }
+    return 0;
+}
+
 /* Collect the row ranges of one CU's line table; line 0 inherits a neighbour. */
 static int
 read_cu_lines(struct analysis *an, Dwarf_Die *cudie)
@@ -1194,7 +1277,7 @@ read_cu_lines(struct analysis *an, Dwarf_Die *cudie)
                 return STRUCT_ENOMEM;
             prev_line = (uint32_t)ln;
         }
-        if (a < b && line_push(an, a, b, prev_file, prev_line) != 0)
+        if (a < b && line_push_clipped(an, a, b, prev_file, prev_line) != 0)
             return STRUCT_ENOMEM;
     }
     return 0;
@@ -1209,6 +1292,8 @@ read_dwarf(struct analysis *an)
     Dwarf_Die cudie, subdie;
     int rc;
 
+    if (dwarf_getaranges(an->dw, &an->aranges, NULL) != 0)
+        an->aranges = NULL;
     an->dw_strs = calloc((size_t)2 << STR_CACHE_BITS, sizeof(*an->dw_strs));
     if (an->dw_strs != NULL)
         an->demangled = an->dw_strs + ((size_t)1 << STR_CACHE_BITS);
@@ -1219,6 +1304,8 @@ read_dwarf(struct analysis *an)
             continue; /* type and partial units carry no code of their own */
         if (unit_type == DW_UT_skeleton && dwarf_tag(&subdie) == DW_TAG_compile_unit)
             top = &subdie;
+        an->cu_unit = top->cu;
+        an->cu_off = dwarf_dieoffset(&cudie);
         an->cu_files = NULL;
         an->cu_nfiles = 0;
         if (dwarf_getsrcfiles(top, &an->cu_files, &an->cu_nfiles) != 0) {
@@ -1226,6 +1313,9 @@ read_dwarf(struct analysis *an)
             an->cu_nfiles = 0;
         }
         rc = walk_children(an, top, NULL);
+        if (rc != 0)
+            return rc;
+        rc = die_ranges(an, top, &an->cu_ranges);
         if (rc != 0)
             return rc;
         rc = read_cu_lines(an, &cudie);
@@ -1795,6 +1885,7 @@ analysis_free(struct analysis *an)
     free(an->syms);
     struct_vec_free(an->lines, an->caplines, sizeof(*an->lines));
     struct_rvec_free(&an->text);
+    struct_rvec_free(&an->cu_ranges);
     if (an->dw != NULL)
         dwarf_end(an->dw);
     if (an->dbg_elf != NULL)
