@@ -91,6 +91,12 @@ struct struct_options {
     int verbose;      /* notes on stderr (e.g. "no DWARF: procedures only") */
     int no_normalize; /* nonzero: raw object-code loop structure (seed 003 §3 rules not applied) */
     int jobs;         /* threads decoding procedures; <= 0: one per available core */
+    /* Root of separate debug files (DIR/.build-id/xx/yyyy.debug and
+     * DIR/<binary's directory>/<debuglink>); NULL: /usr/lib/debug. */
+    const char *debug_dir;
+    /* Directory of csprof-structure.dtd for struct_read_xml_opt(); NULL:
+     * <directory of the running executable>/../share/csprof/schemas. */
+    const char *schema_dir;
 };
 
 /* What the analysis saw, for reports (counts over the whole module). */
@@ -128,6 +134,10 @@ int struct_write_xml(FILE *out, struct struct_module *const *mods, size_t n);
  */
 int struct_read_xml(const char *path, struct struct_module ***mods, size_t *n, char *err,
                     size_t errlen);
+
+/* Same, with the DTD looked up in @opt->schema_dir (@opt may be NULL: the default). */
+int struct_read_xml_opt(const char *path, const struct struct_options *opt,
+                        struct struct_module ***mods, size_t *n, char *err, size_t errlen);
 
 /* The module's root scope (kind MODULE; name = module path).  */
 const struct struct_scope *struct_module_root(const struct struct_module *m);

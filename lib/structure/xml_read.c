@@ -33,6 +33,7 @@
 
 struct reader {
     const char *path;
+    const char *schema_dir; /* NULL: next to the executable */
     char *err;
     size_t errlen;
     bool have_err;
@@ -74,11 +75,13 @@ capture_error(void *ctx, xmlErrorPtr e)
     rd_error(rd, e->line, "%s", e->message ? e->message : "XML error");
 }
 
-/* Path of the DTD, or NULL when it cannot be found. */
+/*
+ * Path of the DTD: in @dir when given, else installed beside the running
+ * executable (BINDIR/../share/csprof/schemas); NULL when it cannot be found.
+ */
 static char *
-find_dtd(void)
+find_dtd(const char *dir)
 {
-    const char *dir = getenv("CSPROF_SCHEMA_DIR");
     char exe[PATH_MAX], *p, *path;
     ssize_t n;
 
@@ -480,7 +483,7 @@ read_doc(struct reader *rd, xmlDocPtr doc, struct struct_module ***mods, size_t 
 static int
 validate(struct reader *rd, xmlDocPtr doc)
 {
-    char *path = find_dtd();
+    char *path = find_dtd(rd->schema_dir);
     xmlDtdPtr dtd;
     xmlValidCtxtPtr vc;
     int rc = 0;
@@ -513,7 +516,17 @@ out_free_path:
 int
 struct_read_xml(const char *path, struct struct_module ***mods, size_t *n, char *err, size_t errlen)
 {
-    struct reader rd = {.path = path, .err = err, .errlen = errlen};
+    return struct_read_xml_opt(path, NULL, mods, n, err, errlen);
+}
+
+int
+struct_read_xml_opt(const char *path, const struct struct_options *opt,
+                    struct struct_module ***mods, size_t *n, char *err, size_t errlen)
+{
+    struct reader rd = {.path = path,
+                        .schema_dir = opt != NULL ? opt->schema_dir : NULL,
+                        .err = err,
+                        .errlen = errlen};
     xmlStructuredErrorFunc old_handler = xmlStructuredError;
     void *old_ctx = xmlStructuredErrorContext;
     xmlParserCtxtPtr ctxt;

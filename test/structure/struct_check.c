@@ -30,6 +30,8 @@
 
 static struct struct_module **mods;
 static size_t nmods;
+/* DTD directory from CSPROF_SCHEMA_DIR (set by struct_test.sh), NULL: installed beside us. */
+static struct struct_options xml_opt;
 
 __attribute__((format(printf, 1, 2))) static int
 fail(const char *fmt, ...)
@@ -48,7 +50,7 @@ static void
 load(const char *path)
 {
     char err[1024];
-    int rc = struct_read_xml(path, &mods, &nmods, err, sizeof(err));
+    int rc = struct_read_xml_opt(path, &xml_opt, &mods, &nmods, err, sizeof(err));
 
     if (rc != 0) {
         fprintf(stderr, "struct_check: read failed (%s): %s\n", struct_strerror(rc), err);
@@ -622,13 +624,15 @@ main(int argc, char **argv)
     const char *cmd = argc > 1 ? argv[1] : "";
     const struct struct_scope *root, *p;
 
+    xml_opt.schema_dir = getenv("CSPROF_SCHEMA_DIR");
+    xml_opt.debug_dir = getenv("CSPROF_DEBUG_DIR");
     if (argc < 3) {
         fprintf(stderr, "usage: struct_check COMMAND FILE ARGS...\n");
         return 2;
     }
     if (strcmp(cmd, "readerr") == 0 && argc == 4) {
         char err[1024] = "";
-        int rc = struct_read_xml(argv[2], &mods, &nmods, err, sizeof(err));
+        int rc = struct_read_xml_opt(argv[2], &xml_opt, &mods, &nmods, err, sizeof(err));
 
         if (rc == 0)
             return fail("%s: read succeeded, expected an error containing '%s'", argv[2], argv[3]);
@@ -639,7 +643,7 @@ main(int argc, char **argv)
     }
     if (strcmp(cmd, "analyze") == 0 && argc == 4) {
         char err[1024];
-        struct struct_options opt = {0};
+        struct struct_options opt = xml_opt;
         struct struct_module *m;
         int rc = struct_analyze(argv[2], &opt, &m, NULL, err, sizeof(err));
 

@@ -276,7 +276,8 @@ static void
 prof_module_resolve(struct prof_ctx *ctx, uint32_t mi)
 {
     struct prof_module *m = &ctx->modules[mi];
-    struct struct_options sopt = {.verbose = ctx->opt.verbose};
+    struct struct_options sopt = {.verbose = ctx->opt.verbose,
+                                  .debug_dir = getenv("CSPROF_DEBUG_DIR")};
     const char *note = NULL, *fb, *stale_file = NULL, *stale_bid = NULL;
     char err[512] = "";
     size_t i;
