@@ -37,6 +37,12 @@
 #include "structure/binary_internal.h"
 #include "support/vec.h"
 
+const char *const bin_notes[BIN_NOTES] = {
+    [BIN_NOTE_NO_LINES] = "DWARF without line tables: procedures only, no statements",
+    [BIN_NOTE_STRIPPED] = "stripped and no DWARF: procedures from .dynsym and .eh_frame only",
+    [BIN_NOTE_NO_DWARF] = "no DWARF debug information: procedures from the symbol table only",
+};
+
 void
 bin_set_err(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -148,11 +154,11 @@ struct_analyze(const char *path, const struct struct_options *opt, struct struct
         goto out_nomem;
     if (note != NULL && an.nlines == 0) {
         if (an.dw != NULL)
-            *note = "DWARF without line tables: procedures only, no statements";
+            *note = bin_notes[BIN_NOTE_NO_LINES];
         else if (!an.have_symtab)
-            *note = "stripped and no DWARF: procedures from .dynsym and .eh_frame only";
+            *note = bin_notes[BIN_NOTE_STRIPPED];
         else
-            *note = "no DWARF debug information: procedures from the symbol table only";
+            *note = bin_notes[BIN_NOTE_NO_DWARF];
     }
     *out = an.m;
     an.m = NULL;

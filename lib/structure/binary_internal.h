@@ -124,6 +124,10 @@ struct analysis {
     int rc; /* first error while walking */
 };
 
+/* The notes struct_analyze() gives (index 0: none); the cache stores the index.  (analyze.c) */
+enum { BIN_NOTE_NONE, BIN_NOTE_NO_LINES, BIN_NOTE_STRIPPED, BIN_NOTE_NO_DWARF, BIN_NOTES };
+extern const char *const bin_notes[BIN_NOTES];
+
 /* Format an error line into @err (may be NULL).  (analyze.c) */
 void bin_set_err(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -550,9 +550,9 @@ struct_read_xml_opt(const char *path, const struct struct_options *opt,
         rc = STRUCT_ENOMEM;
         goto out_restore;
     }
-    doc =
-        xmlCtxtReadFile(ctxt, path, NULL,
-                        XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_HUGE);
+    doc = xmlCtxtReadFile(ctxt, path, NULL,
+                          XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
+                              XML_PARSE_HUGE | XML_PARSE_NOBLANKS | XML_PARSE_COMPACT);
     if (doc == NULL) {
         xmlErrorPtr e = xmlCtxtGetLastError(ctxt);
 

@@ -12,6 +12,8 @@
  *   struct_check invariants XML             ids, range order, nesting, disjointness, coverage
  *   struct_check rewrite XML OUT            read XML and write it again to OUT
  *   struct_check analyze BINARY OUT         struct_analyze BINARY and write it to OUT
+ *   struct_check cached DIR BINARY OUT      struct_analyze_cached BINARY with cache DIR, to OUT
+ *                                           (prints the note, if any, on stdout)
  *   struct_check readerr XML TEXT           reading XML fails and the message contains TEXT
  *   struct_check loops XML SRC OPT          the @loop and @call annotations of SRC hold
  *                                           (OPT: optimization level 0-3; see loops_c.c)
@@ -652,6 +654,26 @@ main(int argc, char **argv)
         mods = &m;
         nmods = 1;
         rc = write_to(argv[3]);
+        struct_module_free(m);
+        return rc;
+    }
+
+    if (strcmp(cmd, "cached") == 0 && argc == 5) {
+        char err[1024];
+        struct struct_options opt = xml_opt;
+        struct struct_module *m;
+        const char *note = NULL;
+        int rc;
+
+        opt.cache_dir = argv[2];
+        rc = struct_analyze_cached(argv[3], &opt, &m, &note, err, sizeof(err));
+        if (rc != 0)
+            return fail("analyze failed: %s", err);
+        if (note != NULL)
+            printf("note: %s\n", note);
+        mods = &m;
+        nmods = 1;
+        rc = write_to(argv[4]);
         struct_module_free(m);
         return rc;
     }

@@ -276,8 +276,12 @@ static void
 prof_module_resolve(struct prof_ctx *ctx, uint32_t mi)
 {
     struct prof_module *m = &ctx->modules[mi];
-    struct struct_options sopt = {.verbose = ctx->opt.verbose,
-                                  .debug_dir = getenv("CSPROF_DEBUG_DIR")};
+    char cache[PATH_MAX];
+    struct struct_options sopt = {
+        .verbose = ctx->opt.verbose,
+        .debug_dir = getenv("CSPROF_DEBUG_DIR"),
+        .cache_dir = struct_cache_dir(getenv("CSPROF_STRUCT_CACHE"), getenv("XDG_CACHE_HOME"),
+                                      getenv("HOME"), cache, sizeof(cache))};
     const char *note = NULL, *fb, *stale_file = NULL, *stale_bid = NULL;
     char err[512] = "";
     size_t i;
@@ -314,7 +318,7 @@ prof_module_resolve(struct prof_ctx *ctx, uint32_t mi)
         m->why = prof_xasprintf("%s: not a file", m->path);
         return;
     }
-    rc = struct_analyze(m->path, &sopt, &m->owned, &note, err, sizeof(err));
+    rc = struct_analyze_cached(m->path, &sopt, &m->owned, &note, err, sizeof(err));
     if (rc < 0) {
         if (stale_file != NULL) { /* only a structure file of another build is left */
             prof_module_changed(ctx, m, stale_file, stale_bid);
