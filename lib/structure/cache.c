@@ -50,11 +50,11 @@ struct_cache_dir(const char *setting, const char *xdg_cache_home, const char *ho
 {
     int n;
 
-    if (setting != NULL) {
-        if (setting[0] == '\0' || strcmp(setting, "off") == 0)
-            return NULL;
+    if (setting == NULL || setting[0] == '\0' || strcmp(setting, "off") == 0)
+        return NULL;
+    if (strcmp(setting, "default") != 0)
         n = snprintf(buf, len, "%s", setting);
-    } else if (xdg_cache_home != NULL && xdg_cache_home[0] == '/') {
+    else if (xdg_cache_home != NULL && xdg_cache_home[0] == '/') {
         n = snprintf(buf, len, "%s/csprof", xdg_cache_home);
     } else if (home != NULL && home[0] == '/') {
         n = snprintf(buf, len, "%s/.cache/csprof", home);

@@ -142,10 +142,11 @@ int struct_analyze_cached(const char *path, const struct struct_options *opt,
 
 /*
  * The cache directory for a setting and the environment the caller read:
- * @setting (e.g. $CSPROF_STRUCT_CACHE) "" or "off" disables the cache
- * (returns NULL); another non-NULL @setting is the directory; NULL gives
- * the default @xdg_cache_home/csprof, else @home/.cache/csprof (NULL when
- * neither is set).  Writes into @buf of @len bytes and returns it.
+ * @setting (e.g. $CSPROF_STRUCT_CACHE) NULL, "" or "off" disables the
+ * cache (returns NULL); "default" gives @xdg_cache_home/csprof, else
+ * @home/.cache/csprof (NULL when neither is an absolute path); another
+ * value is the directory itself.  Writes into @buf of @len bytes and
+ * returns it, or NULL (also when it does not fit).
  */
 const char *struct_cache_dir(const char *setting, const char *xdg_cache_home, const char *home,
                              char *buf, size_t len);
