@@ -14,6 +14,7 @@
 #include "structure/cfg.h"
 
 #include "structure/binary_internal.h"
+#include "support/search.h"
 
 /*
  * Add INLINE scopes for the children of @in under @parent: each clipped to
@@ -94,16 +95,8 @@ add_statements(struct analysis *an)
         return STRUCT_ENOMEM;
     for (size_t i = 0; i < an->nlines; i++) {
         const struct line_piece *l = &an->lines[i];
-        size_t lo = 0, hi = m->nindex;
+        size_t lo = csp_range_first_after(m->index, m->nindex, sizeof(*m->index), l->lo);
 
-        while (lo < hi) { /* first index entry ending after l->lo */
-            size_t mid = lo + (hi - lo) / 2;
-
-            if (m->index[mid].hi <= l->lo)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
         for (size_t j = lo; j < m->nindex && m->index[j].lo < l->hi; j++) {
             const struct struct_index_entry *e = &m->index[j];
 

@@ -5,25 +5,19 @@
  * trust; each source only claims addresses the sources before it left
  * free.  Tool code only.
  */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "structure/binary_internal.h"
+#include "support/search.h"
 
 /* Start of the first range of @r that begins after @addr, or UINT64_MAX. */
 static uint64_t
 ranges_next_start(const struct struct_range *r, size_t n, uint64_t addr)
 {
-    size_t lo = 0, hi = n;
+    size_t i = csp_upper_bound_u64(r, n, sizeof(*r), offsetof(struct struct_range, lo), addr);
 
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (r[mid].lo <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n ? r[lo].lo : UINT64_MAX;
+    return i < n ? r[i].lo : UINT64_MAX;
 }
 
 struct flat {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "structure/binary_internal.h"
+#include "support/vec.h"
 
 struct cie_info {
     Dwarf_Off off;
@@ -148,16 +149,9 @@ bin_add_fde_cands(struct analysis *an)
             continue;
         }
         if (dwarf_cfi_cie_p(&e)) {
-            if (ncies == capcies) {
-                size_t cap = capcies ? capcies * 2 : 16;
-                struct cie_info *v = realloc(cies, cap * sizeof(*v));
-
-                if (v == NULL) {
-                    rc = STRUCT_ENOMEM;
-                    goto out;
-                }
-                cies = v;
-                capcies = cap;
+            if (csp_vec_reserve(&cies, &capcies, ncies + 1, sizeof(*cies)) != 0) {
+                rc = STRUCT_ENOMEM;
+                goto out;
             }
             cies[ncies].off = off;
             cies[ncies].ok = cie_fde_encoding(&e.cie, &cies[ncies].fde_enc);

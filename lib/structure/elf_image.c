@@ -11,6 +11,7 @@
 #include <elfutils/libdwelf.h>
 
 #include "structure/binary_internal.h"
+#include "support/vec.h"
 
 static const char *
 machine_name(unsigned machine)
@@ -188,16 +189,9 @@ bin_collect_image(struct analysis *an, struct struct_image_part **out, size_t *n
         d = elf_getdata(scn, NULL);
         if (d == NULL || d->d_buf == NULL || d->d_size < sh.sh_size)
             continue;
-        if (n == cap) {
-            size_t ncap = cap ? cap * 2 : 32;
-            struct struct_image_part *nv = realloc(v, ncap * sizeof(*nv));
-
-            if (nv == NULL) {
-                free(v);
-                return STRUCT_ENOMEM;
-            }
-            v = nv;
-            cap = ncap;
+        if (csp_vec_reserve(&v, &cap, n + 1, sizeof(*v)) != 0) {
+            free(v);
+            return STRUCT_ENOMEM;
         }
         v[n++] = (struct struct_image_part){sh.sh_addr, sh.sh_addr + sh.sh_size, d->d_buf,
                                             (sh.sh_flags & SHF_EXECINSTR) != 0};

@@ -13,6 +13,8 @@
 #include <sys/mman.h>
 
 #include "structure/structure_internal.h"
+#include "support/search.h"
+#include "support/vec.h"
 
 #define MODULE_CHUNK_BYTES (256 * 1024)
 #define MODULE_HUGE_BYTES  ((size_t)2 * 1024 * 1024) /* one x86-64 transparent huge page */
@@ -447,15 +449,8 @@ idx_emit(struct struct_module *m, size_t *cap, uint64_t lo, uint64_t hi,
         last->hi = hi;
         return 0;
     }
-    if (m->nindex == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 256;
-        struct struct_index_entry *v = realloc(m->index, ncap * sizeof(*v));
-
-        if (v == NULL)
-            return STRUCT_ENOMEM;
-        m->index = v;
-        *cap = ncap;
-    }
+    if (csp_vec_reserve(&m->index, cap, m->nindex + 1, sizeof(*m->index)) != 0)
+        return STRUCT_ENOMEM;
     m->index[m->nindex++] = (struct struct_index_entry){lo, hi, scope};
     return 0;
 }
@@ -529,7 +524,7 @@ const struct struct_scope *
 struct_lookup(const struct struct_module *cm, uint64_t offset)
 {
     struct struct_module *m = (struct struct_module *)cm; /* the index is a cache */
-    size_t lo = 0, hi;
+    ptrdiff_t i;
 
     if (m == NULL)
         return NULL;
@@ -538,16 +533,6 @@ struct_lookup(const struct struct_module *cm, uint64_t offset)
             return NULL; /* out of memory: try again next time */
         m->index_built = true;
     }
-    hi = m->nindex;
-    while (lo < hi) { /* first entry with entry.hi > offset */
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (m->index[mid].hi <= offset)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < m->nindex && m->index[lo].lo <= offset)
-        return m->index[lo].scope;
-    return NULL;
+    i = csp_range_find(m->index, m->nindex, sizeof(*m->index), offset);
+    return i >= 0 ? m->index[i].scope : NULL;
 }

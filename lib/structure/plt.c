@@ -13,6 +13,7 @@
 #include "structure/cfg.h"
 
 #include "structure/binary_internal.h"
+#include "support/vec.h"
 
 struct slot {
     uint64_t addr; /* GOT slot */
@@ -60,16 +61,9 @@ read_got_slots(struct analysis *an, struct slot **out, size_t *nout)
                 gelf_getsym(symd, (int)GELF_R_SYM(r.r_info), &sym) == NULL ||
                 (name = elf_strptr(an->elf, symsh.sh_link, sym.st_name)) == NULL || name[0] == '\0')
                 continue;
-            if (n == cap) {
-                size_t ncap = cap ? cap * 2 : 64;
-                struct slot *nv = realloc(v, ncap * sizeof(*nv));
-
-                if (nv == NULL) {
-                    free(v);
-                    return STRUCT_ENOMEM;
-                }
-                v = nv;
-                cap = ncap;
+            if (csp_vec_reserve(&v, &cap, n + 1, sizeof(*v)) != 0) {
+                free(v);
+                return STRUCT_ENOMEM;
             }
             v[n++] = (struct slot){r.r_offset, name};
         }

@@ -4,10 +4,12 @@
  * else .dynsym): aliases at one address resolve to one preferred name;
  * unsized symbols end at the next symbol.  Tool code only.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "structure/binary_internal.h"
+#include "support/search.h"
 
 static int
 sym_cmp(const void *pa, const void *pb)
@@ -113,17 +115,10 @@ bin_read_symbols(struct analysis *an)
 const struct sym *
 bin_sym_at(const struct analysis *an, uint64_t addr)
 {
-    size_t lo = 0, hi = an->nsyms;
+    size_t i =
+        csp_lower_bound_u64(an->syms, an->nsyms, sizeof(*an->syms), offsetof(struct sym, lo), addr);
 
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (an->syms[mid].lo < addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < an->nsyms && an->syms[lo].lo == addr ? &an->syms[lo] : NULL;
+    return i < an->nsyms && an->syms[i].lo == addr ? &an->syms[i] : NULL;
 }
 
 int
