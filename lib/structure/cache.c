@@ -50,9 +50,9 @@ struct_cache_dir(const char *setting, const char *xdg_cache_home, const char *ho
 {
     int n;
 
-    if (setting == NULL || setting[0] == '\0' || strcmp(setting, "off") == 0)
+    if (setting != NULL && (setting[0] == '\0' || strcmp(setting, "off") == 0))
         return NULL;
-    if (strcmp(setting, "default") != 0)
+    if (setting != NULL && strcmp(setting, "default") != 0)
         n = snprintf(buf, len, "%s", setting);
     else if (xdg_cache_home != NULL && xdg_cache_home[0] == '/') {
         n = snprintf(buf, len, "%s/csprof", xdg_cache_home);
@@ -199,27 +199,23 @@ static struct struct_module *
 lookup(const struct struct_options *opt, const char *entry, const char *real,
        const struct cache_key *k, unsigned *note)
 {
-    struct struct_module **mods = NULL, *m = NULL;
+    struct struct_module *m = NULL;
     struct cache_key got = {0};
     char version[64], err[256];
-    size_t n = 0;
 
     if (!read_key(entry, &got, version, sizeof(version)) || strcmp(version, CSPROF_VERSION) != 0 ||
         got.size != k->size || got.mtime_sec != k->mtime_sec || got.mtime_nsec != k->mtime_nsec ||
         got.path_hash != k->path_hash || got.note >= BIN_NOTES ||
         (got.note != BIN_NOTE_NONE && debug_file_exists(opt, k->build_id)))
         return NULL;
-    if (struct_read_xml_opt(entry, opt, &mods, &n, err, sizeof(err)) != 0)
+    if (struct_read_xml_stream(entry, &m, err, sizeof(err)) != 0)
         return NULL;
-    if (n == 1 && strcmp(struct_module_build_id(mods[0]), k->build_id) == 0 &&
-        strcmp(struct_module_path(mods[0]), real) == 0) {
-        m = mods[0];
-        mods[0] = NULL;
-        *note = got.note;
+    if (strcmp(struct_module_build_id(m), k->build_id) != 0 ||
+        strcmp(struct_module_path(m), real) != 0) {
+        struct_module_free(m);
+        return NULL;
     }
-    for (size_t i = 0; i < n; i++)
-        struct_module_free(mods[i]);
-    free(mods);
+    *note = got.note;
     return m;
 }
 

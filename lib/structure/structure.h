@@ -142,8 +142,8 @@ int struct_analyze_cached(const char *path, const struct struct_options *opt,
 
 /*
  * The cache directory for a setting and the environment the caller read:
- * @setting (e.g. $CSPROF_STRUCT_CACHE) NULL, "" or "off" disables the
- * cache (returns NULL); "default" gives @xdg_cache_home/csprof, else
+ * @setting (e.g. $CSPROF_STRUCT_CACHE) "" or "off" disables the cache
+ * (returns NULL); NULL or "default" gives @xdg_cache_home/csprof, else
  * @home/.cache/csprof (NULL when neither is an absolute path); another
  * value is the directory itself.  Writes into @buf of @len bytes and
  * returns it, or NULL (also when it does not fit).

@@ -176,6 +176,14 @@ int struct_ranges_parse(const char *s, struct struct_rvec *out);
  */
 char *struct_demangle(const char *mangled);
 
+/*
+ * Read a structure file of exactly one module that this library wrote
+ * (a cache entry), streaming: one procedure's XML nodes at a time, the
+ * content checks of struct_read_xml() but no DTD validation.  Returns 0
+ * and *out, or a negative struct_status with one line in @err.
+ */
+int struct_read_xml_stream(const char *path, struct struct_module **out, char *err, size_t errlen);
+
 /* Does the sorted, normalized range list @r contain @addr? */
 bool struct_ranges_contain(const struct struct_range *r, size_t n, uint64_t addr);
 

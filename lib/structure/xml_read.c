@@ -26,6 +26,7 @@
 #include <libxml/tree.h>
 #include <libxml/valid.h>
 #include <libxml/xmlerror.h>
+#include <libxml/xmlreader.h>
 
 #include "structure/structure_internal.h"
 
@@ -294,9 +295,14 @@ read_call_attrs(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct
     return attr_flag(rd, n, "nr", STRUCT_SCOPE_F_NORETURN, &s->flags);
 }
 
+/*
+ * Read element @n as a scope of @kind under @parent, and its children when
+ * @children (the streaming reader reads a FILE's procedures itself).  The
+ * new scope goes to *made when @made is not NULL.
+ */
 static int
-read_scope(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct struct_scope *parent,
-           enum struct_scope_kind kind)
+read_scope_ex(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct struct_scope *parent,
+              enum struct_scope_kind kind, bool children, struct struct_scope **made)
 {
     struct struct_scope *s;
     char *v;
@@ -362,7 +368,16 @@ read_scope(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct stru
     }
     if (rc != 0)
         return rc;
-    return read_children(rd, m, n, s);
+    if (made != NULL)
+        *made = s;
+    return children ? read_children(rd, m, n, s) : 0;
+}
+
+static int
+read_scope(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct struct_scope *parent,
+           enum struct_scope_kind kind)
+{
+    return read_scope_ex(rd, m, n, parent, kind, true, NULL);
 }
 
 static int
@@ -397,7 +412,7 @@ read_children(struct reader *rd, struct struct_module *m, xmlNodePtr node,
 }
 
 static int
-read_module(struct reader *rd, xmlNodePtr n, struct struct_module **out)
+read_module_ex(struct reader *rd, xmlNodePtr n, bool children, struct struct_module **out)
 {
     struct struct_module *m;
     char *name = attr(n, "n");
@@ -420,13 +435,19 @@ read_module(struct reader *rd, xmlNodePtr n, struct struct_module **out)
         m->build_id = bid;
     if ((rc = attr_hex(rd, n, "entry", &m->entry)) != 0)
         goto out_free;
-    if ((rc = read_children(rd, m, n, &m->root)) != 0)
+    if (children && (rc = read_children(rd, m, n, &m->root)) != 0)
         goto out_free;
     *out = m;
     return 0;
 out_free:
     struct_module_free(m);
     return rc;
+}
+
+static int
+read_module(struct reader *rd, xmlNodePtr n, struct struct_module **out)
+{
+    return read_module_ex(rd, n, true, out);
 }
 
 static int
@@ -574,4 +595,114 @@ out_restore:
     rd.have_err = true;
     struct_rvec_free(&rd.rv);
     return rc;
+}
+
+/* Reverse the child list of @p (children are prepended while reading). */
+static void
+reverse_children(struct struct_scope *p)
+{
+    struct struct_scope *prev = NULL, *c, *next;
+
+    for (c = p->first_child; c != NULL; c = next) {
+        next = c->next_sibling;
+        c->next_sibling = prev;
+        prev = c;
+    }
+    p->first_child = prev;
+}
+
+/*
+ * The streaming reader: elements down to FILE are read as they start, and
+ * each procedure is expanded alone (xmlTextReaderExpand) and read with
+ * the same code as the DOM reader, so memory stays at one procedure's
+ * nodes and no document tree is built.  No DTD validation (the content
+ * checks of read_scope remain): for files this library wrote itself.
+ */
+int
+struct_read_xml_stream(const char *path, struct struct_module **out, char *err, size_t errlen)
+{
+    struct reader rd = {.path = path, .err = err, .errlen = errlen};
+    xmlTextReaderPtr r;
+    struct struct_module *m = NULL;
+    struct struct_scope *file = NULL;
+    int ret, rc = 0;
+
+    *out = NULL;
+    if (err != NULL && errlen > 0)
+        err[0] = '\0';
+    r = xmlReaderForFile(path, NULL,
+                         XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
+                             XML_PARSE_HUGE | XML_PARSE_NOBLANKS | XML_PARSE_COMPACT);
+    if (r == NULL) {
+        rd_error(&rd, 0, "cannot open or parse");
+        return STRUCT_EIO;
+    }
+    ret = xmlTextReaderRead(r);
+    while (ret == 1 && rc == 0) {
+        xmlNodePtr n;
+        int depth;
+        enum struct_scope_kind k;
+
+        if (xmlTextReaderNodeType(r) != XML_READER_TYPE_ELEMENT) {
+            ret = xmlTextReaderRead(r);
+            continue;
+        }
+        depth = xmlTextReaderDepth(r);
+        n = xmlTextReaderCurrentNode(r);
+        if (n == NULL) {
+            rc = STRUCT_ENOMEM;
+            break;
+        }
+        k = depth == 0 ? (enum struct_scope_kind) - 1 : kind_of(n);
+        if (depth == 0) {
+            char *ver = attr(n, "version");
+
+            if (xmlStrcmp(n->name, BAD_CAST "csprof-structure") != 0 || ver == NULL ||
+                strcmp(ver, STRUCT_XML_VERSION) != 0) {
+                rd_error(&rd, xmlGetLineNo(n), "not a structure file of version %s",
+                         STRUCT_XML_VERSION);
+                rc = STRUCT_EXML;
+            }
+            xmlFree(ver);
+        } else if (depth == 1 && k == STRUCT_SCOPE_MODULE && m == NULL) {
+            rc = read_module_ex(&rd, n, false, &m);
+        } else if (depth == 2 && k == STRUCT_SCOPE_FILE && m != NULL) {
+            rc = read_scope_ex(&rd, m, n, &m->root, k, false, &file);
+        } else if (depth == 3 && k == STRUCT_SCOPE_PROC && file != NULL) {
+            n = xmlTextReaderExpand(r);
+            if (n == NULL) {
+                rd_error(&rd, 0, "XML parse error in a procedure");
+                rc = STRUCT_EXML;
+                break;
+            }
+            rc = read_scope(&rd, m, n, file, k);
+            if (rc == 0)
+                ret = xmlTextReaderNext(r);
+            continue;
+        } else {
+            rd_error(&rd, xmlGetLineNo(n), "unexpected element <%s> at depth %d",
+                     (const char *)n->name, depth);
+            rc = STRUCT_EXML;
+        }
+        ret = xmlTextReaderRead(r);
+    }
+    if (rc == 0 && ret != 0) {
+        rd_error(&rd, 0, "XML parse error");
+        rc = STRUCT_EXML;
+    }
+    if (rc == 0 && m == NULL) {
+        rd_error(&rd, 0, "no <LM> element");
+        rc = STRUCT_EXML;
+    }
+    xmlFreeTextReader(r);
+    struct_rvec_free(&rd.rv);
+    if (rc != 0) {
+        struct_module_free(m);
+        return rc;
+    }
+    reverse_children(&m->root);
+    for (struct struct_scope *f = m->root.first_child; f != NULL; f = f->next_sibling)
+        reverse_children(f);
+    *out = m;
+    return 0;
 }

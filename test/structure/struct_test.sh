@@ -425,6 +425,10 @@ test_cache() {
     "$STRUCT_CHECK" cached "$cache" "$bin" "$work/c5.xml" >/dev/null 2>&1
     grep -q 'n="cached_caller"' "$work/c5.xml" && bad "cache: entry used for a changed file" || ok
     check "cache: changed file analyzed again" cmp "$work/plain.xml" "$work/c5.xml"
+    # A damaged entry whose key still matches: read fails, the binary is analyzed.
+    sed -i '0,/ v="0x/s// v="zz/' "$entry"
+    check "cache: damaged entry ignored" "$STRUCT_CHECK" cached "$cache" "$bin" "$work/c5b.xml"
+    check "cache: damaged entry gives the plain analysis" cmp "$work/plain.xml" "$work/c5b.xml"
     head -c 300 "$entry" >"$entry.cut" && mv "$entry.cut" "$entry"
     touch -d '@2' "$bin"
     check "cache: truncated entry ignored" "$STRUCT_CHECK" cached "$cache" "$bin" "$work/c6.xml"

@@ -441,7 +441,7 @@ test_cache_dir(void **state)
     static const struct {
         const char *setting, *xdg, *home, *want; /* want NULL: no cache */
     } cases[] = {
-        {NULL, "/x", "/h", NULL},
+        {NULL, "/x", "/h", "/x/csprof"},
         {"", "/x", "/h", NULL},
         {"off", "/x", "/h", NULL},
         {"/c", "/x", "/h", "/c"},
