@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 
 #include "structure/structure_internal.h"
+#include "support/hashmap.h"
 #include "support/search.h"
 #include "support/vec.h"
 
@@ -139,7 +140,7 @@ struct_module_free(struct struct_module *m)
     if (m == NULL)
         return;
     free(m->index);
-    free(m->strtab);
+    csp_hmap_free(&m->strings);
     for (size_t i = 0; i < m->nxarenas; i++)
         arena_destroy(&m->xarenas[i]);
     free(m->xarenas);
@@ -153,63 +154,33 @@ struct_module_alloc(struct struct_module *m, size_t size)
     return arena_alloc(&m->arena, size);
 }
 
-/* FNV-1a, 64 bit. */
-static uint64_t
-str_hash(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-
-    for (; *s != '\0'; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-    return h;
-}
-
-static int
-strtab_grow(struct struct_module *m)
-{
-    size_t cap = m->strtab_cap ? m->strtab_cap * 2 : 1024;
-    const char **tab = calloc(cap, sizeof(*tab));
-
-    if (tab == NULL)
-        return STRUCT_ENOMEM;
-    for (size_t i = 0; i < m->strtab_cap; i++) {
-        const char *s = m->strtab[i];
-        size_t j;
-
-        if (s == NULL)
-            continue;
-        for (j = str_hash(s) & (cap - 1); tab[j] != NULL; j = (j + 1) & (cap - 1))
-            ;
-        tab[j] = s;
-    }
-    free(m->strtab);
-    m->strtab = tab;
-    m->strtab_cap = cap;
-    return 0;
-}
-
+/*
+ * Return the module's copy of @s.  The table maps a 64-bit key to a
+ * string: the key is the string's hash, and on a collision (another
+ * string under the key) the next key of a fixed chain (csp_hash_u64 of
+ * key + 1).  Nothing is ever removed, so a lookup that follows the chain
+ * to an absent key proves the string absent.
+ */
 const char *
 struct_intern(struct struct_module *m, const char *s)
 {
-    size_t j, len;
+    const char *hit;
+    uint64_t key;
+    size_t len;
     char *copy;
 
     if (s == NULL)
         return NULL;
-    if ((m->strtab_used + 1) * 2 > m->strtab_cap && strtab_grow(m) != 0)
-        return NULL;
-    for (j = str_hash(s) & (m->strtab_cap - 1); m->strtab[j] != NULL;
-         j = (j + 1) & (m->strtab_cap - 1))
-        if (strcmp(m->strtab[j], s) == 0)
-            return m->strtab[j];
+    for (key = csp_hash_str(s); (hit = csp_hmap_get(&m->strings, key)) != NULL;
+         key = csp_hash_u64(key + 1))
+        if (strcmp(hit, s) == 0)
+            return hit;
     len = strlen(s);
     copy = arena_alloc(&m->arena, len + 1);
     if (copy == NULL)
         return NULL;
     memcpy(copy, s, len + 1);
-    m->strtab[j] = copy;
-    m->strtab_used++;
-    return copy;
+    return csp_hmap_put(&m->strings, key, copy) == 0 ? copy : NULL;
 }
 
 struct arena *

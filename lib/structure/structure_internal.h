@@ -16,6 +16,7 @@
 
 #include "structure/structure.h"
 #include "support/arena.h"
+#include "support/hashmap.h"
 
 /* Name of the FILE scope that holds procedures whose source file is unknown. */
 #define STRUCT_UNKNOWN_FILE "<unknown file>"
@@ -45,9 +46,8 @@ struct struct_module {
     uint64_t entry;           /* ELF e_entry (module-relative address); 0 when unknown */
     uint32_t next_id;         /* next scope id to hand out */
 
-    /* String interner: open addressing, pointers into the arena. */
-    const char **strtab;
-    size_t strtab_cap, strtab_used;
+    /* String interner: string hash -> the copy in the arena (see struct_intern). */
+    struct csp_hmap strings;
 
     struct struct_stats stats; /* from struct_analyze() */
 
