@@ -321,6 +321,15 @@ test_readerr() {
   <F n=\"a.c\"/>
  </LM>
 </csprof-structure>"
+    # Only the DTD knows the attribute set: validation runs while streaming.
+    read_error "undeclared attribute (line 5)" "bad.xml:5: No declaration for attribute zz" "$head
+<csprof-structure version=\"1\">
+ <LM i=\"1\" n=\"x\">
+  <F i=\"2\" n=\"a.c\">
+   <P i=\"3\" n=\"f\" zz=\"1\" v=\"0x10-0x20\"/>
+  </F>
+ </LM>
+</csprof-structure>"
     # The DTD cannot check numbers: the reader's own checks catch this one.
     read_error "bad line number (line 5)" "bad.xml:5:" "$head
 <csprof-structure version=\"1\">
