@@ -19,6 +19,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -266,7 +267,12 @@ static void
 prof_module_resolve(struct prof_ctx *ctx, uint32_t mi)
 {
     struct prof_module *m = &ctx->modules[mi];
-    struct struct_options sopt = {.verbose = ctx->cfg.verbose};
+    char cache[PATH_MAX];
+    struct struct_options sopt = {
+        .verbose = ctx->cfg.verbose,
+        .debug_dir = getenv("CSPROF_DEBUG_DIR"),
+        .cache_dir = struct_cache_dir(getenv("CSPROF_STRUCT_CACHE"), getenv("XDG_CACHE_HOME"),
+                                      getenv("HOME"), cache, sizeof(cache))};
     const char *note = NULL, *fb, *stale_file = NULL, *stale_bid = NULL;
     char err[512] = "";
     size_t i;
@@ -303,7 +309,7 @@ prof_module_resolve(struct prof_ctx *ctx, uint32_t mi)
         m->why = prof_xasprintf("%s: not a file", m->path);
         return;
     }
-    rc = struct_analyze(m->path, &sopt, &m->owned, &note, err, sizeof(err));
+    rc = struct_analyze_cached(m->path, &sopt, &m->owned, &note, err, sizeof(err));
     if (rc < 0) {
         if (stale_file != NULL) { /* only a structure file of another build is left */
             prof_module_changed(ctx, m, stale_file, stale_bid);

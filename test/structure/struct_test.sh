@@ -3,7 +3,7 @@
 #
 # struct_test.sh -- property tests of csprof-struct and lib/structure.
 #
-#   struct_test.sh MODE      MODE: c cxx nodebug stripped debugfile errors system readerr
+#   struct_test.sh MODE      MODE: c cxx nodebug stripped debugfile cache errors system readerr
 #                                  loops-c loops-cxx loops-f90 loops-interp
 #
 # Compiles the test programs in test/programs at test time, runs
@@ -321,6 +321,15 @@ test_readerr() {
   <F n=\"a.c\"/>
  </LM>
 </csprof-structure>"
+    # Only the DTD knows the attribute set: validation runs while streaming.
+    read_error "undeclared attribute (line 5)" "bad.xml:5: No declaration for attribute zz" "$head
+<csprof-structure version=\"1\">
+ <LM i=\"1\" n=\"x\">
+  <F i=\"2\" n=\"a.c\">
+   <P i=\"3\" n=\"f\" zz=\"1\" v=\"0x10-0x20\"/>
+  </F>
+ </LM>
+</csprof-structure>"
     # The DTD cannot check numbers: the reader's own checks catch this one.
     read_error "bad line number (line 5)" "bad.xml:5:" "$head
 <csprof-structure version=\"1\">
@@ -406,6 +415,64 @@ test_loops_f90() {
     loops_test Fortran "$STRUCT_PROGRAMS/loops_f90.f90" "${FC:-gfortran}"
 }
 
+# The structure cache (struct_analyze_cached): entries keyed by build-id,
+# trusted only for the same file (size, time, path), written atomically.
+test_cache() {
+    local bin=$work/cprog cache=$work/cache bid entry i n
+    "$CC" -O2 -g -o "$bin" "$STRUCT_PROGRAMS/struct_prog.c" || { bad "$CC -O2 -g failed"; finish; }
+    bid=$(readelf -n "$bin" | awk '/Build ID:/ { print $3 }')
+    [ -n "$bid" ] || skip "no build-id in test binary"
+    entry=$cache/$bid-n0.struct
+    check "cache: plain analysis" "$STRUCT_CHECK" analyze "$bin" "$work/plain.xml"
+    check "cache: miss" "$STRUCT_CHECK" cached "$cache" "$bin" "$work/c1.xml"
+    [ -f "$entry" ] && ok || bad "cache: no entry $entry"
+    check "cache: miss gives the plain analysis" cmp "$work/plain.xml" "$work/c1.xml"
+    check "cache: entry is a valid structure file" xmllint --noout --dtdvalid "$STRUCT_DTD" "$entry"
+    check "cache: hit" "$STRUCT_CHECK" cached "$cache" "$bin" "$work/c2.xml"
+    check "cache: hit gives the plain analysis" cmp "$work/plain.xml" "$work/c2.xml"
+    # Mark the entry (its key kept): a run that shows the mark read the entry.
+    sed -i 's/n="caller"/n="cached_caller"/' "$entry"
+    "$STRUCT_CHECK" cached "$cache" "$bin" "$work/c3.xml" >/dev/null 2>&1
+    grep -q 'n="cached_caller"' "$work/c3.xml" && ok || bad "cache: the entry was not used"
+    cp -p "$bin" "$work/cprog2" # same build-id, size and time; another path
+    "$STRUCT_CHECK" cached "$cache" "$work/cprog2" "$work/c4.xml" >/dev/null 2>&1
+    grep -q 'n="cached_caller"' "$work/c4.xml" && bad "cache: entry used for another path" || ok
+    sed -i 's/n="caller"/n="cached_caller"/' "$entry"
+    touch -d '@1' "$bin" # same build-id, another modification time
+    "$STRUCT_CHECK" cached "$cache" "$bin" "$work/c5.xml" >/dev/null 2>&1
+    grep -q 'n="cached_caller"' "$work/c5.xml" && bad "cache: entry used for a changed file" || ok
+    check "cache: changed file analyzed again" cmp "$work/plain.xml" "$work/c5.xml"
+    # A damaged entry whose key still matches: read fails, the binary is analyzed.
+    sed -i '0,/ v="0x/s// v="zz/' "$entry"
+    check "cache: damaged entry ignored" "$STRUCT_CHECK" cached "$cache" "$bin" "$work/c5b.xml"
+    check "cache: damaged entry gives the plain analysis" cmp "$work/plain.xml" "$work/c5b.xml"
+    head -c 300 "$entry" >"$entry.cut" && mv "$entry.cut" "$entry"
+    touch -d '@2' "$bin"
+    check "cache: truncated entry ignored" "$STRUCT_CHECK" cached "$cache" "$bin" "$work/c6.xml"
+    check "cache: truncated entry gives the plain analysis" cmp "$work/plain.xml" "$work/c6.xml"
+    rm -rf "$cache"
+    for i in 1 2 3 4; do
+        "$STRUCT_CHECK" cached "$cache" "$bin" "$work/p$i.xml" >/dev/null 2>&1 &
+    done
+    wait
+    for i in 1 2 3 4; do
+        check "cache: concurrent run $i" cmp "$work/plain.xml" "$work/p$i.xml"
+    done
+    [ -z "$(find "$cache" -name '.tmp-*')" ] && ok || bad "cache: temporary files left"
+    "$STRUCT_CHECK" cached "$cache" "$bin" "$work/p5.xml" >/dev/null 2>&1
+    check "cache: entry of concurrent runs" cmp "$work/plain.xml" "$work/p5.xml"
+    cp "$bin" "$work/cstripped" && strip "$work/cstripped"
+    "$STRUCT_CHECK" cached "$cache" "$work/cstripped" "$work/s1.xml" >"$work/s1.note" 2>&1
+    "$STRUCT_CHECK" cached "$cache" "$work/cstripped" "$work/s2.xml" >"$work/s2.note" 2>&1
+    grep -q "^note: " "$work/s2.note" && cmp -s "$work/s1.note" "$work/s2.note" && ok ||
+        bad "cache: note lost on a hit: $(cat "$work/s2.note")"
+    "$CC" -O2 -g -Wl,--build-id=none -o "$work/nobid" "$STRUCT_PROGRAMS/struct_prog.c" ||
+        skip "cannot link with --build-id=none"
+    n=$(find "$cache" -type f | wc -l)
+    check "cache: no build-id" "$STRUCT_CHECK" cached "$cache" "$work/nobid" "$work/nb.xml"
+    [ "$(find "$cache" -type f | wc -l)" -eq "$n" ] && ok || bad "cache: entry for a binary without build-id"
+}
+
 case $mode in
 c) test_c ;;
 cxx) test_cxx ;;
@@ -415,6 +482,7 @@ errors) test_errors ;;
 system) test_system ;;
 readerr) test_readerr ;;
 debugfile) test_debugfile ;;
+cache) test_cache ;;
 loops-c) test_loops_c ;;
 loops-cxx) test_loops_cxx ;;
 loops-f90) test_loops_f90 ;;
