@@ -24,6 +24,8 @@ packages=(
   libcap2-bin                                             # setcap: capability cases of rel_19
   google-perftools libgoogle-perftools-dev linux-perf     # peers, for bench/
   time python3                                            # bench/
+  openmpi-bin libopenmpi-dev                              # MPI tests (ranks, rel_43)
+  libomp-dev                                              # OpenMP tests with LLVM's runtime
 )
 missing=()
 for p in "${packages[@]}"; do
