@@ -75,7 +75,8 @@ struct mon_process {
     char command[4096]; /* command line, space separated, truncated */
     char host[256];
     uint64_t start_ns; /* CLOCK_REALTIME at process profile start */
-    int32_t rank;
+    int32_t rank;        /* MPI rank, -1 when none (mpi.c) */
+    uint32_t world_size; /* processes in MPI_COMM_WORLD, 0 when unknown (mpi.c) */
     atomic_int stopped; /* 1: handlers drop everything (finalisation, exec) */
     atomic_uint next_thread_index;
     bool active;     /* configuration valid and sampling enabled */
@@ -203,6 +204,14 @@ void mon_finalize_from_signal(int sig);
 void mon_ensure_initialized(void);
 /* After a failed exec: the calling thread alone starts a new profile (next generation). */
 void mon_restart_after_failed_exec(void);
+
+/* MPI (mpi.c).  Set mon_proc.rank and world_size from the launcher's environment (Open MPI,
+ * PMI, Slurm); -1 and 0 when none says.  [not async-signal-safe: getenv] */
+void mon_mpi_rank_from_env(void);
+/* Format this process's measurement file name into @buf: PROG-rRANK-PID.cspm (rank zero-padded,
+ * so names sort by rank) or PROG-PID.cspm without a rank, with -N before .cspm when @n > 0.
+ * Returns snprintf's count.  [not async-signal-safe] */
+int mon_mpi_file_name(char *buf, size_t len, int pid, unsigned n);
 
 /* Real libc functions, resolved once in the constructor (overrides.c). */
 void mon_resolve_real_functions(void);
