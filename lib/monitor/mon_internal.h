@@ -74,10 +74,10 @@ struct mon_process {
     char progname[256]; /* basename of program */
     char command[4096]; /* command line, space separated, truncated */
     char host[256];
-    uint64_t start_ns; /* CLOCK_REALTIME at process profile start */
+    uint64_t start_ns;   /* CLOCK_REALTIME at process profile start */
     int32_t rank;        /* MPI rank, -1 when none (mpi.c) */
     uint32_t world_size; /* processes in MPI_COMM_WORLD, 0 when unknown (mpi.c) */
-    atomic_int stopped; /* 1: handlers drop everything (finalisation, exec) */
+    atomic_int stopped;  /* 1: handlers drop everything (finalisation, exec) */
     atomic_uint next_thread_index;
     bool active;     /* configuration valid and sampling enabled */
     bool trampoline; /* use the return-address trampoline (CSPROF_TRAMPOLINE != 0) */
@@ -131,9 +131,23 @@ struct mon_thread {
     uint64_t ckpt_last_ns; /* CLOCK_MONOTONIC at the last checkpoint (or thread start) */
     uint64_t slot_off[2];  /* the two checkpoint slots: file offset and capacity, bytes */
     uint64_t slot_cap[2];
-    uint64_t ckpt_written; /* checkpoints written */
-    uint64_t ckpt_failed;  /* checkpoints not written (no memory, write error) */
+    uint64_t ckpt_written;      /* checkpoints written */
+    uint64_t ckpt_failed;       /* checkpoints not written (no memory, write error) */
+    struct mon_omp_thread *omp; /* OpenMP creation contexts (mon_omp.h); NULL until needed */
 };
+
+/*
+ * OpenMP (omp_sig.c).  mon_omp_plain_walk: whether this sample must be a
+ * full walk without the trampoline (the thread is in an OpenMP region, or
+ * is a team thread).  mon_omp_insert: insert td->bt's sample below its
+ * creation context (or as the runtime's waiting); returns false when the
+ * sample is not OpenMP's (the caller inserts it as usual), else true with
+ * *rc and *leaf as insert_full gives them and td->shadow_rooted set.
+ * [async-signal-safe]
+ */
+struct mon_omp_thread;
+CSP_SIGSAFE bool mon_omp_plain_walk(const struct mon_thread *td);
+CSP_SIGSAFE bool mon_omp_insert(struct mon_thread *td, struct cct_node **leaf, int *rc);
 
 /*
  * Deep stacks (depth_sig.c).  mon_bt_grow is td->bt's uw_grow_fn (@arg is
