@@ -189,6 +189,13 @@ region_begin(struct mon_omp_region *r, body_fn *fn, void *data, uintptr_t callsi
     r->creator = td;
     r->seq = atomic_fetch_add(&region_seq, 1) + 1;
     r->nkeys = capture(td, callsite, r->keys, MON_OMP_MAX_PATH, &r->rooted);
+    /* Until its body runs here, and after: this region's start and end on this thread. */
+    if (cct_insert_callsites(td->tree, cct_root(td->tree), r->keys, r->nkeys, &o->last_graft) ==
+        CCT_OK) {
+        o->last_rooted = r->rooted;
+        o->last_seq = r->seq;
+        o->last_creator = td;
+    }
     o->parallel_depth++;
     o->open_seq[o->nopen] = r->seq;
     o->nopen++;

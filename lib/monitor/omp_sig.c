@@ -42,16 +42,24 @@ region_open(const struct mon_thread *creator, uint64_t seq)
     return false;
 }
 
-/* A team thread between regions: one leaf, the placeholder, below @parent. */
+/*
+ * The runtime's waiting: the placeholder as the leaf, below @parent and the
+ * walk's @nouter outermost frames (a thread's entry, for idle samples).
+ */
 static int
-insert_waiting(struct mon_thread *td, struct cct_node *parent, void (*placeholder)(void),
-               struct cct_node **leaf)
+insert_waiting(struct mon_thread *td, struct cct_node *parent, size_t nouter,
+               void (*placeholder)(void), struct cct_node **leaf)
 {
-    uintptr_t addr, key;
+    size_t n = td->bt.depth;
+    uintptr_t addr;
 
+    if (nouter >= n)
+        nouter = n - 1;
     memcpy(&addr, &placeholder, sizeof(addr)); /* function pointer to address (no ISO cast) */
-    mon_snapshot_keys(td, &addr, &key, 1);
-    return cct_insert_path(td->tree, parent, &key, 1, leaf);
+    td->bt_keys[0] = 0;
+    mon_snapshot_keys(td, &addr, &td->bt_keys[0], 1);
+    mon_snapshot_keys(td, td->bt.ips + n - nouter, td->bt_keys + 1, nouter);
+    return cct_insert_path(td->tree, parent, td->bt_keys, nouter + 1, leaf);
 }
 
 bool
@@ -78,13 +86,16 @@ mon_omp_insert(struct mon_thread *td, struct cct_node **leaf, int *rc)
         td->shadow_rooted = o->ctx_rooted[top];
         return true;
     }
-    if (cut == 0 && o->depth == 0 && o->worker) {
+    /* Outside any body: a team thread between regions, or a creating thread in the runtime's
+     * start or end of its region (fork, join, the end barrier). */
+    if (cut == 0 && o->depth == 0 && (o->worker || o->parallel_depth > 0)) {
         if (o->last_graft != NULL && region_open(o->last_creator, o->last_seq)) {
-            *rc = insert_waiting(td, o->last_graft, csprof_omp_barrier, leaf);
+            *rc = insert_waiting(td, o->last_graft, 0, csprof_omp_barrier, leaf);
             td->shadow_rooted = o->last_rooted;
         } else {
-            *rc = insert_waiting(td, cct_root(td->tree), csprof_omp_idle, leaf);
-            td->shadow_rooted = true; /* the runtime's idle loop: nothing of the program */
+            /* Idle: below the thread's entry (clone3, start_thread), as the walk found it. */
+            *rc = insert_waiting(td, cct_root(td->tree), 2, csprof_omp_idle, leaf);
+            td->shadow_rooted = td->shadow_rooted && n >= 3;
         }
         return true;
     }
