@@ -63,20 +63,23 @@ struct mon_omp_thread {
     struct mon_thread *last_creator;
 };
 
-/* The runners' code: [__start_csprof_omp_run, __stop_csprof_omp_run) (GNU ld names them). */
-extern const char __start_csprof_omp_run[] __attribute__((visibility("hidden")));
-extern const char __stop_csprof_omp_run[] __attribute__((visibility("hidden")));
+/* The runners' code, [mon_omp_run_lo, mon_omp_run_hi): the section csprof_omp_run (omp.c). */
+extern const char *const mon_omp_run_lo;
+extern const char *const mon_omp_run_hi;
 
 /* Whether @pc is in a runner.  [async-signal-safe] */
 static inline bool
 mon_omp_in_runner(uintptr_t pc)
 {
-    return pc >= (uintptr_t)__start_csprof_omp_run && pc < (uintptr_t)__stop_csprof_omp_run;
+    return pc >= (uintptr_t)mon_omp_run_lo && pc < (uintptr_t)mon_omp_run_hi;
 }
 
 /* Placeholders named in profiles (exported, so that even a stripped libcsprof.so names them):
- * never called; a waiting sample's leaf is their first byte. */
+ * never called; a waiting sample's leaf is their first byte.  The signal path reads their
+ * addresses from these pointers (omp.c). */
 void csprof_omp_idle(void);
 void csprof_omp_barrier(void);
+extern void (*const mon_omp_idle_fn)(void);
+extern void (*const mon_omp_barrier_fn)(void);
 
 #endif /* CSP_MON_OMP_H */

@@ -38,6 +38,12 @@ typedef void copy_fn(void *, void *);
 
 static atomic_uint_fast64_t region_seq;
 
+/* GNU ld defines the bounds of a section whose name is a C identifier. */
+extern const char __start_csprof_omp_run[] __attribute__((visibility("hidden")));
+extern const char __stop_csprof_omp_run[] __attribute__((visibility("hidden")));
+const char *const mon_omp_run_lo = __start_csprof_omp_run;
+const char *const mon_omp_run_hi = __stop_csprof_omp_run;
+
 /* Placeholders: distinct bodies, so that no linker folds them into one address. */
 CSP_EXPORT CSP_NOINLINE void
 csprof_omp_idle(void)
@@ -50,6 +56,9 @@ csprof_omp_barrier(void)
 {
     __asm__ volatile("nop" ::: "memory");
 }
+
+void (*const mon_omp_idle_fn)(void) = csprof_omp_idle;
+void (*const mon_omp_barrier_fn)(void) = csprof_omp_barrier;
 
 static void *
 next_fn(const char *name)

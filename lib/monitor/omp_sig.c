@@ -90,11 +90,11 @@ mon_omp_insert(struct mon_thread *td, struct cct_node **leaf, int *rc)
      * start or end of its region (fork, join, the end barrier). */
     if (cut == 0 && o->depth == 0 && (o->worker || o->parallel_depth > 0)) {
         if (o->last_graft != NULL && region_open(o->last_creator, o->last_seq)) {
-            *rc = insert_waiting(td, o->last_graft, 0, csprof_omp_barrier, leaf);
+            *rc = insert_waiting(td, o->last_graft, 0, mon_omp_barrier_fn, leaf);
             td->shadow_rooted = o->last_rooted;
         } else {
             /* Idle: below the thread's entry (clone3, start_thread), as the walk found it. */
-            *rc = insert_waiting(td, cct_root(td->tree), 2, csprof_omp_idle, leaf);
+            *rc = insert_waiting(td, cct_root(td->tree), 2, mon_omp_idle_fn, leaf);
             td->shadow_rooted = td->shadow_rooted && n >= 3;
         }
         return true;
