@@ -19,6 +19,7 @@
  */
 #include <dlfcn.h>
 #include <setjmp.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -434,4 +435,151 @@ GOMP_task(body_fn *fn, void *data, copy_fn *cpyfn, long arg_size, long arg_align
         align = (long)_Alignof(struct task_header);
     real(run_task, &h, copy_task, h.off + arg_size, align, if_clause, flags, depend, priority,
          detach);
+}
+
+/* ---- LLVM's libomp: __kmpc_fork_call ---- */
+
+/*
+ * clang outlines a region into a "microtask" fn(gtid, btid, shared...) and
+ * calls __kmpc_fork_call(loc, argc, fn, shared...): argc pointer-sized
+ * shared arguments.  The override passes libomp a runner with one more
+ * shared argument, the region, first; the runner calls the microtask with
+ * the program's arguments.  C cannot forward variable arguments, so both
+ * calls are spelled out for each count, up to MON_KMP_MAX_ARGS.
+ */
+#define MON_KMP_MAX_ARGS 15
+
+typedef void kmp_micro(int32_t *, int32_t *, ...);
+typedef void kmp_fork_fn(void *, int32_t, kmp_micro *, ...);
+
+struct kmp_region {
+    kmp_micro *micro;
+    int32_t argc;
+};
+
+#define MON_KMP_A1  a[0]
+#define MON_KMP_A2  MON_KMP_A1, a[1]
+#define MON_KMP_A3  MON_KMP_A2, a[2]
+#define MON_KMP_A4  MON_KMP_A3, a[3]
+#define MON_KMP_A5  MON_KMP_A4, a[4]
+#define MON_KMP_A6  MON_KMP_A5, a[5]
+#define MON_KMP_A7  MON_KMP_A6, a[6]
+#define MON_KMP_A8  MON_KMP_A7, a[7]
+#define MON_KMP_A9  MON_KMP_A8, a[8]
+#define MON_KMP_A10 MON_KMP_A9, a[9]
+#define MON_KMP_A11 MON_KMP_A10, a[10]
+#define MON_KMP_A12 MON_KMP_A11, a[11]
+#define MON_KMP_A13 MON_KMP_A12, a[12]
+#define MON_KMP_A14 MON_KMP_A13, a[13]
+#define MON_KMP_A15 MON_KMP_A14, a[14]
+/* CALL(f, fixed..., a[0..n-1]) for n = 0..15; returns false for larger n. */
+#define MON_KMP_CALL(n, call, ...)      \
+    switch (n) {                        \
+    case 0:                             \
+        call(__VA_ARGS__);              \
+        break;                          \
+    case 1:                             \
+        call(__VA_ARGS__, MON_KMP_A1);  \
+        break;                          \
+    case 2:                             \
+        call(__VA_ARGS__, MON_KMP_A2);  \
+        break;                          \
+    case 3:                             \
+        call(__VA_ARGS__, MON_KMP_A3);  \
+        break;                          \
+    case 4:                             \
+        call(__VA_ARGS__, MON_KMP_A4);  \
+        break;                          \
+    case 5:                             \
+        call(__VA_ARGS__, MON_KMP_A5);  \
+        break;                          \
+    case 6:                             \
+        call(__VA_ARGS__, MON_KMP_A6);  \
+        break;                          \
+    case 7:                             \
+        call(__VA_ARGS__, MON_KMP_A7);  \
+        break;                          \
+    case 8:                             \
+        call(__VA_ARGS__, MON_KMP_A8);  \
+        break;                          \
+    case 9:                             \
+        call(__VA_ARGS__, MON_KMP_A9);  \
+        break;                          \
+    case 10:                            \
+        call(__VA_ARGS__, MON_KMP_A10); \
+        break;                          \
+    case 11:                            \
+        call(__VA_ARGS__, MON_KMP_A11); \
+        break;                          \
+    case 12:                            \
+        call(__VA_ARGS__, MON_KMP_A12); \
+        break;                          \
+    case 13:                            \
+        call(__VA_ARGS__, MON_KMP_A13); \
+        break;                          \
+    case 14:                            \
+        call(__VA_ARGS__, MON_KMP_A14); \
+        break;                          \
+    case 15:                            \
+        call(__VA_ARGS__, MON_KMP_A15); \
+        break;                          \
+    default:                            \
+        break;                          \
+    }
+
+__attribute__((section("csprof_omp_run"), noinline, noclone)) static void
+run_kmp(int32_t *gtid, int32_t *btid, ...)
+{
+    struct mon_omp_region *r;
+    struct kmp_region *k;
+    void *a[MON_KMP_MAX_ARGS];
+    va_list ap;
+    bool pushed;
+
+    va_start(ap, btid);
+    r = va_arg(ap, struct mon_omp_region *);
+    k = r->data;
+    for (int32_t i = 0; i < k->argc; i++)
+        a[i] = va_arg(ap, void *);
+    va_end(ap);
+    pushed = run_begin(r->keys, r->nkeys, r->rooted, r->creator, r->seq, true);
+    MON_KMP_CALL(k->argc, k->micro, gtid, btid)
+    run_end(pushed, true);
+    __asm__ volatile("" ::: "memory");
+}
+
+void __kmpc_fork_call(void *loc, int32_t argc, kmp_micro *micro, ...);
+
+CSP_EXPORT void
+__kmpc_fork_call(void *loc, int32_t argc, kmp_micro *micro, ...)
+{
+    static kmp_fork_fn *real;
+    struct mon_omp_region r;
+    struct kmp_region k = {micro, argc};
+    void *shared[MON_KMP_MAX_ARGS + 1], **a = shared + 1;
+    va_list ap;
+
+    RESOLVE(real, "__kmpc_fork_call");
+    if (argc < 0 || argc >= MON_KMP_MAX_ARGS) {
+        /* More shared variables than spelled out: forward the call as it came. */
+        void *args = __builtin_apply_args();
+
+        void (*fwd)(void);
+
+        memcpy(&fwd, &real, sizeof(fwd));
+        __builtin_apply(fwd, args, 8 * (size_t)(argc + 8));
+        return;
+    }
+    va_start(ap, micro);
+    for (int32_t i = 0; i < argc; i++)
+        a[i] = va_arg(ap, void *);
+    va_end(ap);
+    if (!region_begin(&r, NULL, &k, (uintptr_t)__builtin_return_address(0))) {
+        MON_KMP_CALL(argc, real, loc, argc, micro)
+        return;
+    }
+    a = shared;
+    a[0] = &r;
+    MON_KMP_CALL(argc + 1, real, loc, argc + 1, run_kmp)
+    region_end(&r);
 }

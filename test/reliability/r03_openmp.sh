@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # OpenMP creation contexts (reliability.md row 3, issue 11): a C and a
-# Fortran program (programs/omp_nest.c, omp_nest.f90; libgomp) with a
+# Fortran program (programs/omp_nest.c, omp_nest.f90; libgomp; the C one
+# also built with clang against LLVM's libomp) with a
 # parallel region holding a nested region, a region creating tasks, and a
 # parallel loop, OMP_NUM_THREADS=8.  Samples in the outlined bodies run on
 # libgomp's threads, whose own stacks begin at start_thread; csprof must
@@ -31,11 +32,20 @@ shares() {
         rel_ratio_ge "$am" $((all - idle)) 0.90
 }
 
-for lang in c fortran; do
+for lang in c fortran clang; do
     if [ $lang = c ]; then
         command -v gcc > /dev/null || { echo "no gcc: C part skipped"; continue; }
         rel_build omp_c gcc "-fopenmp -I$rel_dir/programs" omp_nest.c
         bin=./omp_c fn=region_work
+    elif [ $lang = clang ]; then
+        # LLVM's libomp (libomp-dev): regions through __kmpc_fork_call.
+        if ! command -v clang > /dev/null ||
+            ! echo 'int main(void){return 0;}' | clang -fopenmp -x c -o /dev/null - 2> /dev/null; then
+            echo "no clang with libomp: clang part skipped"
+            continue
+        fi
+        rel_build omp_clang clang "-fopenmp -I$rel_dir/programs" omp_nest.c
+        bin=./omp_clang fn=region_work
     else
         if ! command -v gfortran > /dev/null; then
             echo "no gfortran: Fortran part skipped"
