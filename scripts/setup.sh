@@ -26,6 +26,8 @@ packages=(
   google-perftools libgoogle-perftools-dev linux-perf     # peers, for bench/
   time python3                                            # bench/
   golang-go valgrind python3-jsonschema                   # readers of csprof-report's exports (tests)
+  openmpi-bin libopenmpi-dev                              # MPI tests (ranks, rel_43)
+  libomp-dev                                              # OpenMP tests with LLVM's runtime
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -80,6 +80,18 @@ CSP_SIGSAFE int cct_insert_path_nodes(struct cct *tree, struct cct_node *start,
                                       const uintptr_t *ips, size_t n, struct cct_node **nodes);
 
 /*
+ * Insert the return addresses ips[n-1] (outermost) ... ips[0] as call-site
+ * nodes below @start (the root or a call site), sharing existing nodes, and
+ * set *last to the node of ips[0].  For a calling context recorded apart
+ * from any sample (an OpenMP region's creation context), below which
+ * samples are inserted later.  n == 0 sets *last to @start.  Returns
+ * CCT_OK, CCT_EINVAL (@start is a leaf) or CCT_ENOMEM (*last unchanged).
+ * [async-signal-safe]
+ */
+CSP_SIGSAFE int cct_insert_callsites(struct cct *tree, struct cct_node *start, const uintptr_t *ips,
+                                     size_t n, struct cct_node **last);
+
+/*
  * Memoized insertion below the root (seed 001 §2.2, "memoized backtraces"):
  * the tree remembers the node of every frame of the previous path inserted
  * this way; the longest common outermost prefix of @ips with that path is

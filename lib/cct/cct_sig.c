@@ -259,6 +259,25 @@ cct_insert_path_nodes(struct cct *tree, struct cct_node *start, const uintptr_t 
     return CCT_OK;
 }
 
+int
+cct_insert_callsites(struct cct *tree, struct cct_node *start, const uintptr_t *ips, size_t n,
+                     struct cct_node **last)
+{
+    struct cct_node *cur = start;
+
+    if (tree == NULL || start == NULL || last == NULL || (n > 0 && ips == NULL) ||
+        start->kind == CCT_NODE_LEAF)
+        return CCT_EINVAL;
+    for (size_t i = n; i-- > 0;) {
+        int rc = child_get(tree, cur, CCT_NODE_CALLSITE, ips[i], &cur);
+
+        if (rc != CCT_OK)
+            return rc;
+    }
+    *last = cur;
+    return CCT_OK;
+}
+
 /* ---- memoized insertion (seed 001 §2.2) ---- */
 
 CSP_SIGSAFE struct cct_node *const *

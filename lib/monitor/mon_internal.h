@@ -80,9 +80,10 @@ struct mon_process {
     char progname[256]; /* basename of program */
     char command[4096]; /* command line, space separated, truncated */
     char host[256];
-    uint64_t start_ns; /* CLOCK_REALTIME at process profile start */
-    int32_t rank;
-    atomic_int stopped; /* 1: handlers drop everything (finalisation, exec) */
+    uint64_t start_ns;   /* CLOCK_REALTIME at process profile start */
+    int32_t rank;        /* MPI rank, -1 when none (mpi.c) */
+    uint32_t world_size; /* processes in MPI_COMM_WORLD, 0 when unknown (mpi.c) */
+    atomic_int stopped;  /* 1: handlers drop everything (finalisation, exec) */
     atomic_uint next_thread_index;
     bool active;     /* configuration valid and sampling enabled */
     bool trampoline; /* use the return-address trampoline (CSPROF_TRAMPOLINE != 0) */
@@ -134,9 +135,23 @@ struct mon_thread {
     uint64_t ckpt_last_ns; /* CLOCK_MONOTONIC at the last checkpoint (or thread start) */
     uint64_t slot_off[2];  /* the two checkpoint slots: file offset and capacity, bytes */
     uint64_t slot_cap[2];
-    uint64_t ckpt_written; /* checkpoints written */
-    uint64_t ckpt_failed;  /* checkpoints not written (no memory, write error) */
+    uint64_t ckpt_written;      /* checkpoints written */
+    uint64_t ckpt_failed;       /* checkpoints not written (no memory, write error) */
+    struct mon_omp_thread *omp; /* OpenMP creation contexts (mon_omp.h); NULL until needed */
 };
+
+/*
+ * OpenMP (omp_sig.c).  mon_omp_plain_walk: whether this sample must be a
+ * full walk without the trampoline (the thread is in an OpenMP region, or
+ * is a team thread).  mon_omp_insert: insert td->bt's sample below its
+ * creation context (or as the runtime's waiting); returns false when the
+ * sample is not OpenMP's (the caller inserts it as usual), else true with
+ * *rc and *leaf as insert_full gives them and td->shadow_rooted set.
+ * [async-signal-safe]
+ */
+struct mon_omp_thread;
+CSP_SIGSAFE bool mon_omp_plain_walk(const struct mon_thread *td);
+CSP_SIGSAFE bool mon_omp_insert(struct mon_thread *td, struct cct_node **leaf, int *rc);
 
 /*
  * Deep stacks (depth_sig.c).  mon_bt_grow is td->bt's uw_grow_fn (@arg is
@@ -194,6 +209,14 @@ void mon_finalize_from_signal(int sig);
 void mon_ensure_initialized(void);
 /* After a failed exec: the calling thread alone starts a new profile (next generation). */
 void mon_restart_after_failed_exec(void);
+
+/* MPI (mpi.c).  Set mon_proc.rank and world_size from the launcher's environment (Open MPI,
+ * PMI, Slurm); -1 and 0 when none says.  [not async-signal-safe: getenv] */
+void mon_mpi_rank_from_env(void);
+/* Format this process's measurement file name into @buf: PROG-rRANK-PID.cspm (rank zero-padded,
+ * so names sort by rank) or PROG-PID.cspm without a rank, with -N before .cspm when @n > 0.
+ * Returns snprintf's count.  [not async-signal-safe] */
+int mon_mpi_file_name(char *buf, size_t len, int pid, unsigned n);
 
 /* Real libc functions, resolved once in the constructor (overrides.c). */
 void mon_resolve_real_functions(void);

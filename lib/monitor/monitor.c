@@ -657,7 +657,7 @@ mon_setup(void)
                  NULL);
         return;
     }
-    mon_proc.rank = -1;
+    mon_mpi_rank_from_env();
     mon_proc.follow = follow == NULL || strcmp(follow, "0") != 0;
     mon_proc.eintr_safe = eintr == NULL || strcmp(eintr, "0") != 0;
     if (!mon_proc.follow)

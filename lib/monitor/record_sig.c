@@ -424,6 +424,8 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
     stats[nstats++] = (struct fmt_stat){"unwind.frames_capacity", td->bt.max}; /* depth_sig.c */
     stats[nstats++] = (struct fmt_stat){"checkpoints.written", td->ckpt_written};
     stats[nstats++] = (struct fmt_stat){"checkpoints.failed", td->ckpt_failed};
+    if (mon_proc.world_size > 0) /* the header has the rank; the world size goes here (mpi.c) */
+        stats[nstats++] = (struct fmt_stat){"mpi.world_size", mon_proc.world_size};
     if (main_thread && !checkpoint && !atomic_load(&mon_out.map_frozen)) {
         /* Process-wide, about the load-map snapshots the stack walks read.  These take the
          * load-map mutex: never from a handler (checkpoints, fatal signals), where the

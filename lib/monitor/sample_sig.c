@@ -211,7 +211,7 @@ take_sample(struct mon_thread *td, uint32_t ev, void *ucontext, uint64_t value)
     }
     if (tt->suspended && uw_context_sp(ucontext) >= tt->suspend_sp)
         tt->suspended = 0; /* at or above the caller of the unwinder: the unwinding is over */
-    trampolining = tt->enabled && !tt->suspended;
+    trampolining = tt->enabled && !tt->suspended && !mon_omp_plain_walk(td);
     td->bt.stop_ip = trampolining && tt->slot != 0 ? tramp_address() : 0;
     rc = uw_backtrace(ucontext, &td->bt);
     if (walk_meets_trampoline(&td->bt)) {
@@ -268,7 +268,8 @@ take_sample(struct mon_thread *td, uint32_t ev, void *ucontext, uint64_t value)
         return;
     }
     td->shadow_rooted = rc == UW_OK;
-    rc = insert_full(td, trampolining, &leaf);
+    if (!mon_omp_insert(td, &leaf, &rc)) /* OpenMP: below the creation context (omp_sig.c) */
+        rc = insert_full(td, trampolining, &leaf);
     td->in_unwind = 0;
     if (rc != CCT_OK || cct_add_sample(td->tree, leaf, ev, value) != CCT_OK) {
         mon_count(td, MON_DROP_NO_MEMORY);

@@ -5,7 +5,7 @@
 # async-signal-safe (STYLE.md "Signal path").
 . "$(dirname "$0")/lib.sh"
 lib=$CSPROF_BUILD/lib/csprof/libcsprof.so
-allowed='^(pthread_create|vfork|execve|execvpe|fexecve|execv|execvp|execl|execlp|execle|_exit|_Exit|dlopen|dlclose|dl_iterate_phdr|sigaction|signal|sigprocmask|pthread_sigmask|sigsuspend|pselect|ppoll|epoll_pwait|poll|select|epoll_wait|nanosleep|longjmp|_longjmp|siglongjmp|__longjmp_chk|setcontext|swapcontext|_Unwind_RaiseException|_Unwind_Resume|_Unwind_Resume_or_Rethrow|_Unwind_ForcedUnwind|_Unwind_Backtrace|__cxa_begin_catch|backtrace|pthread_exit|__pthread_unwind_next|pthread_cancel|setjmp|_setjmp|__sigsetjmp|getcontext|csprof_.*)$'
+allowed='^(pthread_create|vfork|execve|execvpe|fexecve|execv|execvp|execl|execlp|execle|_exit|_Exit|dlopen|dlclose|dl_iterate_phdr|sigaction|signal|sigprocmask|pthread_sigmask|sigsuspend|pselect|ppoll|epoll_pwait|poll|select|epoll_wait|nanosleep|longjmp|_longjmp|siglongjmp|__longjmp_chk|setcontext|swapcontext|_Unwind_RaiseException|_Unwind_Resume|_Unwind_Resume_or_Rethrow|_Unwind_ForcedUnwind|_Unwind_Backtrace|__cxa_begin_catch|backtrace|pthread_exit|__pthread_unwind_next|pthread_cancel|setjmp|_setjmp|__sigsetjmp|getcontext|MPI_Init|MPI_Init_thread|MPI_Comm_rank|GOMP_parallel.*|GOMP_task|__kmpc_fork_call|csprof_.*)$'
 extra=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TWDBV]$/ { print $3 }' | sed 's/@.*//' | grep -Ev "$allowed")
 check "no unexpected exports (${extra:-none})" [ -z "$extra" ]
 

@@ -589,6 +589,31 @@ print_summary(const char *dir, char **before, size_t nbefore, const struct evspe
         print_shortfall(&t, &events[e], e);
 }
 
+/*
+ * `csrun mpirun ...`: csrun outside the MPI launcher profiles the launcher
+ * (and, through the environment it passes on, the ranks it starts on this
+ * host only).  Say once which form is meant; the run goes on.
+ */
+static void
+warn_if_launcher(const char *program)
+{
+    static const char *const launchers[] = {"mpirun",        "mpiexec",         "orterun",
+                                            "mpiexec.hydra", "mpiexec.openmpi", "mpirun.openmpi",
+                                            "mpiexec.mpich", "mpirun.mpich",    "srun",
+                                            "prun",          "aprun",           "jsrun"};
+    const char *base = strrchr(program, '/');
+
+    base = base != NULL ? base + 1 : program;
+    for (size_t i = 0; i < sizeof(launchers) / sizeof(launchers[0]); i++)
+        if (strcmp(base, launchers[i]) == 0) {
+            fprintf(
+                stderr,
+                "csrun: warning: '%s' is an MPI launcher: csrun profiles it, not the ranks of other hosts; put csrun inside it: %s [options] csrun [csrun options] app [args]\n",
+                base, base);
+            return;
+        }
+}
+
 static pid_t child_pid;
 
 static void
@@ -694,6 +719,8 @@ main(int argc, char **argv)
     if (check_program(argv[optind]) < 0 || find_monitor(monitor, sizeof(monitor)) < 0 ||
         make_dir(outdir) < 0)
         return 2;
+    if (!quiet)
+        warn_if_launcher(argv[optind]);
     if (realpath(outdir, absdir) == NULL) {
         fprintf(stderr, "csrun: -o '%s': %s\n", outdir, strerror(errno));
         return 2;
