@@ -21,9 +21,13 @@ packages=(
   libclang-rt-14-dev                                      # libFuzzer for the structure fuzzer test
   xz-utils file                                           # the real-program test, test helpers
   libc6-dbg                                               # glibc's internal functions get names
+  libstdc++6-12-dbg                                       # a DWARF build of libstdc++ for the struct_lines test
   libcap2-bin                                             # setcap: capability cases of rel_19
   google-perftools libgoogle-perftools-dev linux-perf     # peers, for bench/
   time python3                                            # bench/
+  golang-go valgrind python3-jsonschema                   # readers of csprof-report's exports (tests)
+  openmpi-bin libopenmpi-dev                              # MPI tests (ranks, rel_43)
+  libomp-dev                                              # OpenMP tests with LLVM's runtime
 )
 missing=()
 for p in "${packages[@]}"; do

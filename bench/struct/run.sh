@@ -19,7 +19,8 @@ struct=${1:-build/bin/csprof-struct}
 [ $# -gt 0 ] && shift
 bins=("$@")
 if [ ${#bins[@]} -eq 0 ]; then
-    bins=(/usr/lib/gcc/x86_64-linux-gnu/12/cc1 /usr/lib/x86_64-linux-gnu/libasan.so.8.0.0)
+    bins=(/usr/lib/gcc/x86_64-linux-gnu/12/cc1 /usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0
+        /usr/lib/x86_64-linux-gnu/libasan.so.8.0.0 /lib/x86_64-linux-gnu/libc.so.6)
 fi
 repeat=${REPEAT:-3}
 [ -x "$struct" ] || { echo "run.sh: $struct: not an executable (build csprof-struct first)" >&2; exit 1; }

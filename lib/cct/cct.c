@@ -1,83 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * cct.c -- reading a calling context tree: the preorder walk the profile
- * writer uses, and an AVL invariant check for the unit tests.
- *
- * Runs in ordinary context with sampling blocked or stopped (the tree must
- * not change during a walk).  It still allocates nothing: the walk's stack
- * and metric array live in scratch memory supplied by the caller.
+ * cct.c -- the AVL invariant check of a calling context tree, for the unit
+ * tests.  Ordinary context.  (The preorder walk the profile writer uses
+ * runs in the signal handler too, for checkpoints: it is in cct_sig.c.)
  */
 #include "cct/cct.h"
 #include "cct/cct_internal.h"
-
-/*
- * Push the children of @node onto @stack in decreasing (kind, addr) order,
- * so that they pop in increasing order: a reverse in-order walk of the
- * child AVL tree with a fixed-size path (the tree is at most
- * CCT_AVL_MAX_HEIGHT levels deep).
- */
-static void
-push_children(const struct cct_node *node, const struct cct_node **stack, size_t *sp)
-{
-    const struct cct_node *path[CCT_AVL_MAX_HEIGHT];
-    const struct cct_node *c = node->children;
-    size_t depth = 0;
-
-    while (c != NULL || depth > 0) {
-        while (c != NULL) {
-            path[depth++] = c;
-            c = c->avl_right;
-        }
-        c = path[--depth];
-        stack[(*sp)++] = c;
-        c = c->avl_left;
-    }
-}
-
-/*
- * @scratch holds max_nmetrics metric values followed by the node stack; it
- * must be aligned for uint64_t (memory from malloc or an arena is).  Each
- * node is pushed once, so the stack never holds more than nnodes entries.
- * [not async-signal-safe]
- */
-int
-cct_walk(const struct cct *tree, cct_visit_fn *visit, void *arg, void *scratch)
-{
-    struct cct_metric_value *metrics = scratch;
-    const struct cct_node **stack;
-    size_t sp = 0;
-
-    if (tree == NULL || visit == NULL || scratch == NULL)
-        return CCT_EINVAL;
-    stack = (void *)(metrics + tree->max_nmetrics);
-    stack[sp++] = tree->root;
-    while (sp > 0) {
-        const struct cct_node *node = stack[--sp];
-        const struct cct_metric_cell *cell;
-        struct cct_node_view view;
-        uint32_t m = 0;
-        int rc;
-
-        for (cell = node->metrics; cell != NULL; cell = cell->next) {
-            metrics[m].event = cell->event;
-            metrics[m].value = cell->value;
-            m++;
-        }
-        view.id = node->id;
-        view.parent_id = node->parent == NULL ? 0 : node->parent->id;
-        view.kind = (enum cct_node_kind)node->kind;
-        view.addr = node->addr;
-        view.samples = node->samples;
-        view.calls = node->calls;
-        view.nmetrics = m;
-        view.metrics = metrics;
-        rc = visit(&view, arg);
-        if (rc != 0)
-            return rc;
-        push_children(node, stack, &sp);
-    }
-    return 0;
-}
 
 static int
 avl_check_subtree(const struct cct_node *node, const struct cct_node **prev, size_t *count)

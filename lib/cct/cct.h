@@ -80,6 +80,18 @@ CSP_SIGSAFE int cct_insert_path_nodes(struct cct *tree, struct cct_node *start,
                                       const uintptr_t *ips, size_t n, struct cct_node **nodes);
 
 /*
+ * Insert the return addresses ips[n-1] (outermost) ... ips[0] as call-site
+ * nodes below @start (the root or a call site), sharing existing nodes, and
+ * set *last to the node of ips[0].  For a calling context recorded apart
+ * from any sample (an OpenMP region's creation context), below which
+ * samples are inserted later.  n == 0 sets *last to @start.  Returns
+ * CCT_OK, CCT_EINVAL (@start is a leaf) or CCT_ENOMEM (*last unchanged).
+ * [async-signal-safe]
+ */
+CSP_SIGSAFE int cct_insert_callsites(struct cct *tree, struct cct_node *start, const uintptr_t *ips,
+                                     size_t n, struct cct_node **last);
+
+/*
  * Memoized insertion below the root (seed 001 §2.2, "memoized backtraces"):
  * the tree remembers the node of every frame of the previous path inserted
  * this way; the longest common outermost prefix of @ips with that path is
@@ -152,8 +164,9 @@ typedef int cct_visit_fn(const struct cct_node_view *node, void *arg);
  * Visit every node in preorder (a parent before its children; the root
  * first).  @scratch must have room for cct_walk_scratch_size(tree) bytes;
  * it is used instead of recursion and malloc.  Returns 0 or the visitor's
- * first non-zero value.  [not async-signal-safe: the tree must not change
- * during the walk]
+ * first non-zero value, CCT_EINVAL for a NULL argument.  [async-signal-safe
+ * if the tree cannot change during the walk: in the owning thread's signal
+ * handler, or with that thread's sampling blocked or stopped]
  */
 int cct_walk(const struct cct *tree, cct_visit_fn *visit, void *arg, void *scratch);
 

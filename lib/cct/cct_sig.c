@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cct_sig.c -- building the calling context tree from inside the sampling
- * signal handler: tree creation, path insertion (plain and memoized) and
- * metric updates.
+ * signal handler: tree creation, path insertion (plain and memoized),
+ * metric updates, and the preorder walk that checkpoints write from there.
  *
  * Everything in this file runs in signal context.  It calls nothing but
  * arena_alloc(): no malloc, no stdio, no locks, and no recursion (search
@@ -259,6 +259,25 @@ cct_insert_path_nodes(struct cct *tree, struct cct_node *start, const uintptr_t 
     return CCT_OK;
 }
 
+int
+cct_insert_callsites(struct cct *tree, struct cct_node *start, const uintptr_t *ips, size_t n,
+                     struct cct_node **last)
+{
+    struct cct_node *cur = start;
+
+    if (tree == NULL || start == NULL || last == NULL || (n > 0 && ips == NULL) ||
+        start->kind == CCT_NODE_LEAF)
+        return CCT_EINVAL;
+    for (size_t i = n; i-- > 0;) {
+        int rc = child_get(tree, cur, CCT_NODE_CALLSITE, ips[i], &cur);
+
+        if (rc != CCT_OK)
+            return rc;
+    }
+    *last = cur;
+    return CCT_OK;
+}
+
 /* ---- memoized insertion (seed 001 §2.2) ---- */
 
 CSP_SIGSAFE struct cct_node *const *
@@ -373,6 +392,76 @@ cct_insert_path_memo(struct cct *tree, const uintptr_t *ips, size_t n, struct cc
     if (leaf != NULL)
         *leaf = cur;
     return CCT_OK;
+}
+
+/*
+ * Push the children of @node onto @stack in decreasing (kind, addr) order,
+ * so that they pop in increasing order: a reverse in-order walk of the
+ * child AVL tree with a fixed-size path (the tree is at most
+ * CCT_AVL_MAX_HEIGHT levels deep).
+ */
+static void
+push_children(const struct cct_node *node, const struct cct_node **stack, size_t *sp)
+{
+    const struct cct_node *path[CCT_AVL_MAX_HEIGHT];
+    const struct cct_node *c = node->children;
+    size_t depth = 0;
+
+    while (c != NULL || depth > 0) {
+        while (c != NULL) {
+            path[depth++] = c;
+            c = c->avl_right;
+        }
+        c = path[--depth];
+        stack[(*sp)++] = c;
+        c = c->avl_left;
+    }
+}
+
+/*
+ * @scratch holds max_nmetrics metric values followed by the node stack; it
+ * must be aligned for uint64_t (memory from malloc or an arena is).  Each
+ * node is pushed once, so the stack never holds more than nnodes entries.
+ * Allocates nothing and takes no lock: async-signal-safe as long as the
+ * tree cannot change during the walk (see cct.h).
+ */
+int
+cct_walk(const struct cct *tree, cct_visit_fn *visit, void *arg, void *scratch)
+{
+    struct cct_metric_value *metrics = scratch;
+    const struct cct_node **stack;
+    size_t sp = 0;
+
+    if (tree == NULL || visit == NULL || scratch == NULL)
+        return CCT_EINVAL;
+    stack = (void *)(metrics + tree->max_nmetrics);
+    stack[sp++] = tree->root;
+    while (sp > 0) {
+        const struct cct_node *node = stack[--sp];
+        const struct cct_metric_cell *cell;
+        struct cct_node_view view;
+        uint32_t m = 0;
+        int rc;
+
+        for (cell = node->metrics; cell != NULL; cell = cell->next) {
+            metrics[m].event = cell->event;
+            metrics[m].value = cell->value;
+            m++;
+        }
+        view.id = node->id;
+        view.parent_id = node->parent == NULL ? 0 : node->parent->id;
+        view.kind = (enum cct_node_kind)node->kind;
+        view.addr = node->addr;
+        view.samples = node->samples;
+        view.calls = node->calls;
+        view.nmetrics = m;
+        view.metrics = metrics;
+        rc = visit(&view, arg);
+        if (rc != 0)
+            return rc;
+        push_children(node, stack, &sp);
+    }
+    return 0;
 }
 
 /* ---- metrics ---- */

@@ -21,6 +21,7 @@
 #include <sys/select.h>
 #include <time.h>
 
+#include "monitor/mon_source.h"
 #include "support/arena.h"
 #include "support/compiler.h"
 #include "trampoline/tramp.h"
@@ -47,23 +48,26 @@ enum mon_outcome {
     MON_NOUTCOMES
 };
 
-/* Counter names as written into the profile ("samples.recorded", ...). */
+/* Counter names as written into the profile ("samples.partial", ...; "samples.recorded" is
+ * complete + partial, written by record_sig.c). */
 extern const char *const mon_outcome_names[MON_NOUTCOMES];
 
-/* How an event is sampled. */
-enum mon_mechanism {
-    MON_MECH_POSIX_TIMER = 0, /* timer_create + SIGEV_THREAD_ID */
-    MON_MECH_PERF_TASK_CLOCK, /* perf_event_open software task-clock, overflow signal */
-    MON_MECH_SYNC,            /* synchronous: bytes counted by overrides, no signal (mon_sync.h) */
-};
-
-/* One requested event, parsed from CSPROF_EVENTS in the constructor. */
+/* One requested event, configured from CSPROF_EVENTS in the constructor (source.c). */
 struct mon_event {
-    char name[32];      /* "CPUTIME" or "REALTIME" */
-    uint64_t period_ns; /* sample period, ns */
-    clockid_t clock;    /* clock whose delta is charged per sample */
-    enum mon_mechanism mech;
-    uint64_t period_bytes; /* MON_MECH_SYNC: mean bytes between samples (period_ns is 0) */
+    char name[128];               /* as requested: "CPUTIME", "PAPI_TOT_CYC", "perf::PAGE-FAULTS" */
+    const struct mon_source *src; /* how it is sampled (mon_source.h) */
+    uint64_t period; /* requested period in the raw unit (ns, events); 0: by frequency */
+    clockid_t clock; /* POSIX timer: the clock timed and charged */
+    struct perf_event_attr attr; /* perf source: the encoded event, sampling fields set */
+    const char *unit;            /* raw unit of the values: "ns", "events" */
+    const char *display_unit;    /* "s", "events" */
+    double display_scale;        /* raw * scale = display value */
+    char mechanism[64];          /* "posix-timer", "perf-task-clock", "perf-event f1000" */
+    char encoding[256];          /* perf source: the libpfm4 event string, "" otherwise */
+    /* perf source, for bench/sample (CSPROF_PERF_RING=0, CSPROF_PERF_REFRESH=N): read the
+     * count from the ring buffer (else read(2) per sample); overflows per re-arm ioctl. */
+    bool perf_ring;
+    uint32_t perf_refresh;
 };
 
 /* Process-wide configuration and state; written before sampling starts. */
@@ -76,9 +80,10 @@ struct mon_process {
     char progname[256]; /* basename of program */
     char command[4096]; /* command line, space separated, truncated */
     char host[256];
-    uint64_t start_ns; /* CLOCK_REALTIME at process profile start */
-    int32_t rank;
-    atomic_int stopped; /* 1: handlers drop everything (finalisation, exec) */
+    uint64_t start_ns;   /* CLOCK_REALTIME at process profile start */
+    int32_t rank;        /* MPI rank, -1 when none (mpi.c) */
+    uint32_t world_size; /* processes in MPI_COMM_WORLD, 0 when unknown (mpi.c) */
+    atomic_int stopped;  /* 1: handlers drop everything (finalisation, exec) */
     atomic_uint next_thread_index;
     bool active;     /* configuration valid and sampling enabled */
     bool trampoline; /* use the return-address trampoline (CSPROF_TRAMPOLINE != 0) */
@@ -119,22 +124,34 @@ struct mon_thread {
     struct tramp_thread tramp;
     bool shadow_rooted;           /* the walk that built the shadow stack reached the root */
     uintptr_t stack_lo, stack_hi; /* the thread's stack [lo, hi), or 0, 0 when unknown */
-    timer_t timers[MON_MAX_EVENTS];
-    bool timer_armed[MON_MAX_EVENTS];
-    int perf_fd[MON_MAX_EVENTS];
-    uint64_t last_clock_ns[MON_MAX_EVENTS]; /* clock reading at the previous sample */
+    struct mon_source_thread src[MON_MAX_EVENTS]; /* each event's source state (mon_source.h) */
     uint64_t counts[MON_NOUTCOMES];
     uint64_t event_samples[MON_MAX_EVENTS]; /* samples recorded per event */
     uint64_t timer_overruns;                /* expirations merged into one signal (POSIX timers) */
+    uint64_t handler_ns;   /* CLOCK_MONOTONIC time spent in the sampling handler (vDSO reads) */
     bool sampling_blocked; /* the real mask blocked the sampling signal when the thread ended */
     /* Records (mon_write.h): */
     uint64_t record_seq;   /* sequence number of the next record of this thread */
     uint64_t ckpt_last_ns; /* CLOCK_MONOTONIC at the last checkpoint (or thread start) */
     uint64_t slot_off[2];  /* the two checkpoint slots: file offset and capacity, bytes */
     uint64_t slot_cap[2];
-    uint64_t ckpt_written; /* checkpoints written */
-    uint64_t ckpt_failed;  /* checkpoints not written (no memory, write error) */
+    uint64_t ckpt_written;      /* checkpoints written */
+    uint64_t ckpt_failed;       /* checkpoints not written (no memory, write error) */
+    struct mon_omp_thread *omp; /* OpenMP creation contexts (mon_omp.h); NULL until needed */
 };
+
+/*
+ * OpenMP (omp_sig.c).  mon_omp_plain_walk: whether this sample must be a
+ * full walk without the trampoline (the thread is in an OpenMP region, or
+ * is a team thread).  mon_omp_insert: insert td->bt's sample below its
+ * creation context (or as the runtime's waiting); returns false when the
+ * sample is not OpenMP's (the caller inserts it as usual), else true with
+ * *rc and *leaf as insert_full gives them and td->shadow_rooted set.
+ * [async-signal-safe]
+ */
+struct mon_omp_thread;
+CSP_SIGSAFE bool mon_omp_plain_walk(const struct mon_thread *td);
+CSP_SIGSAFE bool mon_omp_insert(struct mon_thread *td, struct cct_node **leaf, int *rc);
 
 /*
  * Deep stacks (depth_sig.c).  mon_bt_grow is td->bt's uw_grow_fn (@arg is
@@ -172,19 +189,6 @@ CSP_SIGSAFE void mon_fault_handler(int sig, siginfo_t *info, void *ucontext);
 /* Read a clock in ns.  [async-signal-safe] */
 CSP_SIGSAFE uint64_t mon_clock_ns(clockid_t clock);
 
-/* Sample sources (source.c).  Start/stop the current thread's.  Return 0 or -errno. [not async-signal-safe] */
-int mon_sources_start(struct mon_thread *td);
-void mon_sources_stop(struct mon_thread *td);
-/* In a fork child: drop the parent's sources without touching them (perf events are shared
- * open files; the parent's timers are not ours).  [not async-signal-safe] */
-void mon_sources_forget(struct mon_thread *td);
-/* Re-arm a perf overflow after a sample (REFRESH).  [async-signal-safe] */
-CSP_SIGSAFE void mon_source_rearm(struct mon_thread *td, uint32_t event);
-/* Which event a signal belongs to, or -1.  [async-signal-safe] */
-CSP_SIGSAFE int mon_source_event_of(const struct mon_thread *td, const siginfo_t *info);
-/* Whether perf_event_open task-clock works here (probe).  [not async-signal-safe] */
-bool mon_perf_task_clock_available(void);
-
 /* Load map (loadmap.c).  Take a snapshot now (outside signal context only). */
 void mon_loadmap_refresh(void);
 /* The state of the thread @t, or NULL.  Takes the registry lock.  [not async-signal-safe] */
@@ -205,6 +209,14 @@ void mon_finalize_from_signal(int sig);
 void mon_ensure_initialized(void);
 /* After a failed exec: the calling thread alone starts a new profile (next generation). */
 void mon_restart_after_failed_exec(void);
+
+/* MPI (mpi.c).  Set mon_proc.rank and world_size from the launcher's environment (Open MPI,
+ * PMI, Slurm); -1 and 0 when none says.  [not async-signal-safe: getenv] */
+void mon_mpi_rank_from_env(void);
+/* Format this process's measurement file name into @buf: PROG-rRANK-PID.cspm (rank zero-padded,
+ * so names sort by rank) or PROG-PID.cspm without a rank, with -N before .cspm when @n > 0.
+ * Returns snprintf's count.  [not async-signal-safe] */
+int mon_mpi_file_name(char *buf, size_t len, int pid, unsigned n);
 
 /* Real libc functions, resolved once in the constructor (overrides.c). */
 void mon_resolve_real_functions(void);

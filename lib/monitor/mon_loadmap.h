@@ -123,6 +123,16 @@ void mon_loadmap_after_fork(void);
 void mon_loader_lock_reset(void);
 /* dlopen/dlclose calls that gave up waiting for that lock (overrides.c).  [not async-signal-safe] */
 uint64_t mon_loader_lock_timeouts(void);
+/*
+ * dlopen(@file, @mode) through @real (glibc's dlopen) as if called from
+ * @caller, an address in the object that called the dlopen override: a bare
+ * name is searched in that object's run paths (DT_RPATH, DT_RUNPATH, as
+ * ld.so(8) orders them) before glibc's own search, which would use
+ * libcsprof.so's.  Returns the handle, or NULL with dlerror(3) set by the
+ * last attempt (dlopen_caller.c).  [not async-signal-safe]
+ */
+void *mon_dlopen_as_caller(void *(*real)(const char *, int), const char *file, int mode,
+                           const void *caller);
 
 /* Counters (process-wide, for the main thread's profile). */
 /* Walk look-ups (dl_iterate_phdr inside a sample) that found no module of the snapshot. */

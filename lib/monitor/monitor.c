@@ -69,9 +69,10 @@ mon_warn(const char *what, const char *detail)
 }
 
 /*
- * Parse "NAME[@PERIOD]" (period in µs) into @e with the grammar csrun
- * checked already (lib/support/event_spec.h), so an error here means the
- * environment was set by hand.  Returns 0 or -1 with the reason in @why.
+ * Parse "NAME[@PERIOD]" into @e with the grammar csrun checked already
+ * (lib/support/event_spec.h), and choose its sample source (source.c), so
+ * an error here means the environment was set by hand or the machine
+ * cannot sample the event.  Returns 0 or -1 with the reason in @why.
  */
 static int
 parse_event(const char *spec, size_t len, struct mon_event *e, char *why, size_t whylen)
@@ -80,35 +81,7 @@ parse_event(const char *spec, size_t len, struct mon_event *e, char *why, size_t
 
     if (evspec_parse(spec, len, &req, why, whylen) < 0)
         return -1;
-    memset(e, 0, sizeof(*e));
-    memcpy(e->name, req.name, sizeof(e->name));
-    e->period_ns = req.period_us * 1000u;
-    if (mon_sync_kind_of(e->name) >= 0) { /* MEMALLOC, MEMLEAK, IO...: sample_sync.c */
-        e->mech = MON_MECH_SYNC;
-        e->period_bytes = req.period_bytes;
-        e->clock = CLOCK_MONOTONIC;
-    } else if (strcmp(e->name, "CPUTIME") == 0) {
-        const char *mech = getenv("CSPROF_CPUTIME_MECHANISM");
-
-        e->clock = CLOCK_THREAD_CPUTIME_ID;
-        /* CPU-time timers fire at the scheduler tick (>= 4 ms at CONFIG_HZ=250): for shorter
-         * periods use the perf task-clock, which honours the rate. */
-        if (mech != NULL && strcmp(mech, "posix") == 0)
-            e->mech = MON_MECH_POSIX_TIMER;
-        else if (mech != NULL && strcmp(mech, "perf") == 0)
-            e->mech = MON_MECH_PERF_TASK_CLOCK;
-        else
-            e->mech = e->period_ns < 4000000u && mon_perf_task_clock_available()
-                          ? MON_MECH_PERF_TASK_CLOCK
-                          : MON_MECH_POSIX_TIMER;
-    } else if (strcmp(e->name, "REALTIME") == 0) {
-        e->clock = CLOCK_MONOTONIC;
-        e->mech = MON_MECH_POSIX_TIMER;
-    } else {
-        snprintf(why, whylen, "event %s has no sampling mechanism", e->name);
-        return -1;
-    }
-    return 0;
+    return mon_source_configure(e, &req, why, whylen);
 }
 
 static int
@@ -673,7 +646,7 @@ mon_setup(void)
     const char *flush = getenv("CSPROF_FLUSH_MS");
     const char *why = NULL;
     char reason[4096 + 256];
-    char why_events[256];
+    char why_events[1024];
     int rc;
 
     mon_resolve_real_functions();
@@ -686,7 +659,7 @@ mon_setup(void)
                  NULL);
         return;
     }
-    mon_proc.rank = -1;
+    mon_mpi_rank_from_env();
     mon_proc.follow = follow == NULL || strcmp(follow, "0") != 0;
     mon_proc.eintr_safe = eintr == NULL || strcmp(eintr, "0") != 0;
     if (!mon_proc.follow)

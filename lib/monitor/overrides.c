@@ -377,15 +377,16 @@ mon_loader_lock_reset(void)
 CSP_EXPORT void *
 dlopen(const char *file, int mode)
 {
+    const void *caller = __builtin_return_address(0); /* whose run paths glibc must search */
     bool locked;
     void *h;
 
     if (real_dlopen == NULL)
         mon_resolve_real_functions();
     if (!mon_proc.active)
-        return real_dlopen(file, mode);
+        return mon_dlopen_as_caller(real_dlopen, file, mode, caller);
     locked = loader_lock_take();
-    h = real_dlopen(file, mode);
+    h = mon_dlopen_as_caller(real_dlopen, file, mode, caller);
     mon_loadmap_refresh(); /* a failed dlopen may have loaded and unloaded dependencies */
     if (h != NULL)
         mon_output_publish_loadmap(); /* checkpoints see the new module */

@@ -236,14 +236,6 @@ thread_cpu_ns(pid_t tid)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static const char *
-mechanism_name(enum mon_mechanism m)
-{
-    return m == MON_MECH_PERF_TASK_CLOCK ? "perf-task-clock"
-           : m == MON_MECH_SYNC          ? "synchronous"
-                                         : "posix-timer";
-}
-
 /* Whether our descriptor still names our file; if the program closed it (close_range) or
  * reused its number, re-open the file by path.  Returns the descriptor or -1. */
 static int
@@ -324,7 +316,7 @@ CSP_SIGSAFE int
 mon_record_write(struct mon_thread *td, bool checkpoint)
 {
     struct fmt_event events[MON_MAX_EVENTS];
-    struct fmt_stat stats[MON_NOUTCOMES + 20 + MON_MAX_EVENTS + TRAMP_NCOUNTERS];
+    struct fmt_stat stats[MON_NOUTCOMES + 20 + 3 * MON_MAX_EVENTS + TRAMP_NCOUNTERS];
     struct fmt_header h;
     struct rec_ctx ctx;
     struct fmt_writer *w;
@@ -378,16 +370,11 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
 
     for (uint32_t i = 0; i < mon_proc.nevents; i++) {
         events[i].name = mon_proc.events[i].name;
-        events[i].unit = "ns";
-        events[i].mechanism = mechanism_name(mon_proc.events[i].mech);
-        events[i].period = mon_proc.events[i].period_ns;
-        events[i].display_scale = 1e-9;
-        events[i].display_unit = "s";
-        if (mon_proc.events[i].mech == MON_MECH_SYNC) { /* bytes (sample_sync.c) */
-            events[i].unit = events[i].display_unit = "bytes";
-            events[i].period = mon_proc.events[i].period_bytes;
-            events[i].display_scale = 1;
-        }
+        events[i].unit = mon_proc.events[i].unit;
+        events[i].mechanism = mon_proc.events[i].mechanism;
+        events[i].period = mon_proc.events[i].period;
+        events[i].display_scale = mon_proc.events[i].display_scale;
+        events[i].display_unit = mon_proc.events[i].display_unit;
     }
     for (uint32_t i = 0; i < nmods; i++) {
         fmods[i].id = mods[i].id;
@@ -409,12 +396,21 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
 
         stats[nstats++] = (struct fmt_stat){mon_outcome_names[o], v};
     }
-    for (uint32_t i = 0; i < mon_proc.nevents && i < 8; i++)
+    for (uint32_t i = 0; i < mon_proc.nevents && i < 8; i++) {
         stats[nstats++] = (struct fmt_stat){mon_out.event_stat[i], td->event_samples[i]};
+        if (mon_proc.events[i].src == &mon_source_perf) {
+            /* The event's time enabled and counting: running < enabled when multiplexed. */
+            stats[nstats++] =
+                (struct fmt_stat){mon_out.event_enabled_stat[i], td->src[i].enabled_ns};
+            stats[nstats++] =
+                (struct fmt_stat){mon_out.event_running_stat[i], td->src[i].running_ns};
+        }
+    }
     if (mon_proc.trampoline)
         for (int i = 0; i < TRAMP_NCOUNTERS; i++)
             stats[nstats++] = (struct fmt_stat){tramp_counter_names[i], td->tramp.counts[i]};
     stats[nstats++] = (struct fmt_stat){"timer.overruns", td->timer_overruns};
+    stats[nstats++] = (struct fmt_stat){"samples.handler_ns", td->handler_ns};
     stats[nstats++] = (struct fmt_stat){"thread.sampling_blocked", td->sampling_blocked};
     if (main_thread) {
         stats[nstats++] =
@@ -428,6 +424,8 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
     stats[nstats++] = (struct fmt_stat){"unwind.frames_capacity", td->bt.max}; /* depth_sig.c */
     stats[nstats++] = (struct fmt_stat){"checkpoints.written", td->ckpt_written};
     stats[nstats++] = (struct fmt_stat){"checkpoints.failed", td->ckpt_failed};
+    if (mon_proc.world_size > 0) /* the header has the rank; the world size goes here (mpi.c) */
+        stats[nstats++] = (struct fmt_stat){"mpi.world_size", mon_proc.world_size};
     if (main_thread && !checkpoint && !atomic_load(&mon_out.map_frozen)) {
         /* Process-wide, about the load-map snapshots the stack walks read.  These take the
          * load-map mutex: never from a handler (checkpoints, fatal signals), where the
@@ -498,7 +496,12 @@ mon_checkpoint_maybe(struct mon_thread *td)
 void
 mon_record_name_events(void)
 {
-    for (uint32_t i = 0; i < mon_proc.nevents && i < 8; i++)
+    for (uint32_t i = 0; i < mon_proc.nevents && i < 8; i++) {
         concat3(mon_out.event_stat[i], sizeof(mon_out.event_stat[i]), "event.",
                 mon_proc.events[i].name, ".samples");
+        concat3(mon_out.event_enabled_stat[i], sizeof(mon_out.event_enabled_stat[i]), "event.",
+                mon_proc.events[i].name, ".enabled_ns");
+        concat3(mon_out.event_running_stat[i], sizeof(mon_out.event_running_stat[i]), "event.",
+                mon_proc.events[i].name, ".running_ns");
+    }
 }

@@ -6,7 +6,7 @@
  * Everything in this file runs in signal context.  Allowed here: the
  * per-thread arena, lib/unwind, lib/cct insertion, atomics, raw syscalls,
  * sigsetjmp.  Not allowed: malloc/free, stdio, locks, dlsym, getenv.
- * test/unit/monitor/check-sigsafe.sh checks what *_sig.o files import.
+ * test/integration/monitor_exports.sh checks what *_sig.o files import.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -240,7 +240,7 @@ take_sample(struct mon_thread *td, uint32_t ev, void *ucontext, uint64_t value, 
     }
     if (tt->suspended && uw_context_sp(ucontext) >= tt->suspend_sp)
         tt->suspended = 0; /* at or above the caller of the unwinder: the unwinding is over */
-    trampolining = tt->enabled && !tt->suspended;
+    trampolining = tt->enabled && !tt->suspended && !mon_omp_plain_walk(td);
     td->bt.stop_ip = trampolining && tt->slot != 0 ? tramp_address() : 0;
     rc = uw_backtrace(ucontext, &td->bt);
     if (synchronous)
@@ -303,7 +303,8 @@ take_sample(struct mon_thread *td, uint32_t ev, void *ucontext, uint64_t value, 
         return;
     }
     td->shadow_rooted = rc == UW_OK;
-    rc = insert_full(td, trampolining, &leaf);
+    if (!mon_omp_insert(td, &leaf, &rc)) /* OpenMP: below the creation context (omp_sig.c) */
+        rc = insert_full(td, trampolining, &leaf);
     td->in_unwind = 0;
     if (rc != CCT_OK || cct_add_sample(td->tree, leaf, ev, value) != CCT_OK) {
         mon_count(td, MON_DROP_NO_MEMORY);
@@ -329,6 +330,7 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
 {
     int saved_errno = errno; /* the interrupted code may be between a call and its errno check */
     struct mon_thread *td = mon_self;
+    uint64_t t0;
     int ev;
 
     CSP_UNUSED(sig);
@@ -341,6 +343,7 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
         tramp_disable(&td->tramp); /* a request from pthread_cancel, not a sample */
         goto out_restore_errno;
     }
+    t0 = mon_clock_ns(CLOCK_MONOTONIC); /* the vDSO: no system call */
     ev = mon_source_event_of(td, info);
     if (td->inside) {
         mon_count(td, MON_DROP_REENTERED);
@@ -357,13 +360,9 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
     } else if (atomic_load(&mon_proc.stopped) || atomic_load(&td->state) != MON_THREAD_RUNNING) {
         mon_count(td, MON_DROP_STOPPED);
     } else {
-        uint64_t now = mon_clock_ns(mon_proc.events[ev].clock);
-        uint64_t value = now > td->last_clock_ns[ev] ? now - td->last_clock_ns[ev] : 0;
+        uint64_t value = mon_source_charge(td, (uint32_t)ev, info);
         int cancel_state;
 
-        td->last_clock_ns[ev] = now;
-        if (info->si_code == SI_TIMER && info->si_overrun > 0)
-            td->timer_overruns += (uint64_t)info->si_overrun;
         /* libunwind may call read(2), a cancellation point: a pending cancel must not be
          * acted on inside this handler. */
         pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
@@ -379,7 +378,8 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
     td->inside = 0;
 out_rearm:
     if (ev >= 0)
-        mon_source_rearm(td, (uint32_t)ev);
+        mon_source_rearm(td, (uint32_t)ev, info);
+    td->handler_ns += mon_clock_ns(CLOCK_MONOTONIC) - t0;
 out_restore_errno:
     errno = saved_errno;
 }

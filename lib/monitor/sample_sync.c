@@ -45,6 +45,12 @@
 #include "monitor/mon_sync.h"
 #include "monitor/mon_write.h"
 
+/* The byte events' source: no per-thread start or stop and no signal hooks; the overrides
+ * (src_alloc.c, src_io.c) take the samples through mon_sync_account. */
+const struct mon_source mon_source_sync = {
+    .mechanism = "synchronous",
+};
+
 int mon_sync_event[MON_SYNC_NKINDS] = {-1, -1, -1, -1, -1};
 bool mon_sync_alloc_on, mon_sync_io_on;
 
@@ -106,7 +112,7 @@ seed(struct sync_thread *st)
         st->rng = 1;
     for (int k = 0; k < MON_SYNC_NKINDS; k++)
         if (mon_sync_event[k] >= 0)
-            st->left[k] = next_gap(st, mon_proc.events[mon_sync_event[k]].period_bytes);
+            st->left[k] = next_gap(st, mon_proc.events[mon_sync_event[k]].period);
     st->seeded = true;
 }
 
@@ -123,7 +129,7 @@ crossings(struct sync_thread *st, int k, uint64_t bytes)
     st->left[k] -= (int64_t)bytes;
     if (st->left[k] > 0)
         return 0;
-    period = mon_proc.events[mon_sync_event[k]].period_bytes;
+    period = mon_proc.events[mon_sync_event[k]].period;
     while (st->left[k] <= 0) {
         st->left[k] += next_gap(st, period);
         n++;
@@ -269,7 +275,7 @@ mon_sync_init(void)
     for (int k = 0; k < MON_SYNC_NKINDS; k++)
         mon_sync_event[k] = -1;
     for (uint32_t i = 0; i < mon_proc.nevents; i++)
-        if (mon_proc.events[i].mech == MON_MECH_SYNC) {
+        if (mon_proc.events[i].src == &mon_source_sync) {
             int k = mon_sync_kind_of(mon_proc.events[i].name);
 
             if (k >= 0)

@@ -1,118 +1,128 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * source.c -- sample sources: start and stop the current thread's.
+ * source.c -- sample sources: choose one per event, start and stop the
+ * current thread's.
  *
- * Two mechanisms behind one interface:
- *   posix-timer      timer_create(2) with SIGEV_THREAD_ID on the thread's
- *                    CPU-time clock (CPUTIME) or CLOCK_MONOTONIC (REALTIME).
- *                    CPU-time clocks are checked at the scheduler tick, so at
- *                    most CONFIG_HZ (250 here) signals per CPU-second arrive.
- *   perf-task-clock  perf_event_open(2) PERF_COUNT_SW_TASK_CLOCK with
- *                    sample_period in ns and an overflow signal (F_SETSIG,
- *                    F_SETOWN_EX, PERF_EVENT_IOC_REFRESH): per-thread CPU time
- *                    at up to ~1 kHz and beyond, unprivileged.
- * Start/stop run in ordinary context; mon_source_rearm and
- * mon_source_event_of run in the handler and use only ioctl(2) and reads.
+ * Every event of mon_proc.events has a source (mon_source.h): CPUTIME is
+ * the perf task-clock (source_perf.c) when its period is shorter than the
+ * scheduler tick, else a POSIX timer on the thread's CPU clock
+ * (source_timer.c; CPU-time timers expire at the tick, at most CONFIG_HZ,
+ * 250 here, signals per CPU-second); REALTIME is a POSIX timer on
+ * CLOCK_MONOTONIC; PAPI presets and libpfm4 names are perf events encoded
+ * by lib/support/pmu.h; the byte events (MEMALLOC, MEMLEAK, IO, IO_READ,
+ * IO_WRITE) are synchronous (sample_sync.c).  Ordinary context: the constructor and thread
+ * start/end.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <linux/perf_event.h>
-#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "monitor/mon_internal.h"
+#include "support/event_spec.h"
+#include "support/pmu.h"
 
-#ifndef F_SETSIG
-#    define F_SETSIG 10
-#endif
-
-static int
-perf_open_task_clock(uint64_t period_ns)
+/* CPUTIME by the perf task-clock: software event, period in ns. */
+static void
+task_clock_attr(struct perf_event_attr *attr, uint64_t period_ns)
 {
-    struct perf_event_attr attr;
-
-    memset(&attr, 0, sizeof(attr));
-    attr.size = sizeof(attr);
-    attr.type = PERF_TYPE_SOFTWARE;
-    attr.config = PERF_COUNT_SW_TASK_CLOCK;
-    attr.sample_period = period_ns;
-    attr.disabled = 1;
-    attr.exclude_kernel = 1;
-    attr.exclude_hv = 1;
-    attr.wakeup_events = 1;
-    return (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    memset(attr, 0, sizeof(*attr));
+    attr->size = sizeof(*attr);
+    attr->type = PERF_TYPE_SOFTWARE;
+    attr->config = PERF_COUNT_SW_TASK_CLOCK;
+    attr->sample_period = period_ns;
+    attr->disabled = 1;
+    attr->exclude_kernel = 1;
+    attr->exclude_hv = 1;
 }
 
-bool
-mon_perf_task_clock_available(void)
+static void
+set_time_units(struct mon_event *e)
 {
-    int fd = perf_open_task_clock(1000000);
-
-    if (fd < 0)
-        return false;
-    close(fd);
-    return true;
+    e->unit = "ns";
+    e->display_unit = "s";
+    e->display_scale = 1e-9;
 }
 
-static int
-start_perf(struct mon_thread *td, uint32_t ev)
+/* The perf source's per-sample system calls, switched back on by bench/sample to measure
+ * what each costs: CSPROF_PERF_RING=0 reads the count with read(2), CSPROF_PERF_REFRESH=N
+ * re-arms every N overflows (1: an ioctl per sample). */
+static void
+perf_knobs(struct mon_event *e)
 {
-    struct f_owner_ex owner = {.type = F_OWNER_TID, .pid = td->tid};
-    int fd = perf_open_task_clock(mon_proc.events[ev].period_ns);
+    const char *ring = getenv("CSPROF_PERF_RING");
+    const char *refresh = getenv("CSPROF_PERF_REFRESH");
 
-    if (fd < 0)
-        return -errno;
-    if (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) < 0 || fcntl(fd, F_SETSIG, mon_proc.signo) < 0 ||
-        fcntl(fd, F_SETOWN_EX, &owner) < 0 || ioctl(fd, PERF_EVENT_IOC_RESET, 0) < 0) {
-        int err = errno;
-
-        close(fd);
-        return -err;
-    }
-    td->perf_fd[ev] = fd;
-    td->last_clock_ns[ev] = mon_clock_ns(mon_proc.events[ev].clock);
-    if (ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) < 0) {
-        int err = errno;
-
-        close(fd);
-        td->perf_fd[ev] = -1;
-        return -err;
-    }
-    return 0;
+    e->perf_ring = ring == NULL || strcmp(ring, "0") != 0;
+    e->perf_refresh = MON_PERF_REFRESH;
+    if (refresh != NULL && atoi(refresh) > 0)
+        e->perf_refresh = (uint32_t)atoi(refresh);
 }
 
-static int
-start_posix(struct mon_thread *td, uint32_t ev)
+int
+mon_source_configure(struct mon_event *e, const struct evspec *req, char *why, size_t whylen)
 {
-    const struct mon_event *e = &mon_proc.events[ev];
-    struct sigevent sev;
-    struct itimerspec its;
-    clockid_t clock = e->clock;
+    memset(e, 0, sizeof(*e));
+    snprintf(e->name, sizeof(e->name), "%s", req->name);
+    perf_knobs(e);
+    switch (req->kind) {
+    case EVSPEC_CPUTIME: {
+        const char *mech = getenv("CSPROF_CPUTIME_MECHANISM");
+        bool perf;
 
-    memset(&sev, 0, sizeof(sev));
-    sev.sigev_notify = SIGEV_THREAD_ID;
-    sev.sigev_signo = mon_proc.signo;
-    sev.sigev_value.sival_int = (int)ev;
-    sev._sigev_un._tid = td->tid;
-    if (timer_create(clock, &sev, &td->timers[ev]) < 0)
-        return -errno;
-    td->timer_armed[ev] = true;
-    td->last_clock_ns[ev] = mon_clock_ns(clock);
-    its.it_interval.tv_sec = (time_t)(e->period_ns / 1000000000u);
-    its.it_interval.tv_nsec = (long)(e->period_ns % 1000000000u);
-    its.it_value = its.it_interval;
-    if (timer_settime(td->timers[ev], 0, &its, NULL) < 0) {
-        int err = errno;
-
-        timer_delete(td->timers[ev]);
-        td->timer_armed[ev] = false;
-        return -err;
+        set_time_units(e);
+        e->period = req->period * 1000u;
+        e->clock = CLOCK_THREAD_CPUTIME_ID;
+        /* CPU-time timers fire at the scheduler tick (>= 4 ms at CONFIG_HZ=250): for shorter
+         * periods use the perf task-clock, which honours the rate. */
+        if (mech != NULL && strcmp(mech, "posix") == 0)
+            perf = false;
+        else if (mech != NULL && strcmp(mech, "perf") == 0)
+            perf = true;
+        else
+            perf = e->period < 4000000u && mon_perf_task_clock_available();
+        if (perf) {
+            e->src = &mon_source_perf;
+            task_clock_attr(&e->attr, e->period);
+            snprintf(e->mechanism, sizeof(e->mechanism), "perf-task-clock");
+        } else {
+            e->src = &mon_source_timer;
+            snprintf(e->mechanism, sizeof(e->mechanism), "posix-timer");
+        }
+        return 0;
     }
-    return 0;
+    case EVSPEC_REALTIME:
+        set_time_units(e);
+        e->period = req->period * 1000u;
+        e->clock = CLOCK_MONOTONIC;
+        e->src = &mon_source_timer;
+        snprintf(e->mechanism, sizeof(e->mechanism), "posix-timer");
+        return 0;
+    case EVSPEC_PERF:
+        if (pmu_encode(req, &e->attr, e->encoding, sizeof(e->encoding), why, whylen) < 0)
+            return -1;
+        e->src = &mon_source_perf;
+        e->period = req->freq ? 0 : req->period;
+        e->unit = "events";
+        e->display_unit = "events";
+        e->display_scale = 1.0;
+        if (req->freq)
+            snprintf(e->mechanism, sizeof(e->mechanism), "perf-event f%llu", req->period);
+        else
+            snprintf(e->mechanism, sizeof(e->mechanism), "perf-event");
+        return 0;
+    case EVSPEC_BYTES: /* MEMALLOC, MEMLEAK, IO...: counted by the overrides (sample_sync.c) */
+        e->src = &mon_source_sync;
+        e->period = req->period;
+        e->clock = CLOCK_MONOTONIC;
+        e->unit = "bytes";
+        e->display_unit = "bytes";
+        e->display_scale = 1.0;
+        snprintf(e->mechanism, sizeof(e->mechanism), "synchronous");
+        return 0;
+    }
+    snprintf(why, whylen, "event %s has no sample source", req->name);
+    return -1;
 }
 
 int
@@ -121,16 +131,13 @@ mon_sources_start(struct mon_thread *td)
     int rc = 0;
 
     for (uint32_t ev = 0; ev < mon_proc.nevents; ev++) {
-        int r;
+        const struct mon_source *src = mon_proc.events[ev].src;
+        int r = 0;
 
-        td->perf_fd[ev] = -1;
-        td->timer_armed[ev] = false;
-        if (mon_proc.events[ev].mech == MON_MECH_SYNC)
-            continue; /* driven by overrides (sample_sync.c) */
-        if (mon_proc.events[ev].mech == MON_MECH_PERF_TASK_CLOCK)
-            r = start_perf(td, ev);
-        else
-            r = start_posix(td, ev);
+        memset(&td->src[ev], 0, sizeof(td->src[ev]));
+        td->src[ev].fd = -1;
+        if (src->thread_start != NULL)
+            r = src->thread_start(td, ev);
         if (r < 0 && rc == 0)
             rc = r;
     }
@@ -140,29 +147,15 @@ mon_sources_start(struct mon_thread *td)
 void
 mon_sources_stop(struct mon_thread *td)
 {
-    for (uint32_t ev = 0; ev < mon_proc.nevents; ev++) {
-        if (td->timer_armed[ev]) {
-            timer_delete(td->timers[ev]);
-            td->timer_armed[ev] = false;
-        }
-        if (td->perf_fd[ev] >= 0) {
-            ioctl(td->perf_fd[ev], PERF_EVENT_IOC_DISABLE, 0);
-            close(td->perf_fd[ev]);
-            td->perf_fd[ev] = -1;
-        }
-    }
+    for (uint32_t ev = 0; ev < mon_proc.nevents; ev++)
+        if (mon_proc.events[ev].src->thread_stop != NULL)
+            mon_proc.events[ev].src->thread_stop(td, ev);
 }
 
 void
 mon_sources_forget(struct mon_thread *td)
 {
-    for (uint32_t ev = 0; ev < mon_proc.nevents; ev++) {
-        td->timer_armed[ev] = false; /* timers are not inherited by a fork child */
-        if (td->perf_fd[ev] >= 0) {
-            /* Same open file as the parent's event: closing our copy leaves it running, an
-             * ioctl would disable the parent's sampling. */
-            close(td->perf_fd[ev]);
-            td->perf_fd[ev] = -1;
-        }
-    }
+    for (uint32_t ev = 0; ev < mon_proc.nevents; ev++)
+        if (mon_proc.events[ev].src->thread_forget != NULL)
+            mon_proc.events[ev].src->thread_forget(td, ev);
 }

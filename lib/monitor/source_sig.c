@@ -1,35 +1,46 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * source_sig.c -- the parts of the sample sources the handler calls.
+ * source_sig.c -- the handler's side of the sample sources: which event a
+ * signal belongs to, what the sample costs, re-arming (mon_source.h).
  *
- * Runs in signal context: ioctl(2), clock_gettime(2) and plain reads only.
+ * Runs in signal context: calls the sources' signal hooks (*_sig.c files)
+ * and clock_gettime(2) only.
  */
-#include <linux/perf_event.h>
 #include <signal.h>
-#include <sys/ioctl.h>
 #include <time.h>
 
 #include "monitor/mon_internal.h"
 
-void
-mon_source_rearm(struct mon_thread *td, uint32_t ev)
-{
-    if (ev < mon_proc.nevents && td->perf_fd[ev] >= 0)
-        ioctl(td->perf_fd[ev], PERF_EVENT_IOC_REFRESH, 1);
-}
-
 int
 mon_source_event_of(const struct mon_thread *td, const siginfo_t *info)
 {
-    if (info->si_code == SI_TIMER) {
-        int ev = info->si_value.sival_int;
+    for (uint32_t ev = 0; ev < mon_proc.nevents; ev++) {
+        const struct mon_source *src = mon_proc.events[ev].src;
 
-        return ev >= 0 && (uint32_t)ev < mon_proc.nevents ? ev : -1;
-    }
-    for (uint32_t ev = 0; ev < mon_proc.nevents; ev++)
-        if (td->perf_fd[ev] >= 0 && td->perf_fd[ev] == info->si_fd)
+        if (src->owns != NULL && src->owns(td, ev, info))
             return (int)ev;
+    }
     return -1;
+}
+
+uint64_t
+mon_source_charge(struct mon_thread *td, uint32_t ev, const siginfo_t *info)
+{
+    const struct mon_source *src = mon_proc.events[ev].src;
+
+    return src->charge != NULL ? src->charge(td, ev, info) : 1;
+}
+
+void
+mon_source_rearm(struct mon_thread *td, uint32_t ev, const siginfo_t *info)
+{
+    const struct mon_source *src;
+
+    if (ev >= mon_proc.nevents)
+        return;
+    src = mon_proc.events[ev].src;
+    if (src->rearm != NULL)
+        src->rearm(td, ev, info);
 }
 
 uint64_t

@@ -49,7 +49,8 @@ move_high(int fd)
     return hi;
 }
 
-/* Create this process's file in the directory; names PROG-PID.cspm, then PROG-PID-N.cspm. */
+/* Create this process's file in the directory; names PROG-PID.cspm, then PROG-PID-N.cspm
+ * (PROG-rRANK-PID... for an MPI rank: mon_mpi_file_name). */
 static int
 create_file(void)
 {
@@ -58,11 +59,7 @@ create_file(void)
     for (unsigned n = 0; n < 1000; n++) {
         int fd;
 
-        if (n == 0)
-            snprintf(mon_out.name, sizeof(mon_out.name), "%s-%d.cspm", mon_proc.progname, pid);
-        else
-            snprintf(mon_out.name, sizeof(mon_out.name), "%s-%d-%u.cspm", mon_proc.progname, pid,
-                     n);
+        mon_mpi_file_name(mon_out.name, sizeof(mon_out.name), pid, n);
         fd = openat(mon_out.dirfd, mon_out.name,
                     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd >= 0 || errno != EEXIST) {

@@ -12,12 +12,19 @@
  *     mov TABLE(,%idx,8),%r; jmp *%r
  *     lea TABLE(%rip),%b; movslq (%b,%idx,4),%r; add %b,%r; jmp *%r
  * bounded by the nearest preceding "cmp $N, ..." when there is one).
- * Other indirect jumps get no successors and are counted.  A direct jump
- * out of the procedure is a tail call.  Bytes that do not decode end their
- * block and are counted.  Loops are found with struct_find_loops().
+ * An indirect jump no table explains goes to every address-taken label
+ * of the procedure (computed goto: code addresses that the module's data
+ * or a rip-relative lea of the procedure holds), and only when there is
+ * none does it get no successors and is counted.  Indirect jumps reach
+ * their targets through a virtual node (one per table, one for the
+ * computed gotos), so an interpreter's dispatch is one loop headed there.
+ * A direct jump out of the procedure is a tail call.  Bytes that do not
+ * decode end their block and are counted.  Loops are found with
+ * struct_find_loops(); virtual nodes are in no block.
  *
  * Tool code only; reentrant (all state is per call), never prints.
  */
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,8 +104,15 @@ struct builder {
     struct jt {
         size_t insn;
         uint64_t target;
+        uint64_t table; /* the table's address */
     } * jts;
     size_t njts, capjts;
+    /* computed gotos: the jumps (instruction indexes, ascending) and the
+     * address-taken labels they may reach (sorted) */
+    size_t *ljumps;
+    size_t nljumps;
+    uint64_t *labels;
+    size_t nlabels;
     struct struct_cfg *out;
 };
 
@@ -374,7 +388,7 @@ resolve_table(struct builder *b, size_t j)
         if (grow((void **)&b->jts, &b->capjts, b->njts, sizeof(*b->jts)) != 0 ||
             push_leader(b, target) != 0)
             return STRUCT_ENOMEM;
-        b->jts[b->njts++] = (struct jt){j, target};
+        b->jts[b->njts++] = (struct jt){j, target, table};
         n++;
     }
     if (n > 0)
@@ -388,6 +402,212 @@ u64_cmp(const void *pa, const void *pb)
     uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
 
     return a < b ? -1 : a > b;
+}
+
+/* Is @a a possible target of a computed goto: an instruction start of the
+ * procedure that no jump table reaches and that no procedure is entered at? */
+static bool
+is_label(const struct builder *b, uint64_t a)
+{
+    return in_ranges(b->r, b->nr, a) && insn_at(b, a) != SIZE_MAX &&
+           struct_cfg_entry_at(b->env, a) == NULL;
+}
+
+/*
+ * The procedure's address-taken labels: code addresses inside it that
+ * env->code_refs holds or that a rip-relative lea computes, less jump-table
+ * targets (resolved tables explain those) and procedure entries (function
+ * pointers).  Sorted, unique; *out is malloc'ed (NULL when none).
+ */
+static int
+collect_labels(const struct builder *b, uint64_t **out, size_t *nout)
+{
+    uint64_t *v = NULL, *tt = NULL;
+    size_t n = 0, cap = 0, ntt = 0, k = 0;
+    int rc = STRUCT_ENOMEM;
+
+    *out = NULL;
+    *nout = 0;
+    for (size_t i = 0; i < b->nr; i++) {
+        const uint64_t *refs = b->env->code_refs;
+        size_t lo = 0, hi = b->env->ncode_refs;
+
+        while (lo < hi) { /* first ref >= r[i].lo */
+            size_t mid = lo + (hi - lo) / 2;
+
+            if (refs[mid] < b->r[i].lo)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (; lo < b->env->ncode_refs && refs[lo] < b->r[i].hi; lo++)
+            if (is_label(b, refs[lo])) {
+                if (grow((void **)&v, &cap, n, sizeof(*v)) != 0)
+                    goto out;
+                v[n++] = refs[lo];
+            }
+    }
+    for (size_t i = 0; i < b->ninsns; i++) {
+        const struct struct_insn *in = &b->insns[i];
+
+        if (in->kind == STRUCT_INSN_OTHER && in->op == STRUCT_OP_LEA && in->mem_rip &&
+            is_label(b, (uint64_t)in->mem_disp)) {
+            if (grow((void **)&v, &cap, n, sizeof(*v)) != 0)
+                goto out;
+            v[n++] = (uint64_t)in->mem_disp;
+        }
+    }
+    if (n == 0)
+        return 0;
+    if (b->njts > 0) {
+        tt = malloc(b->njts * sizeof(*tt));
+        if (tt == NULL)
+            goto out;
+        for (size_t i = 0; i < b->njts; i++)
+            tt[ntt++] = b->jts[i].target;
+        qsort(tt, ntt, sizeof(*tt), u64_cmp);
+    }
+    qsort(v, n, sizeof(*v), u64_cmp);
+    for (size_t i = 0, t = 0; i < n; i++) {
+        if (k > 0 && v[k - 1] == v[i])
+            continue;
+        while (t < ntt && tt[t] < v[i])
+            t++;
+        if (t < ntt && tt[t] == v[i])
+            continue;
+        v[k++] = v[i];
+    }
+    *out = v;
+    *nout = k;
+    v = NULL;
+    rc = 0;
+out:
+    free(v);
+    free(tt);
+    return rc;
+}
+
+/*
+ * Resolve the indirect jumps: through jump tables first (b->jts, by jump);
+ * those that remain are computed gotos when the procedure has address-taken
+ * labels (b->ljumps, b->labels), else unresolved.
+ */
+static int
+resolve_indirect(struct builder *b)
+{
+    size_t *unresolved = NULL, nun = 0;
+
+    for (size_t i = 0; i < b->ninsns; i++)
+        if (b->insns[i].kind == STRUCT_INSN_IJUMP) {
+            size_t before = b->njts;
+
+            if (resolve_table(b, i) != 0)
+                goto fail;
+            if (b->njts > before)
+                continue;
+            if (unresolved == NULL &&
+                (unresolved = malloc(b->ninsns * sizeof(*unresolved))) == NULL)
+                goto fail;
+            unresolved[nun++] = i;
+        }
+    if (nun > 0 && collect_labels(b, &b->labels, &b->nlabels) != 0)
+        goto fail;
+    for (size_t l = 0; l < b->nlabels; l++)
+        if (push_leader(b, b->labels[l]) != 0)
+            goto fail;
+    if (b->nlabels == 0) {
+        b->out->unresolved_jumps += nun;
+        free(unresolved);
+        return 0;
+    }
+    b->out->label_jumps += nun;
+    b->ljumps = unresolved;
+    b->nljumps = nun;
+    return 0;
+fail:
+    free(unresolved);
+    return STRUCT_ENOMEM;
+}
+
+/* Keep @v if it is the address of code in @parts. */
+static int
+push_code_ref(const struct struct_image_part *parts, size_t nparts, uint64_t v, uint64_t **out,
+              size_t *n, size_t *cap)
+{
+    size_t lo = 0, hi = nparts;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (parts[mid].hi <= v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == nparts || parts[lo].lo > v || !parts[lo].exec)
+        return 0;
+    if (grow((void **)out, cap, *n, sizeof(**out)) != 0)
+        return STRUCT_ENOMEM;
+    (*out)[(*n)++] = v;
+    return 0;
+}
+
+int
+struct_cfg_code_refs(Elf *elf, const struct struct_image_part *parts, size_t nparts, uint64_t **out,
+                     size_t *nout)
+{
+    uint64_t *v = NULL;
+    size_t n = 0, cap = 0, k = 0;
+    Elf_Scn *scn = NULL;
+    GElf_Ehdr eh;
+
+    *out = NULL;
+    *nout = 0;
+    if (gelf_getehdr(elf, &eh) == NULL)
+        return 0;
+    if (eh.e_type == ET_EXEC) {
+        for (size_t i = 0; i < nparts; i++) {
+            if (parts[i].exec)
+                continue;
+            for (uint64_t a = (parts[i].lo + 7) & ~(uint64_t)7; a + 8 <= parts[i].hi; a += 8) {
+                uint64_t w = 0;
+
+                memcpy(&w, parts[i].bytes + (a - parts[i].lo), 8); /* little-endian host */
+                if (push_code_ref(parts, nparts, w, &v, &n, &cap) != 0)
+                    goto fail;
+            }
+        }
+    }
+    while ((scn = elf_nextscn(elf, scn)) != NULL) {
+        GElf_Shdr sh;
+        Elf_Data *d;
+
+        if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_RELA || sh.sh_entsize == 0)
+            continue;
+        d = elf_getdata(scn, NULL);
+        if (d == NULL)
+            continue;
+        for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+            GElf_Rela rel;
+
+            if (gelf_getrela(d, (int)i, &rel) == NULL)
+                break;
+            if (struct_arch_reloc_relative(eh.e_machine, (unsigned)GELF_R_TYPE(rel.r_info)) &&
+                push_code_ref(parts, nparts, (uint64_t)rel.r_addend, &v, &n, &cap) != 0)
+                goto fail;
+        }
+    }
+    if (n > 1)
+        qsort(v, n, sizeof(*v), u64_cmp);
+    for (size_t i = 0; i < n; i++)
+        if (k == 0 || v[k - 1] != v[i])
+            v[k++] = v[i];
+    *out = v;
+    *nout = k;
+    return 0;
+fail:
+    free(v);
+    return STRUCT_ENOMEM;
 }
 
 static int
@@ -435,190 +655,351 @@ loop_contains(const struct struct_loops *loops, int32_t anc, int32_t l)
     return false;
 }
 
+/* The control-flow graph under construction: blocks are nodes 0 .. nblocks-1;
+ * then, when the procedure has computed gotos, their dispatch node; then one
+ * node per jump table, which the jumps through it go to and which goes to
+ * its targets (so a table of an interpreter's handlers, each of which jumps
+ * through it, heads one loop instead of making them all one another's). */
+struct graph_build {
+    uint32_t *first; /* first instruction of each block, and ninsns */
+    uint32_t *succ_off, *succ;
+    size_t nsucc, capsucc, capcalls;
+    uint32_t dispatch; /* the dispatch node, or UINT32_MAX */
+    uint64_t *tables;  /* addresses of the resolved jump tables, sorted, unique */
+    size_t ntables;
+    uint32_t first_table; /* node of tables[0] */
+    uint32_t nnodes;
+};
+
+/* The node of the jump table at @table. */
+static uint32_t
+table_node(const struct graph_build *gb, uint64_t table)
+{
+    size_t lo = 0, hi = gb->ntables;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (gb->tables[mid] < table)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return gb->first_table + (uint32_t)lo;
+}
+
+static int
+add_succ(struct graph_build *gb, uint32_t v)
+{
+    if (grow((void **)&gb->succ, &gb->capsucc, gb->nsucc, sizeof(*gb->succ)) != 0)
+        return STRUCT_ENOMEM;
+    gb->succ[gb->nsucc++] = v;
+    return 0;
+}
+
+/* Add the edge to the block starting at @a, if there is one. */
+static int
+add_succ_at(struct graph_build *gb, const struct struct_cfg *out, uint64_t a)
+{
+    int64_t t = block_at(out, a);
+
+    return t >= 0 && out->blocks[t].lo == a ? add_succ(gb, (uint32_t)t) : 0;
+}
+
+/* Basic blocks: runs of instructions cut at leaders and at gaps. */
+static int
+build_blocks(struct builder *b, struct graph_build *gb)
+{
+    struct struct_cfg *out = b->out;
+    size_t k = 0;
+
+    if (b->nleaders > 0)
+        qsort(b->leaders, b->nleaders, sizeof(*b->leaders), u64_cmp);
+    gb->first = malloc((b->ninsns + 1) * sizeof(*gb->first));
+    out->blocks = malloc((b->ninsns + 1) * sizeof(*out->blocks));
+    if (gb->first == NULL || out->blocks == NULL)
+        return STRUCT_ENOMEM;
+    for (size_t i = 0, li = 0; i < b->ninsns; i++) {
+        uint64_t a = b->insns[i].addr;
+        bool cut = i == 0 || b->insns[i - 1].addr + b->insns[i - 1].len != a ||
+                   ends_block(b, &b->insns[i - 1]);
+
+        while (li < b->nleaders && b->leaders[li] < a)
+            li++;
+        if (li < b->nleaders && b->leaders[li] == a)
+            cut = true;
+        if (cut) {
+            gb->first[out->nblocks] = (uint32_t)i;
+            out->blocks[out->nblocks++] = (struct struct_block){a, a, -1};
+        }
+        out->blocks[out->nblocks - 1].hi = a + b->insns[i].len;
+    }
+    gb->first[out->nblocks] = (uint32_t)b->ninsns;
+    gb->dispatch = b->nljumps > 0 ? (uint32_t)out->nblocks : UINT32_MAX;
+    gb->tables = malloc((b->njts + 1) * sizeof(*gb->tables));
+    if (gb->tables == NULL)
+        return STRUCT_ENOMEM;
+    for (size_t i = 0; i < b->njts; i++)
+        gb->tables[gb->ntables++] = b->jts[i].table;
+    if (gb->ntables > 1)
+        qsort(gb->tables, gb->ntables, sizeof(*gb->tables), u64_cmp);
+    for (size_t i = 0; i < gb->ntables; i++)
+        if (k == 0 || gb->tables[k - 1] != gb->tables[i])
+            gb->tables[k++] = gb->tables[i];
+    gb->ntables = k;
+    gb->first_table = (uint32_t)out->nblocks + (gb->dispatch != UINT32_MAX);
+    gb->nnodes = gb->first_table + (uint32_t)gb->ntables;
+    return 0;
+}
+
+/* The call sites of block @k, and the successors its last instruction gives. */
+static int
+block_edges(struct builder *b, struct graph_build *gb, size_t k, size_t *jt, size_t *lj)
+{
+    struct struct_cfg *out = b->out;
+    uint32_t last_i = gb->first[k + 1] - 1;
+    const struct struct_insn *last = &b->insns[last_i];
+    bool fall = false;
+
+    for (uint32_t i = gb->first[k]; i <= last_i; i++) {
+        const struct struct_insn *in = &b->insns[i];
+
+        if (in->kind == STRUCT_INSN_CALL || in->kind == STRUCT_INSN_ICALL) {
+            unsigned fl = in->kind == STRUCT_INSN_ICALL ? STRUCT_CALL_INDIRECT : 0;
+
+            if (is_noreturn_call(b, in))
+                fl |= STRUCT_CALL_NORETURN;
+            if (add_call(out, &gb->capcalls, in, fl,
+                         in->kind == STRUCT_INSN_CALL ? in->target : 0) != 0)
+                return STRUCT_ENOMEM;
+        }
+    }
+    switch (last->kind) {
+    case STRUCT_INSN_OTHER:
+    case STRUCT_INSN_ICALL:
+        fall = true;
+        break;
+    case STRUCT_INSN_CALL:
+        fall = !is_noreturn_call(b, last);
+        break;
+    case STRUCT_INSN_CJUMP:
+        fall = true;
+        /* fall through */
+    case STRUCT_INSN_JUMP:
+        if (in_ranges(b->r, b->nr, last->target)) {
+            if (add_succ_at(gb, out, last->target) != 0)
+                return STRUCT_ENOMEM;
+        } else {
+            const struct struct_entry *e = struct_cfg_entry_at(b->env, last->target);
+            unsigned fl = STRUCT_CALL_TAIL | (e != NULL && e->noreturn ? STRUCT_CALL_NORETURN : 0);
+
+            if (add_call(out, &gb->capcalls, last, fl, last->target) != 0)
+                return STRUCT_ENOMEM;
+        }
+        break;
+    case STRUCT_INSN_IJUMP:
+        while (*jt < b->njts && b->jts[*jt].insn < last_i)
+            (*jt)++;
+        if (*jt < b->njts && b->jts[*jt].insn == last_i &&
+            add_succ(gb, table_node(gb, b->jts[*jt].table)) != 0)
+            return STRUCT_ENOMEM;
+        while (*lj < b->nljumps && b->ljumps[*lj] < last_i)
+            (*lj)++;
+        if (*lj < b->nljumps && b->ljumps[*lj] == last_i && add_succ(gb, gb->dispatch) != 0)
+            return STRUCT_ENOMEM;
+        break;
+    default:
+        break;
+    }
+    if (fall && k + 1 < out->nblocks && out->blocks[k + 1].lo == out->blocks[k].hi)
+        return add_succ(gb, (uint32_t)(k + 1));
+    return 0;
+}
+
+/*
+ * Edges and call sites.  A computed goto goes to the dispatch node, which
+ * goes to every address-taken label: one node instead of jumps x labels
+ * edges, and the interpreter loop it makes is headed by the dispatch.
+ */
+static int
+build_edges(struct builder *b, struct graph_build *gb)
+{
+    struct struct_cfg *out = b->out;
+    size_t jt = 0, lj = 0, nodes = gb->nnodes;
+    uint64_t *targets = NULL;
+
+    gb->succ_off = malloc((nodes + 1) * sizeof(*gb->succ_off));
+    if (gb->succ_off == NULL)
+        return STRUCT_ENOMEM;
+    for (size_t k = 0; k < out->nblocks; k++) {
+        gb->succ_off[k] = (uint32_t)gb->nsucc;
+        if (block_edges(b, gb, k, &jt, &lj) != 0)
+            return STRUCT_ENOMEM;
+    }
+    if (gb->dispatch != UINT32_MAX) {
+        gb->succ_off[gb->dispatch] = (uint32_t)gb->nsucc;
+        for (size_t l = 0; l < b->nlabels; l++)
+            if (add_succ_at(gb, out, b->labels[l]) != 0)
+                return STRUCT_ENOMEM;
+    }
+    if (gb->ntables > 0 && (targets = malloc(b->njts * sizeof(*targets))) == NULL)
+        return STRUCT_ENOMEM;
+    for (size_t t = 0; t < gb->ntables; t++) {
+        size_t n = 0;
+
+        gb->succ_off[gb->first_table + t] = (uint32_t)gb->nsucc;
+        for (size_t i = 0; i < b->njts; i++)
+            if (b->jts[i].table == gb->tables[t])
+                targets[n++] = b->jts[i].target;
+        if (n > 1)
+            qsort(targets, n, sizeof(*targets), u64_cmp);
+        for (size_t i = 0; i < n; i++)
+            if ((i == 0 || targets[i] != targets[i - 1]) && add_succ_at(gb, out, targets[i]) != 0) {
+                free(targets);
+                return STRUCT_ENOMEM;
+            }
+    }
+    free(targets);
+    gb->succ_off[nodes] = (uint32_t)gb->nsucc;
+    if (out->ncalls > 1)
+        qsort(out->calls, out->ncalls, sizeof(*out->calls), call_cmp);
+    return 0;
+}
+
+/* Record, for each loop containing node @v but not node @from, that it is
+ * entered at @v (at the blocks inside it that @v goes to, when @v is a
+ * dispatch or table node). */
+static int
+add_loop_entry(struct struct_cfg *out, const struct struct_loops *loops,
+               const struct graph_build *gb, uint32_t v, int32_t from)
+{
+    for (int32_t l = loops->innermost[v]; l >= 0; l = loops->loops[l].parent) {
+        if (loop_contains(loops, l, from))
+            break;
+        if (v < out->nblocks) {
+            if (struct_rvec_push(&out->loops[l].entries, out->blocks[v].lo, out->blocks[v].hi) != 0)
+                return STRUCT_ENOMEM;
+            continue;
+        }
+        for (uint32_t i = gb->succ_off[v]; i < gb->succ_off[v + 1]; i++) {
+            uint32_t w = gb->succ[i];
+
+            if (loop_contains(loops, l, loops->innermost[w]) &&
+                struct_rvec_push(&out->loops[l].entries, out->blocks[w].lo, out->blocks[w].hi) != 0)
+                return STRUCT_ENOMEM;
+        }
+    }
+    return 0;
+}
+
+/*
+ * The loops of graph @g, with their entry blocks (targets of edges from
+ * outside the loop, and the procedure's entry block, entered by the caller)
+ * and back edges (the conditional and indirect jumps from inside the loop
+ * to its header).
+ */
+static int
+find_loops(struct builder *b, const struct graph_build *gb, const struct struct_graph *g)
+{
+    struct struct_cfg *out = b->out;
+    struct struct_loops loops = {0};
+    int rc = STRUCT_ENOMEM;
+
+    if (struct_find_loops(g, &loops) != 0)
+        return STRUCT_ENOMEM;
+    if (loops.nloops == 0) {
+        struct_loops_free(&loops);
+        return 0;
+    }
+    out->loops = calloc(loops.nloops, sizeof(*out->loops));
+    if (out->loops == NULL)
+        goto out;
+    out->nloops = loops.nloops;
+    for (size_t i = 0; i < loops.nloops; i++) {
+        out->loops[i].parent = loops.loops[i].parent;
+        out->loops[i].irreducible = loops.loops[i].irreducible;
+    }
+    for (size_t k = 0; k < out->nblocks; k++)
+        out->blocks[k].loop = loops.innermost[k];
+    if (add_loop_entry(out, &loops, gb, g->entry, -1) != 0)
+        goto out;
+    for (uint32_t u = 0; u < g->n; u++)
+        for (uint32_t i = g->succ_off[u]; i < g->succ_off[u + 1]; i++) {
+            uint32_t v = g->succ[i];
+            int32_t l = loops.innermost[v];
+
+            if (add_loop_entry(out, &loops, gb, v, loops.innermost[u]) != 0)
+                goto out;
+            /* a back edge: a jump from u inside the loop v heads */
+            for (; l >= 0 && u < out->nblocks; l = loops.loops[l].parent) {
+                const struct struct_insn *last = &b->insns[gb->first[u + 1] - 1];
+
+                if (last->kind != STRUCT_INSN_CJUMP && last->kind != STRUCT_INSN_IJUMP)
+                    break;
+                if (loops.loops[l].header != v)
+                    continue;
+                if (loop_contains(&loops, l, loops.innermost[u]) &&
+                    struct_rvec_push(&out->loops[l].back_edges, last->addr,
+                                     last->addr + last->len) != 0)
+                    goto out;
+                break;
+            }
+        }
+    for (size_t i = 0; i < out->nloops; i++) {
+        struct_rvec_normalize(&out->loops[i].entries);
+        struct_rvec_normalize(&out->loops[i].back_edges);
+    }
+    rc = 0;
+out:
+    struct_loops_free(&loops);
+    return rc;
+}
+
+static void
+cbranches(struct builder *b)
+{
+    struct struct_cfg *out = b->out;
+
+    out->ncbranches = 0;
+    for (size_t i = 0; i < b->ninsns; i++)
+        if (b->insns[i].kind == STRUCT_INSN_CJUMP)
+            out->cbranches[out->ncbranches++] = b->insns[i].addr;
+}
+
 int
 struct_cfg_build(struct struct_decoder *d, const struct struct_cfg_env *env,
                  const struct struct_range *r, size_t n, uint64_t entry, struct struct_cfg *out)
 {
     struct builder b = {.d = d, .env = env, .r = r, .nr = n, .out = out};
-    uint32_t *first = NULL, *succ_off = NULL, *succ = NULL;
-    size_t nsucc = 0, capsucc = 0, capcalls = 0, jt = 0;
-    struct struct_loops loops = {0};
+    struct graph_build gb = {0};
     struct struct_graph g;
     int64_t eb;
     int rc = STRUCT_ENOMEM;
 
     memset(out, 0, sizeof(*out));
-    if (decode_all(&b) != 0)
+    if (decode_all(&b) != 0 || resolve_indirect(&b) != 0)
         goto out;
-    for (size_t i = 0; i < b.ninsns; i++)
-        if (b.insns[i].kind == STRUCT_INSN_IJUMP) {
-            size_t before = b.njts;
-
-            if (resolve_table(&b, i) != 0)
-                goto out;
-            if (b.njts == before)
-                out->unresolved_jumps++;
-        }
-    if (b.nleaders > 0)
-        qsort(b.leaders, b.nleaders, sizeof(*b.leaders), u64_cmp);
-    for (size_t i = 0; i < b.ninsns; i++)
-        out->ncbranches += b.insns[i].kind == STRUCT_INSN_CJUMP;
-    out->cbranches = malloc((out->ncbranches + 1) * sizeof(*out->cbranches));
+    out->cbranches = malloc((b.ninsns + 1) * sizeof(*out->cbranches));
     if (out->cbranches == NULL)
         goto out;
-    out->ncbranches = 0;
-    for (size_t i = 0; i < b.ninsns; i++)
-        if (b.insns[i].kind == STRUCT_INSN_CJUMP)
-            out->cbranches[out->ncbranches++] = b.insns[i].addr;
-
-    /* Blocks: runs of instructions cut at leaders and at gaps. */
-    first = malloc((b.ninsns + 1) * sizeof(*first));
-    out->blocks = malloc((b.ninsns + 1) * sizeof(*out->blocks));
-    if (first == NULL || out->blocks == NULL)
+    cbranches(&b);
+    if (build_blocks(&b, &gb) != 0 || build_edges(&b, &gb) != 0)
         goto out;
-    for (size_t i = 0, li = 0; i < b.ninsns; i++) {
-        uint64_t a = b.insns[i].addr;
-        bool cut = i == 0 || b.insns[i - 1].addr + b.insns[i - 1].len != a ||
-                   ends_block(&b, &b.insns[i - 1]);
-
-        while (li < b.nleaders && b.leaders[li] < a)
-            li++;
-        if (li < b.nleaders && b.leaders[li] == a)
-            cut = true;
-        if (cut) {
-            first[out->nblocks] = (uint32_t)i;
-            out->blocks[out->nblocks++] = (struct struct_block){a, a, -1};
-        }
-        out->blocks[out->nblocks - 1].hi = a + b.insns[i].len;
-    }
-    first[out->nblocks] = (uint32_t)b.ninsns;
-
-    /* Edges and call sites. */
-    succ_off = malloc((out->nblocks + 1) * sizeof(*succ_off));
-    if (succ_off == NULL)
-        goto out;
-    for (size_t k = 0; k < out->nblocks; k++) {
-        const struct struct_insn *last = &b.insns[first[k + 1] - 1];
-        bool fall = false;
-
-        succ_off[k] = (uint32_t)nsucc;
-        for (uint32_t i = first[k]; i < first[k + 1]; i++) {
-            const struct struct_insn *in = &b.insns[i];
-
-            if (in->kind == STRUCT_INSN_CALL || in->kind == STRUCT_INSN_ICALL) {
-                unsigned fl = in->kind == STRUCT_INSN_ICALL ? STRUCT_CALL_INDIRECT : 0;
-
-                if (is_noreturn_call(&b, in))
-                    fl |= STRUCT_CALL_NORETURN;
-                if (add_call(out, &capcalls, in, fl,
-                             in->kind == STRUCT_INSN_CALL ? in->target : 0) != 0)
-                    goto out;
-            }
-        }
-        switch (last->kind) {
-        case STRUCT_INSN_OTHER:
-        case STRUCT_INSN_ICALL:
-            fall = true;
-            break;
-        case STRUCT_INSN_CALL:
-            fall = !is_noreturn_call(&b, last);
-            break;
-        case STRUCT_INSN_CJUMP:
-            fall = true;
-            /* fall through */
-        case STRUCT_INSN_JUMP:
-            if (in_ranges(r, n, last->target)) {
-                int64_t t = block_at(out, last->target);
-
-                if (t >= 0 && out->blocks[t].lo == last->target) {
-                    if (grow((void **)&succ, &capsucc, nsucc, sizeof(*succ)) != 0)
-                        goto out;
-                    succ[nsucc++] = (uint32_t)t;
-                }
-            } else {
-                const struct struct_entry *e = struct_cfg_entry_at(env, last->target);
-                unsigned fl =
-                    STRUCT_CALL_TAIL | (e != NULL && e->noreturn ? STRUCT_CALL_NORETURN : 0);
-
-                if (add_call(out, &capcalls, last, fl, last->target) != 0)
-                    goto out;
-            }
-            break;
-        case STRUCT_INSN_IJUMP:
-            while (jt < b.njts && b.jts[jt].insn < first[k + 1] - 1)
-                jt++;
-            for (; jt < b.njts && b.jts[jt].insn == first[k + 1] - 1; jt++) {
-                int64_t t = block_at(out, b.jts[jt].target);
-
-                if (t >= 0 && out->blocks[t].lo == b.jts[jt].target) {
-                    if (grow((void **)&succ, &capsucc, nsucc, sizeof(*succ)) != 0)
-                        goto out;
-                    succ[nsucc++] = (uint32_t)t;
-                }
-            }
-            break;
-        default:
-            break;
-        }
-        if (fall && k + 1 < out->nblocks && out->blocks[k + 1].lo == out->blocks[k].hi) {
-            if (grow((void **)&succ, &capsucc, nsucc, sizeof(*succ)) != 0)
-                goto out;
-            succ[nsucc++] = (uint32_t)(k + 1);
-        }
-    }
-    succ_off[out->nblocks] = (uint32_t)nsucc;
-    if (out->ncalls > 1)
-        qsort(out->calls, out->ncalls, sizeof(*out->calls), call_cmp);
-
-    /* Loops. */
     eb = block_at(out, entry);
-    g = (struct struct_graph){(uint32_t)out->nblocks, eb >= 0 ? (uint32_t)eb : 0, succ_off, succ};
-    if (struct_find_loops(&g, &loops) != 0)
+    g = (struct struct_graph){gb.nnodes, eb >= 0 ? (uint32_t)eb : 0, gb.succ_off, gb.succ};
+    if (out->nblocks > 0 && find_loops(&b, &gb, &g) != 0)
         goto out;
-    if (loops.nloops > 0) {
-        out->loops = calloc(loops.nloops, sizeof(*out->loops));
-        if (out->loops == NULL)
-            goto out;
-        out->nloops = loops.nloops;
-        for (size_t i = 0; i < loops.nloops; i++) {
-            out->loops[i].parent = loops.loops[i].parent;
-            out->loops[i].irreducible = loops.loops[i].irreducible;
-        }
-        for (size_t k = 0; k < out->nblocks; k++)
-            out->blocks[k].loop = loops.innermost[k];
-        /* Entry blocks: targets of edges from outside the loop, and the
-         * procedure's entry block (entered by the caller). */
-        for (size_t u = 0; u <= out->nblocks; u++) {
-            size_t lo = u < out->nblocks ? succ_off[u] : 0,
-                   hi = u < out->nblocks ? succ_off[u + 1] : 1;
-
-            for (size_t i = lo; i < hi; i++) {
-                uint32_t v = u < out->nblocks ? succ[i] : g.entry;
-                int32_t from = u < out->nblocks ? loops.innermost[u] : -1;
-
-                if (v >= out->nblocks)
-                    continue;
-                for (int32_t l = loops.innermost[v]; l >= 0; l = loops.loops[l].parent) {
-                    if (loop_contains(&loops, l, from))
-                        break;
-                    if (struct_rvec_push(&out->loops[l].entries, out->blocks[v].lo,
-                                         out->blocks[v].hi) != 0)
-                        goto out;
-                }
-            }
-        }
-        for (size_t i = 0; i < out->nloops; i++)
-            struct_rvec_normalize(&out->loops[i].entries);
-    }
     rc = 0;
 out:
-    struct_loops_free(&loops);
-    free(first);
-    free(succ_off);
-    free(succ);
+    free(gb.first);
+    free(gb.tables);
+    free(gb.succ_off);
+    free(gb.succ);
     free(b.insns);
     free(b.leaders);
     free(b.jts);
+    free(b.ljumps);
+    free(b.labels);
     if (rc != 0)
         struct_cfg_free(out);
     return rc;
@@ -627,11 +1008,26 @@ out:
 void
 struct_cfg_free(struct struct_cfg *c)
 {
-    for (size_t i = 0; i < c->nloops; i++)
+    for (size_t i = 0; i < c->nloops; i++) {
         struct_rvec_free(&c->loops[i].entries);
+        struct_rvec_free(&c->loops[i].back_edges);
+    }
     free(c->loops);
     free(c->blocks);
     free(c->calls);
     free(c->cbranches);
     memset(c, 0, sizeof(*c));
+}
+
+int
+struct_cfg_env_scan(Elf *elf, struct struct_cfg_env *env)
+{
+    GElf_Ehdr eh;
+    uint64_t *refs = NULL;
+    int rc;
+
+    env->machine = gelf_getehdr(elf, &eh) != NULL ? eh.e_machine : EM_X86_64;
+    rc = struct_cfg_code_refs(elf, env->parts, env->nparts, &refs, &env->ncode_refs);
+    env->code_refs = refs;
+    return rc;
 }

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <libelf.h>
+
 #include "structure/structure_internal.h"
 
 /* ---- loop finder (loops.c) ------------------------------------------ */
@@ -66,7 +68,7 @@ int struct_find_loops(const struct struct_graph *g, struct struct_loops *out);
 
 void struct_loops_free(struct struct_loops *l);
 
-/* ---- instruction decoder hook (arch/x86_64/decode.c) ----------------- */
+/* ---- instruction decoder (decoder.c, back ends in arch/) -------------- */
 
 enum struct_insn_kind {
     STRUCT_INSN_OTHER = 0,
@@ -110,8 +112,23 @@ struct struct_insn {
 
 struct struct_decoder; /* opaque, one per thread */
 
-/* Open a decoder; NULL when the disassembler cannot be set up. */
+/* Is there a back end for ELF machine @e_machine (EM_X86_64)? */
+bool struct_arch_supported(unsigned e_machine);
+
+/* Is relocation @type of @e_machine its RELATIVE type (base + addend)? */
+bool struct_arch_reloc_relative(unsigned e_machine, unsigned type);
+
+/*
+ * Open a decoder for the back end of ELF machine @e_machine; NULL when
+ * there is none or its disassembler cannot be set up (or no memory).
+ * Release with struct_decoder_free().
+ */
+struct struct_decoder *struct_decoder_open(unsigned e_machine);
+
+/* struct_decoder_open(EM_X86_64), for callers that have no ELF header at hand. */
 struct struct_decoder *struct_decoder_new(void);
+
+/* Release @d (NULL is allowed). */
 void struct_decoder_free(struct struct_decoder *d);
 
 /*
@@ -147,7 +164,34 @@ struct struct_cfg_env {
     size_t nparts;
     const struct struct_entry *entries; /* sorted by addr, unique */
     size_t nentries;
+    /* Code addresses stored in data (struct_cfg_code_refs()), sorted, unique;
+     * may be empty. */
+    const uint64_t *code_refs;
+    size_t ncode_refs;
+    unsigned machine; /* ELF e_machine: picks the decoder back end (0: x86-64) */
 };
+
+/*
+ * The code addresses that the module's data holds: for a position-
+ * independent object (ET_DYN), the addends of its RELATIVE relocations
+ * (R_X86_64_RELATIVE; struct_arch_reloc_relative()) (tables of label addresses, "&&label" in GNU C, live in
+ * .data.rel.ro and are filled in by the loader); for a fixed-address
+ * executable (ET_EXEC), every aligned 64-bit word of a non-executable
+ * section whose value lies in an executable one.  Only values inside an
+ * executable part of @parts are kept.  @elf is the file whose sections
+ * @parts were read from.  On success *out (malloc'ed, sorted, unique; the
+ * caller frees it) and *n are set and 0 is returned; STRUCT_ENOMEM
+ * otherwise.  A file without relocations gives an empty set.
+ */
+int struct_cfg_code_refs(Elf *elf, const struct struct_image_part *parts, size_t nparts,
+                         uint64_t **out, size_t *n);
+
+/*
+ * Fill in what @env learns from the file itself: its machine (e_machine)
+ * and code_refs (struct_cfg_code_refs() over env->parts, which must be
+ * set).  Returns 0 or STRUCT_ENOMEM; env->code_refs is the caller's to free.
+ */
+int struct_cfg_env_scan(Elf *elf, struct struct_cfg_env *env);
 
 /* The procedure entry at exactly @a, or NULL.  O(log n).  Thread-safe (reads only). */
 const struct struct_entry *struct_cfg_entry_at(const struct struct_cfg_env *env, uint64_t a);
@@ -175,6 +219,10 @@ struct struct_cfg_loop {
     int32_t parent;
     bool irreducible;
     struct struct_rvec entries; /* normalized: blocks entered from outside the loop */
+    /* normalized: the conditional and indirect jumps inside the loop to its
+     * header (the loop test of a rotated for/while loop; the computed gotos
+     * of an interpreter loop) */
+    struct struct_rvec back_edges;
 };
 
 /* Result of analyzing one procedure; plain malloc'ed memory. */
@@ -189,13 +237,19 @@ struct struct_cfg {
     size_t ncbranches;
     size_t ninsns;
     size_t bad_bytes;        /* bytes that did not decode */
-    size_t unresolved_jumps; /* indirect jumps with no recognized table */
+    size_t unresolved_jumps; /* indirect jumps with no recognized table and no label */
     size_t jump_tables;      /* indirect jumps resolved through a table */
+    size_t label_jumps;      /* indirect jumps bounded by the procedure's address-taken labels */
 };
 
 /*
  * Decode the procedure with normalized ranges @r[0..n) entered at @entry,
- * build its basic blocks and edges, and find its loops.  Returns 0 or
+ * build its basic blocks and edges, and find its loops.  An indirect jump
+ * that no jump table explains may go to any address-taken label of the
+ * procedure: an instruction start inside it, other than a procedure
+ * entry, that env->code_refs holds or that a "lea label(%rip)" of the
+ * procedure computes (computed goto, "goto *disp[op]", as in the dispatch
+ * loops of Lua's luaV_execute and CPython's _PyEval_EvalFrameDefault).  Returns 0 or
  * STRUCT_ENOMEM.  Release with struct_cfg_free().
  */
 int struct_cfg_build(struct struct_decoder *d, const struct struct_cfg_env *env,

@@ -13,6 +13,9 @@
 #include <sys/mman.h>
 
 #include "structure/structure_internal.h"
+#include "support/hashmap.h"
+#include "support/search.h"
+#include "support/vec.h"
 
 #define MODULE_CHUNK_BYTES (256 * 1024)
 #define MODULE_HUGE_BYTES  ((size_t)2 * 1024 * 1024) /* one x86-64 transparent huge page */
@@ -137,7 +140,7 @@ struct_module_free(struct struct_module *m)
     if (m == NULL)
         return;
     free(m->index);
-    free(m->strtab);
+    csp_hmap_free(&m->strings);
     for (size_t i = 0; i < m->nxarenas; i++)
         arena_destroy(&m->xarenas[i]);
     free(m->xarenas);
@@ -151,63 +154,33 @@ struct_module_alloc(struct struct_module *m, size_t size)
     return arena_alloc(&m->arena, size);
 }
 
-/* FNV-1a, 64 bit. */
-static uint64_t
-str_hash(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-
-    for (; *s != '\0'; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-    return h;
-}
-
-static int
-strtab_grow(struct struct_module *m)
-{
-    size_t cap = m->strtab_cap ? m->strtab_cap * 2 : 1024;
-    const char **tab = calloc(cap, sizeof(*tab));
-
-    if (tab == NULL)
-        return STRUCT_ENOMEM;
-    for (size_t i = 0; i < m->strtab_cap; i++) {
-        const char *s = m->strtab[i];
-        size_t j;
-
-        if (s == NULL)
-            continue;
-        for (j = str_hash(s) & (cap - 1); tab[j] != NULL; j = (j + 1) & (cap - 1))
-            ;
-        tab[j] = s;
-    }
-    free(m->strtab);
-    m->strtab = tab;
-    m->strtab_cap = cap;
-    return 0;
-}
-
+/*
+ * Return the module's copy of @s.  The table maps a 64-bit key to a
+ * string: the key is the string's hash, and on a collision (another
+ * string under the key) the next key of a fixed chain (csp_hash_u64 of
+ * key + 1).  Nothing is ever removed, so a lookup that follows the chain
+ * to an absent key proves the string absent.
+ */
 const char *
 struct_intern(struct struct_module *m, const char *s)
 {
-    size_t j, len;
+    const char *hit;
+    uint64_t key;
+    size_t len;
     char *copy;
 
     if (s == NULL)
         return NULL;
-    if ((m->strtab_used + 1) * 2 > m->strtab_cap && strtab_grow(m) != 0)
-        return NULL;
-    for (j = str_hash(s) & (m->strtab_cap - 1); m->strtab[j] != NULL;
-         j = (j + 1) & (m->strtab_cap - 1))
-        if (strcmp(m->strtab[j], s) == 0)
-            return m->strtab[j];
+    for (key = csp_hash_str(s); (hit = csp_hmap_get(&m->strings, key)) != NULL;
+         key = csp_hash_u64(key + 1))
+        if (strcmp(hit, s) == 0)
+            return hit;
     len = strlen(s);
     copy = arena_alloc(&m->arena, len + 1);
     if (copy == NULL)
         return NULL;
     memcpy(copy, s, len + 1);
-    m->strtab[j] = copy;
-    m->strtab_used++;
-    return copy;
+    return csp_hmap_put(&m->strings, key, copy) == 0 ? copy : NULL;
 }
 
 struct arena *
@@ -447,15 +420,8 @@ idx_emit(struct struct_module *m, size_t *cap, uint64_t lo, uint64_t hi,
         last->hi = hi;
         return 0;
     }
-    if (m->nindex == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 256;
-        struct struct_index_entry *v = realloc(m->index, ncap * sizeof(*v));
-
-        if (v == NULL)
-            return STRUCT_ENOMEM;
-        m->index = v;
-        *cap = ncap;
-    }
+    if (csp_vec_reserve(&m->index, cap, m->nindex + 1, sizeof(*m->index)) != 0)
+        return STRUCT_ENOMEM;
     m->index[m->nindex++] = (struct struct_index_entry){lo, hi, scope};
     return 0;
 }
@@ -529,7 +495,7 @@ const struct struct_scope *
 struct_lookup(const struct struct_module *cm, uint64_t offset)
 {
     struct struct_module *m = (struct struct_module *)cm; /* the index is a cache */
-    size_t lo = 0, hi;
+    ptrdiff_t i;
 
     if (m == NULL)
         return NULL;
@@ -538,16 +504,6 @@ struct_lookup(const struct struct_module *cm, uint64_t offset)
             return NULL; /* out of memory: try again next time */
         m->index_built = true;
     }
-    hi = m->nindex;
-    while (lo < hi) { /* first entry with entry.hi > offset */
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (m->index[mid].hi <= offset)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < m->nindex && m->index[lo].lo <= offset)
-        return m->index[lo].scope;
-    return NULL;
+    i = csp_range_find(m->index, m->nindex, sizeof(*m->index), offset);
+    return i >= 0 ? m->index[i].scope : NULL;
 }

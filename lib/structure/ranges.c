@@ -13,19 +13,14 @@
 #include <string.h>
 
 #include "structure/structure_internal.h"
+#include "support/search.h"
+#include "support/vec.h"
 
 int
 struct_rvec_push(struct struct_rvec *rv, uint64_t lo, uint64_t hi)
 {
-    if (rv->n == rv->cap) {
-        size_t cap = rv->cap ? rv->cap * 2 : 8;
-        struct struct_range *v = realloc(rv->v, cap * sizeof(*v));
-
-        if (v == NULL)
-            return STRUCT_ENOMEM;
-        rv->v = v;
-        rv->cap = cap;
-    }
+    if (rv->n == rv->cap && csp_vec_reserve(&rv->v, &rv->cap, rv->n + 1, sizeof(*rv->v)) != 0)
+        return STRUCT_ENOMEM;
     rv->v[rv->n].lo = lo;
     rv->v[rv->n].hi = hi;
     rv->n++;
@@ -211,15 +206,5 @@ struct_ranges_parse(const char *s, struct struct_rvec *out)
 bool
 struct_ranges_contain(const struct struct_range *r, size_t n, uint64_t addr)
 {
-    size_t lo = 0, hi = n;
-
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (r[mid].hi <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && r[lo].lo <= addr;
+    return csp_range_find(r, n, sizeof(*r), addr) >= 0;
 }

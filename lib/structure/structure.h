@@ -91,6 +91,14 @@ struct struct_options {
     int verbose;      /* notes on stderr (e.g. "no DWARF: procedures only") */
     int no_normalize; /* nonzero: raw object-code loop structure (seed 003 §3 rules not applied) */
     int jobs;         /* threads decoding procedures; <= 0: one per available core */
+    /* Root of separate debug files (DIR/.build-id/xx/yyyy.debug and
+     * DIR/<binary's directory>/<debuglink>); NULL: /usr/lib/debug. */
+    const char *debug_dir;
+    /* Directory of csprof-structure.dtd for struct_read_xml_opt(); NULL:
+     * <directory of the running executable>/../share/csprof/schemas. */
+    const char *schema_dir;
+    /* Structure cache directory for struct_analyze_cached(); NULL: no cache. */
+    const char *cache_dir;
 };
 
 /* What the analysis saw, for reports (counts over the whole module). */
@@ -101,8 +109,9 @@ struct struct_stats {
     size_t irreducible;      /* of which irreducible */
     size_t calls;            /* call sites, tail calls included */
     size_t bad_bytes;        /* bytes that did not decode as instructions */
-    size_t unresolved_jumps; /* indirect jumps without a recognized jump table */
+    size_t unresolved_jumps; /* indirect jumps with neither a jump table nor labels */
     size_t jump_tables;      /* indirect jumps resolved through a jump table */
+    size_t label_jumps;      /* indirect jumps bounded by address-taken labels (computed goto) */
 };
 
 /*
@@ -114,6 +123,34 @@ struct struct_stats {
  */
 int struct_analyze(const char *path, const struct struct_options *opt, struct struct_module **out,
                    const char **note, char *err, size_t errlen);
+
+/*
+ * struct_analyze() through a cache of analyzed modules keyed by GNU
+ * build-id, in @opt->cache_dir (as hpcstruct's cache): an entry
+ * CACHE/<build-id>-n<no_normalize>.struct is used only when the file at
+ * @path has that build-id and the size, modification time, path and
+ * csprof version recorded with the entry, and, for an entry made without
+ * DWARF, when no debug file has appeared since under @opt->debug_dir;
+ * else the binary is analyzed and the entry (re)written: to a temporary
+ * file renamed into place, so concurrent runs never see a partial
+ * entry.  A cache that cannot be read or written is not an error (the
+ * analysis result is returned).  Binaries without a build-id are never
+ * cached.  *note as struct_analyze (also for a cache hit).  Returns as
+ * struct_analyze.  [not async-signal-safe]
+ */
+int struct_analyze_cached(const char *path, const struct struct_options *opt,
+                          struct struct_module **out, const char **note, char *err, size_t errlen);
+
+/*
+ * The cache directory for a setting and the environment the caller read:
+ * @setting (e.g. $CSPROF_STRUCT_CACHE) "" or "off" disables the cache
+ * (returns NULL); NULL or "default" gives @xdg_cache_home/csprof, else
+ * @home/.cache/csprof (NULL when neither is an absolute path); another
+ * value is the directory itself.  Writes into @buf of @len bytes and
+ * returns it, or NULL (also when it does not fit).
+ */
+const char *struct_cache_dir(const char *setting, const char *xdg_cache_home, const char *home,
+                             char *buf, size_t len);
 
 /*
  * Write @n modules as one XML structure document to @out.  Deterministic:
@@ -128,6 +165,10 @@ int struct_write_xml(FILE *out, struct struct_module *const *mods, size_t n);
  */
 int struct_read_xml(const char *path, struct struct_module ***mods, size_t *n, char *err,
                     size_t errlen);
+
+/* Same, with the DTD looked up in @opt->schema_dir (@opt may be NULL: the default). */
+int struct_read_xml_opt(const char *path, const struct struct_options *opt,
+                        struct struct_module ***mods, size_t *n, char *err, size_t errlen);
 
 /* The module's root scope (kind MODULE; name = module path).  */
 const struct struct_scope *struct_module_root(const struct struct_module *m);

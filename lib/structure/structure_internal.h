@@ -16,6 +16,7 @@
 
 #include "structure/structure.h"
 #include "support/arena.h"
+#include "support/hashmap.h"
 
 /* Name of the FILE scope that holds procedures whose source file is unknown. */
 #define STRUCT_UNKNOWN_FILE "<unknown file>"
@@ -45,9 +46,8 @@ struct struct_module {
     uint64_t entry;           /* ELF e_entry (module-relative address); 0 when unknown */
     uint32_t next_id;         /* next scope id to hand out */
 
-    /* String interner: open addressing, pointers into the arena. */
-    const char **strtab;
-    size_t strtab_cap, strtab_used;
+    /* String interner: string hash -> the copy in the arena (see struct_intern). */
+    struct csp_hmap strings;
 
     struct struct_stats stats; /* from struct_analyze() */
 
@@ -175,6 +175,14 @@ int struct_ranges_parse(const char *s, struct struct_rvec *out);
  * Implemented in demangle.cc with abi::__cxa_demangle.
  */
 char *struct_demangle(const char *mangled);
+
+/*
+ * Read a structure file of exactly one module that this library wrote
+ * (a cache entry), streaming: one procedure's XML nodes at a time, the
+ * content checks of struct_read_xml() but no DTD validation.  Returns 0
+ * and *out, or a negative struct_status with one line in @err.
+ */
+int struct_read_xml_stream(const char *path, struct struct_module **out, char *err, size_t errlen);
 
 /* Does the sorted, normalized range list @r contain @addr? */
 bool struct_ranges_contain(const struct struct_range *r, size_t n, uint64_t addr);

@@ -72,6 +72,16 @@ void uw_init(void);
 CSP_SIGSAFE int uw_backtrace(void *ucontext, struct uw_backtrace *bt);
 
 /* Interrupted program counter of a signal context.  [async-signal-safe] */
+/*
+ * As uw_backtrace, from the caller's own frame (a context made here with
+ * unw_getcontext): bt->ips[0] is a pc inside this function or its caller,
+ * then the return addresses outwards.  For the monitor's overrides that
+ * record a calling context outside the sampling handler (OpenMP creation
+ * contexts); the caller keeps its sampling handler off this thread's walk
+ * arrays meanwhile.  [async-signal-safe, as uw_backtrace]
+ */
+CSP_SIGSAFE int uw_backtrace_here(struct uw_backtrace *bt);
+
 CSP_SIGSAFE uintptr_t uw_context_pc(const void *ucontext);
 
 /* Interrupted stack pointer of a signal context.  [async-signal-safe] */

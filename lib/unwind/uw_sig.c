@@ -92,3 +92,13 @@ uw_backtrace(void *ucontext, struct uw_backtrace *bt)
                   : 0;
     }
 }
+
+int
+uw_backtrace_here(struct uw_backtrace *bt)
+{
+    unw_context_t uc;
+
+    if (unw_getcontext(&uc) < 0)
+        return UW_EINIT;
+    return uw_backtrace(&uc, bt);
+}

@@ -436,7 +436,8 @@ EOF
     run_prof -o "$W/db" "$W/m"
     expect_rc 0 "two events"
     validate "$W/db"
-    ieq "$(xp "$W/db" "count(//Metric)")" 6 "metrics for two events"
+    ieq "$(xp "$W/db" "count(//Metric[not(@stat)])")" 6 "metrics for two events"
+    ieq "$(xp "$W/db" "count(//Metric[@stat])")" 56 "statistics: 2 events x 2 populations x 7 x I/E"
     ieq "$(xp "$W/db" "string(//Metric[@event='CPUTIME'][@t='inclusive']/@mixed-periods)")" 1 "mixed periods"
     feq "$(xp "$W/db" "string(//EventTotal[@event='CPUTIME']/@v)")" 0.05 "CPUTIME total"
     feq "$(xp "$W/db" "string(//EventTotal[@event='REALTIME']/@v)")" 0.015 "REALTIME total"
@@ -531,6 +532,177 @@ structure_file)
     expect_rc 0 "without -S"
     ieq "$(xp "$W/db" "count(//PF)")" "$(xp "$W/db2" "count(//PF)")" "PF nodes with and without -S"
     ieq "$(xp "$W/db" "count(//S)")" "$(xp "$W/db2" "count(//S)")" "S nodes with and without -S"
+    ;;
+derived)
+    # -M derived metrics: stored with their formula, values on every node; a bad one is one line, exit 2
+    spec "$W/s1" 100 100
+    standard_paths "$W/s1"
+    gen "$W/s1" "$W/a.cspm"
+    run_prof -o "$W/db" -M 'half=CPUTIME/2' -M 'per_sample = CPUTIME / samples' "$W/a.cspm"
+    expect_rc 0 "-M"
+    validate "$W/db"
+    ieq "$(xp "$W/db" "count(//Metric[@formula])")" 4 "two derived metrics, inclusive and exclusive"
+    ieq "$(xp "$W/db" "string(//Metric[@event='half'][@t='inclusive']/@formula)")" "CPUTIME/2" "formula stored"
+    hi=$(xp "$W/db" "string(//Metric[@event='half'][@t='inclusive']/@i)")
+    pe=$(xp "$W/db" "string(//Metric[@event='per_sample'][@t='exclusive']/@i)")
+    c=$(proc_id "$W/db" c)
+    feq "$(xp "$W/db" "string(//SecCallPathProfileData/M[@n='$hi']/@v)")" 0.05 "half of the total"
+    for v in $(xp "$W/db" "//PF[@n='$c']/M[@n='$pe']/@v" | sed 's/[^0-9.e-]/ /g'); do
+        feq "$v" 0.01 "exclusive CPUTIME per sample of c"
+    done
+    feq "$(xp "$W/db" "string(//SecFlatProfileData/M[@n='$hi']/@v)")" 0.05 "derived metric in the static view"
+    run_prof -o "$W/db2" -M 'x=CPUTIME*(2' "$W/a.cspm"
+    expect_rc 2 "bad -M"
+    has "$W/err" "csprof-prof: -M 'x=CPUTIME*(2': position 13: ')' expected"
+    ieq "$(wc -l <"$W/err")" 1 "one line for a bad expression"
+    run_prof -o "$W/db3" -M 'y=cycles/instructions' "$W/a.cspm"
+    expect_rc 2 "-M with an unknown metric"
+    has "$W/err" "position 3: no metric of this name"
+    ;;
+runs)
+    # several measurement directories: different events -> one column each; the same event summed,
+    # or one column per run with --runs separate
+    mkdir "$W/r1" "$W/r2" "$W/r3"
+    spec "$W/s1" 100 100
+    standard_paths "$W/s1"
+    gen "$W/s1" "$W/r1/a.cspm"
+    gen "$W/s1" "$W/r3/a.cspm"
+    cat >"$W/s2" <<EOS
+header pid=200 tid=200 host=testhost
+event REALTIME ns posix-timer 5000000 1e-9 s
+module 1 $W/prog
+syms $W/prog.syms
+path main b = 4 20000000
+EOS
+    gen "$W/s2" "$W/r2/b.cspm"
+    run_prof -o "$W/db" "$W/r1" "$W/r2"
+    expect_rc 0 "two runs, two events"
+    validate "$W/db"
+    ieq "$(xp "$W/db" "count(//Metric[@t='inclusive'][not(@stat)][@event='CPUTIME' or @event='REALTIME'])")" 2 "one column per event"
+    feq "$(xp "$W/db" "string(//EventTotal[@event='REALTIME']/@v)")" 0.02 "REALTIME total"
+    feq "$(xp "$W/db" "string(//EventTotal[@event='CPUTIME']/@v)")" 0.1 "CPUTIME total"
+    ieq "$(xp "$W/db" "string(//Input[@path='$W/r2/b.cspm']/@run)")" 1 "second run"
+    run_prof -o "$W/db2" "$W/r1" "$W/r3"
+    expect_rc 0 "same event summed"
+    feq "$(xp "$W/db2" "string(//EventTotal[@event='CPUTIME']/@v)")" 0.2 "summed runs"
+    run_prof --runs separate -o "$W/db3" "$W/r1" "$W/r3"
+    expect_rc 0 "--runs separate"
+    validate "$W/db3"
+    feq "$(xp "$W/db3" "string(//EventTotal[@event='CPUTIME [run 1]']/@v)")" 0.1 "run 1 apart"
+    feq "$(xp "$W/db3" "string(//EventTotal[@event='CPUTIME [run 2]']/@v)")" 0.1 "run 2 apart"
+    run_prof --runs both -o "$W/db4" "$W/r1"
+    expect_rc 2 "bad --runs"
+    has "$W/err" "csprof-prof: --runs: 'both' is not 'sum' or 'separate'"
+    ;;
+stats)
+    # two processes of two threads: per-thread values (thread-values.bin) and statistics columns
+    spec "$W/s0" 300 300
+    spec "$W/s1" 300 301
+    spec "$W/s2" 400 400
+    spec "$W/s3" 400 401
+    echo "path main a c = 1 10000000" >>"$W/s0" # c: 10 ms in thread 300/300
+    echo "path main a c = 3 30000000" >>"$W/s1" #    30 ms in 300/301
+    echo "path main b = 1 10000000" >>"$W/s2"   # no c in process 400
+    echo "path main b = 1 10000000" >>"$W/s3"
+    mkdir "$W/m"
+    for i in 0 1 2 3; do gen "$W/s$i" "$W/m/$i.cspm"; done
+    run_prof -o "$W/db" "$W/m"
+    expect_rc 0 "2 x 2 threads"
+    validate "$W/db"
+    c=$(proc_id "$W/db" c)
+    m() { xp "$W/db" "string(//Metric[@stat='$1'][@over='$2'][@of='0']/@i)"; }
+    # c inclusive per thread: 0.01, 0.03, 0, 0: mean 0.01, min 0, max 0.03, count 2
+    feq "$(xp "$W/db" "string(//PF[@n='$c']/M[@n='$(m mean threads)']/@v)")" 0.01 "mean over threads"
+    feq "$(xp "$W/db" "string(//PF[@n='$c']/M[@n='$(m max threads)']/@v)")" 0.03 "max over threads"
+    ieq "$(xp "$W/db" "count(//PF[@n='$c']/M[@n='$(m min threads)'])")" 0 "min over threads is 0 (absent)"
+    feq "$(xp "$W/db" "string(//PF[@n='$c']/M[@n='$(m count threads)']/@v)")" 2 "threads with c"
+    feq "$(xp "$W/db" "string(//PF[@n='$c']/M[@n='$(m stddev threads)']/@v)")" 0.0122474487139159 "stddev over threads"
+    # per process: 0.04, 0: mean 0.02, stddev 0.02, cv 1
+    feq "$(xp "$W/db" "string(//PF[@n='$c']/M[@n='$(m mean processes)']/@v)")" 0.02 "mean over processes"
+    feq "$(xp "$W/db" "string(//PF[@n='$c']/M[@n='$(m cv processes)']/@v)")" 1 "cv over processes"
+    ieq "$(xp "$W/db" "string(//Metric[@stat='mean'][@over='threads'][@of='0']/@population)")" 4 "population"
+    ieq "$(xp "$W/db" "count(//Input[@thread])")" 4 "inputs with a thread"
+    ieq "$(xp "$W/db" "count(//Input[@process='0'])")" 2 "two inputs in process 0"
+    [ -f "$W/db/thread-values.bin" ] || fail "no thread-values.bin"
+    ieq "$(head -c 8 "$W/db/thread-values.bin")" CSPTHRV1 "thread-values magic"
+    ;;
+offsets)
+    # module-relative addresses on every scope; an unanalyzable module still shows module+0xOFFSET
+    spec "$W/s1" 100 100
+    standard_paths "$W/s1"
+    cat >>"$W/s1" <<EOS
+module 2 $W/no-such-lib.so
+path main 0x1234 = 1 10000000
+EOS
+    gen "$W/s1" "$W/a.cspm"
+    run_prof -o "$W/db" "$W/a.cspm"
+    expect_rc 0 "offsets"
+    validate "$W/db"
+    ieq "$(xp "$W/db" "count(//SecCallPathProfileData//*[self::PF or self::C or self::S][not(@a)])")" 0 "every PF, C, S has a="
+    c=$(proc_id "$W/db" c)
+    want=$(awk '$4 == "c" { sub(/^0+/, "", $1); print "0x" $1 }' "$W/prog.syms")
+    ieq "$(xp "$W/db" "string((//PF[@n='$c'])[1]/@a)")" "$want" "PF a= is the procedure's entry"
+    lib=$(xp "$W/db" "string(//LoadModule[@n='$W/no-such-lib.so']/@i)")
+    ieq "$(xp "$W/db" "string(//S[@lm='$lib']/@a)")" 0x1234 "statement in a module without structure"
+    ieq "$(xp "$W/db" "count(//StaticLM)")" 2 "static view: two load modules"
+    ;;
+sources)
+    # source files copied into DB/src from -I roots only: hostile DWARF names are refused
+    mkdir -p "$W/src/sub" "$W/outside"
+    echo "secret" >"$W/outside/secret.c"
+    ln -s "$W/outside" "$W/src/link" || skip "cannot create a symbolic link"
+    ln -s "$W/outside/secret.c" "$W/src/sub/alias.c"
+    cat >"$W/src/sub/ok.c" <<'EOS'
+volatile int sink;
+__attribute__((noinline)) void ok_fn(void) { for (int i = 0; i < 100; i++) sink += i; }
+EOS
+    cat >"$W/src/hostile.c" <<EOS
+extern void ok_fn(void);
+volatile int hsink;
+#line 1 "../../../../../../../../../../$W/outside/secret.c"
+__attribute__((noinline)) void up_fn(void) { for (int i = 0; i < 100; i++) hsink += i; }
+#line 1 "$W/outside/secret.c"
+__attribute__((noinline)) void abs_fn(void) { for (int i = 0; i < 100; i++) hsink += i; }
+#line 1 "link/secret.c"
+__attribute__((noinline)) void link_fn(void) { for (int i = 0; i < 100; i++) hsink += i; }
+#line 1 "sub/alias.c"
+__attribute__((noinline)) void alias_fn(void) { for (int i = 0; i < 100; i++) hsink += i; }
+#line 1 "/etc/passwd"
+int main(void) { up_fn(); abs_fn(); link_fn(); alias_fn(); ok_fn(); return 0; }
+EOS
+    (cd "$W/src" && "$CC" -g -O0 -o "$W/hprog" hostile.c sub/ok.c) || fail "cannot compile hostile.c"
+    nm -S --defined-only "$W/hprog" >"$W/hprog.syms" || fail "nm failed"
+    cat >"$W/s1" <<EOS
+header pid=500 tid=500 program=$W/hprog host=testhost
+event CPUTIME ns posix-timer 10000000 1e-9 s
+module 1 $W/hprog
+syms $W/hprog.syms
+path main up_fn = 1 10000000
+path main abs_fn = 1 10000000
+path main link_fn = 1 10000000
+path main alias_fn = 1 10000000
+path main ok_fn = 1 10000000
+EOS
+    gen "$W/s1" "$W/a.cspm"
+    run_prof -o "$W/db" -I "$W/src" "$W/a.cspm"
+    expect_rc 0 "-I"
+    validate "$W/db"
+    [ -d "$W/db/src" ] || fail "no DB/src"
+    [ -z "$(find "$W/db/src" -type l)" ] || fail "a symbolic link in DB/src"
+    grep -r -q secret "$W/db/src" && fail "a file from outside the -I root was copied"
+    ieq "$(find "$W/db/src" -type f -name ok.c | wc -l)" 1 "ok.c copied"
+    src=$(xp "$W/db" "string(//File[contains(@n, 'ok.c')]/@src)")
+    [ -n "$src" ] && [ -f "$W/db/$src" ] || fail "File src='$src' is not in the database"
+    ieq "$(xp "$W/db" "count(//File[contains(@n, 'secret') or contains(@n, 'alias') or contains(@n, 'passwd')][@src])")" 0 "hostile names have no copy"
+    has "$W/err" "not copied: outside the -I directories"
+    has "$W/err" "not copied: a symbolic link is on its path"
+    # --replace-path: the sources moved after the build (DWARF names them sub/ok.c)
+    mv "$W/src/sub" "$W/moved"
+    run_prof -o "$W/db2" -I "$W/moved" --replace-path "sub/=" "$W/a.cspm"
+    expect_rc 0 "--replace-path"
+    ieq "$(find "$W/db2/src" -type f -name ok.c | wc -l)" 1 "ok.c found through --replace-path"
+    run_prof -o "$W/db3" --replace-path nothing "$W/a.cspm"
+    expect_rc 2 "bad --replace-path"
     ;;
 *)
     fail "unknown test $T"

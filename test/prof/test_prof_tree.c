@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "fmt/fmt.h"
-#include "prof_internal.h"
+#include "profile/profile_internal.h"
 
 #define EPS 1e-9
 
@@ -306,7 +306,7 @@ test_merge_unmapped(void **state)
     pb.header.pid = 11;
     pb.header.tid = 12;
     pb.header.cpu_ns = 2000000000ull;
-    prof_ctx_init(&ctx);
+    prof_ctx_init(&ctx, NULL);
     prof_merge_profile(&ctx, &pa, &ia);
     prof_merge_profile(&ctx, &pb, &ib);
     assert_int_equal(ia.samples, 3);
@@ -350,7 +350,9 @@ test_merge_unmapped(void **state)
     ctx.inputs[0] = ia;
     ctx.inputs[1] = ib;
     ctx.ninputs = ctx.nread = 2;
-    prof_summary_compute(&ctx, &sum);
+    ctx.inputs[0].merged = ctx.inputs[1].merged = true;
+    assert_int_equal(prof_finish(&ctx), 0);
+    assert_int_equal(prof_summary_compute(&ctx, 10, &sum), 0);
     assert_int_equal(sum.threads, 2);
     assert_int_equal(sum.processes, 2);
     assert_int_equal(sum.samples, 4);

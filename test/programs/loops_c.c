@@ -42,7 +42,7 @@ nested(const int *a, int n)
     int s = 0;
 
     for (int i = 0; i < n; i++) {     /* @loop nest_outer proc=nested */
-        sink = i;                     /* keeps the nest imperfect */
+        sink = i;                     /* work between the loops */
         for (int j = 0; j < n; j++) { /* @loop nest_mid proc=nested in=nest_outer */
             sink = j;
             for (int k = 0; k < n; k++) /* @loop nest_inner proc=nested in=nest_mid */
@@ -85,6 +85,67 @@ caller(const int *a, int n)
         s += dot(a + r, a, n - r);
     }
     return s;
+}
+
+/* A perfect nest: normalization must keep both loops (the inner one is hot). */
+NOINLINE static double
+perfect(const double *a, int n, int m)
+{
+    double s = 0;
+
+    for (int i = 0; i < n; i++)     /* @loop perf_outer proc=perfect */
+        for (int j = 0; j < m; j++) /* @loop perf_inner proc=perfect in=perf_outer */
+            s += a[i * m + j] * (double)(j + 1);
+    return s;
+}
+
+static ALWAYS int
+dot_row(const int *x, const int *y, int n)
+{
+    int s = 0;
+
+    for (int k = 0; k < n; k++) /* @loop mm_dot proc=matmul in=mm_cols via=dot_row */
+        s += x[k] * y[k];
+    return s;
+}
+
+/* The head of mm_cols holds a row of dot_row's loop line: it must not label mm_cols. */
+NOINLINE static void
+matmul(int *c, const int *a, const int *bt, int n)
+{
+    for (int i = 0; i < n; i++)     /* @loop mm_rows proc=matmul */
+        for (int j = 0; j < n; j++) /* @loop mm_cols proc=matmul in=mm_rows */
+            c[i * n + j] = dot_row(a + i * n, bt + j * n, n);
+}
+
+/* Inlined into its caller, which shares n * n with it: the caller's rows
+ * inside these loops must neither lift them out of the inlined code nor
+ * label them. */
+static ALWAYS void
+matmul_inl(int *c, const int *a, int n)
+{
+    for (int i = 0; i < n; i++)     /* @loop mi_rows proc=mm_driver in=md_reps via=matmul_inl */
+        for (int j = 0; j < n; j++) /* @loop mi_cols proc=mm_driver in=mi_rows via=matmul_inl */
+            c[i * n + j] = dot_row(a + i * n, a + j * n, n);
+}
+
+NOINLINE static int
+mm_driver(int n)
+{
+    int *a = malloc((size_t)n * (size_t)n * sizeof(*a));
+    int *c = malloc((size_t)n * (size_t)n * sizeof(*c));
+    int t;
+
+    if (a == NULL || c == NULL)
+        exit(1);
+    for (int i = 0; i < n * n; i++) /* @loop md_init proc=mm_driver */
+        a[i] = i % 7;
+    for (int r = 0; r < n / 3; r++) /* @loop md_reps proc=mm_driver */
+        matmul_inl(c, a, n);
+    t = c[n + 1];
+    free(a);
+    free(c);
+    return t;
 }
 
 NOINLINE static void
@@ -194,6 +255,25 @@ main(int argc, char **argv)
         y[i] = (float)(n - i);
     }
     t += simple(a, n) + nested(a, n / 4) + siblings(a, n) + caller(a, n);
+    {
+        int m = n / 8;
+        double *d = malloc((size_t)m * (size_t)m * sizeof(*d));
+        int *c = malloc((size_t)m * (size_t)m * sizeof(*c));
+        int *e = malloc((size_t)m * (size_t)m * sizeof(*e));
+
+        if (d == NULL || c == NULL || e == NULL)
+            fatal("out of memory");
+        for (int i = 0; i < m * m; i++) { /* @loop main_init2 proc=main */
+            d[i] = i % 7;
+            e[i] = i % 5;
+        }
+        t += (long)perfect(d, m, m);
+        matmul(c, e, e, m);
+        t += c[m / 2] + mm_driver(m);
+        free(d);
+        free(c);
+        free(e);
+    }
     vectorized(x, y, n);
     t += irreducible(n, argc) + switcher(a, n) + fib(argc + 15) + tail_caller(argc);
     printf("%ld %f\n", t, (double)x[n / 2]);

@@ -13,6 +13,8 @@
 #   REL_PIN    taskset CPU list for every run (empty: no pinning)
 #   REL_LOAD   number of background CPU hogs while the script runs (default 0)
 #   REL_KEEP   1: keep the work directory and print its path
+# A script may set the array rel_launcher (e.g. (mpirun -np 2)): rel_prof
+# then runs `LAUNCHER... csrun ...`, csrun inside the launcher.
 # Hang rule (reliability.md C.0): a profiled run taking longer than
 # 3 x the baseline's wall time + 10 s is killed (SIGTERM, then SIGKILL after
 # REL_GRACE seconds, default 5) and reported as a hang.
@@ -44,6 +46,7 @@ rel_runs_failed=0 # profiled runs with at least one failed check
 rel_run_bad=0     # 1 when the current profiled run has failed a check
 rel_base_wall=""  # longest baseline wall time so far, in seconds
 rel_load_pids=""
+rel_launcher=()   # words put before csrun by rel_prof (an MPI launcher)
 
 rel_cleanup() {
     rel_load_stop
@@ -163,7 +166,7 @@ rel_prof() {
     rm -rf "$dir" "$tag.hang"
     limit=$(rel_hang_limit)
     t0=$(rel_now)
-    rel_pinned timeout -k "$REL_GRACE" "$limit" csrun -q -e "$REL_EVENT" -o "$dir" "$@" \
+    rel_pinned timeout -k "$REL_GRACE" "$limit" "${rel_launcher[@]}" csrun -q -e "$REL_EVENT" -o "$dir" "$@" \
         > "$tag.out" 2> "$tag.err" < /dev/null
     rc=$?
     t1=$(rel_now)

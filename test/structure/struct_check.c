@@ -12,6 +12,8 @@
  *   struct_check invariants XML             ids, range order, nesting, disjointness, coverage
  *   struct_check rewrite XML OUT            read XML and write it again to OUT
  *   struct_check analyze BINARY OUT         struct_analyze BINARY and write it to OUT
+ *   struct_check cached DIR BINARY OUT      struct_analyze_cached BINARY with cache DIR, to OUT
+ *                                           (prints the note, if any, on stdout)
  *   struct_check readerr XML TEXT           reading XML fails and the message contains TEXT
  *   struct_check loops XML SRC OPT          the @loop and @call annotations of SRC hold
  *                                           (OPT: optimization level 0-3; see loops_c.c)
@@ -30,6 +32,8 @@
 
 static struct struct_module **mods;
 static size_t nmods;
+/* DTD directory from CSPROF_SCHEMA_DIR (set by struct_test.sh), NULL: installed beside us. */
+static struct struct_options xml_opt;
 
 __attribute__((format(printf, 1, 2))) static int
 fail(const char *fmt, ...)
@@ -48,7 +52,7 @@ static void
 load(const char *path)
 {
     char err[1024];
-    int rc = struct_read_xml(path, &mods, &nmods, err, sizeof(err));
+    int rc = struct_read_xml_opt(path, &xml_opt, &mods, &nmods, err, sizeof(err));
 
     if (rc != 0) {
         fprintf(stderr, "struct_check: read failed (%s): %s\n", struct_strerror(rc), err);
@@ -284,6 +288,7 @@ struct ann {
     int min_opt; /* check only at this optimization level or above */
     uint32_t line;
     int also; /* also=+N: line + N is accepted as the header line too */
+    int span; /* span=N: any line from line to line + N is accepted */
     char name[64], proc[128], in[64], via[128], target[128];
 };
 
@@ -356,6 +361,8 @@ read_annotations(const char *src)
         a->min_opt = atoi(opt);
         ann_value(t, "also", opt, sizeof(opt));
         a->also = atoi(opt);
+        ann_value(t, "span", opt, sizeof(opt));
+        a->span = atoi(opt);
         a->irr = ann_flag(t, "irr");
         a->nr = ann_flag(t, "nr");
         a->tail = ann_flag(t, "tail");
@@ -368,7 +375,8 @@ read_annotations(const char *src)
 static bool
 ann_line(const struct ann *a, uint32_t line)
 {
-    return line == a->line || (a->also != 0 && (int64_t)line == (int64_t)a->line + a->also);
+    return line == a->line || (a->also != 0 && (int64_t)line == (int64_t)a->line + a->also) ||
+           (line > a->line && line <= a->line + (uint32_t)a->span);
 }
 
 static const struct ann *
@@ -622,13 +630,15 @@ main(int argc, char **argv)
     const char *cmd = argc > 1 ? argv[1] : "";
     const struct struct_scope *root, *p;
 
+    xml_opt.schema_dir = getenv("CSPROF_SCHEMA_DIR");
+    xml_opt.debug_dir = getenv("CSPROF_DEBUG_DIR");
     if (argc < 3) {
         fprintf(stderr, "usage: struct_check COMMAND FILE ARGS...\n");
         return 2;
     }
     if (strcmp(cmd, "readerr") == 0 && argc == 4) {
         char err[1024] = "";
-        int rc = struct_read_xml(argv[2], &mods, &nmods, err, sizeof(err));
+        int rc = struct_read_xml_opt(argv[2], &xml_opt, &mods, &nmods, err, sizeof(err));
 
         if (rc == 0)
             return fail("%s: read succeeded, expected an error containing '%s'", argv[2], argv[3]);
@@ -639,7 +649,7 @@ main(int argc, char **argv)
     }
     if (strcmp(cmd, "analyze") == 0 && argc == 4) {
         char err[1024];
-        struct struct_options opt = {0};
+        struct struct_options opt = xml_opt;
         struct struct_module *m;
         int rc = struct_analyze(argv[2], &opt, &m, NULL, err, sizeof(err));
 
@@ -648,6 +658,26 @@ main(int argc, char **argv)
         mods = &m;
         nmods = 1;
         rc = write_to(argv[3]);
+        struct_module_free(m);
+        return rc;
+    }
+
+    if (strcmp(cmd, "cached") == 0 && argc == 5) {
+        char err[1024];
+        struct struct_options opt = xml_opt;
+        struct struct_module *m;
+        const char *note = NULL;
+        int rc;
+
+        opt.cache_dir = argv[2];
+        rc = struct_analyze_cached(argv[3], &opt, &m, &note, err, sizeof(err));
+        if (rc != 0)
+            return fail("analyze failed: %s", err);
+        if (note != NULL)
+            printf("note: %s\n", note);
+        mods = &m;
+        nmods = 1;
+        rc = write_to(argv[4]);
         struct_module_free(m);
         return rc;
     }

@@ -35,7 +35,7 @@ echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (voi
 san="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined"
 flags="-g -O1 -D_GNU_SOURCE -DCSPROF_VERSION=\"fuzz\" -I$src/lib $(pkg-config --cflags libdw libelf libxml-2.0 capstone)"
 objs=()
-for f in "$src"/lib/structure/*.c "$src"/lib/structure/arch/x86_64/*.c "$src"/lib/support/arena.c "$src"/lib/support/text.c \
+for f in "$src"/lib/structure/*.c "$src"/lib/structure/arch/x86_64/*.c "$src"/lib/support/*.c \
     "$src"/test/structure/struct_fuzz.c; do
     o=$work/$(basename "$f").o
     # shellcheck disable=SC2086

@@ -11,6 +11,7 @@
  * parent header of every loop, and which loops are irreducible.
  * Test code only.
  */
+#include <elf.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -271,7 +272,8 @@ test_cfgs(void **state)
     for (size_t i = 0; i < sizeof(cfg_cases) / sizeof(cfg_cases[0]); i++) {
         const struct cfg_case *c = &cfg_cases[i];
         struct struct_image_part part = {BASE, BASE + c->len, c->code, true};
-        struct struct_cfg_env env = {&part, 1, entries, 2};
+        struct struct_cfg_env env = {
+            .parts = &part, .nparts = 1, .entries = entries, .nentries = 2};
         /* the jump-table case: code is [0x1000, 0x101b), the table follows */
         struct struct_range r = {BASE, BASE + (c->jump_tables ? 0x1b : c->len)};
         struct struct_cfg cfg;
@@ -299,6 +301,82 @@ test_cfgs(void **state)
     struct_decoder_free(d);
 }
 
+/*
+ * Computed goto: indirect jumps with no table go to the procedure's
+ * address-taken labels, from a rip-relative lea or from data (code_refs).
+ *   0x1000 lea rcx,[rip+5] (-> 0x100c)   0x1007 mov rax,[rdi]   0x100a jmp rax
+ *   0x100c add rdi,8   0x1010 mov rax,[rdi]   0x1013 jmp rax   0x1015 ret
+ */
+static void
+test_computed_goto(void **state)
+{
+    static const uint8_t code[] = {0x48, 0x8d, 0x0d, 0x05, 0x00, 0x00, 0x00, 0x48,
+                                   0x8b, 0x07, 0xff, 0xe0, 0x48, 0x83, 0xc7, 0x08,
+                                   0x48, 0x8b, 0x07, 0xff, 0xe0, 0xc3};
+    /* in data: the ret, a byte inside "add", another procedure, the entry */
+    static const uint64_t refs[] = {BASE, 0x100e, 0x1015, 0x3000};
+    static const struct struct_entry entries[] = {{BASE, "interp", false},
+                                                  {0x3000, "other", false}};
+    struct struct_decoder *d = struct_decoder_new();
+    struct struct_image_part part = {BASE, BASE + sizeof(code), code, true};
+    struct struct_range r = {BASE, BASE + sizeof(code)};
+
+    (void)state;
+    assert_non_null(d);
+    for (int with_refs = 0; with_refs < 2; with_refs++) {
+        struct struct_cfg_env env = {.parts = &part,
+                                     .nparts = 1,
+                                     .entries = entries,
+                                     .nentries = 2,
+                                     .code_refs = refs,
+                                     .ncode_refs = with_refs ? 4 : 0};
+        struct struct_cfg cfg;
+        int64_t add = -1, ret = -1;
+
+        assert_int_equal(struct_cfg_build(d, &env, &r, 1, BASE, &cfg), 0);
+        for (size_t k = 0; k < cfg.nblocks; k++) {
+            if (cfg.blocks[k].lo == 0x100c)
+                add = (int64_t)k;
+            if (cfg.blocks[k].lo == 0x1015)
+                ret = (int64_t)k;
+        }
+        assert_int_equal(cfg.label_jumps, 2);
+        assert_int_equal(cfg.unresolved_jumps, 0);
+        assert_int_equal(cfg.nloops, 1);
+        assert_true(add >= 0);
+        assert_int_equal(cfg.blocks[add].loop, 0); /* the handler loops through the dispatch */
+        assert_true(ret >= 0);
+        assert_int_equal(cfg.blocks[ret].loop, -1); /* a label too with refs, but it returns */
+        assert_int_equal(cfg.blocks[0].loop, -1);   /* the entry is no label */
+        assert_int_equal(cfg.loops[0].back_edges.n, 1);
+        assert_true(cfg.loops[0].back_edges.v[0].lo == 0x1013);
+        struct_cfg_free(&cfg);
+    }
+    struct_decoder_free(d);
+}
+
+/* The decoder back end comes from e_machine; machines without one get none. */
+static void
+test_arch_table(void **state)
+{
+    struct struct_decoder *d = struct_decoder_open(EM_X86_64);
+    static const uint8_t ret = 0xc3;
+    struct struct_insn in;
+
+    (void)state;
+    assert_non_null(d);
+    struct_decode(d, &ret, 1, BASE, &in);
+    assert_int_equal(in.kind, STRUCT_INSN_RET);
+    struct_decoder_free(d);
+    assert_true(struct_arch_supported(EM_X86_64));
+    assert_false(struct_arch_supported(EM_AARCH64));
+    assert_null(struct_decoder_open(EM_AARCH64));
+    assert_null(struct_decoder_open(0));
+    assert_true(struct_arch_reloc_relative(EM_X86_64, R_X86_64_RELATIVE));
+    assert_false(struct_arch_reloc_relative(EM_X86_64, R_X86_64_64));
+    assert_false(struct_arch_reloc_relative(EM_AARCH64, R_X86_64_RELATIVE));
+}
+
 static void
 test_noreturn_names(void **state)
 {
@@ -317,10 +395,9 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_graphs),
-        cmocka_unit_test(test_big_graph),
-        cmocka_unit_test(test_cfgs),
-        cmocka_unit_test(test_noreturn_names),
+        cmocka_unit_test(test_graphs),     cmocka_unit_test(test_big_graph),
+        cmocka_unit_test(test_cfgs),       cmocka_unit_test(test_computed_goto),
+        cmocka_unit_test(test_arch_table), cmocka_unit_test(test_noreturn_names),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
 

@@ -3,8 +3,8 @@
 #
 # struct_test.sh -- property tests of csprof-struct and lib/structure.
 #
-#   struct_test.sh MODE      MODE: c cxx nodebug stripped debugfile errors system readerr
-#                                  loops-c loops-cxx loops-f90
+#   struct_test.sh MODE      MODE: c cxx nodebug stripped debugfile cache errors system readerr
+#                                  loops-c loops-cxx loops-f90 loops-interp
 #
 # Compiles the test programs in test/programs at test time, runs
 # csprof-struct on them and checks properties with struct_check (names,
@@ -321,6 +321,15 @@ test_readerr() {
   <F n=\"a.c\"/>
  </LM>
 </csprof-structure>"
+    # Only the DTD knows the attribute set: validation runs while streaming.
+    read_error "undeclared attribute (line 5)" "bad.xml:5: No declaration for attribute zz" "$head
+<csprof-structure version=\"1\">
+ <LM i=\"1\" n=\"x\">
+  <F i=\"2\" n=\"a.c\">
+   <P i=\"3\" n=\"f\" zz=\"1\" v=\"0x10-0x20\"/>
+  </F>
+ </LM>
+</csprof-structure>"
     # The DTD cannot check numbers: the reader's own checks catch this one.
     read_error "bad line number (line 5)" "bad.xml:5:" "$head
 <csprof-structure version=\"1\">
@@ -349,8 +358,8 @@ test_readerr() {
 }
 
 # loops_test LANG SRC COMPILER...: compile SRC with each compiler at -O0, -O2
-# and -O3; check the annotated loops and calls (normalized output), the
-# schema and invariants of both the normalized and the raw (-n) output, and
+# and -O3 (and the flags in LOOPS_CFLAGS); check the annotated loops and
+# calls (normalized output), the schema and invariants of both the normalized and the raw (-n) output, and
 # byte-identical output for -j 1 and -j 4.
 loops_test() {
     local lang=$1 src=$2 cc opt bin xml name ran=0
@@ -362,10 +371,11 @@ loops_test() {
         fi
         ran=1
         for opt in 0 2 3; do
-            name="$lang $(basename "$cc") -O$opt"
+            name="$lang $(basename "$cc") -O$opt${LOOPS_CFLAGS:+ ${LOOPS_CFLAGS:-}}"
             bin=$work/loops_$(basename "$cc")_O$opt
             xml=$bin.xml
-            "$cc" -O$opt -g -o "$bin" "$src" || { bad "$name: compile failed"; continue; }
+            # shellcheck disable=SC2086 # LOOPS_CFLAGS is a list of flags
+            "$cc" -O$opt -g ${LOOPS_CFLAGS:-} -o "$bin" "$src" || { bad "$name: compile failed"; continue; }
             "$CSPROF_STRUCT" -j 4 "$bin" >"$xml" 2>"$xml.err"
             rc=$?
             [ "$rc" -eq 0 ] && ok || bad "$name: exit $rc: $(cat "$xml.err")"
@@ -394,8 +404,73 @@ test_loops_cxx() {
     loops_test C++ "$STRUCT_PROGRAMS/loops_cxx.cc" "$CXX" "${CLANGXX:-clang++}"
 }
 
+# Position-independent (label tables filled in by RELATIVE relocations) and
+# fixed-address (label tables of absolute addresses in .rodata) builds.
+test_loops_interp() {
+    loops_test C "$STRUCT_PROGRAMS/loops_interp.c" "$CC" "${CLANG:-clang}"
+    LOOPS_CFLAGS="-no-pie -fno-pie" loops_test C "$STRUCT_PROGRAMS/loops_interp.c" "$CC" "${CLANG:-clang}"
+}
+
 test_loops_f90() {
     loops_test Fortran "$STRUCT_PROGRAMS/loops_f90.f90" "${FC:-gfortran}"
+}
+
+# The structure cache (struct_analyze_cached): entries keyed by build-id,
+# trusted only for the same file (size, time, path), written atomically.
+test_cache() {
+    local bin=$work/cprog cache=$work/cache bid entry i n
+    "$CC" -O2 -g -o "$bin" "$STRUCT_PROGRAMS/struct_prog.c" || { bad "$CC -O2 -g failed"; finish; }
+    bid=$(readelf -n "$bin" | awk '/Build ID:/ { print $3 }')
+    [ -n "$bid" ] || skip "no build-id in test binary"
+    entry=$cache/$bid-n0.struct
+    check "cache: plain analysis" "$STRUCT_CHECK" analyze "$bin" "$work/plain.xml"
+    check "cache: miss" "$STRUCT_CHECK" cached "$cache" "$bin" "$work/c1.xml"
+    [ -f "$entry" ] && ok || bad "cache: no entry $entry"
+    check "cache: miss gives the plain analysis" cmp "$work/plain.xml" "$work/c1.xml"
+    check "cache: entry is a valid structure file" xmllint --noout --dtdvalid "$STRUCT_DTD" "$entry"
+    check "cache: hit" "$STRUCT_CHECK" cached "$cache" "$bin" "$work/c2.xml"
+    check "cache: hit gives the plain analysis" cmp "$work/plain.xml" "$work/c2.xml"
+    # Mark the entry (its key kept): a run that shows the mark read the entry.
+    sed -i 's/n="caller"/n="cached_caller"/' "$entry"
+    "$STRUCT_CHECK" cached "$cache" "$bin" "$work/c3.xml" >/dev/null 2>&1
+    grep -q 'n="cached_caller"' "$work/c3.xml" && ok || bad "cache: the entry was not used"
+    cp -p "$bin" "$work/cprog2" # same build-id, size and time; another path
+    "$STRUCT_CHECK" cached "$cache" "$work/cprog2" "$work/c4.xml" >/dev/null 2>&1
+    grep -q 'n="cached_caller"' "$work/c4.xml" && bad "cache: entry used for another path" || ok
+    sed -i 's/n="caller"/n="cached_caller"/' "$entry"
+    touch -d '@1' "$bin" # same build-id, another modification time
+    "$STRUCT_CHECK" cached "$cache" "$bin" "$work/c5.xml" >/dev/null 2>&1
+    grep -q 'n="cached_caller"' "$work/c5.xml" && bad "cache: entry used for a changed file" || ok
+    check "cache: changed file analyzed again" cmp "$work/plain.xml" "$work/c5.xml"
+    # A damaged entry whose key still matches: read fails, the binary is analyzed.
+    sed -i '0,/ v="0x/s// v="zz/' "$entry"
+    check "cache: damaged entry ignored" "$STRUCT_CHECK" cached "$cache" "$bin" "$work/c5b.xml"
+    check "cache: damaged entry gives the plain analysis" cmp "$work/plain.xml" "$work/c5b.xml"
+    head -c 300 "$entry" >"$entry.cut" && mv "$entry.cut" "$entry"
+    touch -d '@2' "$bin"
+    check "cache: truncated entry ignored" "$STRUCT_CHECK" cached "$cache" "$bin" "$work/c6.xml"
+    check "cache: truncated entry gives the plain analysis" cmp "$work/plain.xml" "$work/c6.xml"
+    rm -rf "$cache"
+    for i in 1 2 3 4; do
+        "$STRUCT_CHECK" cached "$cache" "$bin" "$work/p$i.xml" >/dev/null 2>&1 &
+    done
+    wait
+    for i in 1 2 3 4; do
+        check "cache: concurrent run $i" cmp "$work/plain.xml" "$work/p$i.xml"
+    done
+    [ -z "$(find "$cache" -name '.tmp-*')" ] && ok || bad "cache: temporary files left"
+    "$STRUCT_CHECK" cached "$cache" "$bin" "$work/p5.xml" >/dev/null 2>&1
+    check "cache: entry of concurrent runs" cmp "$work/plain.xml" "$work/p5.xml"
+    cp "$bin" "$work/cstripped" && strip "$work/cstripped"
+    "$STRUCT_CHECK" cached "$cache" "$work/cstripped" "$work/s1.xml" >"$work/s1.note" 2>&1
+    "$STRUCT_CHECK" cached "$cache" "$work/cstripped" "$work/s2.xml" >"$work/s2.note" 2>&1
+    grep -q "^note: " "$work/s2.note" && cmp -s "$work/s1.note" "$work/s2.note" && ok ||
+        bad "cache: note lost on a hit: $(cat "$work/s2.note")"
+    "$CC" -O2 -g -Wl,--build-id=none -o "$work/nobid" "$STRUCT_PROGRAMS/struct_prog.c" ||
+        skip "cannot link with --build-id=none"
+    n=$(find "$cache" -type f | wc -l)
+    check "cache: no build-id" "$STRUCT_CHECK" cached "$cache" "$work/nobid" "$work/nb.xml"
+    [ "$(find "$cache" -type f | wc -l)" -eq "$n" ] && ok || bad "cache: entry for a binary without build-id"
 }
 
 case $mode in
@@ -407,11 +482,13 @@ errors) test_errors ;;
 system) test_system ;;
 readerr) test_readerr ;;
 debugfile) test_debugfile ;;
+cache) test_cache ;;
 loops-c) test_loops_c ;;
 loops-cxx) test_loops_cxx ;;
 loops-f90) test_loops_f90 ;;
+loops-interp) test_loops_interp ;;
 *)
-    echo "usage: $0 c|cxx|nodebug|stripped|debugfile|errors|system|readerr|loops-c|loops-cxx|loops-f90" >&2
+    echo "usage: $0 c|cxx|nodebug|stripped|debugfile|errors|system|readerr|loops-c|loops-cxx|loops-f90|loops-interp" >&2
     exit 2
     ;;
 esac

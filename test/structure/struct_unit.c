@@ -434,6 +434,37 @@ test_demangle(void **state)
     }
 }
 
+/* struct_cache_dir: which setting gives which directory (or none). */
+static void
+test_cache_dir(void **state)
+{
+    static const struct {
+        const char *setting, *xdg, *home, *want; /* want NULL: no cache */
+    } cases[] = {
+        {NULL, "/x", "/h", "/x/csprof"},
+        {"", "/x", "/h", NULL},
+        {"off", "/x", "/h", NULL},
+        {"/c", "/x", "/h", "/c"},
+        {"default", "/x", "/h", "/x/csprof"},
+        {"default", NULL, "/h", "/h/.cache/csprof"},
+        {"default", "relative", "/h", "/h/.cache/csprof"},
+        {"default", NULL, NULL, NULL},
+    };
+    char buf[64];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *got =
+            struct_cache_dir(cases[i].setting, cases[i].xdg, cases[i].home, buf, sizeof(buf));
+
+        if (cases[i].want == NULL)
+            assert_null(got);
+        else
+            assert_string_equal(got, cases[i].want);
+    }
+    assert_null(struct_cache_dir("default", "/a-rather-long-cache-home", NULL, buf, 8));
+}
+
 int
 main(void)
 {
@@ -443,6 +474,7 @@ main(void)
         cmocka_unit_test(test_finalize_order),   cmocka_unit_test(test_lookup),
         cmocka_unit_test(test_lookup_malformed), cmocka_unit_test(test_xml_two_modules),
         cmocka_unit_test(test_strerror),         cmocka_unit_test(test_demangle),
+        cmocka_unit_test(test_cache_dir),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     int total = (int)(sizeof(tests) / sizeof(tests[0]));

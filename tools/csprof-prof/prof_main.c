@@ -4,7 +4,8 @@
  * them, write the experiment database and print a summary; or dump
  * measurement files as text (--dump).
  *
- * Tool code.  Exit status: 0 on success (even when some measurement files
+ * Tool code: option parsing, the database directory's safety checks and
+ * all printing; the analysis is lib/profile (profile.h).  Exit status: 0 on success (even when some measurement files
  * were skipped: they are reported), 1 when nothing could be read or the
  * database could not be written, 2 for a bad option or value.
  */
@@ -12,7 +13,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,22 +25,77 @@
 #include <libxml/parser.h>
 
 #include "fmt/fmt.h"
-#include "prof_internal.h"
-#include "structure/structure.h"
+#include "profile/profile.h"
+#include "support/text.h"
 
 #define PROF_DEFAULT_DB "csprof-database"
 #define PROF_MAX_TOP    1000000u
 
+/* Exit statuses of the tool. */
+enum prof_exit {
+    PROF_EXIT_OK = 0,
+    PROF_EXIT_FAIL = 1,  /* no readable measurement, DB refused or not written */
+    PROF_EXIT_USAGE = 2, /* bad option or option value */
+};
+
+/* The command line (never seen by lib/profile, which gets a prof_config). */
+struct prof_options {
+    const char *db;
+    bool force;
+    bool verbose;
+    bool quiet;
+    uint32_t top;
+    enum prof_runs runs;
+    const char **structs, **derived, **roots, **replace_old, **replace_new;
+    size_t nstructs, nderived, nroots, nreplace;
+};
+
+static void __attribute__((noreturn)) prof_die_oom(void)
+{
+    fputs("csprof-prof: out of memory\n", stderr);
+    exit(PROF_EXIT_FAIL);
+}
+
+/* printf into a fresh string; the tool exits on allocation failure. */
+static char *__attribute__((format(printf, 1, 2))) prof_xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    char *s;
+    int rc;
+
+    va_start(ap, fmt);
+    rc = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (rc < 0)
+        prof_die_oom();
+    return s;
+}
+
+/* "csprof-prof: MESSAGE" with MESSAGE escaped (support/text.h): names cannot move the cursor. */
+static void
+prof_eprint(const char *msg)
+{
+    char *clean = malloc(text_escaped_size(msg));
+
+    if (clean == NULL)
+        prof_die_oom();
+    text_escape(clean, msg);
+    fprintf(stderr, "csprof-prof: %s\n", clean);
+    free(clean);
+}
+
 static void
 prof_usage(FILE *out)
 {
-    fputs("Usage: csprof-prof [-S STRUCT]... [-o DB] [--force] [--top N] MEASUREMENTS...\n"
+    fputs("Usage: csprof-prof [-S STRUCT]... [-o DB] [--force] [--top N] [-M NAME=EXPR]...\n"
+          "                   [-I DIR]... [--replace-path OLD=NEW]... [--runs sum|separate]\n"
+          "                   MEASUREMENTS...\n"
           "       csprof-prof --dump FILE...\n"
           "\n"
           "Merge csprof measurement files into an experiment database DB/experiment.xml\n"
           "(schema: share/csprof/schemas/experiment.dtd) and print a summary.\n"
-          "MEASUREMENTS are measurement files or directories (every *.cspm file inside).\n"
-          "Files that cannot be read are reported and skipped.\n"
+          "MEASUREMENTS are measurement files or directories (every *.cspm file inside); each\n"
+          "argument is one run.  Files that cannot be read are reported and skipped.\n"
           "\n"
           "  -S, --structure STRUCT  use the structure file STRUCT (from csprof-struct) for the\n"
           "                          load modules whose path or build-id it matches; the other\n"
@@ -45,6 +103,13 @@ prof_usage(FILE *out)
           "  -o, --output DB         database directory (default: " PROF_DEFAULT_DB ")\n"
           "  -f, --force             write into DB even if it exists and is not empty\n"
           "  -t, --top N             list the top N procedures and call paths (default 10)\n"
+          "  -M, --metric NAME=EXPR  derived metric: + - * / ( ) min max sqrt log and metric\n"
+          "                          names (CPUTIME, samples, calls, {ANY NAME}); repeatable\n"
+          "  -I, --include DIR       copy source files found below DIR into DB/src; repeatable\n"
+          "      --replace-path OLD=NEW  rewrite source paths starting with OLD first\n"
+          "      --runs sum|separate  same event in several runs: one summed column (default)\n"
+          "                          or one column per run\n"
+          "  -q, --quiet             print only the database path, not the summary\n"
           "      --dump              print each measurement FILE as text and exit\n"
           "  -v, --verbose           print notes about load modules\n"
           "  -h, --help              print this help and exit\n"
@@ -52,6 +117,154 @@ prof_usage(FILE *out)
           "\n"
           "Exit status: 0 success, 1 nothing readable or DB not written, 2 usage error.\n",
           out);
+}
+
+static double
+prof_pct(double part, double whole)
+{
+    return whole != 0.0 ? 100.0 * part / whole : 0.0;
+}
+
+/*
+ * "samples rooted at a thread entry": the share of samples whose call path
+ * starts at an entry function, i.e. whose stack walk reached the thread's
+ * root.  The others are partial, whether or not the monitor noticed: an
+ * unwinder that stops at a frameless assembly leaf believes it is done.
+ */
+static void
+prof_print_rooted(const struct prof_summary *s, FILE *out)
+{
+    uint64_t unrooted = s->samples - s->rooted_samples - s->unjudged_samples;
+    uint64_t flagged = prof_summary_stat(s, "samples.partial");
+
+    fprintf(out, "samples rooted at a process or thread entry: %.2f%% (%llu of %llu)\n",
+            prof_pct((double)s->rooted_samples, (double)s->samples),
+            (unsigned long long)s->rooted_samples, (unsigned long long)s->samples);
+    fprintf(out,
+            "samples not rooted (partial call paths): %llu (%llu flagged partial by the monitor, "
+            "%llu more whose walk stopped early unnoticed)\n",
+            (unsigned long long)unrooted,
+            (unsigned long long)(flagged < unrooted ? flagged : unrooted),
+            (unsigned long long)(unrooted > flagged ? unrooted - flagged : 0));
+    if (s->unjudged_samples > 0)
+        fprintf(out,
+                "samples whose root cannot be judged (outermost frame in a file without "
+                "structure): %llu\n",
+                (unsigned long long)s->unjudged_samples);
+}
+
+/* Where missing samples went (struct prof_shortfall), only when there is a shortfall. */
+static void
+prof_print_shortfall(const struct prof_summary *s, FILE *out)
+{
+    const struct prof_shortfall *f = &s->shortfall;
+    size_t i;
+
+    if (!f->valid)
+        return;
+    fprintf(out,
+            "sampling shortfall: %llu samples expected at %.1f per %s-second, %llu recorded, "
+            "%llu missing:\n",
+            (unsigned long long)f->expected, f->rate, f->cpu ? "CPU" : "thread",
+            (unsigned long long)f->recorded, (unsigned long long)f->missing);
+    fprintf(out, "  dropped: %llu", (unsigned long long)f->dropped);
+    for (i = 0; i < s->nstats; i++)
+        if (strncmp(s->stats[i].name, "samples.dropped.", 16) == 0 && s->stats[i].value > 0)
+            fprintf(out, " (%s %llu)", s->stats[i].name + 16,
+                    (unsigned long long)s->stats[i].value);
+    fprintf(out, "\n  timer expirations merged (timer.overruns): %llu\n",
+            (unsigned long long)f->overruns);
+    fprintf(out, "  threads that blocked the sampling signal: %llu\n",
+            (unsigned long long)f->blocked);
+    fprintf(out,
+            "  threads with time but under 10%% of their samples: %llu (%.3f s of their time, "
+            "%llu samples)\n",
+            (unsigned long long)f->starved, f->starved_seconds,
+            (unsigned long long)f->starved_missing);
+    fprintf(out, "  not explained by any counter: %llu\n", (unsigned long long)f->unexplained);
+}
+
+/* The summary text: one "key: value" fact per line (format in lib/profile/prof_summary.c). */
+static void
+prof_summary_print(const struct prof_summary *s, FILE *out)
+{
+    /* Bytes (MEMALLOC, IO...) print as whole numbers; seconds and events with 6 decimals. */
+    int rprec = strcmp(s->rank_unit, "bytes") == 0 ? 0 : 6;
+    size_t i;
+
+    fprintf(out, "measurement files: %zu read, %zu skipped\n", s->files_read, s->files_skipped);
+    if (s->files_skipped > 0)
+        fprintf(out, "%zu of %zu measurement files skipped\n", s->files_skipped, s->files);
+    fprintf(out, "threads: %zu\n", s->threads);
+    fprintf(out, "processes: %zu\n", s->processes);
+    for (i = 0; i < s->nevents; i++)
+        fprintf(out, "event %s: %.*f %s\n", s->events[i].name,
+                strcmp(s->events[i].unit, "bytes") == 0 ? 0 : 6, s->events[i].total,
+                s->events[i].unit);
+    fprintf(out, "samples: %llu\n", (unsigned long long)s->samples);
+    for (i = 0; i < s->nstats; i++)
+        if (strncmp(s->stats[i].name, "samples.", 8) == 0)
+            fprintf(out, "%s: %llu\n", s->stats[i].name, (unsigned long long)s->stats[i].value);
+    fprintf(out, "samples at unknown addresses: %llu (%.2f%%)\n",
+            (unsigned long long)s->unknown_samples,
+            prof_pct((double)s->unknown_samples, (double)s->samples));
+    prof_print_rooted(s, out);
+    if (s->nchanged > 0) {
+        fprintf(out,
+                "modules changed since the measurement: %zu (%llu samples kept as "
+                "module+0xOFFSET, not attributed to procedures)\n",
+                s->nchanged, (unsigned long long)s->changed_samples);
+        for (i = 0; i < s->nchanged; i++)
+            fprintf(out, "  %s (%llu samples)\n", s->changed[i].why,
+                    (unsigned long long)s->changed[i].samples);
+    }
+    if (s->samples_per_cpu_s >= 0)
+        fprintf(out, "effective samples per CPU-second: %.1f\n", s->samples_per_cpu_s);
+    else
+        fprintf(out, "effective samples per CPU-second: unknown (no CPU time in headers)\n");
+    prof_print_shortfall(s, out);
+    fprintf(out, "top %u procedures by exclusive %s:\n", s->top, s->rank_name);
+    for (i = 0; i < s->ntop_procs; i++)
+        fprintf(out, "  %2zu %7.2f%%  %.*f %s  %s\n", i + 1,
+                prof_pct(s->top_procs[i].value, s->rank_total), rprec, s->top_procs[i].value,
+                s->rank_unit, s->top_procs[i].name);
+    fprintf(out, "top %u call paths by inclusive %s:\n", s->top, s->rank_name);
+    for (i = 0; i < s->ntop_paths; i++) {
+        fprintf(out, "  %2zu %7.2f%%  %.*f %s  %s", i + 1,
+                prof_pct(s->top_paths[i].value, s->rank_total), rprec, s->top_paths[i].value,
+                s->rank_unit, s->top_paths[i].path);
+        if (s->top_paths[i].calls >
+            0) /* not the number of calls: README, "What calls (sampled) means" */
+            fprintf(out, "  [%" PRIu64 " calls (sampled)]", s->top_paths[i].calls);
+        fputc('\n', out);
+    }
+}
+
+/* Print and forget the library's collected messages. */
+static void
+prof_print_messages(struct prof_ctx *ctx)
+{
+    static const char *const prefix[] = {"", "warning: ", "note: "};
+    size_t i, n = prof_message_count(ctx);
+
+    for (i = 0; i < n; i++) {
+        enum prof_msg_level level;
+        const char *m = prof_message(ctx, i, &level);
+
+        fprintf(stderr, "csprof-prof: %s%s\n", prefix[level], m);
+    }
+    prof_clear_messages(ctx);
+}
+
+/* Print the library's error for status @rc (messages first). */
+static void
+prof_print_error(struct prof_ctx *ctx, int rc)
+{
+    const char *m = ctx != NULL ? prof_errmsg(ctx) : "";
+
+    if (ctx != NULL)
+        prof_print_messages(ctx);
+    fprintf(stderr, "csprof-prof: %s\n", m[0] != '\0' ? m : prof_strerror(rc));
 }
 
 static int
@@ -72,7 +285,7 @@ prof_dump_files(char **files, int n)
             continue;
         }
         if (rc < 0) {
-            prof_eprintf("%s", err[0] ? err : fmt_strerror(rc));
+            prof_eprint(err[0] ? err : fmt_strerror(rc));
             status = PROF_EXIT_FAIL;
             continue;
         }
@@ -266,147 +479,228 @@ prof_parse_top(const char *arg, uint32_t *top)
     return 0;
 }
 
-int
-main(int argc, char **argv)
+static int
+prof_parse_runs(const char *arg, enum prof_runs *runs)
 {
-    enum { OPT_DUMP = 256 };
+    if (strcmp(arg, "sum") == 0)
+        *runs = PROF_RUNS_SUM;
+    else if (strcmp(arg, "separate") == 0)
+        *runs = PROF_RUNS_SEPARATE;
+    else
+        return -1;
+    return 0;
+}
+
+/* Parse the command line into @o; returns -1 to continue, else the exit status. */
+static int
+prof_parse_options(int argc, char **argv, struct prof_options *o, bool *dump)
+{
+    enum { OPT_DUMP = 256, OPT_REPLACE, OPT_RUNS };
     static const struct option longopts[] = {
         {"structure", required_argument, NULL, 'S'},
         {"output", required_argument, NULL, 'o'},
         {"force", no_argument, NULL, 'f'},
         {"top", required_argument, NULL, 't'},
+        {"metric", required_argument, NULL, 'M'},
+        {"include", required_argument, NULL, 'I'},
+        {"replace-path", required_argument, NULL, OPT_REPLACE},
+        {"runs", required_argument, NULL, OPT_RUNS},
         {"dump", no_argument, NULL, OPT_DUMP},
+        {"quiet", no_argument, NULL, 'q'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
-    const char **structs = NULL;
-    size_t nstructs = 0, structs_cap = 0, i;
-    struct prof_summary summary;
-    struct prof_ctx ctx;
-    bool dump = false;
-    char *xml = NULL;
-    int c, status = PROF_EXIT_FAIL;
+    size_t n = (size_t)argc + 1;
+    const char *eq;
+    int c;
 
-    prof_ctx_init(&ctx);
-    ctx.opt.db = PROF_DEFAULT_DB;
+    o->structs = calloc(n, sizeof(*o->structs));
+    o->derived = calloc(n, sizeof(*o->derived));
+    o->roots = calloc(n, sizeof(*o->roots));
+    o->replace_old = calloc(n, sizeof(*o->replace_old));
+    o->replace_new = calloc(n, sizeof(*o->replace_new));
+    if (!o->structs || !o->derived || !o->roots || !o->replace_old || !o->replace_new)
+        prof_die_oom();
     opterr = 0; /* we print our own one-line messages */
-    while ((c = getopt_long(argc, argv, ":S:o:ft:vhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":S:o:ft:M:I:qvhV", longopts, NULL)) != -1) {
         switch (c) {
         case 'S':
-            prof_grow(&structs, &structs_cap, nstructs + 1, sizeof(*structs));
-            structs[nstructs++] = optarg;
+            o->structs[o->nstructs++] = optarg;
             break;
         case 'o':
             if (optarg[0] == '\0') {
                 fputs("csprof-prof: -o: the database directory name is empty\n", stderr);
-                status = PROF_EXIT_USAGE;
-                goto out_free;
+                return PROF_EXIT_USAGE;
             }
-            ctx.opt.db = optarg;
+            o->db = optarg;
             break;
         case 'f':
-            ctx.opt.force = true;
+            o->force = true;
             break;
         case 't':
-            if (prof_parse_top(optarg, &ctx.opt.top) < 0) {
+            if (prof_parse_top(optarg, &o->top) < 0) {
                 fprintf(stderr, "csprof-prof: --top: '%s' is not a number from 0 to %u\n", optarg,
                         PROF_MAX_TOP);
-                status = PROF_EXIT_USAGE;
-                goto out_free;
+                return PROF_EXIT_USAGE;
+            }
+            break;
+        case 'M':
+            o->derived[o->nderived++] = optarg;
+            break;
+        case 'I':
+            if (optarg[0] == '\0') {
+                fputs("csprof-prof: -I: the source directory name is empty\n", stderr);
+                return PROF_EXIT_USAGE;
+            }
+            o->roots[o->nroots++] = optarg;
+            break;
+        case OPT_REPLACE:
+            eq = strchr(optarg, '=');
+            if (eq == NULL || eq == optarg) {
+                fprintf(stderr, "csprof-prof: --replace-path: '%s' is not OLD=NEW\n", optarg);
+                return PROF_EXIT_USAGE;
+            }
+            o->replace_old[o->nreplace] = prof_xasprintf("%.*s", (int)(eq - optarg), optarg);
+            o->replace_new[o->nreplace++] = eq + 1;
+            break;
+        case OPT_RUNS:
+            if (prof_parse_runs(optarg, &o->runs) < 0) {
+                fprintf(stderr, "csprof-prof: --runs: '%s' is not 'sum' or 'separate'\n", optarg);
+                return PROF_EXIT_USAGE;
             }
             break;
         case OPT_DUMP:
-            dump = true;
+            *dump = true;
+            break;
+        case 'q':
+            o->quiet = true;
             break;
         case 'v':
-            ctx.opt.verbose = true;
+            o->verbose = true;
             break;
         case 'h':
             prof_usage(stdout);
-            status = PROF_EXIT_OK;
-            goto out_free;
+            return PROF_EXIT_OK;
         case 'V':
             printf("csprof-prof %s\n", CSPROF_VERSION);
-            status = PROF_EXIT_OK;
-            goto out_free;
+            return PROF_EXIT_OK;
         case ':':
             fprintf(stderr, "csprof-prof: %s: option needs a value (try --help)\n",
                     argv[optind - 1]);
-            status = PROF_EXIT_USAGE;
-            goto out_free;
+            return PROF_EXIT_USAGE;
         default:
             if (optopt != 0 && optopt < OPT_DUMP)
                 fprintf(stderr, "csprof-prof: -%c: unknown option (try --help)\n", optopt);
             else
                 fprintf(stderr, "csprof-prof: %s: unknown option (try --help)\n", argv[optind - 1]);
-            status = PROF_EXIT_USAGE;
-            goto out_free;
+            return PROF_EXIT_USAGE;
         }
     }
     if (optind >= argc) {
         fprintf(stderr, "csprof-prof: no %s given (try --help)\n",
-                dump ? "file to dump" : "measurement file or directory");
-        status = PROF_EXIT_USAGE;
+                *dump ? "file to dump" : "measurement file or directory");
+        return PROF_EXIT_USAGE;
+    }
+    return -1;
+}
+
+/* Analyze and write the database; returns the exit status. */
+static int
+prof_run(const struct prof_options *o, int nargs, char **args)
+{
+    struct prof_config cfg = {.verbose = o->verbose, .runs = o->runs};
+    struct prof_source_options src = {
+        .roots = o->roots,
+        .nroots = o->nroots,
+        .replace_old = o->replace_old,
+        .replace_new = o->replace_new,
+        .nreplace = o->nreplace,
+    };
+    struct prof_summary summary;
+    struct prof_ctx *ctx = NULL;
+    int status = PROF_EXIT_FAIL, rc, i;
+    bool have_summary = false;
+    size_t k;
+
+    rc = prof_new(&cfg, &ctx);
+    if (rc < 0)
+        goto out_error;
+    for (k = 0; k < o->nstructs; k++)
+        if ((rc = prof_load_structure_file(ctx, o->structs[k])) < 0)
+            goto out_error;
+    for (i = 0; i < nargs; i++)
+        if ((rc = prof_add_measurements(ctx, args[i])) < 0)
+            goto out_error;
+    if ((rc = prof_merge(ctx)) < 0)
+        goto out_error;
+    prof_print_messages(ctx);
+    for (k = 0; k < o->nderived; k++)
+        if ((rc = prof_add_derived_metric(ctx, o->derived[k])) < 0) {
+            status = PROF_EXIT_USAGE;
+            goto out_error;
+        }
+    if ((rc = prof_finish(ctx)) < 0 || (rc = prof_summary_compute(ctx, o->top, &summary)) < 0)
+        goto out_error;
+    have_summary = true;
+
+    if (mkdir(o->db, 0700) != 0 && errno != EEXIST) {
+        fprintf(stderr, "csprof-prof: %s: cannot create the database directory: %s\n", o->db,
+                strerror(errno));
         goto out_free;
     }
+    if (prof_db_safe(o->db) < 0)
+        goto out_free;
+    if (o->nroots > 0 && (rc = prof_copy_sources(ctx, o->db, &src)) < 0)
+        goto out_error;
+    if ((rc = prof_write_database(ctx, &summary, o->db)) < 0)
+        goto out_error;
+    prof_print_messages(ctx);
+    prof_copy_dtd(o->db, o->verbose);
+
+    printf("database: %s/experiment.xml\n", o->db);
+    if (!o->quiet)
+        prof_summary_print(&summary, stdout);
+    status = fflush(stdout) == 0 ? PROF_EXIT_OK : PROF_EXIT_FAIL;
+    goto out_free;
+
+out_error:
+    prof_print_error(ctx, rc);
+out_free:
+    if (have_summary)
+        prof_summary_free(&summary);
+    prof_free(ctx);
+    return status;
+}
+
+int
+main(int argc, char **argv)
+{
+    struct prof_options o = {.db = PROF_DEFAULT_DB, .top = 10};
+    bool dump = false;
+    int status;
+    size_t k;
+
+    status = prof_parse_options(argc, argv, &o, &dump);
+    if (status >= 0)
+        goto out_free;
     if (dump) {
         status = prof_dump_files(argv + optind, argc - optind);
         goto out_free;
     }
-
     LIBXML_TEST_VERSION
-    if (prof_check_db(&ctx.opt) < 0)
-        goto out_free;
-    for (i = 0; i < nstructs; i++)
-        if (prof_load_structure_file(&ctx, structs[i]) < 0)
-            goto out_free;
-    for (c = optind; c < argc; c++)
-        prof_collect_inputs(&ctx, argv[c]);
-    for (i = 0; i < ctx.ninputs; i++)
-        prof_merge_input(&ctx, i);
-    if (ctx.nread == 0) {
-        fprintf(stderr, "csprof-prof: no readable measurement file (%zu of %zu skipped)\n",
-                ctx.nskipped, ctx.ninputs);
-        goto out_free;
-    }
-    if (ctx.npartial > 0)
-        fprintf(stderr,
-                "csprof-prof: warning: partial data: %zu thread(s) have only a checkpoint (the "
-                "run was killed or is still running); their profiles end early\n",
-                ctx.npartial);
-    if (ctx.opt.verbose)
-        for (i = 0; i < ctx.nstructs; i++)
-            if (!ctx.structs[i].used)
-                fprintf(stderr, "csprof-prof: note: %s: module %s matches no measured module\n",
-                        ctx.structs[i].file, struct_module_path(ctx.structs[i].sm));
-
-    prof_tree_compute(&ctx.tree, (uint32_t)ctx.nevents);
-    prof_summary_compute(&ctx, &summary);
-
-    if (mkdir(ctx.opt.db, 0700) != 0 && errno != EEXIST) {
-        fprintf(stderr, "csprof-prof: %s: cannot create the database directory: %s\n", ctx.opt.db,
-                strerror(errno));
-        goto out_free_summary;
-    }
-    if (prof_db_safe(ctx.opt.db) < 0)
-        goto out_free_summary;
-    xml = prof_xasprintf("%s/experiment.xml", ctx.opt.db);
-    if (prof_write_experiment(&ctx, &summary, xml) < 0)
-        goto out_free_summary;
-    prof_copy_dtd(ctx.opt.db, ctx.opt.verbose);
-
-    printf("database: %s\n", xml);
-    prof_summary_print(&ctx, &summary, stdout);
-    status = fflush(stdout) == 0 ? PROF_EXIT_OK : PROF_EXIT_FAIL;
-
-out_free_summary:
-    prof_summary_free(&summary);
-out_free:
-    free(xml);
-    free(structs);
-    prof_ctx_free(&ctx);
+    status = PROF_EXIT_FAIL;
+    if (prof_check_db(&o) == 0)
+        status = prof_run(&o, argc - optind, argv + optind);
     xmlCleanupParser();
+out_free:
+    for (k = 0; k < o.nreplace; k++)
+        free((char *)o.replace_old[k]);
+    free(o.structs);
+    free(o.derived);
+    free(o.roots);
+    free(o.replace_old);
+    free(o.replace_new);
     return status;
 }

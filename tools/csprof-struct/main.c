@@ -27,17 +27,19 @@ static void
 usage(FILE *f)
 {
     fprintf(f,
-            "usage: %s [-o FILE] [-n] [-j N] [-v] BINARY\n"
+            "usage: %s [-o FILE] [-n] [-j N] [-d DIR] [-v] BINARY\n"
             "Write the program structure of the ELF executable or shared library BINARY\n"
             "(load module, files, procedures, inlined calls, loops, call sites and\n"
             "statements, with address ranges) as XML to standard output or FILE.\n"
             "\n"
             "  -o, --output FILE  write to FILE instead of standard output\n"
             "  -n, --no-normalize emit the raw object-code loop structure (no fusing of\n"
-            "                     split loops, no sinking of hoisted statements, no\n"
-            "                     collapsing of perfect loop nests)\n"
+            "                     split loops, no sinking of hoisted statements)\n"
             "  -j, --jobs N       decode procedures with N threads (default: all cores);\n"
             "                     the output does not depend on N\n"
+            "  -d, --debug-dir DIR  root of separate debug files (DIR/.build-id/xx/\n"
+            "                     yyyy.debug, DIR/<binary's directory>/<debuglink>);\n"
+            "                     default $CSPROF_DEBUG_DIR, else /usr/lib/debug\n"
             "  -v, --verbose      print a summary of what was found on standard error\n"
             "  -h, --help         show this help and exit\n"
             "  -V, --version      show the version and exit\n",
@@ -60,13 +62,10 @@ int
 main(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"no-normalize", no_argument, NULL, 'n'},
-        {"jobs", required_argument, NULL, 'j'},
-        {"verbose", no_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},
-        {NULL, 0, NULL, 0},
+        {"output", required_argument, NULL, 'o'}, {"no-normalize", no_argument, NULL, 'n'},
+        {"jobs", required_argument, NULL, 'j'},   {"debug-dir", required_argument, NULL, 'd'},
+        {"verbose", no_argument, NULL, 'v'},      {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0},
     };
     struct struct_options opt = {0};
     struct struct_module *m = NULL;
@@ -76,7 +75,8 @@ main(int argc, char **argv)
     FILE *out = stdout;
     int c, rc;
 
-    while ((c = getopt_long(argc, argv, "o:nj:vhV", longopts, NULL)) != -1) {
+    opt.debug_dir = getenv("CSPROF_DEBUG_DIR"); /* the tool's input, passed on explicitly */
+    while ((c = getopt_long(argc, argv, "o:nj:d:vhV", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':
             outpath = optarg;
@@ -98,6 +98,9 @@ main(int argc, char **argv)
             opt.jobs = (int)j;
             break;
         }
+        case 'd':
+            opt.debug_dir = optarg;
+            break;
         case 'v':
             opt.verbose = 1;
             break;
@@ -145,9 +148,10 @@ main(int argc, char **argv)
                 struct_module_build_id(m)[0] ? struct_module_build_id(m) : "none");
         fprintf(stderr,
                 "%s: %s: decoded %zu instructions; %zu object-code loops (%zu irreducible);"
-                " %zu jump tables; %zu unresolved indirect jumps; %zu undecodable bytes\n",
+                " %zu jump tables; %zu computed gotos; %zu unresolved indirect jumps;"
+                " %zu undecodable bytes\n",
                 PROG, binary, st->instructions, st->loops, st->irreducible, st->jump_tables,
-                st->unresolved_jumps, st->bad_bytes);
+                st->label_jumps, st->unresolved_jumps, st->bad_bytes);
     }
 
     if (outpath != NULL) {

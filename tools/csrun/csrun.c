@@ -3,9 +3,12 @@
  * csrun.c -- launch a program with the csprof monitor preloaded.
  *
  *   csrun [-e EVENT[@PERIOD]]... [-o DIR] [-q] [--] program [args...]
+ *   csrun -L
  *
  * Validates every option before the program starts (a bad one is one line
- * on stderr and exit status 2; the program is not run), refuses the same
+ * on stderr and exit status 2; the program is not run) -- a perf event is
+ * opened once here, so one this machine cannot sample is refused with the
+ * reason (lib/support/pmu.h) before the program runs --, refuses the same
  * way a program the monitor cannot be preloaded into (static, setuid,
  * setgid, file capabilities, 32-bit: see check_program), creates the
  * measurement directory, sets CSPROF_* and appends libcsprof.so to
@@ -35,6 +38,7 @@
 
 #include "fmt/fmt.h"
 #include "support/event_spec.h"
+#include "support/pmu.h"
 
 #define MAX_EVENTS 8
 
@@ -46,17 +50,23 @@ usage(FILE *out)
         "usage: csrun [options] [--] program [args...]\n"
         "Profile a program: sample its call paths into per-thread profiles.\n\n"
         "  -e, --event EVENT[@PERIOD]  sample EVENT every PERIOD (repeatable; default CPUTIME@5000)\n"
+        "                              EVENT: CPUTIME, REALTIME, a PAPI preset (PAPI_TOT_CYC...) or a\n"
+        "                              libpfm4 name (perf::PAGE-FAULTS, INST_RETIRED:ANY_P...); PERIOD\n"
+        "                              of a perf event: events between samples, or fFREQ (Hz)\n"
+        "                              of MEMALLOC, MEMLEAK, IO, IO_READ, IO_WRITE: mean bytes\n"
+        "                              between samples (512K by default; K, M, G suffixes)\n"
         "  -o, --output DIR            measurement directory (default: measurements)\n"
         "  -q, --quiet                 no summary after the run\n"
         "      --no-trampoline         full stack walks, no call counts (default: trampoline on)\n"
         "      --no-follow             profile only this process, not its forked or exec'd "
         "children\n"
-        "  -l, --list-events           list the events this machine can sample\n"
+        "  -L, --list-events           list the events this machine can sample (also -l)\n"
         "  -h, --help                  this help\n"
         "  -V, --version               version\n\n"
         "Events:\n");
     for (size_t i = 0; i < evspec_nevents; i++)
         fprintf(out, "  %-10s %s\n", evspec_events[i].name, evspec_events[i].what);
+    fprintf(out, "  and perf events: csrun -L lists them, each marked available here or not\n");
     fprintf(out, "\nThen: csprof-struct PROGRAM > PROGRAM.struct; "
                  "csprof-prof -S PROGRAM.struct DIR -o DATABASE\n");
 }
@@ -65,13 +75,35 @@ usage(FILE *out)
 static int
 parse_event(const char *spec, struct evspec *ev)
 {
-    char why[256];
+    char why[1536];
 
     if (evspec_parse(spec, strlen(spec), ev, why, sizeof(why)) < 0) {
-        fprintf(stderr, "csrun: -e '%s': %s (csrun -l lists the events)\n", spec, why);
+        fprintf(stderr, "csrun: -e '%s': %s (csrun -L lists the events)\n", spec, why);
+        return -1;
+    }
+    if (ev->kind == EVSPEC_PERF && pmu_probe(ev, why, sizeof(why)) < 0) {
+        fprintf(stderr, "csrun: -e '%s': cannot sample %s on this machine: %s\n", spec, ev->name,
+                why);
         return -1;
     }
     return 0;
+}
+
+/* csrun -L: the time events, the byte events, then the perf events with their availability
+ * here. */
+static void
+list_events(FILE *out)
+{
+    fprintf(out, "Time events (always available):\n");
+    for (size_t i = 0; i < evspec_nevents; i++)
+        if (evspec_events[i].kind != EVSPEC_BYTES)
+            fprintf(out, "  %-28s %s\n", evspec_events[i].name, evspec_events[i].what);
+    fprintf(out, "\nByte events (synchronous, always available):\n");
+    for (size_t i = 0; i < evspec_nevents; i++)
+        if (evspec_events[i].kind == EVSPEC_BYTES)
+            fprintf(out, "  %-28s %s\n", evspec_events[i].name, evspec_events[i].what);
+    fprintf(out, "\n");
+    pmu_list(out);
 }
 
 /*
@@ -367,8 +399,10 @@ struct run_totals {
     uint32_t pids[1024];
     uint64_t recorded, partial, dropped, cpu_ns, wall_ns;
     uint64_t per_event_samples[MAX_EVENTS];
-    char mechanism[MAX_EVENTS][32];
-    uint64_t overruns; /* timer expirations merged into one signal (timer.overruns) */
+    uint64_t enabled_ns[MAX_EVENTS], running_ns[MAX_EVENTS]; /* perf events: multiplexing */
+    char mechanism[MAX_EVENTS][64];
+    uint64_t overruns;   /* timer expirations merged into one signal (timer.overruns) */
+    uint64_t handler_ns; /* time in the sampling handler (samples.handler_ns) */
 };
 
 static void
@@ -396,9 +430,12 @@ add_profile(struct run_totals *t, const struct fmt_profile *p, const struct evsp
         t->blocked_threads++;
     for (size_t e = 0; e < nevents; e++) {
         char name[sizeof(events[e].name) + 32];
-        double expected = (double)p->header.cpu_ns / 1e3 / (double)events[e].period_us;
+        double expected;
 
-        if (strcmp(events[e].name, "CPUTIME") != 0 || expected < 20)
+        if (events[e].kind != EVSPEC_CPUTIME)
+            continue;
+        expected = (double)p->header.cpu_ns / 1e3 / (double)events[e].period;
+        if (expected < 20)
             continue;
         snprintf(name, sizeof(name), "event.%.31s.samples", events[e].name);
         if ((double)fmt_profile_stat(p, name) < 0.1 * expected) {
@@ -409,15 +446,20 @@ add_profile(struct run_totals *t, const struct fmt_profile *p, const struct evsp
     if (p->header.end_ns > p->header.start_ns)
         t->wall_ns += p->header.end_ns - p->header.start_ns;
     for (size_t e = 0; e < nevents; e++) {
-        char name[64];
+        char name[sizeof(events[e].name) + 32];
 
-        snprintf(name, sizeof(name), "event.%s.samples", events[e].name);
+        snprintf(name, sizeof(name), "event.%.127s.samples", events[e].name);
         t->per_event_samples[e] += fmt_profile_stat(p, name);
+        snprintf(name, sizeof(name), "event.%.127s.enabled_ns", events[e].name);
+        t->enabled_ns[e] += fmt_profile_stat(p, name);
+        snprintf(name, sizeof(name), "event.%.127s.running_ns", events[e].name);
+        t->running_ns[e] += fmt_profile_stat(p, name);
         for (uint32_t i = 0; i < p->nevents; i++)
             if (strcmp(p->events[i].name, events[e].name) == 0)
                 snprintf(t->mechanism[e], sizeof(t->mechanism[e]), "%s", p->events[i].mechanism);
     }
     t->overruns += fmt_profile_stat(p, "timer.overruns");
+    t->handler_ns += fmt_profile_stat(p, "samples.handler_ns");
 }
 
 /*
@@ -429,13 +471,15 @@ add_profile(struct run_totals *t, const struct fmt_profile *p, const struct evsp
 static void
 print_shortfall(const struct run_totals *t, const struct evspec *ev, size_t e)
 {
-    bool cpu = strcmp(ev->name, "CPUTIME") == 0;
+    bool cpu = ev->kind == EVSPEC_CPUTIME;
     double secs = (double)(cpu ? t->cpu_ns : t->wall_ns) / 1e9;
-    double expected = secs * 1e6 / (double)ev->period_us;
+    double expected = secs * 1e6 / (double)ev->period;
     uint64_t got = t->per_event_samples[e], missing, explained = t->dropped + t->overruns;
 
-    if (ev->period_bytes > 0 || secs <= 0.2 || (double)got >= 0.8 * expected)
-        return; /* a synchronous event has no expected rate */
+    /* A perf event has no expected rate; a byte event's samples follow the bytes, not time. */
+    if (ev->kind == EVSPEC_PERF || ev->kind == EVSPEC_BYTES || secs <= 0.2 ||
+        (double)got >= 0.8 * expected)
+        return;
     missing = (uint64_t)expected > got ? (uint64_t)expected - got : 0;
     fprintf(stderr,
             "csprof: %s: %llu of the %llu samples expected are missing: %llu dropped, %llu timer "
@@ -444,6 +488,28 @@ print_shortfall(const struct run_totals *t, const struct evspec *ev, size_t e)
             ev->name, (unsigned long long)missing, (unsigned long long)expected,
             (unsigned long long)t->dropped, (unsigned long long)t->overruns,
             (unsigned long long)(missing > explained ? missing - explained : 0));
+}
+
+/*
+ * A perf event's line: samples, and whether the kernel multiplexed its
+ * counter (counted less time than it was enabled), in which case the values
+ * were scaled by enabled/running time.
+ */
+static void
+print_perf_event(const struct run_totals *t, const struct evspec *ev, size_t e)
+{
+    double share = t->enabled_ns[e] > 0 ? (double)t->running_ns[e] / (double)t->enabled_ns[e] : 1;
+
+    fprintf(stderr, "csprof: %s@%s%llu (%s): %llu samples%s", ev->name, ev->freq ? "f" : "",
+            ev->period, t->mechanism[e], (unsigned long long)t->per_event_samples[e],
+            ev->freq ? "" : ", each charged the events counted since the previous one");
+    if (share < 0.999)
+        fprintf(stderr,
+                "; multiplexed: the counter ran %.1f%% of the time it was enabled, values are "
+                "scaled by enabled/running time\n",
+                100 * share);
+    else
+        fprintf(stderr, "\n");
 }
 
 static void
@@ -483,9 +549,14 @@ print_summary(const char *dir, char **before, size_t nbefore, const struct evspe
     }
     fprintf(stderr, "csprof: %zu profile(s) from %zu process(es) in %s%s\n", t.files, t.pids_seen,
             dir, t.unreadable ? " (some unreadable, see above)" : "");
-    fprintf(stderr, "csprof: %llu samples recorded (%llu partial), %llu dropped\n",
+    fprintf(stderr,
+            "csprof: %llu samples recorded (%llu partial), %llu dropped; %.1f µs per sample in "
+            "csprof's handler\n",
             (unsigned long long)t.recorded, (unsigned long long)t.partial,
-            (unsigned long long)t.dropped);
+            (unsigned long long)t.dropped,
+            t.recorded + t.dropped > 0
+                ? (double)t.handler_ns / 1e3 / (double)(t.recorded + t.dropped)
+                : 0.0);
     if (t.untracked > 0)
         fprintf(stderr,
                 "csprof: %llu thread(s) not profiled (created outside pthread_create, or while "
@@ -504,24 +575,26 @@ print_summary(const char *dir, char **before, size_t nbefore, const struct evspe
                 t.blocked_threads, t.starved_threads, (double)t.starved_cpu_ns / 1e9);
     for (size_t e = 0; e < nevents; e++) {
         /* CPU time is sampled per CPU-second of the threads, real time per thread-second. */
-        bool cpu = strcmp(events[e].name, "CPUTIME") == 0;
+        bool cpu = events[e].kind == EVSPEC_CPUTIME;
         double secs = (double)(cpu ? t.cpu_ns : t.wall_ns) / 1e9;
-        double asked = 1e6 / (double)events[e].period_us;
+        double asked = 1e6 / (double)events[e].period;
         double got = secs > 0 ? (double)t.per_event_samples[e] / secs : 0;
 
-        if (events[e].period_bytes > 0) { /* synchronous: samples follow the bytes, not time */
-            fprintf(stderr,
-                    "csprof: %s@%llu (synchronous): %llu samples, one per %llu bytes on "
-                    "average\n",
-                    events[e].name, events[e].period_bytes,
-                    (unsigned long long)t.per_event_samples[e], events[e].period_bytes);
+        if (events[e].kind == EVSPEC_PERF) {
+            print_perf_event(&t, &events[e], e);
+            continue;
+        }
+        if (events[e].kind == EVSPEC_BYTES) { /* synchronous: samples follow the bytes, not time */
+            fprintf(stderr, "csprof: %s@%llu (%s): %llu samples, one per %llu bytes on average\n",
+                    events[e].name, events[e].period, t.mechanism[e],
+                    (unsigned long long)t.per_event_samples[e], events[e].period);
             continue;
         }
         fprintf(stderr,
                 "csprof: %s@%llu (%s): %.1f samples per %s-second over %.3f s "
                 "(requested %.1f)%s\n",
-                events[e].name, events[e].period_us, t.mechanism[e], got, cpu ? "CPU" : "thread",
-                secs, asked,
+                events[e].name, events[e].period, t.mechanism[e], got, cpu ? "CPU" : "thread", secs,
+                asked,
                 secs > 0.2 && got < 0.8 * asked
                     ? (t.blocked_threads > 0 || t.starved_threads > 0
                            ? " -- shortfall: threads without samples, see above; causes below"
@@ -530,6 +603,31 @@ print_summary(const char *dir, char **before, size_t nbefore, const struct evspe
     }
     for (size_t e = 0; e < nevents; e++)
         print_shortfall(&t, &events[e], e);
+}
+
+/*
+ * `csrun mpirun ...`: csrun outside the MPI launcher profiles the launcher
+ * (and, through the environment it passes on, the ranks it starts on this
+ * host only).  Say once which form is meant; the run goes on.
+ */
+static void
+warn_if_launcher(const char *program)
+{
+    static const char *const launchers[] = {"mpirun",        "mpiexec",         "orterun",
+                                            "mpiexec.hydra", "mpiexec.openmpi", "mpirun.openmpi",
+                                            "mpiexec.mpich", "mpirun.mpich",    "srun",
+                                            "prun",          "aprun",           "jsrun"};
+    const char *base = strrchr(program, '/');
+
+    base = base != NULL ? base + 1 : program;
+    for (size_t i = 0; i < sizeof(launchers) / sizeof(launchers[0]); i++)
+        if (strcmp(base, launchers[i]) == 0) {
+            fprintf(
+                stderr,
+                "csrun: warning: '%s' is an MPI launcher: csrun profiles it, not the ranks of other hosts; put csrun inside it: %s [options] csrun [csrun options] app [args]\n",
+                base, base);
+            return;
+        }
 }
 
 static pid_t child_pid;
@@ -548,7 +646,7 @@ main(int argc, char **argv)
         {"event", required_argument, NULL, 'e'},
         {"output", required_argument, NULL, 'o'},
         {"quiet", no_argument, NULL, 'q'},
-        {"list-events", no_argument, NULL, 'l'},
+        {"list-events", no_argument, NULL, 'L'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {"no-trampoline", no_argument, NULL, 'T'},
@@ -558,14 +656,14 @@ main(int argc, char **argv)
     struct evspec events[MAX_EVENTS];
     size_t nevents = 0, nbefore = 0;
     const char *outdir = "measurements";
-    char monitor[PATH_MAX], absdir[PATH_MAX], evlist[512] = "", preload[8192];
+    char monitor[PATH_MAX], absdir[PATH_MAX], evlist[MAX_EVENTS * 160] = "", preload[8192];
     char **before;
     const char *old_preload;
     bool quiet = false, trampoline = true, follow = true;
     int opt, status, exec_pipe[2], exec_errno = 0;
     bool exec_failed;
 
-    while ((opt = getopt_long(argc, argv, "+e:o:qlhV", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "+e:o:qlLhV", longopts, NULL)) != -1) {
         switch (opt) {
         case 'e':
             if (nevents == MAX_EVENTS) {
@@ -599,8 +697,8 @@ main(int argc, char **argv)
             follow = false;
             break;
         case 'l':
-            for (size_t i = 0; i < evspec_nevents; i++)
-                printf("%-10s %s\n", evspec_events[i].name, evspec_events[i].what);
+        case 'L':
+            list_events(stdout);
             return 0;
         case 'h':
             usage(stdout);
@@ -620,18 +718,25 @@ main(int argc, char **argv)
     }
     if (nevents == 0) {
         snprintf(events[0].name, sizeof(events[0].name), "CPUTIME");
-        events[0].period_us = EVSPEC_DEFAULT_PERIOD_US;
+        events[0].kind = EVSPEC_CPUTIME;
+        events[0].period = EVSPEC_DEFAULT_PERIOD_US;
         nevents = 1;
     }
     for (size_t i = 0; i < nevents; i++) {
         size_t len = strlen(evlist);
 
-        snprintf(evlist + len, sizeof(evlist) - len, "%s%s@%llu", i ? "," : "", events[i].name,
-                 events[i].period_bytes > 0 ? events[i].period_bytes : events[i].period_us);
+        if (len > 0 && len + 1 < sizeof(evlist))
+            evlist[len++] = ',';
+        if (evspec_format(&events[i], evlist + len, sizeof(evlist) - len) < 0) {
+            fprintf(stderr, "csrun: too many or too long events\n");
+            return 2;
+        }
     }
     if (check_program(argv[optind]) < 0 || find_monitor(monitor, sizeof(monitor)) < 0 ||
         make_dir(outdir) < 0)
         return 2;
+    if (!quiet)
+        warn_if_launcher(argv[optind]);
     if (realpath(outdir, absdir) == NULL) {
         fprintf(stderr, "csrun: -o '%s': %s\n", outdir, strerror(errno));
         return 2;

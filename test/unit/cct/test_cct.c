@@ -627,6 +627,42 @@ test_insert_from_cached_node(void **state)
     arena_destroy(&arena);
 }
 
+/* A recorded context (all call sites), then a sample below it: the same tree as the whole path
+ * inserted from the root (OpenMP creation contexts, lib/monitor/omp_sig.c). */
+static void
+test_insert_callsites(void **state)
+{
+    static const uintptr_t context[] = {0x20, 0x10}, below[] = {0x40, 0x35};
+    static const uintptr_t full[] = {0x40, 0x35, 0x20, 0x10};
+    struct cct_node *ctx = NULL, *again = NULL, *leaf = NULL, *from_root = NULL, *root;
+    struct arena arena;
+    struct cct *tree;
+    size_t size;
+
+    (void)state;
+    arena_init_malloc(&arena, CHUNK_BYTES, 0);
+    tree = cct_new(&arena, 1);
+    assert_non_null(tree);
+    root = cct_root(tree);
+    assert_int_equal(cct_insert_callsites(tree, root, context, 0, &ctx), CCT_OK); /* n == 0 */
+    assert_ptr_equal(ctx, root);
+    assert_int_equal(cct_insert_callsites(tree, root, context, 2, &ctx), CCT_OK);
+    assert_int_equal(ctx->kind, CCT_NODE_CALLSITE);
+    assert_int_equal(ctx->addr, 0x20);
+    assert_int_equal(cct_node_parent(ctx)->addr, 0x10);
+    assert_int_equal(cct_node_parent(ctx)->kind, CCT_NODE_CALLSITE);
+    size = cct_size(tree);
+    assert_int_equal(size, 3);
+    assert_int_equal(cct_insert_callsites(tree, root, context, 2, &again), CCT_OK); /* shared */
+    assert_ptr_equal(again, ctx);
+    assert_int_equal(cct_size(tree), size);
+    assert_int_equal(cct_insert_path(tree, ctx, below, 2, &leaf), CCT_OK);
+    assert_int_equal(cct_insert_path(tree, root, full, 4, &from_root), CCT_OK);
+    assert_ptr_equal(from_root, leaf);
+    assert_int_equal(cct_insert_callsites(tree, leaf, context, 2, &again), CCT_EINVAL);
+    arena_destroy(&arena);
+}
+
 /* ---- argument errors: nothing changes ---- */
 
 static void
@@ -1020,6 +1056,7 @@ main(void)
         cmocka_unit_test(test_memo_matches_plain),
         cmocka_unit_test(test_memo_reused_counts),
         cmocka_unit_test(test_insert_from_cached_node),
+        cmocka_unit_test(test_insert_callsites),
         cmocka_unit_test(test_einval),
         cmocka_unit_test(test_enomem),
         cmocka_unit_test(test_enomem_sweep),

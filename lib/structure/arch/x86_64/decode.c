@@ -3,7 +3,8 @@
  * decode.c (x86_64) -- the instruction decoder hook of cfg.h on Capstone
  * (libcapstone 4, http://www.capstone-engine.org/lang_c.html): classifies
  * each instruction by its control flow and extracts the few operand facts
- * jump-table recognition needs.
+ * jump-table recognition needs.  Reached through struct_arch_x86_64
+ * (arch.h), which decoder.c picks for EM_X86_64 modules.
  *
  * Tool code only.  One decoder per thread (a Capstone handle is not
  * shared); never prints.
@@ -12,17 +13,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <elf.h>
+
+#include "structure/arch/arch.h"
 #include "structure/cfg.h"
 
-struct struct_decoder {
+struct x86_64_decoder {
     csh cs;
     cs_insn *insn;
 };
 
-struct struct_decoder *
-struct_decoder_new(void)
+static void *
+x86_64_open(void)
 {
-    struct struct_decoder *d = calloc(1, sizeof(*d));
+    struct x86_64_decoder *d = calloc(1, sizeof(*d));
 
     if (d == NULL)
         return NULL;
@@ -39,9 +43,11 @@ struct_decoder_new(void)
     return d;
 }
 
-void
-struct_decoder_free(struct struct_decoder *d)
+static void
+x86_64_close(void *state)
 {
+    struct x86_64_decoder *d = state;
+
     if (d == NULL)
         return;
     cs_free(d->insn, 1);
@@ -49,8 +55,8 @@ struct_decoder_free(struct struct_decoder *d)
     free(d);
 }
 
-uint16_t
-struct_reg64(struct struct_decoder *d, uint16_t reg)
+static uint16_t
+x86_64_reg64(void *state, uint16_t reg)
 {
     /* Families of the 16 general registers: 64, 32, 16, 8-bit low names. */
     static const uint16_t fam[16][4] = {
@@ -72,7 +78,7 @@ struct_reg64(struct struct_decoder *d, uint16_t reg)
         {X86_REG_R15, X86_REG_R15D, X86_REG_R15W, X86_REG_R15B},
     };
 
-    (void)d;
+    (void)state;
     if (reg == X86_REG_INVALID)
         return 0;
     for (int i = 0; i < 16; i++)
@@ -83,22 +89,22 @@ struct_reg64(struct struct_decoder *d, uint16_t reg)
 }
 
 static void
-set_mem(struct struct_decoder *d, const cs_x86_op *op, struct struct_insn *out)
+set_mem(struct x86_64_decoder *d, const cs_x86_op *op, struct struct_insn *out)
 {
     out->has_mem = true;
     out->mem_rip = op->mem.base == X86_REG_RIP;
-    out->mem_base = out->mem_rip ? 0 : struct_reg64(d, (uint16_t)op->mem.base);
-    out->mem_index = struct_reg64(d, (uint16_t)op->mem.index);
+    out->mem_base = out->mem_rip ? 0 : x86_64_reg64(d, (uint16_t)op->mem.base);
+    out->mem_index = x86_64_reg64(d, (uint16_t)op->mem.index);
     out->mem_scale = (uint8_t)op->mem.scale;
     out->mem_disp = op->mem.disp;
     if (out->mem_rip)
         out->mem_disp += (int64_t)(out->addr + out->len);
 }
 
-void
-struct_decode(struct struct_decoder *d, const uint8_t *code, size_t size, uint64_t addr,
-              struct struct_insn *out)
+static void
+x86_64_decode(void *state, const uint8_t *code, size_t size, uint64_t addr, struct struct_insn *out)
 {
+    struct x86_64_decoder *d = state;
     const uint8_t *p = code;
     uint64_t a = addr;
     cs_insn *in = d->insn;
@@ -123,7 +129,7 @@ struct_decode(struct struct_decoder *d, const uint8_t *code, size_t size, uint64
             if (x->op_count == 1 && x->operands[0].type == X86_OP_MEM)
                 set_mem(d, &x->operands[0], out);
             else if (x->op_count == 1 && x->operands[0].type == X86_OP_REG)
-                out->src_reg = struct_reg64(d, (uint16_t)x->operands[0].reg);
+                out->src_reg = x86_64_reg64(d, (uint16_t)x->operands[0].reg);
         }
         return;
     case X86_INS_LJMP:
@@ -172,7 +178,7 @@ struct_decode(struct struct_decoder *d, const uint8_t *code, size_t size, uint64
     /* Data flow facts for jump tables (two operands: dst, src). */
     if (x->op_count != 2 || x->operands[0].type != X86_OP_REG)
         return;
-    out->dst_reg = struct_reg64(d, (uint16_t)x->operands[0].reg);
+    out->dst_reg = x86_64_reg64(d, (uint16_t)x->operands[0].reg);
     switch (in->id) {
     case X86_INS_LEA:
         if (x->operands[1].type == X86_OP_MEM) {
@@ -192,13 +198,13 @@ struct_decode(struct struct_decoder *d, const uint8_t *code, size_t size, uint64
             set_mem(d, &x->operands[1], out);
         } else if (x->operands[1].type == X86_OP_REG) {
             out->op = STRUCT_OP_MOV;
-            out->src_reg = struct_reg64(d, (uint16_t)x->operands[1].reg);
+            out->src_reg = x86_64_reg64(d, (uint16_t)x->operands[1].reg);
         }
         break;
     case X86_INS_ADD:
         if (x->operands[1].type == X86_OP_REG) {
             out->op = STRUCT_OP_ADD;
-            out->src_reg = struct_reg64(d, (uint16_t)x->operands[1].reg);
+            out->src_reg = x86_64_reg64(d, (uint16_t)x->operands[1].reg);
         }
         break;
     case X86_INS_CMP:
@@ -213,3 +219,13 @@ struct_decode(struct struct_decoder *d, const uint8_t *code, size_t size, uint64
         break;
     }
 }
+
+const struct struct_arch_ops struct_arch_x86_64 = {
+    .machine = EM_X86_64,
+    .name = "x86-64",
+    .reloc_relative = R_X86_64_RELATIVE,
+    .open = x86_64_open,
+    .close = x86_64_close,
+    .decode = x86_64_decode,
+    .reg64 = x86_64_reg64,
+};

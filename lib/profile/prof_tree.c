@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * prof_tree.c -- the merged presentation tree of csprof-prof and its
+ * prof_tree.c -- the merged presentation tree of lib/profile and its
  * inclusive and exclusive metrics.
  *
  * Tool code.  Nodes live in one growing array; a child is found through a
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prof_internal.h"
+#include "profile_internal.h"
 
 void
 prof_tree_init(struct prof_tree *t)
@@ -23,7 +23,8 @@ prof_tree_init(struct prof_tree *t)
     t->nodes[0].parent = PROF_NONE;
     t->nodes[0].first_child = t->nodes[0].last_child = t->nodes[0].next_sibling = PROF_NONE;
     t->nodes[0].kind = PROF_NODE_ROOT;
-    t->nodes[0].proc = t->nodes[0].file = PROF_NONE;
+    t->nodes[0].proc = t->nodes[0].file = t->nodes[0].module = PROF_NONE;
+    t->nodes[0].offset = PROF_NO_OFFSET;
     t->n = 1;
 }
 
@@ -47,6 +48,8 @@ prof_tree_child(struct prof_tree *t, uint32_t parent, enum prof_node_kind kind, 
     c->proc = proc;
     c->file = file;
     c->line = line;
+    c->module = PROF_NONE;
+    c->offset = PROF_NO_OFFSET;
     if (t->nodes[parent].last_child == PROF_NONE)
         t->nodes[parent].first_child = id;
     else
@@ -57,12 +60,25 @@ prof_tree_child(struct prof_tree *t, uint32_t parent, enum prof_node_kind kind, 
 }
 
 void
+prof_tree_note_address(struct prof_tree *t, uint32_t node, uint32_t module, uint64_t offset)
+{
+    struct prof_node *n = &t->nodes[node];
+
+    if (offset == PROF_NO_OFFSET)
+        return;
+    if (n->offset == PROF_NO_OFFSET || offset < n->offset) {
+        n->module = module;
+        n->offset = offset;
+    }
+}
+
+void
 prof_tree_add_value(struct prof_tree *t, uint32_t node, uint32_t event, double value)
 {
     struct prof_node *n = &t->nodes[node];
 
     if (event >= n->nself) {
-        n->self = prof_xrealloc(n->self, (event + 1) * sizeof(*n->self));
+        n->self = prof_xrealloc(n->self, (event + 1) * sizeof(*n->self)); /* keeps it on failure */
         memset(n->self + n->nself, 0, (event + 1 - n->nself) * sizeof(*n->self));
         n->nself = event + 1;
     }
@@ -93,6 +109,8 @@ prof_tree_compute(struct prof_tree *t, uint32_t nevents)
     free(t->excl);
     free(t->incl_samples);
     free(t->excl_samples);
+    t->incl = t->excl = NULL; /* freeable if an allocation below fails */
+    t->incl_samples = t->excl_samples = NULL;
     t->nevents = nevents;
     t->incl = prof_xcalloc(t->n * (ne ? ne : 1), sizeof(double));
     t->excl = prof_xcalloc(t->n * (ne ? ne : 1), sizeof(double));

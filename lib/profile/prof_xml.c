@@ -3,7 +3,7 @@
  * prof_xml.c -- write DB/experiment.xml (share/schemas/experiment.dtd) with
  * libxml2's xmlTextWriter.
  *
- * Tool code.  The document is written to "experiment.xml.tmp" and renamed
+ * Tool code; never prints.  The document is written to "experiment.xml.tmp" and renamed
  * over experiment.xml only when complete, so a failed run never leaves a
  * half-written database behind.  The call tree is walked without recursion
  * (recursive programs make deep trees) and written without indentation
@@ -19,7 +19,7 @@
 
 #include <libxml/xmlwriter.h>
 
-#include "prof_internal.h"
+#include "profile_internal.h"
 #include "support/text.h"
 
 /* The writer and its first error: after one failure every call is a no-op. */
@@ -117,11 +117,56 @@ prof_xw_line(struct prof_xw *x, uint32_t line)
         prof_xw_u64(x, "l", line);
 }
 
-/* Metric ids: 2e / 2e+1 per event; then samples; then calls. */
+/*
+ * Metric ids: 2e / 2e+1 per event; then samples; then calls (when any);
+ * then 2 per derived metric; then the statistics of each event
+ * (prof_metric_stat).
+ */
 static uint32_t
 prof_metric_samples(const struct prof_ctx *ctx)
 {
     return (uint32_t)(2 * ctx->nevents);
+}
+
+static uint32_t
+prof_metric_derived(const struct prof_ctx *ctx, size_t d)
+{
+    return prof_metric_samples(ctx) + 2 + (ctx->total_calls > 0) + 2 * (uint32_t)d;
+}
+
+static uint32_t
+prof_metric_stat(const struct prof_ctx *ctx, uint32_t e, int over, int k, int col)
+{
+    uint32_t base = prof_metric_derived(ctx, ctx->nderived);
+
+    return base + (((e * 2 + (uint32_t)over) * PROF_NSTAT_KINDS + (uint32_t)k) * 2 + (uint32_t)col);
+}
+
+static const char *const prof_stat_names[PROF_NSTAT_KINDS] = {
+    "sum", "mean", "min", "max", "stddev", "cv", "count",
+};
+static const char *const prof_over_names[2] = {"threads", "processes"};
+
+/* One sparse metric value. */
+static void
+prof_xw_m(struct prof_xw *x, uint32_t id, double v)
+{
+    if (v == 0.0)
+        return;
+    prof_xw_start(x, "M");
+    prof_xw_u64(x, "n", id);
+    prof_xw_dbl(x, "v", v);
+    prof_xw_end(x);
+}
+
+/* a="0xOFFSET" (module-relative), left out when unknown. */
+static void
+prof_xw_offset(struct prof_xw *x, uint32_t module, uint64_t offset)
+{
+    if (offset == PROF_NO_OFFSET)
+        return;
+    prof_xw_index(x, "lm", module);
+    prof_xw_attrf(x, "a", "0x%llx", (unsigned long long)offset);
 }
 
 static void
@@ -169,6 +214,40 @@ prof_write_metric_table(struct prof_xw *x, const struct prof_ctx *ctx)
         prof_xw_metric(x, ms + 2, "calls (sampled)", false, "calls", "calls", false);
         prof_xw_end(x);
     }
+    for (size_t d = 0; d < ctx->nderived; d++) {
+        for (int k = 0; k < 2; k++) {
+            n = prof_xasprintf("%s (%s)", ctx->derived[d].name, k == 0 ? "I" : "E");
+            prof_xw_metric(x, prof_metric_derived(ctx, d) + (uint32_t)k, n, k == 0,
+                           ctx->derived[d].name, "derived", true);
+            free(n);
+            prof_xw_attr(x, "formula", ctx->derived[d].formula);
+            prof_xw_end(x);
+        }
+    }
+    for (e = 0; e < ctx->nevents; e++)
+        for (int over = 0; over < 2; over++)
+            for (int k = 0; k < PROF_NSTAT_KINDS; k++)
+                for (int col = 0; col < 2; col++) {
+                    uint32_t id = prof_metric_stat(ctx, e, over, k, col);
+
+                    n = prof_xasprintf("%s:%s over %s (%s)", ctx->events[e].name,
+                                       prof_stat_names[k], prof_over_names[over],
+                                       col == 0 ? "I" : "E");
+                    prof_xw_metric(x, id, n, col == 0, ctx->events[e].name,
+                                   k == PROF_STAT_COUNT ? prof_over_names[over]
+                                   : k == PROF_STAT_CV  ? "ratio"
+                                                        : ctx->events[e].display_unit,
+                                   true);
+                    free(n);
+                    prof_xw_attr(x, "stat", prof_stat_names[k]);
+                    prof_xw_attr(x, "over", prof_over_names[over]);
+                    prof_xw_u64(x, "of", 2 * e + (uint32_t)col);
+                    prof_xw_u64(x, "population",
+                                over == PROF_OVER_THREADS ? ctx->stats.nthreads
+                                                          : ctx->stats.nprocesses);
+                    prof_xw_attr(x, "show", "0"); /* 28 columns per event: hidden by default */
+                    prof_xw_end(x);
+                }
     prof_xw_end(x);
 }
 
@@ -201,6 +280,8 @@ prof_write_tables(struct prof_xw *x, const struct prof_ctx *ctx)
         prof_xw_start(x, "File");
         prof_xw_u64(x, "i", i);
         prof_xw_attr(x, "n", ctx->strs.strs[ctx->files[i].name]);
+        if (ctx->file_src != NULL && ctx->file_src[i] != NULL)
+            prof_xw_attr(x, "src", ctx->file_src[i]);
         prof_xw_end(x);
     }
     prof_xw_end(x);
@@ -264,6 +345,19 @@ prof_write_node_metrics(struct prof_xw *x, const struct prof_ctx *ctx, uint32_t 
         prof_xw_u64(x, "v", t->nodes[node].calls);
         prof_xw_end(x);
     }
+    for (size_t d = 0; d < ctx->nderived; d++) {
+        prof_xw_m(x, prof_metric_derived(ctx, d), ctx->derived[d].incl[node]);
+        prof_xw_m(x, prof_metric_derived(ctx, d) + 1, ctx->derived[d].excl[node]);
+    }
+    for (e = 0; e < ctx->nevents; e++)
+        for (int over = 0; over < 2; over++)
+            for (int col = 0; col < 2; col++) {
+                if (prof_stats_get(ctx, node, e, col, over, PROF_STAT_COUNT) == 0.0)
+                    continue; /* no thread has a value: every statistic is 0 */
+                for (int k = 0; k < PROF_NSTAT_KINDS; k++)
+                    prof_xw_m(x, prof_metric_stat(ctx, e, over, k, col),
+                              prof_stats_get(ctx, node, e, col, over, (enum prof_stat_kind)k));
+            }
 }
 
 static void
@@ -283,11 +377,14 @@ prof_write_node_open(struct prof_xw *x, const struct prof_ctx *ctx, uint32_t v)
         prof_xw_index(x, "lm", p->module);
         prof_xw_index(x, "f", p->file);
         prof_xw_line(x, p->line);
+        if (n->offset != PROF_NO_OFFSET)
+            prof_xw_attrf(x, "a", "0x%llx", (unsigned long long)n->offset);
     } else {
         if (n->kind == PROF_NODE_A)
             prof_xw_u64(x, "n", n->proc);
         prof_xw_index(x, "f", n->file);
         prof_xw_line(x, n->line);
+        prof_xw_offset(x, n->module, n->offset);
     }
     prof_write_node_metrics(x, ctx, v);
 }
@@ -362,7 +459,7 @@ prof_write_truncated(struct prof_xw *x, const struct prof_ctx *ctx, uint32_t v)
 }
 
 static void
-prof_write_tree(struct prof_xw *x, const struct prof_ctx *ctx)
+prof_write_tree(struct prof_xw *x, struct prof_ctx *ctx)
 {
     const struct prof_node *nodes = ctx->tree.nodes;
     size_t depth = 1, truncated = 0; /* depth of v: the root's children are at 1 */
@@ -398,15 +495,98 @@ prof_write_tree(struct prof_xw *x, const struct prof_ctx *ctx)
         }
     }
     if (truncated > 0)
-        fprintf(stderr,
-                "csprof-prof: warning: %zu call path(s) nest deeper than %d levels; the database "
-                "ends each at that depth in a <T> element holding the totals of the rest\n",
-                truncated, PROF_XML_MAX_DEPTH);
+        prof_msg(ctx, PROF_MSG_WARNING,
+                 "%zu call path(s) nest deeper than %d levels; the database ends each at that "
+                 "depth in a <T> element holding the totals of the rest",
+                 truncated, PROF_XML_MAX_DEPTH);
     if (!x->failed)
         prof_xw_check(x, xmlTextWriterWriteRaw(x->w, BAD_CAST "\n"));
     prof_xw_end(x);
     if (!x->failed)
         prof_xw_check(x, xmlTextWriterSetIndent(x->w, 1));
+}
+
+/* The M values of static-view node @v: events, samples, derived metrics. */
+static void
+prof_write_flat_metrics(struct prof_xw *x, const struct prof_ctx *ctx, uint32_t v)
+{
+    const struct prof_flat *f = &ctx->flat;
+    uint32_t e, ms = prof_metric_samples(ctx);
+
+    for (e = 0; e < f->ncols; e++) {
+        uint32_t id = e < ctx->nevents ? 2 * e : ms;
+
+        prof_xw_m(x, id, f->incl[(size_t)v * f->ncols + e]);
+        prof_xw_m(x, id + 1, f->excl[(size_t)v * f->ncols + e]);
+    }
+    for (size_t d = 0; d < ctx->nderived; d++) {
+        prof_xw_m(x, prof_metric_derived(ctx, d), ctx->derived[d].flat_incl[v]);
+        prof_xw_m(x, prof_metric_derived(ctx, d) + 1, ctx->derived[d].flat_excl[v]);
+    }
+}
+
+static void
+prof_write_flat_open(struct prof_xw *x, const struct prof_ctx *ctx, uint32_t v)
+{
+    static const char *const tag[] = {"",        "StaticLM", "StaticF", "StaticP",
+                                      "StaticA", "StaticL",  "StaticC", "StaticS"};
+    const struct prof_flat_node *n = &ctx->flat.nodes[v];
+
+    prof_xw_start(x, tag[n->kind]);
+    prof_xw_u64(x, "i", v);
+    switch (n->kind) {
+    case PROF_FLAT_LM:
+        prof_xw_index(x, "lm", n->id);
+        break;
+    case PROF_FLAT_F:
+        prof_xw_index(x, "f", n->id);
+        break;
+    case PROF_FLAT_P:
+    case PROF_FLAT_A:
+        prof_xw_u64(x, "n", n->id);
+        prof_xw_index(x, "f", n->file);
+        prof_xw_line(x, n->line);
+        prof_xw_offset(x, n->module, n->offset);
+        break;
+    default:
+        prof_xw_index(x, "f", n->file);
+        prof_xw_line(x, n->line);
+        prof_xw_offset(x, n->module, n->offset);
+        break;
+    }
+    prof_write_flat_metrics(x, ctx, v);
+}
+
+/* SecFlatProfileData: the static view (prof_flat.c), depth-first without recursion. */
+static void
+prof_write_flat(struct prof_xw *x, const struct prof_ctx *ctx)
+{
+    const struct prof_flat_node *nodes = ctx->flat.nodes;
+    uint32_t v;
+
+    prof_xw_start(x, "SecFlatProfileData");
+    prof_write_flat_metrics(x, ctx, 0);
+    v = ctx->flat.n > 0 ? nodes[0].first_child : PROF_NONE;
+    while (v != PROF_NONE && !x->failed) {
+        prof_write_flat_open(x, ctx, v);
+        if (nodes[v].first_child != PROF_NONE) {
+            v = nodes[v].first_child;
+            continue;
+        }
+        for (;;) {
+            prof_xw_end(x);
+            if (nodes[v].next_sibling != PROF_NONE) {
+                v = nodes[v].next_sibling;
+                break;
+            }
+            v = nodes[v].parent;
+            if (v == 0) {
+                v = PROF_NONE;
+                break;
+            }
+        }
+    }
+    prof_xw_end(x);
 }
 
 static double
@@ -420,7 +600,7 @@ prof_write_summary(struct prof_xw *x, const struct prof_ctx *ctx, const struct p
 {
     const char *rname = ctx->nevents > 0 ? ctx->events[0].name : "samples";
     const char *runit = ctx->nevents > 0 ? ctx->events[0].display_unit : "samples";
-    double rtotal = ctx->nevents > 0 ? s->event_totals[0] : (double)s->samples;
+    double rtotal = s->rank_total;
     size_t i;
 
     prof_xw_start(x, "Summary");
@@ -473,6 +653,9 @@ prof_write_summary(struct prof_xw *x, const struct prof_ctx *ctx, const struct p
         prof_xw_u64(x, "cpu-ns", in->cpu_ns);
         prof_xw_u64(x, "samples", in->samples);
         prof_xw_u64(x, "nodes", in->nnodes);
+        prof_xw_index(x, "thread", in->thread);
+        prof_xw_index(x, "process", in->process);
+        prof_xw_u64(x, "run", in->run);
         prof_xw_end(x);
     }
     prof_xw_end(x);
@@ -490,7 +673,7 @@ prof_write_summary(struct prof_xw *x, const struct prof_ctx *ctx, const struct p
         prof_xw_start(x, "EventTotal");
         prof_xw_attr(x, "event", ctx->events[i].name);
         prof_xw_u64(x, "metric", 2 * i);
-        prof_xw_dbl(x, "v", s->event_totals[i]);
+        prof_xw_dbl(x, "v", s->events[i].total);
         prof_xw_attr(x, "unit", ctx->events[i].display_unit);
         prof_xw_end(x);
     }
@@ -502,7 +685,7 @@ prof_write_summary(struct prof_xw *x, const struct prof_ctx *ctx, const struct p
         prof_xw_start(x, "TopProcedure");
         prof_xw_u64(x, "rank", i + 1);
         prof_xw_u64(x, "p", s->top_procs[i].proc);
-        prof_xw_attr(x, "n", prof_proc_name(ctx, s->top_procs[i].proc));
+        prof_xw_attr(x, "n", s->top_procs[i].name);
         prof_xw_dbl(x, "v", s->top_procs[i].value);
         prof_xw_attrf(x, "percent", "%.2f", prof_percent(s->top_procs[i].value, rtotal));
         prof_xw_end(x);
@@ -545,17 +728,17 @@ prof_xw_nv(struct prof_xw *x, const char *n, const char *v)
 }
 
 int
-prof_write_experiment(const struct prof_ctx *ctx, const struct prof_summary *s, const char *path)
+prof_write_experiment(struct prof_ctx *ctx, const struct prof_summary *s, const char *path)
 {
     const struct prof_input *first = prof_first_read(ctx);
     const char *program = first != NULL ? first->program : "";
     char *tmp = prof_xasprintf("%s.tmp", path);
     struct prof_xw x = {0};
-    int rc = -1;
+    int rc = PROF_EIO;
 
     x.w = xmlNewTextWriterFilename(tmp, 0);
     if (x.w == NULL) {
-        fprintf(stderr, "csprof-prof: %s: cannot create: %s\n", tmp, strerror(errno));
+        rc = prof_fail(ctx, PROF_EIO, "%s: cannot create: %s", tmp, strerror(errno));
         goto out_free_tmp;
     }
     prof_xw_check(&x, xmlTextWriterSetIndent(x.w, 1));
@@ -589,17 +772,18 @@ prof_write_experiment(const struct prof_ctx *ctx, const struct prof_summary *s, 
     prof_xw_end(&x);
     prof_write_tree(&x, ctx);
     prof_xw_end(&x); /* SecCallPathProfile */
+    prof_write_flat(&x, ctx);
     prof_xw_end(&x); /* csprof-experiment */
     if (!x.failed)
         prof_xw_check(&x, xmlTextWriterEndDocument(x.w));
     xmlFreeTextWriter(x.w); /* flushes and closes */
     if (x.failed) {
-        fprintf(stderr, "csprof-prof: %s: write failed: %s\n", tmp,
-                x.saved_errno ? strerror(x.saved_errno) : "libxml2 error");
+        rc = prof_fail(ctx, PROF_EIO, "%s: write failed: %s", tmp,
+                       x.saved_errno ? strerror(x.saved_errno) : "libxml2 error");
         goto out_unlink;
     }
     if (rename(tmp, path) != 0) {
-        fprintf(stderr, "csprof-prof: %s: cannot rename to %s: %s\n", tmp, path, strerror(errno));
+        rc = prof_fail(ctx, PROF_EIO, "%s: cannot rename to %s: %s", tmp, path, strerror(errno));
         goto out_unlink;
     }
     rc = 0;
@@ -610,4 +794,26 @@ out_unlink:
 out_free_tmp:
     free(tmp);
     return rc;
+}
+
+static int
+prof_write_database_impl(struct prof_ctx *ctx, const struct prof_summary *s, const char *dir)
+{
+    char *xml = prof_xasprintf("%s/experiment.xml", dir);
+    int rc;
+
+    /* thread-values.bin first: its pass over the threads also accumulates the statistics */
+    rc = prof_write_thread_values(ctx, dir);
+    if (rc == 0)
+        rc = prof_write_experiment(ctx, s, xml);
+    free(xml);
+    return rc;
+}
+
+int
+prof_write_database(struct prof_ctx *ctx, const struct prof_summary *s, const char *dir)
+{
+    if (!ctx->finished)
+        return prof_fail(ctx, PROF_ESTATE, "%s: database written before prof_finish()", dir);
+    PROF_GUARD(ctx, prof_write_database_impl(ctx, s, dir));
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * prof_internal.h -- shared declarations of csprof-prof, the analysis tool
- * that turns measurement files into an experiment database.
+ * profile_internal.h -- private declarations of lib/profile, the analysis
+ * library behind csprof-prof (public interface: profile.h).
  *
  * Tool code only (ordinary process context, never signal context).  The
  * pipeline is:
@@ -10,35 +10,80 @@
  *                  lib/structure, and merge their CCTs into one
  *                  presentation tree;
  *   prof_tree.c    the presentation tree and its inclusive/exclusive metrics;
- *   prof_summary.c numbers for the run summary (text and XML);
+ *   prof_stats.c   per-thread and per-process values and their statistics;
+ *   prof_flat.c    the static (flat) view;
+ *   prof_derived.c derived metrics (expression parser and evaluation);
+ *   prof_source.c  source files copied into the database;
+ *   prof_summary.c numbers for the run summary;
  *   prof_xml.c     DB/experiment.xml (share/schemas/experiment.dtd);
- *   prof_util.c    hash maps, string interning, checked allocation.
- * Allocation failure in this tool prints one line and exits with status 1
- * (prof_xmalloc and friends); nothing here returns partially built data.
+ *   prof_util.c    allocation, messages, hash maps, string interning.
+ *
+ * Allocation failure: prof_xmalloc() and friends never return NULL; they
+ * longjmp to the innermost public entry point of the library that is
+ * running on this thread (PROF_GUARD), which returns PROF_ENOMEM.  Every
+ * structure is updated so that it stays freeable at any allocation point:
+ * after PROF_ENOMEM the context can be freed, not used.
  */
-#ifndef CSP_PROF_INTERNAL_H
-#define CSP_PROF_INTERNAL_H
+#ifndef CSP_PROFILE_INTERNAL_H
+#define CSP_PROFILE_INTERNAL_H
 
+#include <setjmp.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
+
+#include "profile/profile.h"
 
 struct fmt_profile;
 struct struct_module;
 
 #define PROF_NONE UINT32_MAX /* "no index" in every table below */
 
-/* Exit statuses of the tool. */
-enum prof_exit {
-    PROF_EXIT_OK = 0,
-    PROF_EXIT_FAIL = 1,  /* no readable measurement, DB refused or not written */
-    PROF_EXIT_USAGE = 2, /* bad option or option value */
-};
+/*
+ * The allocation-failure boundary of this thread: PROF_GUARD in each public
+ * entry point sets it; prof_xmalloc() and friends longjmp to it.
+ */
+extern _Thread_local jmp_buf *prof_oom_env;
+
+/*
+ * Run @call (an int expression) with allocation failure returned as
+ * PROF_ENOMEM from the enclosing function, recording the message in @ctx
+ * (which may be NULL).  Nested guards restore the outer one.
+ */
+#define PROF_GUARD(ctx, call)                \
+    do {                                     \
+        jmp_buf prof_env_;                   \
+        jmp_buf *prof_outer_ = prof_oom_env; \
+        int prof_rc_;                        \
+        if (setjmp(prof_env_) != 0) {        \
+            prof_oom_env = prof_outer_;      \
+            return prof_nomem(ctx);          \
+        }                                    \
+        prof_oom_env = &prof_env_;           \
+        prof_rc_ = (call);                   \
+        prof_oom_env = prof_outer_;          \
+        return prof_rc_;                     \
+    } while (0)
+
+/*
+ * Fault injection (tests only): when >= 0, the allocation after this many
+ * more succeeds fails, and every one after it.  -1 (default): off.
+ */
+extern long prof_test_alloc_budget;
+
+/* Record "out of memory" as @ctx's error (when non-NULL) and return PROF_ENOMEM. */
+int prof_nomem(struct prof_ctx *ctx);
+/* Record a formatted one-line error in @ctx and return @status. */
+int prof_fail(struct prof_ctx *ctx, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Collect a message (cleaned like prof_xclean()) for the caller to print. */
+void prof_msg(struct prof_ctx *ctx, enum prof_msg_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* ---- prof_util.c ------------------------------------------------------ */
 
-/* malloc/calloc/realloc/strdup that print "csprof-prof: out of memory" and exit(1). */
+/* malloc/calloc/realloc/strdup that never return NULL: on failure they longjmp to
+ * prof_oom_env (PROF_GUARD); outside any guard they abort (a library bug). */
 void *prof_xmalloc(size_t size);
 void *prof_xcalloc(size_t n, size_t size);
 void *prof_xrealloc(void *p, size_t size);
@@ -46,16 +91,10 @@ char *prof_xstrdup(const char *s);
 /*
  * A malloc'ed copy of @s (NULL: "") that is safe to print and to put in
  * XML: invalid UTF-8 and control bytes become "\xNN" (support/text.h).
- * Idempotent.  Exits on allocation failure.
+ * Idempotent.
  */
 char *prof_xclean(const char *s);
-/*
- * Print "csprof-prof: MESSAGE" and a newline on stderr, MESSAGE formatted
- * like printf and cleaned like prof_xclean(): file and module names in it
- * cannot move the terminal's cursor or split the line.
- */
-void prof_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* printf into a fresh malloc'ed string (exits on failure). */
+/* printf into a fresh malloc'ed string. */
 char *prof_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Grow the array *@arr (element size @elem) so that it holds at least @need elements. */
@@ -111,10 +150,12 @@ enum prof_node_kind {
 struct prof_node {
     uint32_t parent; /* PROF_NONE for the root */
     uint32_t first_child, last_child, next_sibling;
-    uint32_t kind; /* enum prof_node_kind */
-    uint32_t proc; /* PF, A: procedure index; PROF_NONE otherwise */
-    uint32_t file; /* file index or PROF_NONE */
-    uint32_t line; /* 0 when unknown */
+    uint32_t kind;   /* enum prof_node_kind */
+    uint32_t proc;   /* PF, A: procedure index; PROF_NONE otherwise */
+    uint32_t file;   /* file index or PROF_NONE */
+    uint32_t line;   /* 0 when unknown */
+    uint32_t module; /* load module of the code, PROF_NONE when none */
+    uint64_t offset; /* lowest module-relative address merged here (PF: procedure entry) */
     uint32_t nself;
     double *self;     /* values attributed to this node itself, display unit, per event */
     uint64_t samples; /* samples attributed to this node itself */
@@ -136,11 +177,15 @@ struct prof_tree {
     uint64_t *incl_samples, *excl_samples;
 };
 
+#define PROF_NO_OFFSET UINT64_MAX
+
 /* Initialise @t with its root.  */
 void prof_tree_init(struct prof_tree *t);
 /* The child of @parent with this key, created (appended last) if absent. */
 uint32_t prof_tree_child(struct prof_tree *t, uint32_t parent, enum prof_node_kind kind,
                          uint32_t proc, uint32_t file, uint32_t line);
+/* Record that module @module's address @offset maps to @node (keeps the lowest). */
+void prof_tree_note_address(struct prof_tree *t, uint32_t node, uint32_t module, uint64_t offset);
 /* Add @value (display unit) of event @event to node @node's own value. */
 void prof_tree_add_value(struct prof_tree *t, uint32_t node, uint32_t event, double value);
 /* Add sample and call-edge counts to node @node itself. */
@@ -218,6 +263,8 @@ struct prof_proc {
 struct prof_step {
     uint32_t kind; /* PF, A, L, C or S */
     uint32_t proc, file, line;
+    uint32_t module; /* PROF_NONE when none */
+    uint64_t offset; /* module-relative address of the scope (PF: entry) or PROF_NO_OFFSET */
 };
 
 /* One measurement file named on the command line (or found in a directory). */
@@ -230,6 +277,10 @@ struct prof_input {
     char *program, *command, *host;
     uint64_t samples; /* sum of node sample counts */
     uint64_t nnodes;
+    uint32_t run;                 /* prof_add_measurements() call that added it (0-based) */
+    uint32_t thread, process;     /* indices among threads/processes read (PROF_NONE: skipped) */
+    struct prof_contrib *contrib; /* own values this thread gave tree nodes */
+    size_t ncontrib, contrib_cap;
     bool merged;  /* read already (another record of the same file) */
     bool partial; /* only a checkpoint of this thread was written (killed run) */
 };
@@ -241,16 +292,145 @@ struct prof_struct_input {
     bool used;
 };
 
-struct prof_options {
-    const char *db;
-    bool force;
-    bool verbose;
-    uint32_t top;
+/* One value a thread contributed to a node's own value (per-thread values). */
+struct prof_contrib {
+    uint32_t node;
+    uint32_t event; /* event index, or PROF_EV_SAMPLES */
+    double value;
+};
+#define PROF_EV_SAMPLES UINT32_MAX
+
+/* A collected message (profile.h: prof_message()). */
+struct prof_message {
+    enum prof_msg_level level;
+    char *text; /* cleaned */
 };
 
-/* Everything csprof-prof knows about one run. */
+/* ---- prof_stats.c: statistics across threads and processes ------------- */
+
+/* The statistics of a metric across threads or processes, in column order. */
+enum prof_stat_kind {
+    PROF_STAT_SUM = 0,
+    PROF_STAT_MEAN, /* sum / N: a thread or process without a value counts as 0 */
+    PROF_STAT_MIN,  /* 0 when some thread or process has no value */
+    PROF_STAT_MAX,
+    PROF_STAT_STDDEV, /* population: sqrt(sum(x^2)/N - mean^2) */
+    PROF_STAT_CV,     /* stddev / mean (0 when mean is 0) */
+    PROF_STAT_COUNT,  /* threads or processes with a nonzero value */
+    PROF_NSTAT_KINDS
+};
+enum { PROF_OVER_THREADS = 0, PROF_OVER_PROCESSES = 1 };
+
+/*
+ * Accumulated statistics: for node v, event e, column c (0 inclusive,
+ * 1 exclusive), over o: acc[(((v * nevents + e) * 2 + c) * 2 + o) * PROF_NACC + k]
+ * with k = sum, sum of squares, minimum of present values, maximum, count.
+ */
+#define PROF_NACC 5
+struct prof_stats {
+    uint32_t nthreads, nprocesses; /* N of each statistic */
+    uint32_t nevents;
+    double *acc;
+    /* Members of each thread / process: the inputs of group g of over o are
+     * member[o][start[o][g] .. start[o][g + 1]). */
+    uint32_t *member[2], *start[2];
+};
+void prof_stats_free(struct prof_stats *st);
+/*
+ * Visit the inclusive and exclusive values of every thread (@over =
+ * PROF_OVER_THREADS) or process in turn, for every node and column where
+ * one is nonzero: @fn(group, node, column, incl, excl, arg); column = event
+ * index, or nevents for sample counts; nodes in decreasing order within a
+ * group.  Groups are numbered as Input thread= / process= in the database.
+ */
+typedef void prof_group_visit_fn(uint32_t group, uint32_t node, uint32_t col, double incl,
+                                 double excl, void *arg);
+void prof_group_values(struct prof_ctx *ctx, int over, prof_group_visit_fn *fn, void *arg);
+
+/* Number the threads and processes read (prof_finish): Input thread= / process=. */
+void prof_stats_groups_compute(struct prof_ctx *ctx);
+/*
+ * Accumulate the statistics of every thread's and process's values, in one
+ * propagation per thread (a process's values are the sums of its threads');
+ * @fn (may be NULL) also receives every thread's values (prof_threads.c
+ * writes them).  Before it, prof_stats_get() returns 0.
+ */
+void prof_stats_accumulate(struct prof_ctx *ctx, prof_group_visit_fn *fn, void *arg);
+/* Statistic @k of (node, event, column, over). */
+double prof_stats_get(const struct prof_ctx *ctx, uint32_t node, uint32_t event, int col, int over,
+                      enum prof_stat_kind k);
+/* ---- prof_flat.c: the static view ----------------------------------------- */
+
+enum prof_flat_kind {
+    PROF_FLAT_ROOT = 0,
+    PROF_FLAT_LM = 1, /* id: module index (PROF_NONE: no module) */
+    PROF_FLAT_F = 2,  /* id: file index (PROF_NONE: unknown file) */
+    PROF_FLAT_P = 3,  /* id: procedure index */
+    PROF_FLAT_A = 4,  /* id: inlined procedure; file/line: call site */
+    PROF_FLAT_L = 5,  /* file/line: loop header */
+    PROF_FLAT_C = 6,  /* file/line: call site */
+    PROF_FLAT_S = 7,  /* file/line: statement */
+};
+
+struct prof_flat_node {
+    uint32_t parent, first_child, last_child, next_sibling;
+    uint32_t kind, id, file, line;
+    uint32_t module;
+    uint64_t offset;
+};
+
+/*
+ * The static view: load module > file > procedure > (inlined frame | loop)*
+ * > call site | statement, each with inclusive and exclusive values per
+ * event and for samples (column nevents).  incl/excl: [flat node * ncols +
+ * column].  A static scope's inclusive value counts each sample once even
+ * when the scope occurs several times on its call path (recursion).
+ */
+struct prof_flat {
+    struct prof_flat_node *nodes;
+    size_t n, cap;
+    struct prof_map children;
+    uint32_t ncols; /* nevents + 1 */
+    double *incl, *excl;
+    uint32_t *of_cct; /* CCT node -> flat node */
+};
+void prof_flat_compute(struct prof_ctx *ctx);
+void prof_flat_free(struct prof_flat *f);
+
+/* ---- prof_derived.c: derived metrics ------------------------------------- */
+
+struct prof_expr_op {
+    uint32_t op;  /* enum prof_expr_opcode in prof_derived.c */
+    uint32_t ref; /* metric reference: event index, or PROF_EV_SAMPLES / PROF_EV_CALLS */
+    double k;     /* constant */
+};
+#define PROF_EV_CALLS (UINT32_MAX - 1)
+
+struct prof_derived {
+    char *name, *formula;
+    struct prof_expr_op *code; /* postfix */
+    size_t ncode;
+    double *incl, *excl;           /* per CCT node (prof_finish) */
+    double *flat_incl, *flat_excl; /* per static-view node */
+};
+/* Evaluate every derived metric on the tree and the static view (prof_finish). */
+void prof_derived_compute(struct prof_ctx *ctx);
+void prof_derived_free(struct prof_derived *d);
+
+/*
+ * Everything the library knows about one analysis: the configuration, the
+ * tables the tree refers to (strings, events, modules, files, procedures),
+ * the inputs, the merged tree and what prof_finish() derives from it.
+ * Each part has its own structure and file; this only holds them together.
+ */
 struct prof_ctx {
-    struct prof_options opt;
+    struct prof_config cfg;
+    char *errmsg; /* last failure, or NULL */
+    struct prof_message *msgs;
+    size_t nmsgs, msgs_cap;
+    bool finished;  /* prof_finish() ran */
+    uint32_t nruns; /* prof_add_measurements() calls so far */
+
     struct prof_strtab strs;
 
     struct prof_event *events;
@@ -272,6 +452,7 @@ struct prof_ctx {
     struct prof_step *steps;
     size_t nsteps, steps_cap;
     struct prof_map expansion_index; /* (module+1, offset, leaf) -> first step; ends at C/S */
+    struct prof_map walk_cache;      /* (tree node, first step, 0) -> node the steps end at */
 
     struct prof_struct_input *structs;
     size_t nstructs, structs_cap;
@@ -292,31 +473,23 @@ struct prof_ctx {
     uint64_t total_calls;     /* sum of call-edge counts */
 
     struct prof_tree tree;
+
+    struct prof_derived *derived; /* prof_derived.c */
+    size_t nderived, derived_cap;
+    struct prof_stats stats; /* prof_stats.c */
+    struct prof_flat flat;   /* prof_flat.c */
+    char **file_src;         /* per file: DB-relative copy ("src/..."), or NULL */
 };
 
 /* ---- prof_input.c ------------------------------------------------------ */
 
-void prof_ctx_init(struct prof_ctx *ctx);
+void prof_ctx_init(struct prof_ctx *ctx, const struct prof_config *cfg);
 void prof_ctx_free(struct prof_ctx *ctx);
 
-/*
- * Read the structure file @path (-S) and keep its modules for matching.
- * Returns 0, or -1 after printing one line naming the file.
- */
-int prof_load_structure_file(struct prof_ctx *ctx, const char *path);
+/* Add the files of @arg as run @run (prof_add_measurements). Returns the count added. */
+size_t prof_collect_inputs(struct prof_ctx *ctx, const char *arg, uint32_t run);
 
-/*
- * Add the measurement files named by @arg: a directory (its *.cspm files,
- * sorted by name) or a file.  A missing/unreadable argument is reported and
- * recorded as a skipped input.  Returns the number of files added.
- */
-size_t prof_collect_inputs(struct prof_ctx *ctx, const char *arg);
-
-/*
- * Read input @i and merge it into the tree.  A file the reader rejects is
- * reported on stderr (the reader's message) and marked skipped.
- * Returns 0 when merged, -1 when skipped.
- */
+/* Read input @i and merge it.  Returns 0 when merged, -1 when skipped (message collected). */
 int prof_merge_input(struct prof_ctx *ctx, size_t i);
 
 /*
@@ -326,62 +499,21 @@ int prof_merge_input(struct prof_ctx *ctx, size_t i);
 void prof_merge_profile(struct prof_ctx *ctx, const struct fmt_profile *p,
                         struct prof_input *input);
 
-/*
- * True if @name is a function where a thread's stack begins: the process
- * entry (_start, __libc_start_main, __libc_start_call_main, main) or a
- * thread's (start_thread, clone, clone3 and their glibc aliases).
- */
-bool prof_is_entry_name(const char *name);
-
 /* Display name of a procedure. */
 const char *prof_proc_name(const struct prof_ctx *ctx, uint32_t proc);
 
 /* ---- prof_summary.c ----------------------------------------------------- */
 
-struct prof_top_proc {
-    uint32_t proc;
-    double value; /* exclusive value of event 0, display unit */
-};
-
-struct prof_top_path {
-    uint32_t node; /* a PF or A node */
-    double value;  /* inclusive value of event 0 */
-    char *path;    /* "main > a > c" */
-};
-
-struct prof_summary {
-    size_t threads, processes;
-    uint64_t samples;          /* in the tree */
-    uint64_t main_samples;     /* of which under a procedure named main */
-    uint64_t rooted_samples;   /* of which on a call path whose outermost frame is an entry
-                                 function (struct prof_proc.is_root): the walk was complete */
-    uint64_t unjudged_samples; /* of which the outermost frame lies in a file whose structure
-                                  is unavailable (changed or unreadable): rooted or not unknown */
-    uint64_t changed_samples;  /* leaf samples in modules changed since the measurement */
-    uint64_t cpu_ns;           /* sum of headers' cpu_ns */
-    double samples_per_cpu_s;  /* < 0 when no cpu_ns is known */
-    double *event_totals;      /* per event, display unit */
-    struct prof_top_proc *top_procs;
-    size_t ntop_procs;
-    struct prof_top_path *top_paths;
-    size_t ntop_paths;
-};
-
-/* Compute the summary (after prof_tree_compute). */
-void prof_summary_compute(const struct prof_ctx *ctx, struct prof_summary *s);
-/* Print the summary text to @out (format documented in prof_summary.c). */
-void prof_summary_print(const struct prof_ctx *ctx, const struct prof_summary *s, FILE *out);
-void prof_summary_free(struct prof_summary *s);
 /* Stat value by name (0 when absent). */
 uint64_t prof_stat(const struct prof_ctx *ctx, const char *name);
+/* Threads and processes read (distinct host, pid, generation[, tid]). */
+size_t prof_count_distinct(const struct prof_ctx *ctx, bool threads);
 
 /* ---- prof_xml.c --------------------------------------------------------- */
 
-/*
- * Write @path (experiment.xml) through a temporary file renamed into place.
- * Returns 0, or -1 after printing one line naming the file.
- */
-int prof_write_experiment(const struct prof_ctx *ctx, const struct prof_summary *s,
-                          const char *path);
+/* Write DB/thread-values.bin (prof_threads.c); returns 0 or PROF_EIO with the message set. */
+int prof_write_thread_values(struct prof_ctx *ctx, const char *dir);
+/* Write DB/experiment.xml; returns 0 or a prof_status with the message set. */
+int prof_write_experiment(struct prof_ctx *ctx, const struct prof_summary *s, const char *path);
 
-#endif /* CSP_PROF_INTERNAL_H */
+#endif /* CSP_PROFILE_INTERNAL_H */

@@ -5,9 +5,10 @@
  * rooted at a thread's entry, modules rebuilt since the measurement,
  * effective sampling rate, top procedures and top call paths.
  *
- * Tool code.  The text goes to stdout, one "key: value" fact per line so
- * that scripts can grep it; prof_xml.c writes the same numbers into the
- * <Summary> element of experiment.xml.  Text format:
+ * Tool code; computes, never prints: tools/csprof-prof prints struct
+ * prof_summary, one "key: value" fact per line so that scripts can grep it,
+ * and prof_xml.c writes the same numbers into the <Summary> element of
+ * experiment.xml.  The text csprof-prof prints:
  *
  *   measurement files: R read, K skipped
  *   K of M measurement files skipped          (only when K > 0)
@@ -42,10 +43,11 @@
  * "_start > __libc_start_main" are not listed on their own.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "prof_internal.h"
+#include "profile_internal.h"
 
 uint64_t
 prof_stat(const struct prof_ctx *ctx, const char *name)
@@ -227,7 +229,7 @@ prof_path_string(const struct prof_ctx *ctx, uint32_t node)
     return prof_path_fold(s);
 }
 
-static size_t
+size_t
 prof_count_distinct(const struct prof_ctx *ctx, bool threads)
 {
     struct prof_strtab hosts = {0};
@@ -278,8 +280,11 @@ prof_judge_root(const struct prof_ctx *ctx, const struct prof_node *n)
     return PROF_NOT_ROOTED;
 }
 
-void
-prof_summary_compute(const struct prof_ctx *ctx, struct prof_summary *s)
+static void prof_shortfall_compute(const struct prof_ctx *ctx, struct prof_summary *s);
+static int prof_summary_guarded(struct prof_ctx *ctx, uint32_t top, struct prof_summary *s);
+
+static int
+prof_summary_build(struct prof_ctx *ctx, uint32_t top, struct prof_summary *s)
 {
     const struct prof_tree *t = &ctx->tree;
     uint32_t *inner = prof_xmalloc(t->n * sizeof(*inner));       /* innermost procedure */
@@ -290,20 +295,44 @@ prof_summary_compute(const struct prof_ctx *ctx, struct prof_summary *s)
     double *proc_excl = prof_xcalloc(ctx->nprocs, sizeof(*proc_excl));
     size_t i, ncand = 0;
 
-    memset(s, 0, sizeof(*s));
+    s->top = top;
+    s->files = ctx->ninputs;
+    s->files_read = ctx->nread;
+    s->files_skipped = ctx->nskipped;
+    s->partial_threads = ctx->npartial;
     s->threads = prof_count_distinct(ctx, true);
     s->processes = prof_count_distinct(ctx, false);
     s->samples = t->incl_samples[0];
+    s->unknown_samples = ctx->unknown_samples;
+    s->calls = ctx->total_calls;
+    s->stats = prof_xcalloc(ctx->nstats, sizeof(*s->stats));
+    for (i = 0; i < ctx->nstats; i++) {
+        s->stats[i].name = ctx->stat_names[i];
+        s->stats[i].value = ctx->stat_values[i];
+    }
+    s->nstats = ctx->nstats;
+    s->rank_name = ctx->nevents > 0 ? ctx->events[0].name : "samples";
+    s->rank_unit = ctx->nevents > 0 ? ctx->events[0].display_unit : "samples";
+    s->rank_total = ctx->nevents > 0 ? prof_tree_incl(t, 0, 0) : (double)s->samples;
     for (i = 0; i < ctx->ninputs; i++)
         if (ctx->inputs[i].error == NULL)
             s->cpu_ns += ctx->inputs[i].cpu_ns;
     s->samples_per_cpu_s = s->cpu_ns > 0 ? (double)s->samples / ((double)s->cpu_ns * 1e-9) : -1.0;
-    s->event_totals = prof_xcalloc(ctx->nevents, sizeof(double));
-    for (i = 0; i < ctx->nevents; i++)
-        s->event_totals[i] = prof_tree_incl(t, 0, (uint32_t)i);
+    s->events = prof_xcalloc(ctx->nevents, sizeof(*s->events));
+    for (i = 0; i < ctx->nevents; i++) {
+        s->events[i].name = ctx->events[i].name;
+        s->events[i].unit = ctx->events[i].display_unit;
+        s->events[i].total = prof_tree_incl(t, 0, (uint32_t)i);
+    }
+    s->nevents = ctx->nevents;
+    s->changed = prof_xcalloc(ctx->nchanged, sizeof(*s->changed));
     for (i = 0; i < ctx->nmodules; i++)
-        if (ctx->modules[i].state == PROF_MOD_CHANGED)
+        if (ctx->modules[i].state == PROF_MOD_CHANGED) {
             s->changed_samples += ctx->modules[i].leaf_samples;
+            s->changed[s->nchanged].why = ctx->modules[i].why;
+            s->changed[s->nchanged].samples = ctx->modules[i].leaf_samples;
+            s->nchanged++;
+        }
 
     /* One forward pass: parents come before children. */
     inner[0] = frame_of[0] = PROF_NONE;
@@ -336,12 +365,13 @@ prof_summary_compute(const struct prof_ctx *ctx, struct prof_summary *s)
     for (i = 0; i < ctx->nprocs; i++)
         if (proc_excl[i] != 0.0) {
             s->top_procs[s->ntop_procs].proc = (uint32_t)i;
+            s->top_procs[s->ntop_procs].name = prof_proc_name(ctx, (uint32_t)i);
             s->top_procs[s->ntop_procs].value = proc_excl[i];
             s->ntop_procs++;
         }
     qsort(s->top_procs, s->ntop_procs, sizeof(*s->top_procs), prof_cmp_top_proc);
-    if (s->ntop_procs > ctx->opt.top)
-        s->ntop_procs = ctx->opt.top;
+    if (s->ntop_procs > top)
+        s->ntop_procs = top;
 
     s->top_paths = prof_xcalloc(ncand, sizeof(*s->top_paths));
     for (i = 0; i < t->n; i++) {
@@ -355,10 +385,17 @@ prof_summary_compute(const struct prof_ctx *ctx, struct prof_summary *s)
         }
     }
     qsort(s->top_paths, s->ntop_paths, sizeof(*s->top_paths), prof_cmp_top_path);
-    if (s->ntop_paths > ctx->opt.top)
-        s->ntop_paths = ctx->opt.top;
-    for (i = 0; i < s->ntop_paths; i++)
+    if (s->ntop_paths > top)
+        s->ntop_paths = top;
+    for (i = 0; i < s->ntop_paths; i++) {
+        uint32_t parent = t->nodes[s->top_paths[i].node].parent;
+
         s->top_paths[i].path = prof_path_string(ctx, s->top_paths[i].node);
+        /* The call site the last frame was called from, and its call-edge count. */
+        if (parent != PROF_NONE && t->nodes[parent].kind == PROF_NODE_C)
+            s->top_paths[i].calls = t->nodes[parent].calls;
+    }
+    prof_shortfall_compute(ctx, s);
 
     free(proc_excl);
     free(rooted);
@@ -366,40 +403,38 @@ prof_summary_compute(const struct prof_ctx *ctx, struct prof_summary *s)
     free(frame_self);
     free(frame_of);
     free(inner);
+    return 0;
 }
 
-static double
-prof_pct(double part, double whole)
+static int
+prof_summary_guarded(struct prof_ctx *ctx, uint32_t top, struct prof_summary *s)
 {
-    return whole != 0.0 ? 100.0 * part / whole : 0.0;
+    PROF_GUARD(ctx, prof_summary_build(ctx, top, s));
 }
 
-/*
- * "samples rooted at a thread entry": the share of samples whose call path
- * starts at an entry function, i.e. whose stack walk reached the thread's
- * root.  The others are partial, whether or not the monitor noticed: an
- * unwinder that stops at a frameless assembly leaf believes it is done.
- */
-static void
-prof_print_rooted(const struct prof_ctx *ctx, const struct prof_summary *s, FILE *out)
+int
+prof_summary_compute(struct prof_ctx *ctx, uint32_t top, struct prof_summary *s)
 {
-    uint64_t unrooted = s->samples - s->rooted_samples - s->unjudged_samples;
-    uint64_t flagged = prof_stat(ctx, "samples.partial");
+    int rc;
 
-    fprintf(out, "samples rooted at a process or thread entry: %.2f%% (%llu of %llu)\n",
-            prof_pct((double)s->rooted_samples, (double)s->samples),
-            (unsigned long long)s->rooted_samples, (unsigned long long)s->samples);
-    fprintf(out,
-            "samples not rooted (partial call paths): %llu (%llu flagged partial by the monitor, "
-            "%llu more whose walk stopped early unnoticed)\n",
-            (unsigned long long)unrooted,
-            (unsigned long long)(flagged < unrooted ? flagged : unrooted),
-            (unsigned long long)(unrooted > flagged ? unrooted - flagged : 0));
-    if (s->unjudged_samples > 0)
-        fprintf(out,
-                "samples whose root cannot be judged (outermost frame in a file without "
-                "structure): %llu\n",
-                (unsigned long long)s->unjudged_samples);
+    memset(s, 0, sizeof(*s));
+    if (!ctx->finished)
+        return prof_fail(ctx, PROF_ESTATE, "summary requested before prof_finish()");
+    rc = prof_summary_guarded(ctx, top, s);
+    if (rc < 0)
+        prof_summary_free(s);
+    return rc;
+}
+
+uint64_t
+prof_summary_stat(const struct prof_summary *s, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < s->nstats; i++)
+        if (strcmp(s->stats[i].name, name) == 0)
+            return s->stats[i].value;
+    return 0;
 }
 
 /*
@@ -412,14 +447,16 @@ prof_print_rooted(const struct prof_ctx *ctx, const struct prof_summary *s, FILE
  * as a number, not a guess.  Only for time events whose raw unit is ns.
  */
 static void
-prof_print_shortfall(const struct prof_ctx *ctx, const struct prof_summary *s, FILE *out)
+prof_shortfall_compute(const struct prof_ctx *ctx, struct prof_summary *s)
 {
     const struct prof_event *ev = ctx->nevents > 0 ? &ctx->events[0] : NULL;
-    uint64_t dropped = 0, overruns, blocked, starved = 0, starved_ns = 0, missing, explained;
-    double expected = 0, starved_missing = 0, rate;
+    struct prof_shortfall *f = &s->shortfall;
+    uint64_t dropped = 0, starved = 0, starved_ns = 0, explained;
+    double expected = 0, starved_missing = 0;
     bool cpu;
     size_t i;
 
+    memset(f, 0, sizeof(*f));
     if (ev == NULL || ev->period == 0 || strcmp(ev->unit, "ns") != 0)
         return;
     cpu = strcmp(ev->name, "CPUTIME") == 0;
@@ -440,99 +477,26 @@ prof_print_shortfall(const struct prof_ctx *ctx, const struct prof_summary *s, F
             starved_missing += want - (double)in->samples;
         }
     }
-    rate = 1e9 / (double)ev->period;
     if (expected < 20 || (double)s->samples >= 0.8 * expected)
         return;
     for (i = 0; i < ctx->nstats; i++)
         if (strncmp(ctx->stat_names[i], "samples.dropped.", 16) == 0)
             dropped += ctx->stat_values[i];
-    overruns = prof_stat(ctx, "timer.overruns");
-    blocked = prof_stat(ctx, "thread.sampling_blocked") + prof_stat(ctx, "thread.signal_blocked");
-    missing = (uint64_t)expected - s->samples;
-    fprintf(out,
-            "sampling shortfall: %llu samples expected at %.1f per %s-second, %llu recorded, "
-            "%llu missing:\n",
-            (unsigned long long)expected, rate, cpu ? "CPU" : "thread",
-            (unsigned long long)s->samples, (unsigned long long)missing);
-    fprintf(out, "  dropped: %llu", (unsigned long long)dropped);
-    for (i = 0; i < ctx->nstats; i++)
-        if (strncmp(ctx->stat_names[i], "samples.dropped.", 16) == 0 && ctx->stat_values[i] > 0)
-            fprintf(out, " (%s %llu)", ctx->stat_names[i] + 16,
-                    (unsigned long long)ctx->stat_values[i]);
-    fprintf(out, "\n  timer expirations merged (timer.overruns): %llu\n",
-            (unsigned long long)overruns);
-    fprintf(out, "  threads that blocked the sampling signal: %llu\n", (unsigned long long)blocked);
-    fprintf(out,
-            "  threads with time but under 10%% of their samples: %llu (%.3f s of their time, "
-            "%llu samples)\n",
-            (unsigned long long)starved, (double)starved_ns * 1e-9,
-            (unsigned long long)starved_missing);
-    explained = dropped + overruns + (uint64_t)starved_missing;
-    fprintf(out, "  not explained by any counter: %llu\n",
-            (unsigned long long)(missing > explained ? missing - explained : 0));
-}
-
-void
-prof_summary_print(const struct prof_ctx *ctx, const struct prof_summary *s, FILE *out)
-{
-    const char *rname = ctx->nevents > 0 ? ctx->events[0].name : "samples";
-    const char *runit = ctx->nevents > 0 ? ctx->events[0].display_unit : "samples";
-    double rtotal = ctx->nevents > 0 ? s->event_totals[0] : (double)s->samples;
-    /* Bytes print as whole numbers; seconds with 6 decimals. */
-    int rprec = ctx->nevents > 0 && strcmp(ctx->events[0].display_unit, "bytes") == 0 ? 0 : 6;
-    size_t i;
-
-    fprintf(out, "measurement files: %zu read, %zu skipped\n", ctx->nread, ctx->nskipped);
-    if (ctx->nskipped > 0)
-        fprintf(out, "%zu of %zu measurement files skipped\n", ctx->nskipped, ctx->ninputs);
-    fprintf(out, "threads: %zu\n", s->threads);
-    fprintf(out, "processes: %zu\n", s->processes);
-    for (i = 0; i < ctx->nevents; i++)
-        fprintf(out, "event %s: %.*f %s\n", ctx->events[i].name,
-                strcmp(ctx->events[i].display_unit, "bytes") == 0 ? 0 : 6, s->event_totals[i],
-                ctx->events[i].display_unit);
-    fprintf(out, "samples: %llu\n", (unsigned long long)s->samples);
-    for (i = 0; i < ctx->nstats; i++)
-        if (strncmp(ctx->stat_names[i], "samples.", 8) == 0)
-            fprintf(out, "%s: %llu\n", ctx->stat_names[i], (unsigned long long)ctx->stat_values[i]);
-    fprintf(out, "samples at unknown addresses: %llu (%.2f%%)\n",
-            (unsigned long long)ctx->unknown_samples,
-            prof_pct((double)ctx->unknown_samples, (double)s->samples));
-    prof_print_rooted(ctx, s, out);
-    if (ctx->nchanged > 0) {
-        fprintf(out,
-                "modules changed since the measurement: %zu (%llu samples kept as "
-                "module+0xOFFSET, not attributed to procedures)\n",
-                ctx->nchanged, (unsigned long long)s->changed_samples);
-        for (i = 0; i < ctx->nmodules; i++)
-            if (ctx->modules[i].state == PROF_MOD_CHANGED)
-                fprintf(out, "  %s (%llu samples)\n", ctx->modules[i].why,
-                        (unsigned long long)ctx->modules[i].leaf_samples);
-    }
-    if (s->samples_per_cpu_s >= 0)
-        fprintf(out, "effective samples per CPU-second: %.1f\n", s->samples_per_cpu_s);
-    else
-        fprintf(out, "effective samples per CPU-second: unknown (no CPU time in headers)\n");
-    prof_print_shortfall(ctx, s, out);
-    fprintf(out, "top %u procedures by exclusive %s:\n", ctx->opt.top, rname);
-    for (i = 0; i < s->ntop_procs; i++)
-        fprintf(out, "  %2zu %7.2f%%  %.*f %s  %s\n", i + 1,
-                prof_pct(s->top_procs[i].value, rtotal), rprec, s->top_procs[i].value, runit,
-                prof_proc_name(ctx, s->top_procs[i].proc));
-    fprintf(out, "top %u call paths by inclusive %s:\n", ctx->opt.top, rname);
-    for (i = 0; i < s->ntop_paths; i++) {
-        uint32_t parent = ctx->tree.nodes[s->top_paths[i].node].parent;
-        uint64_t calls = 0;
-
-        /* The call site the last frame was called from, and its call-edge count. */
-        if (parent != PROF_NONE && ctx->tree.nodes[parent].kind == PROF_NODE_C)
-            calls = ctx->tree.nodes[parent].calls;
-        fprintf(out, "  %2zu %7.2f%%  %.*f %s  %s", i + 1, prof_pct(s->top_paths[i].value, rtotal),
-                rprec, s->top_paths[i].value, runit, s->top_paths[i].path);
-        if (calls > 0) /* not the number of calls: see README, "What calls (sampled) means" */
-            fprintf(out, "  [%" PRIu64 " calls (sampled)]", calls);
-        fputc('\n', out);
-    }
+    f->valid = true;
+    f->cpu = cpu;
+    f->rate = 1e9 / (double)ev->period;
+    f->expected = (uint64_t)expected;
+    f->recorded = s->samples;
+    f->missing = (uint64_t)expected - s->samples;
+    f->dropped = dropped;
+    f->overruns = prof_stat(ctx, "timer.overruns");
+    f->blocked =
+        prof_stat(ctx, "thread.sampling_blocked") + prof_stat(ctx, "thread.signal_blocked");
+    f->starved = starved;
+    f->starved_seconds = (double)starved_ns * 1e-9;
+    f->starved_missing = (uint64_t)starved_missing;
+    explained = dropped + f->overruns + f->starved_missing;
+    f->unexplained = f->missing > explained ? f->missing - explained : 0;
 }
 
 void
@@ -544,6 +508,8 @@ prof_summary_free(struct prof_summary *s)
         free(s->top_paths[i].path);
     free(s->top_paths);
     free(s->top_procs);
-    free(s->event_totals);
+    free(s->events);
+    free(s->stats);
+    free(s->changed);
     memset(s, 0, sizeof(*s));
 }

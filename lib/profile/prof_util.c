@@ -1,31 +1,117 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * prof_util.c -- checked allocation, a three-word-key hash map and string
- * interning for csprof-prof.
+ * prof_util.c -- checked allocation, error and message recording, a
+ * three-word-key hash map and string interning for lib/profile.
  *
- * Tool code.  Allocation failure prints one line and exits with status 1:
- * an analysis tool has nothing useful to do without memory, and checking
- * every table insertion would hide the logic.
+ * Tool code.  Allocation failure unwinds (longjmp) to the public entry
+ * point that is running (PROF_GUARD in profile_internal.h), which returns
+ * PROF_ENOMEM: checking every table insertion by hand would hide the logic,
+ * and the library must neither print nor exit.  The hash map and string
+ * table are private to lib/profile (lib/support has no shared one yet).
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "prof_internal.h"
+#include "profile_internal.h"
 #include "support/text.h"
 
-static void
-prof_oom(void)
+_Thread_local jmp_buf *prof_oom_env;
+long prof_test_alloc_budget = -1;
+
+/* Fault injection for the tests: true when this allocation must fail. */
+static bool
+prof_alloc_fails(void)
 {
-    fputs("csprof-prof: out of memory\n", stderr);
-    exit(PROF_EXIT_FAIL);
+    if (prof_test_alloc_budget < 0)
+        return false;
+    if (prof_test_alloc_budget == 0)
+        return true;
+    prof_test_alloc_budget--;
+    return false;
+}
+
+static void __attribute__((noreturn)) prof_oom(void)
+{
+    assert(prof_oom_env != NULL && "lib/profile allocation outside PROF_GUARD");
+    if (prof_oom_env == NULL)
+        abort();
+    longjmp(*prof_oom_env, 1);
+}
+
+int
+prof_nomem(struct prof_ctx *ctx)
+{
+    if (ctx != NULL) {
+        free(ctx->errmsg);
+        ctx->errmsg = NULL; /* prof_errmsg() then reports prof_strerror(PROF_ENOMEM) */
+    }
+    return PROF_ENOMEM;
+}
+
+/* The message is cleaned like prof_xclean(): names in it cannot move the cursor. */
+static char *
+prof_vclean(const char *fmt, va_list ap)
+{
+    char *s, *clean;
+
+    if (prof_alloc_fails() || vasprintf(&s, fmt, ap) < 0)
+        prof_oom();
+    clean = malloc(text_escaped_size(s));
+    if (clean == NULL) {
+        free(s);
+        prof_oom();
+    }
+    text_escape(clean, s);
+    free(s);
+    return clean;
+}
+
+int
+prof_fail(struct prof_ctx *ctx, int status, const char *fmt, ...)
+{
+    va_list ap;
+    char *m;
+
+    va_start(ap, fmt);
+    m = prof_vclean(fmt, ap);
+    va_end(ap);
+    free(ctx->errmsg);
+    ctx->errmsg = m;
+    return status;
+}
+
+void
+prof_msg(struct prof_ctx *ctx, enum prof_msg_level level, const char *fmt, ...)
+{
+    va_list ap;
+    char *m;
+
+    va_start(ap, fmt);
+    m = prof_vclean(fmt, ap);
+    va_end(ap);
+    if (ctx->nmsgs == ctx->msgs_cap) {
+        size_t cap = ctx->msgs_cap ? 2 * ctx->msgs_cap : 16;
+        struct prof_message *msgs = realloc(ctx->msgs, cap * sizeof(*msgs));
+
+        if (msgs == NULL) {
+            free(m);
+            prof_oom();
+        }
+        ctx->msgs = msgs;
+        ctx->msgs_cap = cap;
+    }
+    ctx->msgs[ctx->nmsgs].level = level;
+    ctx->msgs[ctx->nmsgs].text = m;
+    ctx->nmsgs++;
 }
 
 void *
 prof_xmalloc(size_t size)
 {
-    void *p = malloc(size ? size : 1);
+    void *p = prof_alloc_fails() ? NULL : malloc(size ? size : 1);
 
     if (p == NULL)
         prof_oom();
@@ -35,7 +121,7 @@ prof_xmalloc(size_t size)
 void *
 prof_xcalloc(size_t n, size_t size)
 {
-    void *p = calloc(n ? n : 1, size ? size : 1);
+    void *p = prof_alloc_fails() ? NULL : calloc(n ? n : 1, size ? size : 1);
 
     if (p == NULL)
         prof_oom();
@@ -45,7 +131,7 @@ prof_xcalloc(size_t n, size_t size)
 void *
 prof_xrealloc(void *p, size_t size)
 {
-    void *q = realloc(p, size ? size : 1);
+    void *q = prof_alloc_fails() ? NULL : realloc(p, size ? size : 1);
 
     if (q == NULL)
         prof_oom();
@@ -55,7 +141,7 @@ prof_xrealloc(void *p, size_t size)
 char *
 prof_xstrdup(const char *s)
 {
-    char *d = strdup(s != NULL ? s : "");
+    char *d = prof_alloc_fails() ? NULL : strdup(s != NULL ? s : "");
 
     if (d == NULL)
         prof_oom();
@@ -72,24 +158,6 @@ prof_xclean(const char *s)
     d = prof_xmalloc(text_escaped_size(s));
     text_escape(d, s);
     return d;
-}
-
-void
-prof_eprintf(const char *fmt, ...)
-{
-    va_list ap;
-    char *s, *clean;
-    int rc;
-
-    va_start(ap, fmt);
-    rc = vasprintf(&s, fmt, ap);
-    va_end(ap);
-    if (rc < 0)
-        prof_oom();
-    clean = prof_xclean(s);
-    fprintf(stderr, "csprof-prof: %s\n", clean);
-    free(clean);
-    free(s);
 }
 
 char *
@@ -117,7 +185,7 @@ prof_grow(void *arr, size_t *cap, size_t need, size_t elem)
         return;
     while (ncap < need)
         ncap *= 2;
-    *p = prof_xrealloc(*p, ncap * elem);
+    *p = prof_xrealloc(*p, ncap * elem); /* on failure *p and *cap stay as they were */
     *cap = ncap;
 }
 
@@ -238,9 +306,12 @@ prof_intern(struct prof_strtab *t, const char *s)
     if ((t->n + 1) * 2 > t->index_cap) { /* load factor below 1/2 */
         size_t i;
 
+        size_t ncap = t->index_cap ? t->index_cap * 2 : 256;
+        uint32_t *index = prof_xmalloc(ncap * sizeof(*index)); /* before freeing the old one */
+
         free(t->index);
-        t->index_cap = t->index_cap ? t->index_cap * 2 : 256;
-        t->index = prof_xmalloc(t->index_cap * sizeof(*t->index));
+        t->index = index;
+        t->index_cap = ncap;
         memset(t->index, 0xff, t->index_cap * sizeof(*t->index));
         for (i = 0; i < t->n; i++)
             t->index[prof_strtab_slot(t, t->strs[i])] = (uint32_t)i;
@@ -249,8 +320,8 @@ prof_intern(struct prof_strtab *t, const char *s)
     if (t->index[slot] != PROF_NONE)
         return t->index[slot];
     prof_grow(&t->strs, &t->cap, t->n + 1, sizeof(*t->strs));
+    t->strs[t->n] = prof_xstrdup(s);
     id = (uint32_t)t->n++;
-    t->strs[id] = prof_xstrdup(s);
     t->index[slot] = id;
     return id;
 }

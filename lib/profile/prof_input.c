@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * prof_input.c -- read measurement files and merge their calling context
- * trees into csprof-prof's presentation tree.
+ * trees into lib/profile's presentation tree.
  *
- * Tool code.  Every address goes through lib/structure: with -S, the
+ * Tool code; never prints (problems become messages, profile.h).  Every address goes through lib/structure: with -S, the
  * structure files whose module path or build-id matches; otherwise (and for
  * every module no -S file covers) struct_analyze() on the load module's
  * path from the measurement's load map.  This file never reads ELF or
@@ -19,19 +19,21 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "fmt/fmt.h"
-#include "prof_internal.h"
+#include "profile_internal.h"
 #include "structure/structure.h"
 
 void
-prof_ctx_init(struct prof_ctx *ctx)
+prof_ctx_init(struct prof_ctx *ctx, const struct prof_config *cfg)
 {
     memset(ctx, 0, sizeof(*ctx));
-    ctx->opt.top = 10;
+    if (cfg != NULL)
+        ctx->cfg = *cfg;
     ctx->unknown_module_proc = PROF_NONE;
     prof_tree_init(&ctx->tree);
 }
@@ -63,6 +65,7 @@ prof_ctx_free(struct prof_ctx *ctx)
     prof_map_free(&ctx->proc_index);
     free(ctx->steps);
     prof_map_free(&ctx->expansion_index);
+    prof_map_free(&ctx->walk_cache);
     for (i = 0; i < ctx->nstructs; i++) {
         struct_module_free(ctx->structs[i].sm);
         free(ctx->structs[i].file);
@@ -76,6 +79,7 @@ prof_ctx_free(struct prof_ctx *ctx)
         free(in->program);
         free(in->command);
         free(in->host);
+        free(in->contrib);
     }
     free(ctx->inputs);
     for (i = 0; i < ctx->nstats; i++)
@@ -83,6 +87,19 @@ prof_ctx_free(struct prof_ctx *ctx)
     free(ctx->stat_names);
     free(ctx->stat_values);
     prof_tree_free(&ctx->tree);
+    for (i = 0; i < ctx->nderived; i++)
+        prof_derived_free(&ctx->derived[i]);
+    free(ctx->derived);
+    prof_stats_free(&ctx->stats);
+    prof_flat_free(&ctx->flat);
+    if (ctx->file_src != NULL)
+        for (i = 0; i < ctx->nfiles; i++)
+            free(ctx->file_src[i]);
+    free(ctx->file_src);
+    for (i = 0; i < ctx->nmsgs; i++)
+        free(ctx->msgs[i].text);
+    free(ctx->msgs);
+    free(ctx->errmsg);
     prof_strtab_free(&ctx->strs);
 }
 
@@ -90,32 +107,6 @@ const char *
 prof_proc_name(const struct prof_ctx *ctx, uint32_t proc)
 {
     return proc == PROF_NONE ? "" : ctx->strs.strs[ctx->procs[proc].name];
-}
-
-/* ---- -S structure files ------------------------------------------------ */
-
-int
-prof_load_structure_file(struct prof_ctx *ctx, const char *path)
-{
-    struct struct_module **mods = NULL;
-    char err[512] = "";
-    size_t n = 0, i;
-    int rc;
-
-    rc = struct_read_xml(path, &mods, &n, err, sizeof(err));
-    if (rc < 0) {
-        prof_eprintf("%s", err[0] ? err : struct_strerror(rc));
-        return -1;
-    }
-    for (i = 0; i < n; i++) {
-        prof_grow(&ctx->structs, &ctx->structs_cap, ctx->nstructs + 1, sizeof(*ctx->structs));
-        ctx->structs[ctx->nstructs].sm = mods[i];
-        ctx->structs[ctx->nstructs].file = prof_xstrdup(path);
-        ctx->structs[ctx->nstructs].used = false;
-        ctx->nstructs++;
-    }
-    free(mods);
-    return 0;
 }
 
 /* ---- tables ------------------------------------------------------------ */
@@ -262,7 +253,7 @@ prof_module_changed(struct prof_ctx *ctx, struct prof_module *m, const char *whe
                             "its samples are kept as %s+0xOFFSET",
                             path, found_bid[0] != '\0' ? found_bid : "(none)", where, m->build_id,
                             prof_basename(path));
-    fprintf(stderr, "csprof-prof: warning: %s\n", m->why);
+    prof_msg(ctx, PROF_MSG_WARNING, "%s", m->why);
     ctx->nchanged++;
     free(path);
 }
@@ -276,7 +267,12 @@ static void
 prof_module_resolve(struct prof_ctx *ctx, uint32_t mi)
 {
     struct prof_module *m = &ctx->modules[mi];
-    struct struct_options sopt = {.verbose = ctx->opt.verbose};
+    char cache[PATH_MAX];
+    struct struct_options sopt = {
+        .verbose = ctx->cfg.verbose,
+        .debug_dir = getenv("CSPROF_DEBUG_DIR"),
+        .cache_dir = struct_cache_dir(getenv("CSPROF_STRUCT_CACHE"), getenv("XDG_CACHE_HOME"),
+                                      getenv("HOME"), cache, sizeof(cache))};
     const char *note = NULL, *fb, *stale_file = NULL, *stale_bid = NULL;
     char err[512] = "";
     size_t i;
@@ -313,7 +309,7 @@ prof_module_resolve(struct prof_ctx *ctx, uint32_t mi)
         m->why = prof_xasprintf("%s: not a file", m->path);
         return;
     }
-    rc = struct_analyze(m->path, &sopt, &m->owned, &note, err, sizeof(err));
+    rc = struct_analyze_cached(m->path, &sopt, &m->owned, &note, err, sizeof(err));
     if (rc < 0) {
         if (stale_file != NULL) { /* only a structure file of another build is left */
             prof_module_changed(ctx, m, stale_file, stale_bid);
@@ -321,14 +317,7 @@ prof_module_resolve(struct prof_ctx *ctx, uint32_t mi)
         }
         m->state = PROF_MOD_FAILED;
         m->why = prof_xstrdup(err[0] ? err : struct_strerror(rc));
-        {
-            char *why = prof_xclean(m->why);
-
-            fprintf(stderr,
-                    "csprof-prof: note: %s; its addresses are shown as [unknown] procedures\n",
-                    why);
-            free(why);
-        }
+        prof_msg(ctx, PROF_MSG_NOTE, "%s; its addresses are shown as [unknown] procedures", m->why);
         return;
     }
     fb = struct_module_build_id(m->owned);
@@ -340,27 +329,20 @@ prof_module_resolve(struct prof_ctx *ctx, uint32_t mi)
         m->owned = NULL;
         return;
     }
-    if (stale_file != NULL) {
-        char *path = prof_xclean(m->path);
-
-        fprintf(stderr,
-                "csprof-prof: note: %s: build-id %s in %s differs from the measured %s; "
-                "analyzed the binary, which has the measured build-id\n",
-                path, stale_bid, stale_file, m->build_id);
-        free(path);
-    }
-    if (note != NULL && ctx->opt.verbose) {
-        char *path = prof_xclean(m->path);
-
-        fprintf(stderr, "csprof-prof: note: %s: %s\n", path, note);
-        free(path);
-    }
+    if (stale_file != NULL)
+        prof_msg(ctx, PROF_MSG_NOTE,
+                 "%s: build-id %s in %s differs from the measured %s; analyzed the binary, which "
+                 "has the measured build-id",
+                 m->path, stale_bid, stale_file, m->build_id);
+    if (note != NULL && ctx->cfg.verbose)
+        prof_msg(ctx, PROF_MSG_NOTE, "%s: %s", m->path, note);
     m->sm = m->owned;
     m->state = PROF_MOD_ANALYZED;
 }
 
 static void
-prof_push_step(struct prof_ctx *ctx, uint32_t kind, uint32_t proc, uint32_t file, uint32_t line)
+prof_push_step(struct prof_ctx *ctx, uint32_t kind, uint32_t proc, uint32_t file, uint32_t line,
+               uint32_t module, uint64_t offset)
 {
     struct prof_step *s;
 
@@ -370,6 +352,21 @@ prof_push_step(struct prof_ctx *ctx, uint32_t kind, uint32_t proc, uint32_t file
     s->proc = proc;
     s->file = file;
     s->line = line;
+    s->module = module;
+    s->offset = offset;
+}
+
+/* Lowest address of a scope (its entry for a procedure), or @dflt without ranges. */
+static uint64_t
+prof_scope_lo(const struct struct_scope *s, uint64_t dflt)
+{
+    uint64_t lo = PROF_NO_OFFSET;
+    size_t i;
+
+    for (i = 0; i < s->nranges; i++)
+        if (s->ranges[i].lo < lo)
+            lo = s->ranges[i].lo;
+    return lo != PROF_NO_OFFSET ? lo : dflt;
 }
 
 /*
@@ -393,8 +390,9 @@ prof_expand(struct prof_ctx *ctx, uint32_t mi, uint64_t offset, bool leaf)
         if (ctx->unknown_module_proc == PROF_NONE)
             ctx->unknown_module_proc =
                 prof_proc_get(ctx, PROF_NONE, "[unknown module]", NULL, NULL, 0, true);
-        prof_push_step(ctx, PROF_NODE_PF, ctx->unknown_module_proc, PROF_NONE, 0);
-        prof_push_step(ctx, last_kind, PROF_NONE, PROF_NONE, 0);
+        prof_push_step(ctx, PROF_NODE_PF, ctx->unknown_module_proc, PROF_NONE, 0, PROF_NONE,
+                       PROF_NO_OFFSET);
+        prof_push_step(ctx, last_kind, PROF_NONE, PROF_NONE, 0, PROF_NONE, q);
         goto out_cache;
     }
     prof_module_resolve(ctx, mi);
@@ -417,8 +415,8 @@ prof_expand(struct prof_ctx *ctx, uint32_t mi, uint64_t offset, bool leaf)
                                     prof_basename(ctx->modules[mi].path), (unsigned long long)q);
 
         prof_push_step(ctx, PROF_NODE_PF, prof_proc_get(ctx, mi, name, NULL, NULL, 0, true),
-                       PROF_NONE, 0);
-        prof_push_step(ctx, last_kind, PROF_NONE, PROF_NONE, 0);
+                       PROF_NONE, 0, mi, q);
+        prof_push_step(ctx, last_kind, PROF_NONE, PROF_NONE, 0, mi, q);
         free(name);
         goto out_cache;
     }
@@ -437,7 +435,7 @@ prof_expand(struct prof_ctx *ctx, uint32_t mi, uint64_t offset, bool leaf)
         for (i = 0; i < proc->nranges && entry != 0; i++)
             if (entry >= proc->ranges[i].lo && entry < proc->ranges[i].hi)
                 ctx->procs[pid].is_root = true; /* _start of a stripped program */
-        prof_push_step(ctx, PROF_NODE_PF, pid, PROF_NONE, 0);
+        prof_push_step(ctx, PROF_NODE_PF, pid, PROF_NONE, 0, mi, prof_scope_lo(proc, q));
         free(fallback);
     }
     for (i = nchain; i-- > 0;) { /* chain is innermost first: emit outermost first */
@@ -446,14 +444,15 @@ prof_expand(struct prof_ctx *ctx, uint32_t mi, uint64_t offset, bool leaf)
             prof_push_step(ctx, PROF_NODE_A,
                            prof_proc_get(ctx, mi, s->name != NULL ? s->name : "[inlined]",
                                          s->link_name, s->file, s->line, false),
-                           prof_file_get(ctx, s->call_file), s->call_line);
+                           prof_file_get(ctx, s->call_file), s->call_line, mi, prof_scope_lo(s, q));
         else
-            prof_push_step(ctx, PROF_NODE_L, PROF_NONE, prof_file_get(ctx, s->file), s->line);
+            prof_push_step(ctx, PROF_NODE_L, PROF_NONE, prof_file_get(ctx, s->file), s->line, mi,
+                           prof_scope_lo(s, q));
     }
     if (sc->kind == STRUCT_SCOPE_STMT)
-        prof_push_step(ctx, last_kind, PROF_NONE, prof_file_get(ctx, sc->file), sc->line);
+        prof_push_step(ctx, last_kind, PROF_NONE, prof_file_get(ctx, sc->file), sc->line, mi, q);
     else
-        prof_push_step(ctx, last_kind, PROF_NONE, PROF_NONE, 0);
+        prof_push_step(ctx, last_kind, PROF_NONE, PROF_NONE, 0, mi, q);
     free(chain);
 out_cache:
     prof_map_put(&ctx->expansion_index, (uint64_t)mi + 1, offset, leaf, first);
@@ -482,12 +481,18 @@ prof_add_stat(struct prof_ctx *ctx, const char *raw_name, uint64_t value)
 }
 
 static uint32_t
-prof_event_get(struct prof_ctx *ctx, const struct fmt_event *fe)
+prof_event_get(struct prof_ctx *ctx, const struct fmt_event *fe, uint32_t run)
 {
     char *name = prof_xclean(fe->name); /* NULL: "" */
     struct prof_event *e;
     size_t i;
 
+    if (ctx->cfg.runs == PROF_RUNS_SEPARATE && ctx->nruns > 1) { /* one column per run */
+        char *named = prof_xasprintf("%s [run %u]", name, run + 1);
+
+        free(name);
+        name = named;
+    }
     for (i = 0; i < ctx->nevents; i++)
         if (strcmp(ctx->events[i].name, name) == 0) {
             if (ctx->events[i].period != fe->period)
@@ -505,6 +510,19 @@ prof_event_get(struct prof_ctx *ctx, const struct fmt_event *fe)
     e->period = fe->period;
     e->mixed_periods = false;
     return (uint32_t)ctx->nevents++;
+}
+
+/* Remember a thread's own value at a node, for per-thread values and statistics. */
+static void
+prof_add_contrib(struct prof_input *in, uint32_t node, uint32_t event, double value)
+{
+    if (value == 0.0)
+        return;
+    prof_grow(&in->contrib, &in->contrib_cap, in->ncontrib + 1, sizeof(*in->contrib));
+    in->contrib[in->ncontrib].node = node;
+    in->contrib[in->ncontrib].event = event;
+    in->contrib[in->ncontrib].value = value;
+    in->ncontrib++;
 }
 
 void
@@ -531,7 +549,7 @@ prof_merge_profile(struct prof_ctx *ctx, const struct fmt_profile *p, struct pro
     input->samples = 0;
 
     for (j = 0; j < p->nevents; j++) {
-        evmap[j] = prof_event_get(ctx, &p->events[j]);
+        evmap[j] = prof_event_get(ctx, &p->events[j], input->run);
         /* A scale of 0 would silently zero every value: treat it as 1 (raw unit). */
         scale[j] = p->events[j].display_scale != 0.0 ? p->events[j].display_scale : 1.0;
     }
@@ -554,12 +572,22 @@ prof_merge_profile(struct prof_ctx *ctx, const struct fmt_profile *p, struct pro
             mi =
                 fn->module == FMT_MODULE_NONE ? PROF_NONE : prof_map_get(&modmap, fn->module, 0, 0);
             first = prof_expand(ctx, mi, fn->offset, fn->kind != FMT_NODE_CALLSITE);
-            for (step = first;; step++) {
-                struct prof_step st = ctx->steps[step];
+            /* The same steps below the same node always end at the same node: one lookup. */
+            step = prof_map_get(&ctx->walk_cache, cur, first, 0);
+            if (step != PROF_NONE) {
+                cur = step;
+            } else {
+                uint32_t from = cur;
 
-                cur = prof_tree_child(&ctx->tree, cur, st.kind, st.proc, st.file, st.line);
-                if (st.kind == PROF_NODE_C || st.kind == PROF_NODE_S)
-                    break;
+                for (step = first;; step++) {
+                    struct prof_step st = ctx->steps[step];
+
+                    cur = prof_tree_child(&ctx->tree, cur, st.kind, st.proc, st.file, st.line);
+                    prof_tree_note_address(&ctx->tree, cur, st.module, st.offset);
+                    if (st.kind == PROF_NODE_C || st.kind == PROF_NODE_S)
+                        break;
+                }
+                prof_map_put(&ctx->walk_cache, from, first, 0, cur);
             }
             if (fn->kind == FMT_NODE_LEAF && ctx->procs[ctx->steps[first].proc].unknown)
                 ctx->unknown_samples += fn->samples;
@@ -574,8 +602,11 @@ prof_merge_profile(struct prof_ctx *ctx, const struct fmt_profile *p, struct pro
                 continue; /* the reader rejects this; never index out of range */
             prof_tree_add_value(&ctx->tree, cur, evmap[ev],
                                 (double)fn->metrics[j].value * scale[ev]);
+            prof_add_contrib(input, cur, evmap[ev], (double)fn->metrics[j].value * scale[ev]);
         }
         prof_tree_add_counts(&ctx->tree, cur, fn->samples, fn->calls);
+        if (fn->samples != 0)
+            prof_add_contrib(input, cur, PROF_EV_SAMPLES, (double)fn->samples);
         input->samples += fn->samples;
         ctx->total_calls += fn->calls;
     }
@@ -588,15 +619,18 @@ prof_merge_profile(struct prof_ctx *ctx, const struct fmt_profile *p, struct pro
 /* ---- inputs ------------------------------------------------------------ */
 
 static struct prof_input *
-prof_add_input(struct prof_ctx *ctx, const char *path)
+prof_add_input(struct prof_ctx *ctx, const char *path, uint32_t run)
 {
+    char *copy = prof_xstrdup(path);
     struct prof_input *in;
 
     prof_grow(&ctx->inputs, &ctx->inputs_cap, ctx->ninputs + 1, sizeof(*ctx->inputs));
     in = &ctx->inputs[ctx->ninputs++];
     memset(in, 0, sizeof(*in));
-    in->path = prof_xstrdup(path);
+    in->path = copy;
     in->rank = -1;
+    in->run = run;
+    in->thread = in->process = PROF_NONE;
     return in;
 }
 
@@ -615,7 +649,7 @@ prof_has_suffix(const char *s, const char *suffix)
 }
 
 size_t
-prof_collect_inputs(struct prof_ctx *ctx, const char *arg)
+prof_collect_inputs(struct prof_ctx *ctx, const char *arg, uint32_t run)
 {
     char **names = NULL;
     size_t n = 0, cap = 0, i;
@@ -624,23 +658,23 @@ prof_collect_inputs(struct prof_ctx *ctx, const char *arg)
     DIR *dir;
 
     if (stat(arg, &st) != 0) {
-        struct prof_input *in = prof_add_input(ctx, arg);
+        struct prof_input *in = prof_add_input(ctx, arg, run);
 
         in->error = prof_xasprintf("%s: %s", arg, strerror(errno));
-        prof_eprintf("%s", in->error);
+        prof_msg(ctx, PROF_MSG_ERROR, "%s", in->error);
         ctx->nskipped++;
         return 1;
     }
     if (!S_ISDIR(st.st_mode)) {
-        prof_add_input(ctx, arg);
+        prof_add_input(ctx, arg, run);
         return 1;
     }
     dir = opendir(arg);
     if (dir == NULL) {
-        struct prof_input *in = prof_add_input(ctx, arg);
+        struct prof_input *in = prof_add_input(ctx, arg, run);
 
         in->error = prof_xasprintf("%s: cannot open directory: %s", arg, strerror(errno));
-        prof_eprintf("%s", in->error);
+        prof_msg(ctx, PROF_MSG_ERROR, "%s", in->error);
         ctx->nskipped++;
         return 1;
     }
@@ -655,12 +689,13 @@ prof_collect_inputs(struct prof_ctx *ctx, const char *arg)
     if (n > 1)
         qsort(names, n, sizeof(*names), prof_cmp_str);
     for (i = 0; i < n; i++) {
-        prof_add_input(ctx, names[i]);
+        prof_add_input(ctx, names[i], run);
         free(names[i]);
+        names[i] = NULL;
     }
     free(names);
     if (n == 0)
-        prof_eprintf("%s: no *.cspm measurement files in this directory", arg);
+        prof_msg(ctx, PROF_MSG_ERROR, "%s: no *.cspm measurement files in this directory", arg);
     return n;
 }
 
@@ -686,23 +721,23 @@ prof_merge_input(struct prof_ctx *ctx, size_t i)
 
         in->error =
             err[0] ? prof_xstrdup(err) : prof_xasprintf("%s: %s", in->path, fmt_strerror(rc));
-        prof_eprintf("%s (file skipped)", in->error);
+        prof_msg(ctx, PROF_MSG_ERROR, "%s (file skipped)", in->error);
         ctx->nskipped++;
         fmt_record_set_free(&set);
         return -1;
     }
     if (set.damaged > 0) {
-        fprintf(stderr,
-                "csprof-prof: warning: %s: %zu damaged record(s) skipped (a write cut off, e.g. "
-                "by a kill): %s\n",
-                ctx->inputs[i].path, set.damaged, err);
+        prof_msg(ctx, PROF_MSG_WARNING,
+                 "%s: %zu damaged record(s) skipped (a write cut off, e.g. by a kill): %s",
+                 ctx->inputs[i].path, set.damaged, err);
         ctx->ndamaged += set.damaged;
     }
     /* One input per thread: the first record fills input i, the others get inputs of their
      * own (added at the end, marked merged so the caller's loop does not read them again). */
     path = prof_xstrdup(ctx->inputs[i].path);
     for (size_t k = 0; k < set.nprofiles; k++) {
-        struct prof_input *in = k == 0 ? &ctx->inputs[i] : prof_add_input(ctx, path);
+        struct prof_input *in =
+            k == 0 ? &ctx->inputs[i] : prof_add_input(ctx, path, ctx->inputs[i].run);
         bool partial = (set.profiles[k]->record_flags & FMT_RECORD_CHECKPOINT) != 0;
 
         in->merged = true;

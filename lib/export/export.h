@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * export.h -- writers of views (lib/report trees): the report's text, CSV
+ * and JSON tables, and the exports read by other tools: folded stacks
+ * (flamegraph.pl, inferno), pprof's profile.proto (gzipped), speedscope's
+ * JSON file format, and callgrind's format (callgrind_annotate,
+ * KCachegrind).
+ *
+ * Every writer takes an open stdio stream and writes to it only; none
+ * prints elsewhere or exits.  Values written as integers are in the
+ * metric's raw unit (ns for time, counts), rounded per node, so the totals
+ * of all formats are the same integers (the sum of the nodes' self values).
+ * Names are written as the database holds them (hostile bytes already \xNN)
+ * with the quoting each format needs.
+ *
+ * Returns 0, or -1 with errno set when the stream fails or memory runs out.
+ * [not async-signal-safe]
+ */
+#ifndef CSP_EXPORT_H
+#define CSP_EXPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report/report.h"
+
+/* Columns a table can be sorted by. */
+enum exp_sort {
+    EXP_SORT_INCLUSIVE,
+    EXP_SORT_EXCLUSIVE,
+    EXP_SORT_CALLS,
+    EXP_SORT_PER_CALL,
+    EXP_SORT_NAME,
+    EXP_SORT_DELTA, /* diffs: |change| */
+};
+
+enum exp_table_format { EXP_TEXT, EXP_CSV, EXP_JSON };
+
+struct exp_table_options {
+    enum exp_table_format format;
+    const char *view; /* "top-down", "bottom-up", "flat", "diff" ... (written as is) */
+    int column;       /* value column of the tree */
+    enum exp_sort sort;
+    double threshold;   /* percent of the total: smaller nodes are not written */
+    unsigned max_depth; /* 0: all levels */
+    unsigned limit;     /* rows of a one-level table (flat), 0: all */
+    unsigned width;     /* text: terminal columns */
+    bool tree;          /* text: indent children (top-down, bottom-up) */
+};
+
+/* Integer value in raw units (ns, counts) of column @col at @v (self or inclusive). */
+int64_t exp_raw(const struct rpt_tree *t, int col, double v);
+
+/* @s as a JSON string: quotes, backslashes, controls and <>& escaped; bytes
+ * that are not clean UTF-8 become \xNN first (lib/support/text.h). */
+void exp_json_str(FILE *out, const char *s);
+
+/* @s in at most @cols terminal columns (code points), cut with an ellipsis (U+2026). */
+void exp_fit(FILE *out, const char *s, size_t cols);
+
+/* A view as a table (text for a terminal, CSV or JSON as in share/schemas/report-json.md). */
+int export_table(const struct rpt_tree *t, const struct exp_table_options *opt, FILE *out);
+
+/*
+ * A differential profile: @uni from rpt_tree_union() (columns c and
+ * nvalues/2 + c), @flat its flat view by procedure.  Rows are sorted by the
+ * size of the change; "normalized" is the change in percent of each run's
+ * own total.
+ */
+int export_diff(const struct rpt_tree *uni, const struct rpt_tree *flat,
+                const struct exp_table_options *opt, const char *base_name, const char *cur_name,
+                FILE *out);
+
+/* Folded stacks: "root;...;leaf N" for every node with self cost in column @col. */
+int export_folded(const struct rpt_tree *t, int col, FILE *out);
+
+/* pprof profile.proto, gzipped; one sample type per column, samples leaf first. */
+int export_pprof(const struct rpt_tree *t, FILE *out);
+
+/* speedscope JSON file: one evented profile for column @col. */
+int export_speedscope(const struct rpt_tree *t, int col, FILE *out);
+
+/*
+ * callgrind format, one event per column; inclusive costs of calls count only
+ * calls to a procedure that is not already on the call path (so that
+ * inclusive cost stays right under recursion).
+ */
+int export_callgrind(const struct rpt_tree *t, FILE *out);
+
+#endif /* CSP_EXPORT_H */

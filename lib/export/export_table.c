@@ -1,0 +1,708 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * export_table.c -- views as tables: text that fits a terminal, CSV, and
+ * JSON (share/schemas/report-json.md); differential profiles likewise.
+ *
+ * Tool code.  Children are written in order of the sort column (largest
+ * first, ties by name, so output is stable); nodes under the threshold or
+ * below the depth limit are not written and are counted in the output.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export/export_internal.h"
+
+int64_t
+exp_raw(const struct rpt_tree *t, int col, double v)
+{
+    const struct rpt_metric *m = &t->db->metrics[t->metric_of[col]];
+
+    return (int64_t)llround(v * m->raw_per_unit);
+}
+
+/* ------------------------------------------------------------- quoting */
+
+void
+exp_json_str(FILE *out, const char *s)
+{
+    char buf[256], *tmp = NULL;
+    size_t need = text_escaped_size(s);
+    const char *p;
+
+    /* names from a database are clean already; anything else is made so */
+    if (!text_clean(s)) {
+        tmp = need <= sizeof buf ? buf : malloc(need);
+        if (tmp != NULL) {
+            text_escape(tmp, s);
+            s = tmp;
+        } else {
+            s = "?";
+        }
+    }
+    putc('"', out);
+    for (p = s; *p; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20 || c == '<' || c == '>' || c == '&' || c == 0x7f)
+            fprintf(out, "\\u%04x", c); /* also safe inside an HTML <script> */
+        else
+            putc(c, out);
+    }
+    putc('"', out);
+    if (tmp != NULL && tmp != buf)
+        free(tmp);
+}
+
+static void
+csv_str(FILE *out, const char *s)
+{
+    if (strpbrk(s, ",\"\r\n") == NULL) {
+        fputs(s, out);
+        return;
+    }
+    putc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            putc('"', out);
+        putc(*s, out);
+    }
+    putc('"', out);
+}
+
+/* Display columns of UTF-8 @s (code points; the names hold no controls). */
+static size_t
+utf8_width(const char *s, size_t n)
+{
+    size_t w = 0;
+
+    for (size_t i = 0; i < n; i++)
+        w += ((unsigned char)s[i] & 0xc0) != 0x80;
+    return w;
+}
+
+/* Byte length of the longest prefix of @s that is at most @cols columns. */
+static size_t
+utf8_prefix(const char *s, size_t cols)
+{
+    size_t i = 0, w = 0;
+
+    while (s[i] != '\0') {
+        size_t j = i + 1;
+        while (((unsigned char)s[j] & 0xc0) == 0x80)
+            j++;
+        if (w + 1 > cols)
+            break;
+        w++;
+        i = j;
+    }
+    return i;
+}
+
+/* Write @s in at most @cols columns, ending in an ellipsis when cut. */
+void
+exp_fit(FILE *out, const char *s, size_t cols)
+{
+    size_t n = strlen(s);
+
+    if (utf8_width(s, n) <= cols) {
+        fputs(s, out);
+        return;
+    }
+    if (cols == 0)
+        return;
+    fwrite(s, 1, utf8_prefix(s, cols - 1), out);
+    fputs("\xe2\x80\xa6", out); /* U+2026 HORIZONTAL ELLIPSIS */
+}
+
+/* ---------------------------------------------------------- node labels */
+
+static const char *
+kind_name(uint8_t kind)
+{
+    static const char *const names[] = {"root",      "frame",     "inline", "loop",
+                                        "statement", "truncated", "group"};
+
+    return kind < sizeof names / sizeof names[0] ? names[kind] : "?";
+}
+
+/* "a @fig1.c:59" for frames entered from a known call site; the name otherwise. */
+static void
+label(const struct rpt_tree *t, uint32_t n, char *buf, size_t len)
+{
+    const struct rpt_vnode *v = &t->nodes[n];
+    const char *name = rpt_tree_name(t, n);
+
+    if ((v->kind == RPT_FRAME || v->kind == RPT_INLINE) && v->cs_line > 0)
+        snprintf(buf, len, "%s%s @%s:%d", v->kind == RPT_INLINE ? "[inline] " : "", name,
+                 rpt_file_base(t->db, v->cs_file), (int)v->cs_line);
+    else
+        snprintf(buf, len, "%s%s", v->kind == RPT_INLINE ? "[inline] " : "", name);
+}
+
+/* ------------------------------------------------------------- ordering */
+
+struct sort_ctx {
+    const struct rpt_tree *t;
+    int col, col2; /* col2 >= 0: diffs sort by |col2 - col| */
+    enum exp_sort sort;
+};
+
+static double
+sort_value(const struct sort_ctx *c, uint32_t n)
+{
+    const struct rpt_tree *t = c->t;
+    double calls = t->nodes[n].calls;
+
+    switch (c->sort) {
+    case EXP_SORT_EXCLUSIVE:
+        return rpt_self(t, n, c->col);
+    case EXP_SORT_CALLS:
+        return calls;
+    case EXP_SORT_PER_CALL:
+        return calls > 0 ? rpt_incl(t, n, c->col) / calls : -1;
+    case EXP_SORT_DELTA:
+        if (c->col2 >= 0)
+            return fabs(rpt_incl(t, n, c->col2) - rpt_incl(t, n, c->col));
+        return fabs(rpt_incl(t, n, c->col));
+    default:
+        return fabs(rpt_incl(t, n, c->col));
+    }
+}
+
+static int
+cmp_nodes(const void *a, const void *b, void *arg)
+{
+    const struct sort_ctx *c = arg;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    int r;
+
+    if (c->sort != EXP_SORT_NAME) {
+        double vx = sort_value(c, x), vy = sort_value(c, y);
+        if (vx != vy)
+            return vx > vy ? -1 : 1;
+    }
+    r = strcmp(rpt_tree_name(c->t, x), rpt_tree_name(c->t, y));
+    if (r != 0)
+        return r;
+    if (c->t->nodes[x].cs_line != c->t->nodes[y].cs_line)
+        return c->t->nodes[x].cs_line < c->t->nodes[y].cs_line ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+/* The children of @n in output order; *count gets their number.  NULL on ENOMEM/none. */
+static uint32_t *
+sorted_children(const struct sort_ctx *c, uint32_t n, size_t *count)
+{
+    const struct rpt_tree *t = c->t;
+    size_t k = 0;
+    uint32_t *v;
+
+    for (uint32_t ch = t->nodes[n].first_child; ch != 0; ch = t->nodes[ch].next_sibling)
+        k++;
+    *count = k;
+    if (k == 0)
+        return NULL;
+    v = malloc(k * sizeof *v);
+    if (v == NULL)
+        return NULL;
+    k = 0;
+    for (uint32_t ch = t->nodes[n].first_child; ch != 0; ch = t->nodes[ch].next_sibling)
+        v[k++] = ch;
+    qsort_r(v, k, sizeof *v, cmp_nodes, (void *)c);
+    return v;
+}
+
+static uint64_t
+subtree_size(const struct rpt_tree *t, uint32_t n)
+{
+    uint64_t k = 1;
+
+    for (uint32_t ch = t->nodes[n].first_child; ch != 0; ch = t->nodes[ch].next_sibling)
+        k += subtree_size(t, ch);
+    return k;
+}
+
+/* --------------------------------------------------------------- values */
+
+static const char *
+unit_of(const struct rpt_tree *t, int col)
+{
+    const char *u = t->db->metrics[t->metric_of[col]].unit;
+
+    return u != NULL ? u : "";
+}
+
+static const char *
+event_of(const struct rpt_tree *t, int col)
+{
+    return t->db->metrics[t->metric_of[col]].event;
+}
+
+/* A value for the text table, in @w columns. */
+static void
+text_value(FILE *out, const struct rpt_tree *t, int col, double v, int w)
+{
+    const struct rpt_metric *m = &t->db->metrics[t->metric_of[col]];
+
+    if (m->integral && m->raw_per_unit == 1)
+        fprintf(out, "%*.0f", w, v);
+    else if (fabs(v) >= 1e5 || (v != 0 && fabs(v) < 1e-3))
+        fprintf(out, "%*.3g", w, v);
+    else
+        fprintf(out, "%*.4f", w, v);
+}
+
+static double
+pct(double v, double total)
+{
+    return total != 0 ? 100.0 * v / total : 0;
+}
+
+/* ---------------------------------------------------------- the writer */
+
+struct table {
+    const struct rpt_tree *t;
+    const struct exp_table_options *opt;
+    struct sort_ctx sc;
+    FILE *out;
+    double total;
+    uint64_t hidden; /* nodes not written (threshold, depth, limit) */
+    uint64_t written;
+    size_t name_cols;
+    bool first_json;
+    int err;
+};
+
+/* Text rows: value columns of FIXED_WIDE (or, below 90 columns, FIXED_NARROW: no calls) */
+#define FIXED_WIDE   57
+#define FIXED_NARROW 37
+
+static void
+text_line(struct table *tb, const char *s)
+{
+    exp_fit(tb->out, s, tb->opt->width);
+    fputc('\n', tb->out);
+}
+
+static void
+text_header(struct table *tb)
+{
+    const struct rpt_tree *t = tb->t;
+    const struct rpt_db *db = t->db;
+    const char *unit = unit_of(t, tb->opt->column);
+    char line[2048], num[64];
+    size_t n = 0;
+    FILE *mem;
+
+    snprintf(line, sizeof line, "csprof-report %s: %s", tb->opt->view,
+             db->program != NULL ? db->program : "?");
+    text_line(tb, line);
+    mem = fmemopen(num, sizeof num, "w");
+    if (mem != NULL) {
+        text_value(mem, t, tb->opt->column, tb->total, 0);
+        fclose(mem);
+    } else {
+        snprintf(num, sizeof num, "%g", tb->total);
+    }
+    snprintf(line, sizeof line, "metric %s (%s); %% of total %s %s", event_of(t, tb->opt->column),
+             unit, num, unit);
+    text_line(tb, line);
+    line[0] = '\0';
+    if (db->samples >= 0)
+        n += (size_t)snprintf(line + n, sizeof line - n, "%.0f samples", db->samples);
+    if (db->threads >= 0 && n < sizeof line)
+        n += (size_t)snprintf(line + n, sizeof line - n, ", %.0f thread(s)", db->threads);
+    if (db->processes >= 0 && n < sizeof line)
+        n += (size_t)snprintf(line + n, sizeof line - n, ", %.0f process(es)", db->processes);
+    if (db->rooted_percent >= 0 && n < sizeof line)
+        snprintf(line + n, sizeof line - n, "; %.1f%% rooted", db->rooted_percent);
+    if (line[0] != '\0')
+        text_line(tb, line);
+    if (tb->opt->width >= 90)
+        fprintf(tb->out, "%10s %6s %10s %6s %8s %10s  ", "inclusive", "%", "exclusive", "%",
+                "calls", "incl/call");
+    else
+        fprintf(tb->out, "%10s %6s %10s %6s  ", "inclusive", "%", "exclusive", "%");
+    exp_fit(tb->out,
+            strcmp(tb->opt->view, "bottom-up") == 0 ? "procedure (callers below)"
+            : strcmp(tb->opt->view, "flat") == 0    ? "scope"
+                                                    : "calling context",
+            tb->name_cols);
+    fputc('\n', tb->out);
+}
+
+static void
+write_row(struct table *tb, uint32_t n, uint32_t parent_out, unsigned depth)
+{
+    const struct rpt_tree *t = tb->t;
+    const struct rpt_vnode *v = &t->nodes[n];
+    int col = tb->opt->column;
+    double incl = rpt_incl(t, n, col), self = rpt_self(t, n, col), calls = v->calls;
+    char name[1024];
+    FILE *out = tb->out;
+
+    label(t, n, name, sizeof name);
+    tb->written++;
+    switch (tb->opt->format) {
+    case EXP_TEXT: {
+        size_t indent = tb->opt->tree ? 2 * (size_t)depth : 0, cols = tb->name_cols;
+        text_value(out, t, col, incl, 10);
+        fprintf(out, " %5.1f%% ", pct(incl, tb->total));
+        text_value(out, t, col, self, 10);
+        fprintf(out, " %5.1f%% ", pct(self, tb->total));
+        if (tb->opt->width < 90) {
+            fputs(" ", out);
+        } else if (calls > 0) {
+            fprintf(out, "%8.0f ", calls);
+            text_value(out, t, col, incl / calls, 10);
+            fputs("  ", out);
+        } else {
+            fprintf(out, "%8s %10s  ", "-", "-");
+        }
+        if (indent > cols / 2) { /* deep paths: show the depth instead of more indentation */
+            char mark[32];
+            int k = snprintf(mark, sizeof mark, "[%u] ", depth);
+            indent = cols / 2 > (size_t)k ? cols / 2 - (size_t)k : 0;
+            fprintf(out, "%*s%s", (int)indent, "", mark);
+            indent += (size_t)k;
+        } else {
+            fprintf(out, "%*s", (int)indent, "");
+        }
+        exp_fit(out, name, cols > indent ? cols - indent : 1);
+        fputc('\n', out);
+        break;
+    }
+    case EXP_CSV:
+        fprintf(out, "%u,%u,%u,%s,", n, parent_out, depth, kind_name(v->kind));
+        csv_str(out, rpt_tree_name(t, n));
+        fprintf(out, ",");
+        csv_str(out, v->file >= 0 && v->file < t->db->nfiles ? t->db->files[v->file] : "");
+        fprintf(out, ",%d,", (int)v->line);
+        csv_str(out, v->cs_file >= 0 && v->cs_file < t->db->nfiles ? t->db->files[v->cs_file] : "");
+        fprintf(out, ",%d,%.10g,%.10g,%.4f,%.4f,%.0f,", (int)v->cs_line, incl, self,
+                pct(incl, tb->total), pct(self, tb->total), calls);
+        if (calls > 0)
+            fprintf(out, "%.10g", incl / calls);
+        fputc('\n', out);
+        break;
+    case EXP_JSON:
+        fprintf(out,
+                "%s\n    {\"id\": %u, \"parent\": %u, \"depth\": %u, \"kind\": \"%s\", \"name\": ",
+                tb->first_json ? "" : ",", n, parent_out, depth, kind_name(v->kind));
+        tb->first_json = false;
+        exp_json_str(out, rpt_tree_name(t, n));
+        if (v->lm >= 0 && v->lm < t->db->nmodules) {
+            fputs(", \"module\": ", out);
+            exp_json_str(out, t->db->modules[v->lm].name);
+        }
+        if (v->file >= 0 && v->file < t->db->nfiles) {
+            fputs(", \"file\": ", out);
+            exp_json_str(out, t->db->files[v->file]);
+        }
+        if (v->line > 0)
+            fprintf(out, ", \"line\": %d", (int)v->line);
+        if (v->cs_line > 0) {
+            fputs(", \"callsite\": {\"file\": ", out);
+            exp_json_str(out, v->cs_file >= 0 && v->cs_file < t->db->nfiles
+                                  ? t->db->files[v->cs_file]
+                                  : "?");
+            fprintf(out, ", \"line\": %d}", (int)v->cs_line);
+        }
+        fprintf(out, ", \"inclusive\": %.10g, \"exclusive\": %.10g, \"calls\": %.0f", incl, self,
+                calls);
+        fputs(", \"values\": [", out);
+        for (int c = 0; c < t->nvalues; c++)
+            fprintf(out, "%s[%.10g, %.10g]", c ? ", " : "", rpt_incl(t, n, c), rpt_self(t, n, c));
+        fputs("]}", out);
+        break;
+    }
+}
+
+static bool
+visible(struct table *tb, uint32_t n, unsigned depth)
+{
+    double v = fabs(rpt_incl(tb->t, n, tb->opt->column));
+
+    if (tb->opt->max_depth != 0 && depth > tb->opt->max_depth)
+        return false;
+    return tb->opt->threshold <= 0 || v >= tb->opt->threshold / 100.0 * fabs(tb->total);
+}
+
+static void
+walk(struct table *tb, uint32_t n, uint32_t parent_out, unsigned depth)
+{
+    size_t k = 0, limit = tb->opt->limit;
+    uint32_t *ch;
+
+    if (depth > 0)
+        write_row(tb, n, parent_out, depth);
+    ch = sorted_children(&tb->sc, n, &k);
+    if (k > 0 && ch == NULL) {
+        tb->err = ENOMEM;
+        return;
+    }
+    for (size_t i = 0; i < k; i++) {
+        if ((depth == 0 && limit != 0 && i >= limit) || !visible(tb, ch[i], depth + 1)) {
+            tb->hidden += subtree_size(tb->t, ch[i]);
+            continue;
+        }
+        walk(tb, ch[i], n, depth + 1);
+    }
+    free(ch);
+}
+
+int
+export_table(const struct rpt_tree *t, const struct exp_table_options *opt, FILE *out)
+{
+    struct table tb;
+    int col = opt->column;
+
+    memset(&tb, 0, sizeof tb);
+    tb.t = t;
+    tb.opt = opt;
+    tb.out = out;
+    tb.total = rpt_incl(t, 0, col);
+    tb.sc = (struct sort_ctx){t, col, -1, opt->sort};
+    tb.first_json = true;
+    {
+        unsigned fixed = opt->width >= 90 ? FIXED_WIDE : FIXED_NARROW;
+        tb.name_cols = opt->width > fixed + 12 ? opt->width - fixed : 12;
+    }
+    switch (opt->format) {
+    case EXP_TEXT:
+        text_header(&tb);
+        break;
+    case EXP_CSV:
+        fputs("id,parent,depth,kind,name,file,line,callsite_file,callsite_line,inclusive,exclusive,"
+              "inclusive_percent,exclusive_percent,calls,inclusive_per_call\n",
+              out);
+        break;
+    case EXP_JSON:
+        fputs("{\n  \"format\": \"csprof-report\",\n  \"version\": 1,\n  \"view\": ", out);
+        exp_json_str(out, opt->view);
+        fputs(",\n  \"database\": ", out);
+        exp_json_str(out, t->db->path);
+        fputs(",\n  \"program\": ", out);
+        exp_json_str(out, t->db->program != NULL ? t->db->program : "");
+        fputs(",\n  \"metric\": {\"event\": ", out);
+        exp_json_str(out, event_of(t, col));
+        fputs(", \"unit\": ", out);
+        exp_json_str(out, unit_of(t, col));
+        fprintf(out, ", \"column\": %d},\n  \"columns\": [", col);
+        for (int c = 0; c < t->nvalues; c++) {
+            fputs(c ? ", {\"event\": " : "{\"event\": ", out);
+            exp_json_str(out, event_of(t, c));
+            fputs(", \"unit\": ", out);
+            exp_json_str(out, unit_of(t, c));
+            fputc('}', out);
+        }
+        fprintf(
+            out,
+            "],\n  \"total\": %.10g,\n  \"root\": {\"inclusive\": %.10g, \"exclusive\": %.10g},\n"
+            "  \"threshold_percent\": %g,\n  \"nodes\": [",
+            tb.total, tb.total, rpt_self(t, 0, col), opt->threshold);
+        break;
+    }
+    walk(&tb, 0, 0, 0);
+    switch (opt->format) {
+    case EXP_TEXT:
+        if (rpt_self(t, 0, col) != 0) {
+            fprintf(out, "(cost outside any shown frame: ");
+            text_value(out, t, col, rpt_self(t, 0, col), 0);
+            fprintf(out, " %s)\n", unit_of(t, col));
+        }
+        if (tb.hidden > 0)
+            fprintf(out, "(%llu nodes not shown: %s)\n", (unsigned long long)tb.hidden,
+                    opt->threshold > 0 ? "--threshold, --depth, --limit" : "--depth, --limit");
+        if (t->db_total_difference > 1e-6 * fabs(tb.total) + 1e-12) {
+            char line[160];
+            snprintf(line, sizeof line, "(warning: the tree is %g off the stored total)",
+                     t->db_total_difference);
+            exp_fit(out, line, opt->width);
+            fputc('\n', out);
+        }
+        break;
+    case EXP_CSV:
+        break;
+    case EXP_JSON:
+        fprintf(out, "\n  ],\n  \"nodes_not_shown\": %llu\n}\n", (unsigned long long)tb.hidden);
+        break;
+    }
+    if (tb.err != 0) {
+        errno = tb.err;
+        return -1;
+    }
+    return ferror(out) ? -1 : 0;
+}
+
+/* ----------------------------------------------------------------- diff */
+
+struct diff {
+    const struct rpt_tree *t;
+    const struct exp_table_options *opt;
+    FILE *out;
+    int cb, cc; /* base and current columns */
+    double tb, tc;
+    struct sort_ctx sc;
+    bool first;
+    uint64_t hidden;
+    size_t name_cols;
+    const char *section;
+};
+
+static void
+diff_row(struct diff *d, uint32_t n, uint32_t parent_out, unsigned depth)
+{
+    const struct rpt_tree *t = d->t;
+    double b = rpt_incl(t, n, d->cb), c = rpt_incl(t, n, d->cc);
+    double bs = rpt_self(t, n, d->cb), cs = rpt_self(t, n, d->cc);
+    double norm = pct(c, d->tc) - pct(b, d->tb);
+    FILE *out = d->out;
+    char name[1024];
+
+    label(t, n, name, sizeof name);
+    switch (d->opt->format) {
+    case EXP_TEXT: {
+        size_t indent = d->opt->tree ? 2 * (size_t)depth : 0;
+        if (indent > d->name_cols / 2)
+            indent = d->name_cols / 2;
+        text_value(out, t, d->cb, b, 10);
+        fputc(' ', out);
+        text_value(out, t, d->cb, c, 10);
+        fputc(' ', out);
+        text_value(out, t, d->cb, c - b, 10);
+        fprintf(out, " %+7.2f%%  %*s", norm, (int)indent, "");
+        exp_fit(out, name, d->name_cols - indent);
+        fputc('\n', out);
+        break;
+    }
+    case EXP_CSV:
+        fprintf(out, "%s,%u,%u,%u,", d->section, n, parent_out, depth);
+        csv_str(out, rpt_tree_name(t, n));
+        fprintf(out, ",%d,%.10g,%.10g,%.10g,%.10g,%.10g,%.6f\n", (int)t->nodes[n].cs_line, b, c, bs,
+                cs, c - b, norm);
+        break;
+    case EXP_JSON:
+        fprintf(out,
+                "%s\n    {\"id\": %u, \"parent\": %u, \"depth\": %u, \"kind\": \"%s\", \"name\": ",
+                d->first ? "" : ",", n, parent_out, depth, kind_name(t->nodes[n].kind));
+        d->first = false;
+        exp_json_str(out, rpt_tree_name(t, n));
+        if (t->nodes[n].cs_line > 0)
+            fprintf(out, ", \"callsite_line\": %d", (int)t->nodes[n].cs_line);
+        fprintf(out,
+                ", \"base\": {\"inclusive\": %.10g, \"exclusive\": %.10g}, \"current\": "
+                "{\"inclusive\": %.10g, \"exclusive\": %.10g}, \"delta\": %.10g, "
+                "\"delta_exclusive\": %.10g, \"delta_normalized_percent\": %.6f}",
+                b, bs, c, cs, c - b, cs - bs, norm);
+        break;
+    }
+}
+
+static bool
+diff_visible(struct diff *d, uint32_t n, unsigned depth)
+{
+    double b = fabs(rpt_incl(d->t, n, d->cb)), c = fabs(rpt_incl(d->t, n, d->cc));
+    double thr = d->opt->threshold / 100.0;
+
+    if (d->opt->max_depth != 0 && depth > d->opt->max_depth)
+        return false;
+    return d->opt->threshold <= 0 || b >= thr * fabs(d->tb) || c >= thr * fabs(d->tc);
+}
+
+static void
+diff_walk(struct diff *d, uint32_t n, uint32_t parent_out, unsigned depth, unsigned max_rows)
+{
+    size_t k = 0;
+    uint32_t *ch;
+
+    if (depth > 0)
+        diff_row(d, n, parent_out, depth);
+    ch = sorted_children(&d->sc, n, &k);
+    for (size_t i = 0; ch != NULL && i < k; i++) {
+        if ((max_rows != 0 && i >= max_rows) || !diff_visible(d, ch[i], depth + 1)) {
+            d->hidden += subtree_size(d->t, ch[i]);
+            continue;
+        }
+        diff_walk(d, ch[i], n, depth + 1, max_rows);
+    }
+    free(ch);
+}
+
+int
+export_diff(const struct rpt_tree *uni, const struct rpt_tree *flat,
+            const struct exp_table_options *opt, const char *base_name, const char *cur_name,
+            FILE *out)
+{
+    struct diff d;
+    int half = uni->nvalues / 2;
+    const struct rpt_tree *parts[2] = {flat, uni};
+    const char *sections[2] = {"procedures", "contexts"};
+
+    memset(&d, 0, sizeof d);
+    d.opt = opt;
+    d.out = out;
+    d.cb = opt->column;
+    d.cc = half + opt->column;
+    d.tb = rpt_incl(uni, 0, d.cb);
+    d.tc = rpt_incl(uni, 0, d.cc);
+    d.name_cols = opt->width > 43 + 12 ? opt->width - 43 : 12;
+    if (opt->format == EXP_JSON) {
+        fputs("{\n  \"format\": \"csprof-report-diff\",\n  \"version\": 1,\n  \"base\": ", out);
+        exp_json_str(out, base_name);
+        fputs(",\n  \"current\": ", out);
+        exp_json_str(out, cur_name);
+        fputs(",\n  \"metric\": {\"event\": ", out);
+        exp_json_str(out, event_of(uni, d.cb));
+        fputs(", \"unit\": ", out);
+        exp_json_str(out, unit_of(uni, d.cb));
+        fprintf(out, "},\n  \"base_total\": %.10g,\n  \"current_total\": %.10g", d.tb, d.tc);
+    } else if (opt->format == EXP_CSV) {
+        fputs("section,id,parent,depth,name,callsite_line,base_inclusive,current_inclusive,"
+              "base_exclusive,current_exclusive,delta,delta_normalized_percent\n",
+              out);
+    } else {
+        size_t w = opt->width > 40 ? opt->width - 28 : 12;
+        fputs("csprof-report diff: base    ", out);
+        exp_fit(out, base_name, w);
+        fputs("\n                   current ", out);
+        exp_fit(out, cur_name, w);
+        fprintf(out, "\nmetric %s (%s); totals ", event_of(uni, d.cb), unit_of(uni, d.cb));
+        text_value(out, uni, d.cb, d.tb, 0);
+        fputs(" -> ", out);
+        text_value(out, uni, d.cb, d.tc, 0);
+        fprintf(out, " %s (%+.2f%%)\nnorm: change of the share of each run's own total\n",
+                unit_of(uni, d.cb), d.tb != 0 ? 100.0 * (d.tc - d.tb) / d.tb : 0.0);
+    }
+    for (int s = 0; s < 2; s++) {
+        d.t = parts[s];
+        d.section = sections[s];
+        d.sc = (struct sort_ctx){parts[s], d.cb, opt->sort == EXP_SORT_NAME ? -1 : d.cc,
+                                 opt->sort == EXP_SORT_NAME ? EXP_SORT_NAME : EXP_SORT_DELTA};
+        d.first = true;
+        if (opt->format == EXP_JSON) {
+            fprintf(out, ",\n  \"%s\": [", sections[s]);
+        } else if (opt->format == EXP_TEXT) {
+            fprintf(out, "\n%s, by size of the change:\n%10s %10s %10s %8s  %s\n", sections[s],
+                    "base", "current", "delta", "norm", s == 0 ? "procedure" : "calling context");
+        }
+        {
+            struct exp_table_options o = *opt;
+            o.tree = s == 1 && opt->tree;
+            d.opt = &o;
+            diff_walk(&d, 0, 0, 0, s == 0 ? opt->limit : 0);
+            d.opt = opt;
+        }
+        if (opt->format == EXP_JSON)
+            fputs("\n  ]", out);
+    }
+    if (opt->format == EXP_JSON)
+        fprintf(out, ",\n  \"nodes_not_shown\": %llu\n}\n", (unsigned long long)d.hidden);
+    else if (opt->format == EXP_TEXT && d.hidden > 0)
+        fprintf(out, "(%llu rows not shown: below %g%% of both)\n", (unsigned long long)d.hidden,
+                opt->threshold);
+    return ferror(out) ? -1 : 0;
+}

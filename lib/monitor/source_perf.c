@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * source_perf.c -- the perf_event sample source: any event perf_event_open(2)
+ * can sample on a thread (the task-clock for CPUTIME, hardware counters,
+ * software events), with an overflow signal to the thread.
+ *
+ * Each thread opens its own event (pid 0, any CPU, user space unless the
+ * encoding says otherwise), asks for PERF_SAMPLE_READ records (the count
+ * and its enabled/running times at each overflow) in a one-page ring
+ * buffer, and routes the overflow to the sampling signal (O_ASYNC,
+ * F_SETSIG, F_SETOWN_EX to the thread).  The handler reads the newest
+ * record from the ring -- memory reads, no system call -- and charges the
+ * count since the previous sample, scaled by enabled/running time when the
+ * kernel multiplexed the counter (source_perf_sig.c).  The event is armed
+ * for MON_PERF_REFRESH overflows at a time (PERF_EVENT_IOC_REFRESH), so
+ * the queue of signals stays bounded without an ioctl per sample.  When the
+ * ring cannot be mapped (perf_event_mlock_kb spent), the handler read(2)s
+ * the count instead.  Ordinary context: thread start and end.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "monitor/mon_internal.h"
+
+#ifndef F_SETSIG
+#    define F_SETSIG 10
+#endif
+
+/* Bytes of a ring: the control page and one data page. */
+static size_t
+ring_bytes(void)
+{
+    return 2 * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static int
+perf_open(struct perf_event_attr *attr)
+{
+    return (int)syscall(SYS_perf_event_open, attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+bool
+mon_perf_task_clock_available(void)
+{
+    struct perf_event_attr attr;
+    int fd;
+
+    memset(&attr, 0, sizeof(attr));
+    attr.size = sizeof(attr);
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.config = PERF_COUNT_SW_TASK_CLOCK;
+    attr.sample_period = 1000000;
+    attr.disabled = 1;
+    attr.exclude_kernel = 1;
+    fd = perf_open(&attr);
+    if (fd < 0)
+        return false;
+    close(fd);
+    return true;
+}
+
+static int
+perf_start(struct mon_thread *td, uint32_t ev)
+{
+    struct f_owner_ex owner = {.type = F_OWNER_TID, .pid = td->tid};
+    struct mon_source_thread *s = &td->src[ev];
+    struct perf_event_attr attr = mon_proc.events[ev].attr;
+    void *ring;
+    int fd, err;
+
+    attr.sample_type = PERF_SAMPLE_READ;
+    attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+    attr.wakeup_events = 1;
+    attr.disabled = 1;
+    fd = perf_open(&attr);
+    if (fd < 0)
+        return -errno;
+    ring = mon_proc.events[ev].perf_ring
+               ? mmap(NULL, ring_bytes(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+               : MAP_FAILED;
+    s->ring = ring == MAP_FAILED ? NULL : ring;
+    s->last = s->enabled_ns = s->running_ns = 0;
+    if (fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK) < 0 || fcntl(fd, F_SETSIG, mon_proc.signo) < 0 ||
+        fcntl(fd, F_SETOWN_EX, &owner) < 0 || ioctl(fd, PERF_EVENT_IOC_RESET, 0) < 0)
+        goto out_close;
+    s->fd = fd;
+    if (ioctl(fd, PERF_EVENT_IOC_REFRESH, (int)mon_proc.events[ev].perf_refresh) < 0) {
+        s->fd = -1;
+        goto out_close;
+    }
+    return 0;
+
+out_close:
+    err = errno;
+    if (s->ring != NULL)
+        munmap(s->ring, ring_bytes());
+    s->ring = NULL;
+    close(fd);
+    return -err;
+}
+
+static void
+perf_stop(struct mon_thread *td, uint32_t ev)
+{
+    struct mon_source_thread *s = &td->src[ev];
+    uint64_t v[3];
+
+    if (s->fd < 0)
+        return;
+    ioctl(s->fd, PERF_EVENT_IOC_DISABLE, 0);
+    /* The final enabled/running times, for the profile's multiplexing counters. */
+    if (read(s->fd, v, sizeof(v)) == (ssize_t)sizeof(v)) {
+        s->enabled_ns = v[1];
+        s->running_ns = v[2];
+    }
+    if (s->ring != NULL)
+        munmap(s->ring, ring_bytes());
+    s->ring = NULL;
+    close(s->fd);
+    s->fd = -1;
+}
+
+static void
+perf_forget(struct mon_thread *td, uint32_t ev)
+{
+    struct mon_source_thread *s = &td->src[ev];
+
+    /* The ring is not mapped in a fork child (the kernel maps it VM_DONTCOPY): forget it.
+     * The descriptor is the parent's open file: closing our copy leaves it running, an
+     * ioctl would disable the parent's sampling. */
+    s->ring = NULL;
+    if (s->fd >= 0) {
+        close(s->fd);
+        s->fd = -1;
+    }
+}
+
+const struct mon_source mon_source_perf = {
+    .mechanism = "perf-event",
+    .thread_start = perf_start,
+    .thread_stop = perf_stop,
+    .thread_forget = perf_forget,
+    .owns = mon_perf_owns,
+    .charge = mon_perf_charge,
+    .rearm = mon_perf_rearm,
+};

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * source_timer.c -- the POSIX-timer sample source: timer_create(2) with
+ * SIGEV_THREAD_ID on the event's clock (the thread's CPU-time clock for
+ * CPUTIME, CLOCK_MONOTONIC for REALTIME), the event's index in si_value.
+ * Ordinary context: thread start and end; the handler's side is
+ * source_timer_sig.c.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+#include "monitor/mon_internal.h"
+
+static int
+timer_start(struct mon_thread *td, uint32_t ev)
+{
+    const struct mon_event *e = &mon_proc.events[ev];
+    struct mon_source_thread *s = &td->src[ev];
+    struct sigevent sev;
+    struct itimerspec its;
+
+    memset(&sev, 0, sizeof(sev));
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = mon_proc.signo;
+    sev.sigev_value.sival_int = (int)ev;
+    sev._sigev_un._tid = td->tid;
+    if (timer_create(e->clock, &sev, &s->timer) < 0)
+        return -errno;
+    s->timer_armed = true;
+    s->last = mon_clock_ns(e->clock);
+    its.it_interval.tv_sec = (time_t)(e->period / 1000000000u);
+    its.it_interval.tv_nsec = (long)(e->period % 1000000000u);
+    its.it_value = its.it_interval;
+    if (timer_settime(s->timer, 0, &its, NULL) < 0) {
+        int err = errno;
+
+        timer_delete(s->timer);
+        s->timer_armed = false;
+        return -err;
+    }
+    return 0;
+}
+
+static void
+timer_stop(struct mon_thread *td, uint32_t ev)
+{
+    struct mon_source_thread *s = &td->src[ev];
+
+    if (s->timer_armed) {
+        timer_delete(s->timer);
+        s->timer_armed = false;
+    }
+}
+
+static void
+timer_forget(struct mon_thread *td, uint32_t ev)
+{
+    td->src[ev].timer_armed = false; /* timers are not inherited by a fork child */
+}
+
+const struct mon_source mon_source_timer = {
+    .mechanism = "posix-timer",
+    .thread_start = timer_start,
+    .thread_stop = timer_stop,
+    .thread_forget = timer_forget,
+    .owns = mon_timer_owns,
+    .charge = mon_timer_charge,
+    .rearm = NULL, /* periodic: the kernel re-arms */
+};

@@ -1,0 +1,678 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * db_read.c -- DB/experiment.xml into struct rpt_db with libxml2's streaming
+ * reader (xmlTextReader): one pass, no DOM, attributes read in place.
+ *
+ * Tool code.  Elements this reader does not know are skipped with their
+ * whole subtree (xmlTextReaderNext), attributes it does not know are
+ * ignored, so that databases with more content than experiment.dtd
+ * describes today still load.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <libxml/xmlreader.h>
+
+#include "report/report_internal.h"
+
+const char *
+rpt_strerror(int err)
+{
+    switch (err) {
+    case RPT_OK:
+        return "success";
+    case RPT_ENOMEM:
+        return "out of memory";
+    case RPT_EIO:
+        return "cannot read the database";
+    case RPT_EFORMAT:
+        return "not a csprof experiment database";
+    case RPT_EINVAL:
+        return "invalid argument";
+    }
+    return "unknown error";
+}
+
+void
+rpt_errf(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (err == NULL || errlen == 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+void *
+rpt_grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+    size_t n = *cap ? *cap : 16;
+    void *q;
+
+    if (need <= *cap)
+        return p;
+    while (n < need)
+        n *= 2;
+    q = realloc(p, n * elem);
+    if (q == NULL)
+        return NULL;
+    memset((char *)q + *cap * elem, 0, (n - *cap) * elem);
+    *cap = n;
+    return q;
+}
+
+/* Attributes of the current element, by name, without copying. */
+#define MAX_ATTRS 24
+struct attrs {
+    int n;
+    const char *name[MAX_ATTRS];
+    const char *value[MAX_ATTRS];
+};
+
+static void
+read_attrs(xmlTextReaderPtr r, struct attrs *a)
+{
+    a->n = 0;
+    if (xmlTextReaderMoveToFirstAttribute(r) != 1)
+        return;
+    do {
+        if (a->n < MAX_ATTRS) {
+            a->name[a->n] = (const char *)xmlTextReaderConstName(r);
+            a->value[a->n] = (const char *)xmlTextReaderConstValue(r);
+            a->n++;
+        }
+    } while (xmlTextReaderMoveToNextAttribute(r) == 1);
+    xmlTextReaderMoveToElement(r);
+}
+
+static const char *
+attr(const struct attrs *a, const char *name)
+{
+    for (int i = 0; i < a->n; i++)
+        if (a->name[i] != NULL && strcmp(a->name[i], name) == 0)
+            return a->value[i];
+    return NULL;
+}
+
+static long long
+attr_ll(const struct attrs *a, const char *name, long long dflt)
+{
+    const char *v = attr(a, name);
+    char *end;
+    long long x;
+
+    if (v == NULL || *v == '\0')
+        return dflt;
+    errno = 0;
+    x = strtoll(v, &end, 10);
+    return (errno != 0 || *end != '\0') ? dflt : x;
+}
+
+static double
+attr_d(const struct attrs *a, const char *name, double dflt)
+{
+    const char *v = attr(a, name);
+    char *end;
+    double x;
+
+    if (v == NULL || *v == '\0')
+        return dflt;
+    x = strtod(v, &end);
+    return *end != '\0' ? dflt : x;
+}
+
+static char *
+attr_dup(const struct attrs *a, const char *name)
+{
+    const char *v = attr(a, name);
+
+    return v != NULL ? strdup(v) : NULL;
+}
+
+/* Raw units per stored unit, from the unit names csprof-prof writes. */
+static double
+unit_factor(const char *unit, const char *raw)
+{
+    static const struct {
+        const char *unit, *raw;
+        double factor;
+    } table[] = {
+        {"s", "ns", 1e9}, {"ms", "ns", 1e6}, {"us", "ns", 1e3}, {"s", "us", 1e6}, {"s", "ms", 1e3},
+    };
+
+    if (unit == NULL || raw == NULL || strcmp(unit, raw) == 0)
+        return 1.0;
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (strcmp(table[i].unit, unit) == 0 && strcmp(table[i].raw, raw) == 0)
+            return table[i].factor;
+    return 1.0;
+}
+
+struct reader {
+    struct rpt_db *db;
+    size_t cap_metrics, cap_modules, cap_files, cap_procs, cap_inputs, cap_nodes;
+    /* the open CCT elements: node index and XML depth */
+    uint32_t *stack;
+    int *stack_depth;
+    size_t nstack, cap_stack, cap_stack_depth;
+    bool in_cct;
+    int cct_depth; /* XML depth of SecCallPathProfileData */
+    struct rpt_node *nodes;
+    uint32_t nnodes;
+    /* values are kept as (node, metric, value) until the metric count is final */
+    struct mval {
+        uint32_t node;
+        int metric;
+        double v;
+    } * mvals;
+    size_t nmvals, cap_mvals;
+    uint32_t *last_child; /* per node, for O(1) sibling links */
+    size_t cap_last;
+};
+
+/* Index attribute i of a table row: 0-based, dense, below a sane bound. */
+static int
+row_index(const struct attrs *a)
+{
+    long long i = attr_ll(a, "i", -1);
+
+    return (i < 0 || i > 100000000) ? -1 : (int)i;
+}
+
+static int
+add_table_row(struct reader *rd, const char *el, const struct attrs *a)
+{
+    struct rpt_db *db = rd->db;
+    int i = row_index(a);
+
+    if (i < 0)
+        return RPT_EFORMAT;
+    if (strcmp(el, "Metric") == 0) {
+        struct rpt_metric *m;
+        db->metrics = rpt_grow(db->metrics, &rd->cap_metrics, (size_t)i + 1, sizeof *m);
+        if (db->metrics == NULL)
+            return RPT_ENOMEM;
+        m = &db->metrics[i];
+        if (m->name != NULL)
+            return RPT_EFORMAT; /* duplicate index */
+        m->name = attr_dup(a, "n");
+        m->event = attr_dup(a, "event");
+        m->unit = attr_dup(a, "unit");
+        m->raw_unit = attr_dup(a, "raw-unit");
+        if (m->name == NULL || m->event == NULL)
+            return RPT_EFORMAT;
+        m->inclusive = attr(a, "t") != NULL && strcmp(attr(a, "t"), "inclusive") == 0;
+        m->partner = (int)attr_ll(a, "partner", -1);
+        m->raw_per_unit = unit_factor(m->unit, m->raw_unit);
+        m->integral = m->raw_unit != NULL || strcmp(m->event, "samples") == 0 ||
+                      strcmp(m->event, "calls") == 0;
+        /* newer databases add derived metrics (formula) and statistics over
+           threads and processes (stat): neither adds up along the tree */
+        m->stat = attr_dup(a, "stat");
+        m->over = attr_dup(a, "over");
+        m->of = (int)attr_ll(a, "of", -1);
+        m->additive = attr(a, "formula") == NULL && attr(a, "stat") == NULL &&
+                      (m->unit == NULL || strcmp(m->unit, "derived") != 0);
+        if (i + 1 > db->nmetrics)
+            db->nmetrics = i + 1;
+    } else if (strcmp(el, "LoadModule") == 0) {
+        db->modules = rpt_grow(db->modules, &rd->cap_modules, (size_t)i + 1, sizeof *db->modules);
+        if (db->modules == NULL)
+            return RPT_ENOMEM;
+        free(db->modules[i].name);
+        free(db->modules[i].build_id);
+        db->modules[i].name = attr_dup(a, "n");
+        db->modules[i].build_id = attr_dup(a, "build-id");
+        if (i + 1 > db->nmodules)
+            db->nmodules = i + 1;
+    } else if (strcmp(el, "File") == 0) {
+        db->files = rpt_grow(db->files, &rd->cap_files, (size_t)i + 1, sizeof *db->files);
+        if (db->files == NULL)
+            return RPT_ENOMEM;
+        free(db->files[i]);
+        db->files[i] = attr_dup(a, "n");
+        if (i + 1 > db->nfiles)
+            db->nfiles = i + 1;
+    } else { /* Procedure */
+        struct rpt_proc *p;
+        db->procs = rpt_grow(db->procs, &rd->cap_procs, (size_t)i + 1, sizeof *p);
+        if (db->procs == NULL)
+            return RPT_ENOMEM;
+        p = &db->procs[i];
+        free(p->name);
+        p->name = attr_dup(a, "n");
+        p->lm = (int)attr_ll(a, "lm", -1);
+        p->file = (int)attr_ll(a, "f", -1);
+        p->line = (int)attr_ll(a, "l", 0);
+        if (i + 1 > db->nprocs)
+            db->nprocs = i + 1;
+    }
+    return RPT_OK;
+}
+
+static int
+add_input(struct reader *rd, const struct attrs *a)
+{
+    struct rpt_db *db = rd->db;
+    struct rpt_input *in;
+
+    db->inputs = rpt_grow(db->inputs, &rd->cap_inputs, (size_t)db->ninputs + 1, sizeof *in);
+    if (db->inputs == NULL)
+        return RPT_ENOMEM;
+    in = &db->inputs[db->ninputs++];
+    in->path = attr_dup(a, "path");
+    in->read = attr(a, "status") != NULL && strcmp(attr(a, "status"), "read") == 0;
+    in->pid = attr_ll(a, "pid", -1);
+    in->tid = attr_ll(a, "tid", -1);
+    in->thread_index = attr_ll(a, "thread-index", -1);
+    in->rank = attr_ll(a, "rank", -1);
+    in->samples = attr_d(a, "samples", -1);
+    in->cpu_ns = attr_d(a, "cpu-ns", -1);
+    return RPT_OK;
+}
+
+static int
+cct_kind(const char *el)
+{
+    static const struct {
+        const char *name;
+        enum rpt_cct_kind kind;
+    } kinds[] = {{"PF", RPT_CCT_FRAME},   {"A", RPT_CCT_INLINE}, {"L", RPT_CCT_LOOP},
+                 {"C", RPT_CCT_CALLSITE}, {"S", RPT_CCT_STMT},   {"T", RPT_CCT_TRUNC}};
+
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(kinds[i].name, el) == 0)
+            return (int)kinds[i].kind;
+    return -1;
+}
+
+static int
+push(struct reader *rd, uint32_t node, int depth)
+{
+    rd->stack = rpt_grow(rd->stack, &rd->cap_stack, rd->nstack + 1, sizeof *rd->stack);
+    rd->stack_depth =
+        rpt_grow(rd->stack_depth, &rd->cap_stack_depth, rd->nstack + 1, sizeof *rd->stack_depth);
+    if (rd->stack == NULL || rd->stack_depth == NULL)
+        return RPT_ENOMEM;
+    rd->stack[rd->nstack] = node;
+    rd->stack_depth[rd->nstack] = depth;
+    rd->nstack++;
+    return RPT_OK;
+}
+
+static int
+new_node(struct reader *rd, int kind, const struct attrs *a, uint32_t *out)
+{
+    uint32_t parent = rd->nstack ? rd->stack[rd->nstack - 1] : 0;
+    struct rpt_node *n;
+    uint32_t id = rd->nnodes;
+
+    if (rd->nnodes == UINT32_MAX)
+        return RPT_ENOMEM;
+    rd->nodes = rpt_grow(rd->nodes, &rd->cap_nodes, (size_t)id + 1, sizeof *rd->nodes);
+    rd->last_child =
+        rpt_grow(rd->last_child, &rd->cap_last, (size_t)id + 1, sizeof *rd->last_child);
+    if (rd->nodes == NULL || rd->last_child == NULL)
+        return RPT_ENOMEM;
+    n = &rd->nodes[id];
+    memset(n, 0, sizeof *n);
+    n->parent = parent;
+    n->kind = (uint8_t)kind;
+    n->proc = -1;
+    n->lm = -1;
+    n->file = -1;
+    if (a != NULL) {
+        if (kind == RPT_CCT_FRAME || kind == RPT_CCT_INLINE)
+            n->proc = (int32_t)attr_ll(a, "n", -1);
+        n->lm = (int32_t)attr_ll(a, "lm", -1);
+        n->file = (int32_t)attr_ll(a, "f", -1);
+        n->line = (int32_t)attr_ll(a, "l", 0);
+    }
+    if (id != 0) {
+        if (rd->last_child[parent] == 0)
+            rd->nodes[parent].first_child = id;
+        else
+            rd->nodes[rd->last_child[parent]].next_sibling = id;
+        rd->last_child[parent] = id;
+    }
+    rd->nnodes++;
+    *out = id;
+    return RPT_OK;
+}
+
+static int
+add_value(struct reader *rd, const struct attrs *a, int depth)
+{
+    long long m = attr_ll(a, "n", -1);
+    const char *v = attr(a, "v");
+    char *end;
+    double x;
+
+    /* an M belongs to the CCT node whose element is its parent */
+    if (rd->nstack == 0 || rd->stack_depth[rd->nstack - 1] != depth - 1)
+        return RPT_OK;
+    if (m < 0 || m > 1000000 || v == NULL)
+        return RPT_EFORMAT;
+    x = strtod(v, &end);
+    if (*end != '\0' || end == v)
+        return RPT_EFORMAT;
+    rd->mvals = rpt_grow(rd->mvals, &rd->cap_mvals, rd->nmvals + 1, sizeof *rd->mvals);
+    if (rd->mvals == NULL)
+        return RPT_ENOMEM;
+    rd->mvals[rd->nmvals++] = (struct mval){rd->stack[rd->nstack - 1], (int)m, x};
+    return RPT_OK;
+}
+
+/* Handle one element start.  *skip: skip the subtree (unknown element). */
+static int
+start_element(struct reader *rd, xmlTextReaderPtr r, const char *el, int depth, bool empty,
+              bool *skip)
+{
+    struct rpt_db *db = rd->db;
+    struct attrs a;
+    uint32_t id;
+    int kind, rc;
+
+    *skip = false;
+    if (rd->in_cct) {
+        if (strcmp(el, "M") == 0) {
+            read_attrs(r, &a);
+            return add_value(rd, &a, depth);
+        }
+        kind = cct_kind(el);
+        if (kind < 0 || rd->nstack == 0 || rd->stack_depth[rd->nstack - 1] != depth - 1) {
+            *skip = true;
+            db->skipped_elements++;
+            return RPT_OK;
+        }
+        read_attrs(r, &a);
+        rc = new_node(rd, kind, &a, &id);
+        if (rc == RPT_OK && !empty)
+            rc = push(rd, id, depth);
+        return rc;
+    }
+    if (strcmp(el, "SecCallPathProfileData") == 0) {
+        if (rd->nnodes != 0)
+            return RPT_EFORMAT; /* a second profile: not produced by csprof-prof */
+        rd->in_cct = !empty;
+        rd->cct_depth = depth;
+        rc = new_node(rd, RPT_CCT_ROOT, NULL, &id);
+        if (rc == RPT_OK && !empty)
+            rc = push(rd, id, depth);
+        return rc;
+    }
+    if (strcmp(el, "Metric") == 0 || strcmp(el, "LoadModule") == 0 || strcmp(el, "File") == 0 ||
+        strcmp(el, "Procedure") == 0) {
+        read_attrs(r, &a);
+        return add_table_row(rd, el, &a);
+    }
+    if (strcmp(el, "Input") == 0) {
+        read_attrs(r, &a);
+        return add_input(rd, &a);
+    }
+    if (strcmp(el, "csprof-experiment") == 0) {
+        read_attrs(r, &a);
+        db->version = attr_dup(&a, "version");
+        return RPT_OK;
+    }
+    if (strcmp(el, "Header") == 0) {
+        read_attrs(r, &a);
+        db->program = attr_dup(&a, "n");
+        return RPT_OK;
+    }
+    if (strcmp(el, "Summary") == 0) {
+        read_attrs(r, &a);
+        db->threads = attr_d(&a, "threads", -1);
+        db->processes = attr_d(&a, "processes", -1);
+        db->samples = attr_d(&a, "samples", -1);
+        db->rooted_percent = attr_d(&a, "rooted-percent", -1);
+        db->unknown_samples = attr_d(&a, "unknown-samples", -1);
+        db->cpu_seconds = attr_d(&a, "cpu-seconds", -1);
+        return RPT_OK;
+    }
+    return RPT_OK; /* containers and unknown elements outside the CCT: read through */
+}
+
+static void
+end_element(struct reader *rd, int depth)
+{
+    if (!rd->in_cct)
+        return;
+    if (rd->nstack > 0 && rd->stack_depth[rd->nstack - 1] == depth)
+        rd->nstack--;
+    if (depth == rd->cct_depth)
+        rd->in_cct = false;
+}
+
+static int
+finish_db(struct reader *rd, char *err, size_t errlen)
+{
+    struct rpt_db *db = rd->db;
+
+    if (db->version == NULL || rd->nnodes == 0) {
+        rpt_errf(err, errlen, "%s: not a csprof experiment database (no %s)", db->path,
+                 db->version == NULL ? "csprof-experiment element" : "SecCallPathProfileData");
+        return RPT_EFORMAT;
+    }
+    db->calls_metric = -1;
+    for (int i = 0; i < db->nmetrics; i++) {
+        struct rpt_metric *m = &db->metrics[i];
+        if (m->name == NULL) {
+            rpt_errf(err, errlen, "%s: metric table has no Metric i=\"%d\"", db->path, i);
+            return RPT_EFORMAT;
+        }
+        if (strcmp(m->event, "calls") == 0 && db->calls_metric < 0)
+            db->calls_metric = i;
+    }
+    for (int i = 0; db->procs != NULL && i < db->nprocs; i++)
+        if (db->procs[i].name == NULL) {
+            rpt_errf(err, errlen, "%s: procedure table has no Procedure i=\"%d\"", db->path, i);
+            return RPT_EFORMAT;
+        }
+    for (int i = 0; db->files != NULL && i < db->nfiles; i++)
+        if (db->files[i] == NULL && (db->files[i] = strdup("?")) == NULL)
+            return RPT_ENOMEM;
+    for (int i = 0; db->modules != NULL && i < db->nmodules; i++)
+        if (db->modules[i].name == NULL && (db->modules[i].name = strdup("?")) == NULL)
+            return RPT_ENOMEM;
+    db->nodes = rd->nodes;
+    db->nnodes = rd->nnodes;
+    rd->nodes = NULL;
+    for (uint32_t i = 0; i < db->nnodes; i++) {
+        struct rpt_node *n = &db->nodes[i];
+        if (n->proc >= db->nprocs || (n->kind == RPT_CCT_FRAME && n->proc < 0) ||
+            (n->kind == RPT_CCT_INLINE && n->proc < 0)) {
+            rpt_errf(err, errlen, "%s: a call-tree frame names procedure %d of %d", db->path,
+                     (int)n->proc, db->nprocs);
+            return RPT_EFORMAT;
+        }
+        if (n->file >= db->nfiles)
+            n->file = -1;
+        if (n->lm >= db->nmodules)
+            n->lm = -1;
+        if (n->kind == RPT_CCT_FRAME && n->lm < 0 && db->procs[n->proc].lm < db->nmodules)
+            n->lm = db->procs[n->proc].lm;
+    }
+    if (db->nmetrics > 0) {
+        db->values = calloc((size_t)db->nnodes * (size_t)db->nmetrics, sizeof *db->values);
+        if (db->values == NULL)
+            return RPT_ENOMEM;
+    }
+    for (size_t i = 0; i < rd->nmvals; i++) {
+        struct mval *v = &rd->mvals[i];
+        if (v->metric >= db->nmetrics) {
+            rpt_errf(err, errlen, "%s: a value names metric %d of %d", db->path, v->metric,
+                     db->nmetrics);
+            return RPT_EFORMAT;
+        }
+        db->values[(size_t)v->node * (size_t)db->nmetrics + (size_t)v->metric] = v->v;
+    }
+    return RPT_OK;
+}
+
+/* libxml2 reports through this instead of printing: the first error is kept. */
+struct xml_err {
+    char msg[200];
+    int line;
+};
+
+static void
+on_xml_error(void *arg, const char *msg, xmlParserSeverities severity, xmlTextReaderLocatorPtr loc)
+{
+    struct xml_err *e = arg;
+    size_t n;
+
+    if (severity != XML_PARSER_SEVERITY_ERROR || e->msg[0] != '\0' || msg == NULL)
+        return;
+    snprintf(e->msg, sizeof e->msg, "%s", msg);
+    n = strlen(e->msg);
+    while (n > 0 && (e->msg[n - 1] == '\n' || e->msg[n - 1] == ' '))
+        e->msg[--n] = '\0';
+    e->line = loc != NULL ? xmlTextReaderLocatorLineNumber(loc) : 0;
+}
+
+int
+rpt_db_read(const char *path, struct rpt_db **out, char *err, size_t errlen)
+{
+    struct xml_err xerr = {"", 0};
+    struct reader rd;
+    struct rpt_db *db;
+    struct stat st;
+    xmlTextReaderPtr r;
+    char *file;
+    int rc = RPT_OK, ret, skip_depth = -1;
+
+    *out = NULL;
+    memset(&rd, 0, sizeof rd);
+    if (stat(path, &st) != 0) {
+        rpt_errf(err, errlen, "%s: %s", path, strerror(errno));
+        return RPT_EIO;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        if (asprintf(&file, "%s/experiment.xml", path) < 0)
+            return RPT_ENOMEM;
+    } else if ((file = strdup(path)) == NULL) {
+        return RPT_ENOMEM;
+    }
+    db = calloc(1, sizeof *db);
+    if (db == NULL) {
+        free(file);
+        return RPT_ENOMEM;
+    }
+    db->path = file;
+    rd.db = db;
+    r = xmlReaderForFile(file, NULL, XML_PARSE_HUGE | XML_PARSE_NONET);
+    if (r == NULL) {
+        rpt_errf(err, errlen, "%s: cannot open: %s", file, strerror(errno ? errno : EIO));
+        rc = RPT_EIO;
+        goto out_free;
+    }
+    xmlTextReaderSetErrorHandler(r, on_xml_error, &xerr);
+    while ((ret = xmlTextReaderRead(r)) == 1) {
+        int type = xmlTextReaderNodeType(r);
+        int depth = xmlTextReaderDepth(r);
+
+        if (skip_depth >= 0) { /* inside an unknown element: wait for its end */
+            if (type == XML_READER_TYPE_END_ELEMENT && depth == skip_depth)
+                skip_depth = -1;
+            continue;
+        }
+        if (type == XML_READER_TYPE_ELEMENT) {
+            bool empty = xmlTextReaderIsEmptyElement(r) == 1, skip = false;
+            const char *el = (const char *)xmlTextReaderConstName(r);
+
+            rc = start_element(&rd, r, el, depth, empty, &skip);
+            if (rc != RPT_OK) {
+                if (rc == RPT_EFORMAT)
+                    rpt_errf(err, errlen, "%s:%d: malformed <%s>", file,
+                             xmlTextReaderGetParserLineNumber(r), el);
+                else
+                    rpt_errf(err, errlen, "%s: %s", file, rpt_strerror(rc));
+                goto out_reader;
+            }
+            if (skip && !empty)
+                skip_depth = depth;
+        } else if (type == XML_READER_TYPE_END_ELEMENT) {
+            end_element(&rd, depth);
+        }
+    }
+    if (ret != 0) {
+        rpt_errf(err, errlen, "%s:%d: not well-formed XML: %s", file, xerr.line,
+                 xerr.msg[0] ? xerr.msg : "cannot parse");
+        rc = RPT_EFORMAT;
+        goto out_reader;
+    }
+    rc = finish_db(&rd, err, errlen);
+out_reader:
+    xmlFreeTextReader(r);
+out_free:
+    free(rd.stack);
+    free(rd.stack_depth);
+    free(rd.mvals);
+    free(rd.last_child);
+    if (rc != RPT_OK) {
+        if (db->nodes == NULL)
+            db->nodes = rd.nodes;
+        else
+            free(rd.nodes);
+        rpt_db_free(db);
+        return rc;
+    }
+    *out = db;
+    return RPT_OK;
+}
+
+void
+rpt_db_free(struct rpt_db *db)
+{
+    if (db == NULL)
+        return;
+    for (int i = 0; db->metrics != NULL && i < db->nmetrics; i++) {
+        free(db->metrics[i].name);
+        free(db->metrics[i].event);
+        free(db->metrics[i].unit);
+        free(db->metrics[i].raw_unit);
+        free(db->metrics[i].stat);
+        free(db->metrics[i].over);
+    }
+    free(db->metrics);
+    for (int i = 0; db->modules != NULL && i < db->nmodules; i++) {
+        free(db->modules[i].name);
+        free(db->modules[i].build_id);
+    }
+    free(db->modules);
+    for (int i = 0; db->files != NULL && i < db->nfiles; i++)
+        free(db->files[i]);
+    free(db->files);
+    for (int i = 0; db->procs != NULL && i < db->nprocs; i++)
+        free(db->procs[i].name);
+    free(db->procs);
+    for (int i = 0; db->inputs != NULL && i < db->ninputs; i++)
+        free(db->inputs[i].path);
+    free(db->inputs);
+    free(db->nodes);
+    free(db->values);
+    free(db->path);
+    free(db->program);
+    free(db->version);
+    free(db);
+}
+
+int
+rpt_db_find_metric(const struct rpt_db *db, const char *name)
+{
+    for (int i = 0; i < db->nmetrics; i++) {
+        const struct rpt_metric *m = &db->metrics[i];
+        if (!m->inclusive || !m->additive)
+            continue;
+        if (name == NULL || strcasecmp(m->event, name) == 0 || strcasecmp(m->name, name) == 0)
+            return i;
+    }
+    return -1;
+}

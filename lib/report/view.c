@@ -1,0 +1,966 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * view.c -- views of a database: the top-down tree of frames with the
+ * call-path transforms, bottom-up (callers), flat (static), and the union
+ * of two trees for differential profiles.
+ *
+ * Tool code.  Siblings are merged by a key (kind, name, call-site line), so
+ * hiding a frame, eliding roots or collapsing recursion joins what becomes
+ * the same context, and two databases of different builds line up by name
+ * and line rather than by address.  Self values come from the stored
+ * inclusive values (self = inclusive - children's inclusive), so every view
+ * satisfies inclusive = self + children's inclusive exactly, whatever the
+ * database rounded.
+ */
+#include <math.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report_internal.h"
+
+/* ------------------------------------------------------------ name table */
+
+struct rpt_names {
+    char **str;
+    size_t n, cap;
+    uint32_t *slot; /* open addressing: id + 1, 0 empty */
+    size_t nslot;
+};
+
+static uint64_t
+hash_bytes(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+struct rpt_names *
+rpt_names_new(void)
+{
+    return calloc(1, sizeof(struct rpt_names));
+}
+
+void
+rpt_names_free(struct rpt_names *nm)
+{
+    if (nm == NULL)
+        return;
+    for (size_t i = 0; i < nm->n; i++)
+        free(nm->str[i]);
+    free(nm->str);
+    free(nm->slot);
+    free(nm);
+}
+
+const char *
+rpt_names_get(const struct rpt_names *nm, uint32_t id)
+{
+    return id < nm->n ? nm->str[id] : "?";
+}
+
+static int
+names_rehash(struct rpt_names *nm, size_t nslot)
+{
+    uint32_t *slot = calloc(nslot, sizeof *slot);
+
+    if (slot == NULL)
+        return RPT_ENOMEM;
+    for (size_t i = 0; i < nm->n; i++) {
+        size_t h = hash_bytes(nm->str[i]) & (nslot - 1);
+        while (slot[h] != 0)
+            h = (h + 1) & (nslot - 1);
+        slot[h] = (uint32_t)i + 1;
+    }
+    free(nm->slot);
+    nm->slot = slot;
+    nm->nslot = nslot;
+    return RPT_OK;
+}
+
+/* Intern @s; *id gets its id.  Returns RPT_OK or RPT_ENOMEM. */
+static int
+names_intern(struct rpt_names *nm, const char *s, uint32_t *id)
+{
+    size_t h;
+
+    if ((nm->n + 1) * 2 > nm->nslot && names_rehash(nm, nm->nslot ? nm->nslot * 2 : 256) != 0)
+        return RPT_ENOMEM;
+    h = hash_bytes(s) & (nm->nslot - 1);
+    while (nm->slot[h] != 0) {
+        if (strcmp(nm->str[nm->slot[h] - 1], s) == 0) {
+            *id = nm->slot[h] - 1;
+            return RPT_OK;
+        }
+        h = (h + 1) & (nm->nslot - 1);
+    }
+    nm->str = rpt_grow(nm->str, &nm->cap, nm->n + 1, sizeof *nm->str);
+    if (nm->str == NULL || (nm->str[nm->n] = strdup(s)) == NULL)
+        return RPT_ENOMEM;
+    nm->slot[h] = (uint32_t)nm->n + 1;
+    *id = (uint32_t)nm->n++;
+    return RPT_OK;
+}
+
+/* ------------------------------------------------------------- the tree */
+
+struct child_map {
+    uint32_t *slot; /* node id, 0 empty (the root is never a child) */
+    size_t nslot, n;
+};
+
+struct tree_build {
+    struct rpt_tree *t;
+    struct child_map map;
+};
+
+static uint64_t
+key_hash(uint32_t parent, uint8_t kind, uint32_t name, int32_t cs_line)
+{
+    uint64_t h = parent * 0x9e3779b97f4a7c15ull;
+
+    h ^= ((uint64_t)kind << 56) ^ ((uint64_t)name * 0xc2b2ae3d27d4eb4full) ^ (uint32_t)cs_line;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    return h ^ (h >> 32);
+}
+
+static bool
+key_eq(const struct rpt_vnode *v, uint32_t parent, uint8_t kind, uint32_t name, int32_t cs_line)
+{
+    return v->parent == parent && v->kind == kind && v->name == name && v->cs_line == cs_line;
+}
+
+static int
+map_insert(struct child_map *m, const struct rpt_tree *t, uint32_t id)
+{
+    const struct rpt_vnode *v = &t->nodes[id];
+    size_t h;
+
+    if ((m->n + 1) * 2 > m->nslot) {
+        size_t nslot = m->nslot ? m->nslot * 2 : 1024;
+        uint32_t *slot = calloc(nslot, sizeof *slot);
+        if (slot == NULL)
+            return RPT_ENOMEM;
+        for (size_t i = 0; i < m->nslot; i++) {
+            const struct rpt_vnode *w;
+            if (m->slot[i] == 0)
+                continue;
+            w = &t->nodes[m->slot[i]];
+            h = key_hash(w->parent, w->kind, w->name, w->cs_line) & (nslot - 1);
+            while (slot[h] != 0)
+                h = (h + 1) & (nslot - 1);
+            slot[h] = m->slot[i];
+        }
+        free(m->slot);
+        m->slot = slot;
+        m->nslot = nslot;
+    }
+    h = key_hash(v->parent, v->kind, v->name, v->cs_line) & (m->nslot - 1);
+    while (m->slot[h] != 0)
+        h = (h + 1) & (m->nslot - 1);
+    m->slot[h] = id;
+    m->n++;
+    return RPT_OK;
+}
+
+static uint32_t
+map_find(const struct child_map *m, const struct rpt_tree *t, uint32_t parent, uint8_t kind,
+         uint32_t name, int32_t cs_line)
+{
+    size_t h;
+
+    if (m->nslot == 0)
+        return 0;
+    h = key_hash(parent, kind, name, cs_line) & (m->nslot - 1);
+    while (m->slot[h] != 0) {
+        if (key_eq(&t->nodes[m->slot[h]], parent, kind, name, cs_line))
+            return m->slot[h];
+        h = (h + 1) & (m->nslot - 1);
+    }
+    return 0;
+}
+
+static struct rpt_tree *
+tree_new(const struct rpt_db *db, struct rpt_names *names, int nvalues)
+{
+    struct rpt_tree *t = calloc(1, sizeof *t);
+
+    if (t == NULL)
+        return NULL;
+    t->db = db;
+    t->nvalues = nvalues;
+    if (names == NULL) {
+        names = rpt_names_new();
+        t->owns_names = true;
+    }
+    t->names = names;
+    t->metric_of = calloc((size_t)(nvalues > 0 ? nvalues : 1), sizeof *t->metric_of);
+    if (names == NULL || t->metric_of == NULL) {
+        rpt_tree_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void
+rpt_tree_free(struct rpt_tree *t)
+{
+    if (t == NULL)
+        return;
+    if (t->owns_names)
+        rpt_names_free(t->names);
+    free(t->nodes);
+    free(t->metric_of);
+    free(t->self);
+    free(t->incl);
+    free(t);
+}
+
+/* Append a node (no sibling merging).  Returns its id, or 0 on ENOMEM. */
+static uint32_t
+tree_add(struct rpt_tree *t, uint32_t parent, const struct rpt_vnode *proto)
+{
+    size_t cap = t->cap, need = (size_t)t->nnodes + 1, vcap;
+    uint32_t id = t->nnodes;
+    struct rpt_vnode *v;
+
+    if (need > cap) {
+        size_t ncap = cap ? cap * 2 : 256;
+        struct rpt_vnode *nodes = realloc(t->nodes, ncap * sizeof *nodes);
+        double *self, *incl;
+        vcap = ncap * (size_t)t->nvalues;
+        if (nodes == NULL)
+            return 0;
+        t->nodes = nodes;
+        self = realloc(t->self, (vcap ? vcap : 1) * sizeof *self);
+        if (self == NULL)
+            return 0;
+        t->self = self;
+        incl = realloc(t->incl, (vcap ? vcap : 1) * sizeof *incl);
+        if (incl == NULL)
+            return 0;
+        t->incl = incl;
+        t->cap = (uint32_t)ncap;
+    }
+    v = &t->nodes[id];
+    *v = *proto;
+    v->parent = parent;
+    v->first_child = v->next_sibling = v->last_child = 0;
+    for (int c = 0; c < t->nvalues; c++)
+        t->self[(size_t)id * (size_t)t->nvalues + (size_t)c] =
+            t->incl[(size_t)id * (size_t)t->nvalues + (size_t)c] = 0;
+    if (id != 0) {
+        struct rpt_vnode *p = &t->nodes[parent];
+        if (p->last_child == 0)
+            p->first_child = id;
+        else
+            t->nodes[p->last_child].next_sibling = id;
+        p->last_child = id;
+    }
+    t->nnodes++;
+    return id;
+}
+
+/* The child of @parent with @proto's key, created from @proto when absent; 0 on ENOMEM. */
+static uint32_t
+child_get(struct tree_build *b, uint32_t parent, const struct rpt_vnode *proto)
+{
+    uint32_t id = map_find(&b->map, b->t, parent, proto->kind, proto->name, proto->cs_line);
+
+    if (id != 0) {
+        struct rpt_vnode *v = &b->t->nodes[id];
+        v->calls += proto->calls;
+        if (v->cs_file < 0)
+            v->cs_file = proto->cs_file;
+        return id;
+    }
+    id = tree_add(b->t, parent, proto);
+    if (id == 0 || map_insert(&b->map, b->t, id) != RPT_OK)
+        return 0;
+    return id;
+}
+
+/* incl = self + children's incl: children always follow their parent. */
+static void
+tree_sum(struct rpt_tree *t)
+{
+    size_t nv = (size_t)t->nvalues;
+
+    memcpy(t->incl, t->self, (size_t)t->nnodes * nv * sizeof *t->incl);
+    for (uint32_t i = t->nnodes; i-- > 1;) {
+        uint32_t p = t->nodes[i].parent;
+        for (size_t c = 0; c < nv; c++)
+            t->incl[p * nv + c] += t->incl[i * nv + c];
+    }
+}
+
+int
+rpt_tree_column(const struct rpt_tree *t, int m)
+{
+    for (int c = 0; c < t->nvalues; c++)
+        if (t->metric_of[c] == m)
+            return c;
+    return -1;
+}
+
+const char *
+rpt_tree_name(const struct rpt_tree *t, uint32_t node)
+{
+    return rpt_names_get(t->names, t->nodes[node].name);
+}
+
+const char *
+rpt_file_base(const struct rpt_db *db, int f)
+{
+    const char *s, *slash;
+
+    if (f < 0 || f >= db->nfiles)
+        return "?";
+    s = db->files[f];
+    slash = strrchr(s, '/');
+    return slash != NULL && slash[1] != '\0' ? slash + 1 : s;
+}
+
+/* ------------------------------------------------------ top-down build */
+
+struct build_ctx {
+    struct tree_build b;
+    const struct rpt_db *db;
+    const struct rpt_view_options *opt;
+    regex_t focus, hide, hide_lib, roots;
+    bool has_focus, has_hide, has_hide_lib;
+    double *residue;     /* per column scratch */
+    uint32_t *proc_name; /* db proc -> name id */
+    uint32_t trunc_name;
+};
+
+static const char root_re[] =
+    "^(_start|__libc_start_main.*|__libc_start_call_main|start_thread|clone|clone3|__clone.*)$";
+
+static int
+compile(regex_t *re, const char *pattern, const char *what, char *err, size_t errlen)
+{
+    int rc = regcomp(re, pattern, REG_EXTENDED | REG_NOSUB);
+    char msg[160];
+
+    if (rc == 0)
+        return RPT_OK;
+    regerror(rc, re, msg, sizeof msg);
+    rpt_errf(err, errlen, "%s '%s': %s", what, pattern, msg);
+    return RPT_EINVAL;
+}
+
+static bool
+matches(const regex_t *re, const char *s)
+{
+    return regexec(re, s, 0, NULL, 0) == 0;
+}
+
+/* Self value of stored node @n in column @c: its inclusive less its children's. */
+static double
+stored_self(const struct build_ctx *x, uint32_t n, int c, int m)
+{
+    const struct rpt_db *db = x->db;
+    const struct rpt_metric *mt = &db->metrics[m];
+    double v = rpt_db_value(db, n, m);
+
+    (void)c;
+    for (uint32_t k = db->nodes[n].first_child; k != 0; k = db->nodes[k].next_sibling)
+        v -= rpt_db_value(db, k, m);
+    if (mt->integral) /* whole raw units: remove the decimal round-off */
+        v = round(v * mt->raw_per_unit) / mt->raw_per_unit;
+    else if (fabs(v) < 1e-12 * fabs(rpt_db_value(db, n, m)))
+        v = 0;
+    return v;
+}
+
+static void
+add_self(struct build_ctx *x, uint32_t dst, uint32_t n)
+{
+    struct rpt_tree *t = x->b.t;
+
+    for (int c = 0; c < t->nvalues; c++)
+        t->self[(size_t)dst * (size_t)t->nvalues + (size_t)c] +=
+            stored_self(x, n, c, t->metric_of[c]);
+}
+
+static int
+name_of_loop(struct build_ctx *x, int kind, int file, int line, uint32_t *id)
+{
+    char buf[512];
+
+    if (kind == RPT_LOOP)
+        snprintf(buf, sizeof buf, "loop at %s:%d", rpt_file_base(x->db, file), line);
+    else
+        snprintf(buf, sizeof buf, "%s:%d", rpt_file_base(x->db, file), line);
+    return names_intern(x->b.t->names, buf, id);
+}
+
+struct pending_call {
+    int32_t file, line;
+    double calls;
+};
+
+static int build_children(struct build_ctx *x, uint32_t n, uint32_t target,
+                          const struct pending_call *pc, unsigned depth);
+
+/* Whether a frame of procedure @p entered below view node @target disappears. */
+static bool
+frame_folds(struct build_ctx *x, int p, uint32_t name, uint32_t target)
+{
+    const struct rpt_db *db = x->db;
+    const struct rpt_vnode *tv = &x->b.t->nodes[target];
+    const char *s = db->procs[p].name;
+    int lm = db->procs[p].lm;
+
+    if (x->has_hide && matches(&x->hide, s))
+        return true;
+    if (x->has_hide_lib && lm >= 0 && lm < db->nmodules &&
+        matches(&x->hide_lib, db->modules[lm].name))
+        return true;
+    if (target == 0 && !x->opt->keep_roots && matches(&x->roots, s))
+        return true;
+    if (x->opt->collapse_recursion && (tv->kind == RPT_FRAME || tv->kind == RPT_INLINE) &&
+        tv->name == name)
+        return true;
+    return false;
+}
+
+static int
+build_node(struct build_ctx *x, uint32_t n, uint32_t target, const struct pending_call *pc,
+           unsigned depth)
+{
+    const struct rpt_db *db = x->db;
+    const struct rpt_node *sn = &db->nodes[n];
+    struct rpt_vnode proto;
+    struct pending_call none = {-1, 0, 0}, call;
+    uint32_t dst = target;
+    int rc;
+
+    if (depth > 100000)
+        return RPT_EFORMAT;
+    memset(&proto, 0, sizeof proto);
+    proto.proc = -1;
+    proto.lm = -1;
+    proto.file = sn->file;
+    proto.line = sn->line;
+    proto.cs_file = -1;
+    switch (sn->kind) {
+    case RPT_CCT_CALLSITE:
+        add_self(x, target, n);
+        call.file = sn->file;
+        call.line = sn->line;
+        call.calls = db->calls_metric >= 0 ? rpt_db_value(db, n, db->calls_metric) : 0;
+        return build_children(x, n, target, &call, depth + 1);
+    case RPT_CCT_FRAME:
+    case RPT_CCT_INLINE:
+        proto.kind = sn->kind == RPT_CCT_FRAME ? RPT_FRAME : RPT_INLINE;
+        proto.name = x->proc_name[sn->proc];
+        proto.proc = sn->proc;
+        proto.lm = sn->kind == RPT_CCT_FRAME ? sn->lm : db->nodes[sn->parent].lm;
+        proto.file = db->procs[sn->proc].file;
+        proto.line = db->procs[sn->proc].line;
+        if (sn->kind == RPT_CCT_INLINE) {
+            proto.cs_file = sn->file;
+            proto.cs_line = sn->line;
+            if (!x->opt->keep_inlines)
+                break;
+        } else {
+            proto.cs_file = pc->file;
+            proto.cs_line = pc->line;
+            proto.calls = pc->calls;
+        }
+        if (!frame_folds(x, sn->proc, proto.name, target) &&
+            (dst = child_get(&x->b, target, &proto)) == 0)
+            return RPT_ENOMEM;
+        break;
+    case RPT_CCT_LOOP:
+    case RPT_CCT_STMT:
+        if (sn->kind == RPT_CCT_LOOP ? x->opt->keep_loops : x->opt->statements) {
+            proto.kind = sn->kind == RPT_CCT_LOOP ? RPT_LOOP : RPT_STMT;
+            proto.lm = x->b.t->nodes[target].lm;
+            rc = name_of_loop(x, proto.kind, sn->file, sn->line, &proto.name);
+            if (rc != RPT_OK)
+                return rc;
+            if ((dst = child_get(&x->b, target, &proto)) == 0)
+                return RPT_ENOMEM;
+        }
+        break;
+    case RPT_CCT_TRUNC:
+        proto.kind = RPT_TRUNC;
+        proto.name = x->trunc_name;
+        if ((dst = child_get(&x->b, target, &proto)) == 0)
+            return RPT_ENOMEM;
+        break;
+    default:
+        return RPT_EFORMAT;
+    }
+    add_self(x, dst, n);
+    return build_children(x, n, dst, &none, depth + 1);
+}
+
+static int
+build_children(struct build_ctx *x, uint32_t n, uint32_t target, const struct pending_call *pc,
+               unsigned depth)
+{
+    for (uint32_t k = x->db->nodes[n].first_child; k != 0; k = x->db->nodes[k].next_sibling) {
+        int rc = build_node(x, k, target, pc, depth);
+        if (rc != RPT_OK)
+            return rc;
+    }
+    return RPT_OK;
+}
+
+/* Copy the subtree of @src node @sn under @dst node @dparent, merging by key. */
+static int
+copy_subtree(struct tree_build *b, uint32_t dparent, const struct rpt_tree *src, uint32_t sn,
+             const int *colmap, unsigned depth)
+{
+    struct rpt_tree *t = b->t;
+    struct rpt_vnode proto = src->nodes[sn];
+    uint32_t d;
+
+    if (src->db != t->db) /* indices of another database mean nothing here */
+        proto.proc = proto.lm = proto.file = proto.cs_file = -1;
+    d = child_get(b, dparent, &proto);
+
+    if (d == 0)
+        return RPT_ENOMEM;
+    if (depth > 100000)
+        return RPT_EFORMAT;
+    for (int c = 0; c < src->nvalues; c++)
+        t->self[(size_t)d * (size_t)t->nvalues + (size_t)colmap[c]] += rpt_self(src, sn, c);
+    for (uint32_t k = src->nodes[sn].first_child; k != 0; k = src->nodes[k].next_sibling) {
+        int rc = copy_subtree(b, d, src, k, colmap, depth + 1);
+        if (rc != RPT_OK)
+            return rc;
+    }
+    return RPT_OK;
+}
+
+/* Focus: copy every outermost frame matching @re (and its subtree) under the root. */
+static int
+focus_copy(struct tree_build *b, const struct rpt_tree *src, uint32_t sn, const regex_t *re,
+           const int *colmap)
+{
+    for (uint32_t k = src->nodes[sn].first_child; k != 0; k = src->nodes[k].next_sibling) {
+        const struct rpt_vnode *v = &src->nodes[k];
+        int rc;
+        if ((v->kind == RPT_FRAME || v->kind == RPT_INLINE) && matches(re, rpt_tree_name(src, k)))
+            rc = copy_subtree(b, 0, src, k, colmap, 0);
+        else
+            rc = focus_copy(b, src, k, re, colmap);
+        if (rc != RPT_OK)
+            return rc;
+    }
+    return RPT_OK;
+}
+
+static int
+root_node(struct rpt_tree *t, const char *program)
+{
+    struct rpt_vnode proto;
+    const char *base = program != NULL ? strrchr(program, '/') : NULL;
+
+    memset(&proto, 0, sizeof proto);
+    proto.kind = RPT_ROOT;
+    proto.proc = proto.lm = proto.file = proto.cs_file = -1;
+    if (names_intern(t->names,
+                     base != NULL      ? base + 1
+                     : program != NULL ? program
+                                       : "[program]",
+                     &proto.name) != RPT_OK)
+        return RPT_ENOMEM;
+    return tree_add(t, 0, &proto) == 0 && t->nnodes == 1 ? RPT_OK : RPT_ENOMEM;
+}
+
+static void
+check_total(struct rpt_tree *t)
+{
+    t->db_total_difference = 0;
+    for (int c = 0; c < t->nvalues; c++) {
+        double d = fabs(rpt_incl(t, 0, c) - rpt_db_value(t->db, 0, t->metric_of[c]));
+        if (d > t->db_total_difference)
+            t->db_total_difference = d;
+    }
+}
+
+int
+rpt_tree_build(const struct rpt_db *db, const struct rpt_view_options *opt, struct rpt_names *names,
+               struct rpt_tree **out, char *err, size_t errlen)
+{
+    struct build_ctx x;
+    int nvalues = 0, rc;
+
+    *out = NULL;
+    memset(&x, 0, sizeof x);
+    x.db = db;
+    x.opt = opt;
+    for (int m = 0; m < db->nmetrics; m++)
+        nvalues += db->metrics[m].inclusive && db->metrics[m].additive;
+    x.b.t = tree_new(db, names, nvalues);
+    if (x.b.t == NULL)
+        return RPT_ENOMEM;
+    nvalues = 0;
+    for (int m = 0; m < db->nmetrics; m++)
+        if (db->metrics[m].inclusive && db->metrics[m].additive)
+            x.b.t->metric_of[nvalues++] = m;
+
+    rc = compile(&x.roots, root_re, "root pattern", err, errlen);
+    if (rc != RPT_OK)
+        goto out_free_tree;
+    if (opt->focus != NULL) {
+        rc = compile(&x.focus, opt->focus, "--focus", err, errlen);
+        if (rc != RPT_OK)
+            goto out_free_roots;
+        x.has_focus = true;
+    }
+    if (opt->hide != NULL) {
+        rc = compile(&x.hide, opt->hide, "--hide", err, errlen);
+        if (rc != RPT_OK)
+            goto out_free_re;
+        x.has_hide = true;
+    }
+    if (opt->hide_lib != NULL) {
+        rc = compile(&x.hide_lib, opt->hide_lib, "--hide-lib", err, errlen);
+        if (rc != RPT_OK)
+            goto out_free_re;
+        x.has_hide_lib = true;
+    }
+    rc = RPT_ENOMEM;
+    x.proc_name = calloc((size_t)(db->nprocs ? db->nprocs : 1), sizeof *x.proc_name);
+    if (x.proc_name == NULL)
+        goto out_free_re;
+    for (int p = 0; p < db->nprocs; p++)
+        if (names_intern(x.b.t->names, db->procs[p].name, &x.proc_name[p]) != RPT_OK)
+            goto out_free_re;
+    if (names_intern(x.b.t->names, "[truncated]", &x.trunc_name) != RPT_OK)
+        goto out_free_re;
+    rc = root_node(x.b.t, db->program);
+    if (rc != RPT_OK)
+        goto out_free_re;
+    add_self(&x, 0, 0);
+    {
+        struct pending_call none = {-1, 0, 0};
+        rc = build_children(&x, 0, 0, &none, 0);
+    }
+    if (rc != RPT_OK) {
+        rpt_errf(err, errlen, "%s: %s", db->path, rpt_strerror(rc));
+        goto out_free_re;
+    }
+    tree_sum(x.b.t);
+    check_total(x.b.t);
+    if (x.has_focus) {
+        struct tree_build fb;
+        int *colmap = malloc((size_t)(nvalues ? nvalues : 1) * sizeof *colmap);
+        memset(&fb, 0, sizeof fb);
+        fb.t = tree_new(db, x.b.t->names, nvalues);
+        rc = RPT_ENOMEM;
+        if (fb.t != NULL && colmap != NULL) {
+            memcpy(fb.t->metric_of, x.b.t->metric_of, (size_t)nvalues * sizeof *colmap);
+            for (int c = 0; c < nvalues; c++)
+                colmap[c] = c;
+            rc = root_node(fb.t, db->program);
+            if (rc == RPT_OK)
+                rc = focus_copy(&fb, x.b.t, 0, &x.focus, colmap);
+        }
+        free(colmap);
+        free(fb.map.slot);
+        if (rc == RPT_OK) {
+            tree_sum(fb.t);
+            fb.t->db_total_difference = x.b.t->db_total_difference;
+            if (x.b.t->owns_names) {
+                fb.t->owns_names = true;
+                x.b.t->owns_names = false;
+            }
+            rpt_tree_free(x.b.t);
+            x.b.t = fb.t;
+        } else {
+            rpt_tree_free(fb.t);
+            goto out_free_re;
+        }
+    }
+    *out = x.b.t;
+    x.b.t = NULL;
+out_free_re:
+    free(x.proc_name);
+    if (x.has_hide_lib)
+        regfree(&x.hide_lib);
+    if (x.has_hide)
+        regfree(&x.hide);
+    if (x.has_focus)
+        regfree(&x.focus);
+out_free_roots:
+    regfree(&x.roots);
+out_free_tree:
+    free(x.b.map.slot);
+    rpt_tree_free(x.b.t);
+    return rc;
+}
+
+/* ------------------------------------------------------------ bottom-up */
+
+static bool
+is_frame(const struct rpt_vnode *v)
+{
+    return v->kind == RPT_FRAME || v->kind == RPT_INLINE || v->kind == RPT_LOOP ||
+           v->kind == RPT_TRUNC;
+}
+
+/* Whether a proper ancestor of @n has @n's kind and name (a recursive occurrence). */
+static bool
+recursive(const struct rpt_tree *t, uint32_t n)
+{
+    const struct rpt_vnode *v = &t->nodes[n];
+
+    for (uint32_t a = v->parent; a != 0; a = t->nodes[a].parent)
+        if (t->nodes[a].name == v->name && t->nodes[a].kind == v->kind)
+            return true;
+    return false;
+}
+
+static void
+add_values(struct rpt_tree *dst, uint32_t d, const struct rpt_tree *src, uint32_t s, bool self,
+           bool incl)
+{
+    size_t nv = (size_t)dst->nvalues;
+
+    for (size_t c = 0; c < nv; c++) {
+        if (self)
+            dst->self[d * nv + c] += rpt_self(src, s, (int)c);
+        if (incl)
+            dst->incl[d * nv + c] += rpt_incl(src, s, (int)c);
+    }
+}
+
+static struct rpt_tree *
+derived_tree(const struct rpt_tree *td)
+{
+    struct rpt_tree *t = tree_new(td->db, td->names, td->nvalues);
+
+    if (t == NULL)
+        return NULL;
+    memcpy(t->metric_of, td->metric_of, (size_t)td->nvalues * sizeof *t->metric_of);
+    if (tree_add(t, 0, &td->nodes[0]) != 0 || t->nnodes != 1) {
+        rpt_tree_free(t);
+        return NULL;
+    }
+    t->db_total_difference = td->db_total_difference;
+    return t;
+}
+
+int
+rpt_tree_bottom_up(const struct rpt_tree *td, unsigned max_depth, struct rpt_tree **out)
+{
+    struct tree_build b;
+    int rc = RPT_ENOMEM;
+
+    *out = NULL;
+    memset(&b, 0, sizeof b);
+    b.t = derived_tree(td);
+    if (b.t == NULL)
+        return RPT_ENOMEM;
+    add_values(b.t, 0, td, 0, false, true);
+    for (uint32_t n = 1; n < td->nnodes; n++) {
+        const struct rpt_vnode *v = &td->nodes[n];
+        bool any = false, outer;
+        uint32_t d = 0, u = n;
+        unsigned level = 0;
+
+        if (!is_frame(v))
+            continue;
+        for (int c = 0; c < td->nvalues && !any; c++)
+            any = rpt_self(td, n, c) != 0 || rpt_incl(td, n, c) != 0;
+        if (!any && v->calls == 0)
+            continue;
+        outer = !recursive(td, n);
+        while (u != 0 && (max_depth == 0 || level < max_depth)) {
+            struct rpt_vnode proto = td->nodes[u];
+            if (!is_frame(&proto)) { /* statements: part of their frame */
+                u = proto.parent;
+                continue;
+            }
+            proto.cs_line = 0;
+            proto.cs_file = -1;
+            proto.calls = level == 0 || level == 1 ? v->calls : 0;
+            d = child_get(&b, d, &proto);
+            if (d == 0)
+                goto out_free;
+            add_values(b.t, d, td, n, true, outer);
+            u = td->nodes[u].parent;
+            level++;
+        }
+    }
+    /* The self column of a bottom-up node is the cost its procedure spends itself. */
+    rc = RPT_OK;
+    *out = b.t;
+    b.t = NULL;
+out_free:
+    free(b.map.slot);
+    rpt_tree_free(b.t);
+    return rc;
+}
+
+/* ----------------------------------------------------------------- flat */
+
+/* The flat key a node carries itself, or -1 (it belongs to its enclosing keyed node). */
+static int64_t
+flat_key(const struct rpt_tree *t, uint32_t n, enum rpt_flat_by by)
+{
+    const struct rpt_vnode *v = &t->nodes[n];
+    const struct rpt_db *db = t->db;
+
+    switch (by) {
+    case RPT_FLAT_PROCEDURE:
+        return (v->kind == RPT_FRAME || v->kind == RPT_INLINE || v->kind == RPT_TRUNC)
+                   ? (int64_t)v->name
+                   : -1;
+    case RPT_FLAT_FILE:
+        if (v->kind == RPT_STMT)
+            return v->file;
+        if (v->kind == RPT_FRAME || v->kind == RPT_INLINE)
+            return v->proc >= 0 ? db->procs[v->proc].file : -1;
+        return -1;
+    case RPT_FLAT_MODULE:
+        return v->kind == RPT_FRAME ? v->lm : -1;
+    case RPT_FLAT_LOOP:
+        return v->kind == RPT_LOOP ? (int64_t)v->name : -1;
+    case RPT_FLAT_LINE:
+        return v->kind == RPT_STMT ? (int64_t)v->name : -1;
+    }
+    return -1;
+}
+
+int
+rpt_tree_flat(const struct rpt_tree *td, enum rpt_flat_by by, struct rpt_tree **out)
+{
+    struct tree_build b;
+    int64_t *key = NULL;
+    int rc = RPT_ENOMEM;
+
+    *out = NULL;
+    memset(&b, 0, sizeof b);
+    b.t = derived_tree(td);
+    key = malloc((size_t)td->nnodes * sizeof *key);
+    if (b.t == NULL || key == NULL)
+        goto out_free;
+    add_values(b.t, 0, td, 0, false, true);
+    key[0] = -1;
+    for (uint32_t n = 1; n < td->nnodes; n++) {
+        const struct rpt_vnode *v = &td->nodes[n];
+        int64_t k = flat_key(td, n, by), own = k;
+        struct rpt_vnode proto;
+        bool outer = true;
+        uint32_t d;
+
+        if (k < 0)
+            k = key[v->parent]; /* inherit the enclosing row */
+        key[n] = k;
+        if (k < 0)
+            continue;
+        if (own >= 0)
+            for (uint32_t a = v->parent; a != 0 && outer; a = td->nodes[a].parent)
+                outer = flat_key(td, a, by) != own;
+        memset(&proto, 0, sizeof proto);
+        proto.proc = proto.lm = proto.file = proto.cs_file = -1;
+        if (by == RPT_FLAT_PROCEDURE || by == RPT_FLAT_LOOP || by == RPT_FLAT_LINE) {
+            /* the row looks like the first node that carried the key */
+            uint32_t src = n;
+            while (flat_key(td, src, by) != k)
+                src = td->nodes[src].parent;
+            proto = td->nodes[src];
+            proto.cs_line = 0;
+            proto.cs_file = -1;
+            proto.calls = 0;
+        } else {
+            const char *s = by == RPT_FLAT_FILE ? td->db->files[k] : td->db->modules[k].name;
+            proto.kind = RPT_GROUP;
+            if (by == RPT_FLAT_FILE)
+                proto.file = (int32_t)k;
+            else
+                proto.lm = (int32_t)k;
+            if (names_intern(b.t->names, s, &proto.name) != RPT_OK)
+                goto out_free;
+        }
+        d = child_get(&b, 0, &proto);
+        if (d == 0)
+            goto out_free;
+        if (own >= 0 && (v->kind == RPT_FRAME || v->kind == RPT_INLINE))
+            b.t->nodes[d].calls += v->calls;
+        add_values(b.t, d, td, n, true, own >= 0 && outer);
+    }
+    rc = RPT_OK;
+    *out = b.t;
+    b.t = NULL;
+out_free:
+    free(key);
+    free(b.map.slot);
+    rpt_tree_free(b.t);
+    return rc;
+}
+
+/* ----------------------------------------------------------------- diff */
+
+int
+rpt_tree_union(const struct rpt_tree *base, const struct rpt_tree *cur, struct rpt_tree **out,
+               char *err, size_t errlen)
+{
+    struct tree_build b;
+    int nb = base->nvalues, *map_base = NULL, *map_cur = NULL, rc = RPT_ENOMEM;
+
+    *out = NULL;
+    if (base->names != cur->names) {
+        rpt_errf(err, errlen, "trees to compare must share one name table");
+        return RPT_EINVAL;
+    }
+    memset(&b, 0, sizeof b);
+    b.t = tree_new(base->db, base->names, 2 * nb);
+    map_base = malloc((size_t)(nb ? nb : 1) * sizeof *map_base);
+    map_cur = malloc((size_t)(cur->nvalues ? cur->nvalues : 1) * sizeof *map_cur);
+    if (b.t == NULL || map_base == NULL || map_cur == NULL)
+        goto out_free;
+    for (int c = 0; c < nb; c++) {
+        map_base[c] = c;
+        b.t->metric_of[c] = b.t->metric_of[nb + c] = base->metric_of[c];
+    }
+    for (int c = 0; c < cur->nvalues; c++) {
+        const char *ev = cur->db->metrics[cur->metric_of[c]].event;
+        map_cur[c] = -1;
+        for (int k = 0; k < nb && map_cur[c] < 0; k++)
+            if (strcmp(base->db->metrics[base->metric_of[k]].event, ev) == 0)
+                map_cur[c] = nb + k;
+        if (map_cur[c] < 0) {
+            rpt_errf(err, errlen, "%s has metric %s, which %s has not", cur->db->path, ev,
+                     base->db->path);
+            rc = RPT_EINVAL;
+            goto out_free;
+        }
+    }
+    if (tree_add(b.t, 0, &base->nodes[0]) == 0 && b.t->nnodes != 1)
+        goto out_free;
+    for (int c = 0; c < nb; c++)
+        b.t->self[c] += rpt_self(base, 0, c);
+    for (int c = 0; c < cur->nvalues; c++)
+        b.t->self[map_cur[c]] += rpt_self(cur, 0, c);
+    for (uint32_t k = base->nodes[0].first_child; k != 0; k = base->nodes[k].next_sibling)
+        if ((rc = copy_subtree(&b, 0, base, k, map_base, 0)) != RPT_OK)
+            goto out_free;
+    for (uint32_t k = cur->nodes[0].first_child; k != 0; k = cur->nodes[k].next_sibling)
+        if ((rc = copy_subtree(&b, 0, cur, k, map_cur, 0)) != RPT_OK)
+            goto out_free;
+    tree_sum(b.t);
+    rc = RPT_OK;
+    *out = b.t;
+    b.t = NULL;
+out_free:
+    free(map_base);
+    free(map_cur);
+    free(b.map.slot);
+    rpt_tree_free(b.t);
+    return rc;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * search.h -- binary search over sorted arrays of records with a uint64_t
+ * key (an address, the start or end of an address range).
+ *
+ * One primitive instead of a hand-written loop in every module: the
+ * record layout is given by its size and the byte offset of its key, so
+ * any struct { uint64_t lo, hi; ... } array is searched in place.  Keys
+ * are read with memcpy (no alignment assumption).  Pure functions: no
+ * allocation, no global state.  [async-signal-safe]
+ * Algorithm: lower/upper bound as in Knuth, TAOCP vol. 3, §6.2.1
+ * (uniform binary search), O(log n) comparisons.
+ */
+#ifndef CSP_SEARCH_H
+#define CSP_SEARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Index of the first of the @n records of @size bytes at @base whose key
+ * (the uint64_t at byte @off of the record) is >= @v; @n when none is.
+ * The keys must be non-decreasing.  [async-signal-safe]
+ */
+size_t csp_lower_bound_u64(const void *base, size_t n, size_t size, size_t off, uint64_t v);
+
+/* Same, for the first key > @v.  [async-signal-safe] */
+size_t csp_upper_bound_u64(const void *base, size_t n, size_t size, size_t off, uint64_t v);
+
+/* Half-open address range [lo, hi): the layout the range helpers below expect. */
+struct csp_range {
+    uint64_t lo, hi;
+};
+
+/*
+ * For @n sorted, non-overlapping ranges [lo, hi) at @r (records of @size
+ * bytes starting with the two uint64_t fields lo, hi, as struct
+ * csp_range): index of the first range that ends after @addr (hi > addr),
+ * @n when none does.  The range contains @addr when its lo <= @addr.
+ * [async-signal-safe]
+ */
+size_t csp_range_first_after(const void *r, size_t n, size_t size, uint64_t addr);
+
+/*
+ * Index of the range at @r (as above) that contains @addr, or -1 when
+ * none does.  [async-signal-safe]
+ */
+ptrdiff_t csp_range_find(const void *r, size_t n, size_t size, uint64_t addr);
+
+#endif /* CSP_SEARCH_H */

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# MPI ranks (reliability.md row 27, issue 11): `mpirun -np 4 csrun
+# ./mpi_ring` with Debian's Open MPI, 4 ranks oversubscribed on whatever
+# cores there are, a balanced ring and an imbalanced one (rank 0 does twice
+# the work in ring_work).  Each run must end like the baseline and leave
+# one file per rank named PROG-rRANK-PID.cspm (so that names sort by rank),
+# every record of it tagged with that rank and world size 4, its samples
+# complete (walks reached the root) and rooted at main; in the imbalanced
+# runs rank 0 has about twice the samples in ring_work of the other ranks.
+# The merged database attributes time inside MPI to the MPI call (its
+# exported name, from libmpi's .dynsym: Debian's libmpi is stripped).  The
+# other form, `csrun mpirun ...`, must warn once and still profile the
+# ranks.  Skipped (77) when mpicc or mpirun is missing.
+. "$(dirname "$0")/lib.sh"
+runs=$(rel_runs 1)
+
+command -v mpicc > /dev/null || rel_skip "mpicc not installed (Debian: libopenmpi-dev)"
+command -v mpirun > /dev/null || rel_skip "mpirun not installed (Debian: openmpi-bin)"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+rel_build mpi_ring mpicc "-I$rel_dir/programs" mpi_ring.c
+
+# rank_files DIR: the rank files of DIR in name order, one per line.
+rank_files() { find "$1" -maxdepth 1 -name 'mpi_ring-r*.cspm' -printf '%f\n' | LC_ALL=C sort; }
+
+# tagged DIR: 4 rank files, the k-th in name order is rank k, and each of its
+# records says rank k and world size 4.
+tagged() {
+    local dir=$1 k=0 f bad=0 ranks sizes
+    [ "$(rank_files "$dir" | wc -l)" -eq 4 ] || { echo "  files: $(rank_files "$dir" | tr '\n' ' ')"; return 1; }
+    for f in $(rank_files "$dir"); do
+        case "$f" in mpi_ring-r0000$k-*) ;; *) echo "  file $f is not rank $k's"; bad=1 ;; esac
+        [ -s "$dir/$f.txt" ] || csprof-prof --dump "$dir/$f" > "$dir/$f.txt" 2> /dev/null
+        ranks=$(sed -n 's/^header .* rank=\(-\{0,1\}[0-9]*\) .*/\1/p' "$dir/$f.txt" | sort -u | tr '\n' ' ')
+        sizes=$(sed -n 's/^stat name="mpi.world_size" value=//p' "$dir/$f.txt" | sort -u | tr '\n' ' ')
+        [ "$ranks" = "$k " ] || { echo "  $f: ranks in headers '$ranks'"; bad=1; }
+        [ "$sizes" = "4 " ] || { echo "  $f: world sizes '$sizes'"; bad=1; }
+        k=$((k + 1))
+    done
+    return $bad
+}
+
+# rooted DIR: in every rank file, >= 95% of the recorded samples are complete
+# walks and >= 90% of all samples lie under main (the rest: Open MPI's
+# progress threads).
+rooted() {
+    local dir=$1 f rec part inmain tot bad=0
+    for f in $(rank_files "$dir"); do
+        rec=$(rel_stat "$dir/$f" samples.recorded)
+        part=$(rel_stat "$dir/$f" samples.partial)
+        inmain=$(rel_samples_in "$dir/$f" ./mpi_ring main)
+        tot=$(rel_samples_total "$dir/$f")
+        echo "  $f: $rec samples, $part partial, $inmain of $tot under main"
+        rel_ratio_ge $((rec - part)) "$rec" 0.95 || bad=1
+        rel_ratio_ge "$inmain" "$tot" 0.90 || bad=1
+    done
+    return $bad
+}
+
+# ratio_in DIR LO HI: rank 0's samples in ring_work (its callee burn: ring_work
+# tail-calls it, so it has no frame of its own) / the mean of ranks 1-3's, and
+# whether it lies in [LO, HI].
+ratio_in() {
+    local dir=$1 lo=$2 hi=$3 f k=0 r0=0 rest=0 n r
+    for f in $(rank_files "$dir"); do
+        n=$(rel_samples_in "$dir/$f" ./mpi_ring burn)
+        if [ $k -eq 0 ]; then r0=$n; else rest=$((rest + n)); fi
+        k=$((k + 1))
+    done
+    r=$(awk -v a="$r0" -v b="$rest" 'BEGIN { if (b > 0) printf "%.2f", 3 * a / b; else print "inf" }')
+    echo "  rank 0: $r0 samples in burn (ring_work), ranks 1-3: $rest (ratio $r)"
+    between "$r" "$lo" "$hi"
+}
+
+rel_plain ring mpirun -np 4 ./mpi_ring 4 0.06
+check "ring baseline exits 0" [ "$(cat ring.rc)" -eq 0 ]
+rel_plain imb mpirun -np 4 ./mpi_ring 4 0.06 imbalance
+check "imbalanced baseline exits 0" [ "$(cat imb.rc)" -eq 0 ]
+rel_launcher=(mpirun -np 4)
+for ((r = 1; r <= runs; r++)); do
+    rel_prof r$r r$r.m ./mpi_ring 4 0.06
+    check "ring run $r: no hang, output and exit status identical" rel_same r$r ring
+    check "ring run $r: 4 rank files in rank order, tagged rank and world size 4" tagged r$r.m
+    check "ring run $r: complete walks, rooted at main" rooted r$r.m
+    check "ring run $r: balanced ranks (ratio in [0.6, 1.5])" ratio_in r$r.m 0.6 1.5
+
+    rel_prof i$r i$r.m ./mpi_ring 4 0.06 imbalance
+    check "imbalanced run $r: no hang, output and exit status identical" rel_same i$r imb
+    check "imbalanced run $r: 4 rank files in rank order, tagged rank and world size 4" tagged i$r.m
+    check "imbalanced run $r: complete walks, rooted at main" rooted i$r.m
+    check "imbalanced run $r: rank 0 does twice the work (ratio in [1.5, 2.7])" ratio_in i$r.m 1.5 2.7
+done
+rel_launcher=()
+
+# Time inside MPI: under ring_pass, in the named MPI receive (MPI_Recv is a
+# weak alias of PMPI_Recv in Open MPI: either name).
+if check "database of the last imbalanced run" rel_db i$runs.m db; then
+    mpi=$(awk -v a="$(rel_incl_within db "$rel_ev" MPI_Recv ring_pass)" \
+        -v b="$(rel_incl_within db "$rel_ev" PMPI_Recv ring_pass)" 'BEGIN { print a + b }')
+    total=$(rel_total db "$rel_ev")
+    check "time in MPI_Recv under ring_pass ($mpi of $total s)" rel_ratio_ge "$mpi" "$total" 0.01
+    check "4 ranks in the database ($(rel_summary db processes) processes)" \
+        [ "$(rel_summary db processes)" -eq 4 ]
+fi
+
+# csrun outside the launcher: a one-line warning naming the right form, and the ranks are
+# still profiled (the launcher passes csrun's environment on).
+timeout -k 5 300 csrun -e "$REL_EVENT" -o outside.m mpirun -np 2 ./mpi_ring 2 0.05 > outside.out 2> outside.err
+check "csrun mpirun: exits 0" [ $? -eq 0 ]
+check "csrun mpirun: warns with the right form" \
+    grep -q "^csrun: warning: 'mpirun' is an MPI launcher.*mpirun \[options\] csrun" outside.err
+n=$(rank_files outside.m | wc -l)
+check "csrun mpirun: both ranks profiled ($n rank files)" [ "$n" -eq 2 ]
+finish

@@ -1,0 +1,335 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# report_test.sh CASE -- csprof-report on real databases (csrun + csprof-struct +
+# csprof-prof of programs built here), checked by the tools that read each
+# format (go tool pprof, callgrind_annotate, a speedscope schema check, a
+# flamegraph-input check) and by properties: totals equal in every view and
+# format, bottom-up and top-down agree, inclusive = exclusive + children,
+# a diff of a database with itself is zero, hostile names survive.
+# Environment as for test/integration (lib.sh); CHECK = check_report.py.
+# Cases: fig1 hostile recursion threads diff errors.
+. "$CSPROF_SOURCE/test/integration/lib.sh"
+case_=${1:?case}
+# Debian's python3 (python3-jsonschema) when there, else whatever python3 is on PATH
+PY=python3
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+CHECK="$PY $CSPROF_SOURCE/test/report/check_report.py"
+R=csprof-report
+export COLUMNS=100
+
+# profile DB PROGRAM ARGS...: run under csrun, analyze, write DB.
+profile() {
+    local db=$1; shift
+    rm -rf measurements "$db"
+    csrun "$@" > /dev/null || return 1
+    csprof-struct "$1" > "$db.struct" 2> /dev/null || return 1
+    csprof-prof -S "$db.struct" measurements/ -o "$db" > /dev/null 2>&1
+}
+
+# eq A B: equal as numbers (integers or floats printed by python)
+eq() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a == b) }'; }
+# near A B REL: |A - B| <= REL * max(|A|, |B|, 1)
+near() {
+    awk -v a="$1" -v b="$2" -v r="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; m = a < 0 ? -a : a;
+        if ((b < 0 ? -b : b) > m) m = b < 0 ? -b : b; if (m < 1) m = 1; exit !(d <= r * m) }'
+}
+
+# speedscope's own schema, from its npm package, when npm can fetch it (else the
+# checker falls back to the schema as documented, written by hand).
+# The schema is cached in the build tree, so only the first case fetches it.
+speedscope_schema() {
+    local cache=$CSPROF_BUILD/speedscope-file-format-schema.json
+    [ -n "${SPEEDSCOPE_SCHEMA:-}" ] && { echo "$SPEEDSCOPE_SCHEMA"; return; }
+    [ -s "$cache" ] && { echo "$cache"; return; }
+    command -v npm > /dev/null || return 0
+    (cd "$work" && timeout 60 npm pack --silent speedscope > /dev/null 2>&1 &&
+        tar xzf speedscope-*.tgz package/dist/release/file-format-schema.json 2> /dev/null &&
+        cp package/dist/release/file-format-schema.json "$cache.$$" && mv "$cache.$$" "$cache") &&
+        echo "$cache"
+}
+
+# formats_agree DB METRIC [TRANSFORM...]: every view and format has the same total.
+formats_agree() {
+    local db=$1 m=$2 tag; shift 2
+    tag="$m${*:+ $*}"
+    $R --metric "$m" --threshold 0 --format json "$@" "$db" > td.json
+    check "[$tag] top-down: inclusive = exclusive + children" sh -c "$CHECK tree td.json > td.total"
+    local total; total=$(cat td.total)
+    $R --metric "$m" --view bottom-up --format json "$@" "$db" > bu.json
+    # (tables print floating-point sums: equal up to the last digits)
+    check "[$tag] bottom-up total = top-down total ($total)" near "$($CHECK rows bu.json)" "$total" 1e-9
+    $R --metric "$m" --view flat --format json "$@" "$db" > flat.json
+    check "[$tag] flat total = top-down total" near "$($CHECK rows flat.json)" "$total" 1e-9
+    $R --metric "$m" --format folded "$@" "$db" > out.folded
+    local folded; folded=$($CHECK folded out.folded)
+    check "[$tag] folded parses as flamegraph input (sum $folded)" test -n "$folded"
+    $R --metric "$m" --format speedscope "$@" "$db" > out.speedscope.json
+    local ss; ss=$($CHECK speedscope out.speedscope.json "$SCHEMA")
+    check "[$tag] speedscope validates (endValue $ss)" test -n "$ss"
+    check "[$tag] speedscope total = folded total" eq "$ss" "$folded"
+    $R --format pprof -o out.pb.gz "$@" "$db"
+    if command -v go > /dev/null; then
+        HOME=${HOME:-$work} go tool pprof -top -sample_index="$m" -unit=ns out.pb.gz > pprof.txt 2>&1
+        check "[$tag] go tool pprof -top reads the profile" grep -q "total" pprof.txt
+        check "[$tag] pprof total = folded total ($(cat pprof.txt | grep total | head -1))" \
+            eq "$($CHECK pprof-top pprof.txt)" "$folded"
+    else
+        echo "note: go not installed (Debian golang-go): pprof not checked"
+    fi
+    $R --format callgrind -o out.callgrind "$@" "$db"
+    if command -v callgrind_annotate > /dev/null; then
+        callgrind_annotate --show="$m" out.callgrind > cg.txt 2>&1
+        check "[$tag] callgrind_annotate total = folded total" eq "$($CHECK callgrind-annotate cg.txt)" "$folded"
+    else
+        echo "note: callgrind_annotate not installed (Debian valgrind): callgrind not checked"
+    fi
+    if [ "$m" = samples ]; then
+        check "[$tag] raw total = table total" eq "$folded" "$total"
+    else
+        check "[$tag] raw total (ns) = table total (s)" near "$folded" "$(awk -v t="$total" 'BEGIN { printf "%.0f", t * 1e9 }')" 1e-6
+    fi
+}
+
+# fits WIDTH FILE: no line is wider than WIDTH columns (code points).
+fits() {
+    $PY -c 'import sys
+w = int(sys.argv[1])
+bad = [l for l in open(sys.argv[2], encoding="utf-8").read().split("\n") if len(l) > w]
+sys.exit(1 if bad else 0)' "$1" "$2"
+}
+
+SCHEMA=$(speedscope_schema)
+[ -n "$SCHEMA" ] && echo "speedscope schema: $SCHEMA" || echo "speedscope schema: not available, checking by hand"
+
+case $case_ in
+fig1)
+    cp "$CSPROF_EXAMPLES/fig1" ./app
+    check "profile fig1" profile db ./app
+    for m in samples CPUTIME; do formats_agree db $m; done
+    formats_agree db samples --hide '^b$'
+    formats_agree db samples --keep-roots --loops keep
+    $R --threshold 0 --format json --hide '^b$' db > hide.json
+    check "--hide b: no frame b" sh -c "! grep -q '\"name\": \"b\"' hide.json"
+    $R --format json --focus '^a$' db > focus.json
+    $R --view flat --format json db > flat.json
+    check "--focus a: total = a's inclusive" eq "$($CHECK tree focus.json)" "$($CHECK flat-incl flat.json a)"
+    $R --format json --keep-roots --threshold 0 db > roots.json
+    check "--keep-roots shows _start" grep -q '"name": "_start"' roots.json
+    $R --format json --threshold 0 db > default.json
+    check "roots elided by default" sh -c "! grep -q '\"name\": \"_start\"' default.json"
+    $R --format json --keep-roots --hide-lib 'libc\.so' --threshold 0 db > hidelib.json
+    check "--hide-lib libc: no __libc_start_call_main" sh -c "! grep -q __libc_start_call_main hidelib.json"
+    $R --format json --depth 1 db > depth.json
+    check "--depth 1: only depth 1" sh -c "! grep -q '\"depth\": 2' depth.json"
+    $R --format json --loops keep --threshold 0 db > loops.json
+    check "--loops keep: loop nodes" grep -q '"kind": "loop"' loops.json
+    $R --view flat --by loop --format json db > floops.json
+    check "flat --by loop lists fig1.c's loop" grep -q 'loop at fig1.c' floops.json
+    $R --view flat --by line --format csv db > lines.csv
+    check "flat --by line: fig1.c lines" grep -q 'fig1.c:' lines.csv
+    $R --view flat --by file --format csv db > files.csv
+    check "flat --by file: fig1.c" grep -q 'fig1.c' files.csv
+    $R --view flat --by module --format csv db > mods.csv
+    check "flat --by module: app" grep -q '/app' mods.csv
+    $R --sort exclusive --view flat db > flat_sorted.txt
+    check "--sort exclusive: c first in the flat view" sh -c "sed -n 5p flat_sorted.txt | grep -q ' c\$'"
+    for v in top-down bottom-up flat threads paths; do
+        $R --view $v --keep-roots --width 60 db > view_$v.txt
+        check "--view $v --width 60 fits in 60 columns" fits 60 view_$v.txt
+        COLUMNS=72 $R --view $v --keep-roots db > view_$v.txt
+        check "--view $v with COLUMNS=72 fits" fits 72 view_$v.txt
+    done
+    check "paths: long paths elided in the middle" grep -q '…' view_paths.txt
+    check "threads: says what per-thread data the database has" \
+        grep -E -q 'no per-thread values|statistics over threads' view_threads.txt
+    $R --view threads --format json db > threads.json
+    check "threads json parses" $PY -c 'import json,sys; d=json.load(open("threads.json")); assert len(d["threads"]) == 1' 
+    $R --format csv db > td.csv
+    check "csv parses with a header" $PY -c 'import csv; r=list(csv.DictReader(open("td.csv"))); assert r and "inclusive" in r[0]'
+    ;;
+hostile)
+    # Symbols renamed to hostile byte strings after compiling (no DWARF: names
+    # come from the symbol table, as the database escapes them).
+    cat > h.c << 'EOF'
+#include <stdlib.h>
+static volatile unsigned long sink;
+__attribute__((noinline)) void burn(long n) { for (long i = 0; i < n; i++) sink += i * 7; }
+__attribute__((noinline)) void h_script(long n) { burn(n); }
+__attribute__((noinline)) void h_quote(long n) { burn(n); }
+__attribute__((noinline)) void h_newline(long n) { burn(n); }
+__attribute__((noinline)) void h_badutf8(long n) { burn(n); }
+__attribute__((noinline)) void h_semi(long n) { burn(n); }
+int main(int argc, char **argv)
+{
+    long n = argc > 1 ? atol(argv[1]) : 150000000;
+    h_script(n); h_quote(n); h_newline(n); h_badutf8(n); h_semi(n);
+    return 0;
+}
+EOF
+    check "compile" cc -O0 -c h.c -o h.o
+    check "rename symbols" objcopy --redefine-sym h_script='</script><b>' \
+        --redefine-sym h_quote="q\"uo'te" --redefine-sym h_newline=$'new\nline' \
+        --redefine-sym h_badutf8=$'bad\xff\xfeutf8' --redefine-sym h_semi='semi;colon back\slash' h.o
+    check "link" cc -o h h.o
+    check "profile" profile db ./h
+    names=('</script><b>' "q\"uo'te" 'new\x0aline' 'bad\xff\xfeutf8')
+    formats_agree db samples
+    $R --threshold 0 db > t.txt
+    check "text keeps the names" $CHECK names t.txt "${names[@]}" 'semi;colon back\slash'
+    $R --threshold 0 --format json db > t.json
+    check "json keeps the names" $CHECK names t.json "${names[@]}" 'semi;colon back\slash'
+    check "json escapes < (safe in <script>)" sh -c "! grep -q '</script>' t.json"
+    $R --format csv db > t.csv
+    check "csv keeps the names" $PY -c 'import csv,sys; n={r["name"] for r in csv.DictReader(open("t.csv"))}; sys.exit(0 if set(sys.argv[1:]) <= n else 1)' "${names[@]}"
+    check "folded keeps the names, ; escaped" $CHECK names out.folded "${names[@]}" 'semi\x3bcolon back\slash'
+    check "speedscope keeps the names" $CHECK names out.speedscope.json "${names[@]}" 'semi;colon back\slash'
+    if command -v go > /dev/null; then
+        # -raw: -top shortens names that look like C++ templates ("<...>")
+        HOME=${HOME:-$work} go tool pprof -raw out.pb.gz > p.txt 2>&1
+        check "pprof keeps the names" $CHECK names p.txt "${names[@]}" 'semi;colon back\slash'
+    fi
+    if command -v callgrind_annotate > /dev/null; then
+        callgrind_annotate --threshold=100 out.callgrind > cg.txt 2>&1
+        check "callgrind keeps the names" $CHECK names cg.txt "${names[@]}" 'semi;colon back\slash'
+    fi
+    ;;
+recursion)
+    cat > r.c << 'EOF'
+#include <stdlib.h>
+static volatile unsigned long sink;
+__attribute__((noinline)) void burn(long n) { for (long i = 0; i < n; i++) sink += i * 7; }
+__attribute__((noinline)) long rec(long d, long n)
+{
+    burn(n);
+    if (d == 0)
+        return 0;
+    return rec(d - 1, n) + 1;
+}
+__attribute__((noinline)) long ping(long d, long n);
+__attribute__((noinline)) long pong(long d, long n) { burn(n); return d ? ping(d - 1, n) : 0; }
+__attribute__((noinline)) long ping(long d, long n) { burn(n); return d ? pong(d - 1, n) : 0; }
+int main(int argc, char **argv)
+{
+    long n = argc > 1 ? atol(argv[1]) : 80000000;
+    return (int)(rec(5, n) + ping(4, n)) == 42;
+}
+EOF
+    check "compile" cc -g -O0 -o r r.c
+    check "profile" profile db ./r
+    formats_agree db samples
+    formats_agree db samples --collapse-recursion
+    $R --threshold 0 --format json --collapse-recursion db > c.json
+    check "--collapse-recursion: no rec directly under rec" $PY -c '
+import json
+d = json.load(open("c.json")); by = {n["id"]: n for n in d["nodes"]}
+assert not any(n["name"] == "rec" and by.get(n["parent"], {}).get("name") == "rec" for n in d["nodes"])'
+    $R --view flat --metric samples --format json db > flat.json
+    # from a directory that is no prefix of the sources: callgrind_annotate strips
+    # the working directory from fl= names but not from cfl= names
+    mkdir -p elsewhere
+    (cd elsewhere && callgrind_annotate --inclusive=yes --show=samples --threshold=100 ../out.callgrind) > cgi.txt 2>&1
+    for f in rec burn main; do
+        check "callgrind inclusive of $f = flat inclusive (recursion counted once)" \
+            eq "$($CHECK callgrind-incl cgi.txt $f)" "$($CHECK flat-incl flat.json $f)"
+    done
+    total=$($CHECK rows flat.json)
+    check "rec's inclusive is not above the total" awk -v r="$($CHECK flat-incl flat.json rec)" -v t="$total" 'BEGIN { exit !(r <= t) }'
+    ;;
+threads)
+    cat > t.c << 'EOF'
+#include <pthread.h>
+#include <stdlib.h>
+static volatile unsigned long sink;
+__attribute__((noinline)) void burn(long n) { for (long i = 0; i < n; i++) sink += i * 7; }
+static void *worker(void *arg) { burn((long)arg); return NULL; }
+int main(void)
+{
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], NULL, worker, (void *)(30000000L * (i + 1)));
+    burn(20000000);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    return 0;
+}
+EOF
+    check "compile" cc -g -O0 -pthread -o t t.c
+    check "profile" profile db ./t
+    formats_agree db samples
+    $R --view threads --format json db > th.json
+    check "threads view lists 3 threads" $PY -c 'import json; assert len(json.load(open("th.json"))["threads"]) == 3'
+    $R --view threads db > th.txt
+    check "threads text has imbalance statistics" grep -q 'imbalance' th.txt
+    if $R --list-metrics db | grep -q 'over threads'; then
+        check "per-context statistics over threads: worker's max >= mean >= min" $PY -c '
+import json
+d = json.load(open("th.json")); assert d["per_context_thread_values"]
+w = [c for c in d["contexts"] if c["name"].endswith("> worker")]
+assert w and all(c["max"] >= c["mean"] >= c["min"] for c in w), w'
+    else
+        echo "note: this csprof-prof writes no statistics over threads: per-context imbalance not checked"
+    fi
+    $R --format json --threshold 0 db > td.json
+    check "start_thread elided: worker is a root" $PY -c '
+import json
+d = json.load(open("td.json")); assert any(n["name"] == "worker" and n["depth"] == 1 for n in d["nodes"])'
+    ;;
+diff)
+    cc -O2 -g -o app1 "$CSPROF_SOURCE/examples/fig1.c" && cc -O2 -g -falign-functions=256 -o app2 "$CSPROF_SOURCE/examples/fig1.c"
+    check "two builds with different addresses" sh -c '[ "$(nm app1 | grep " T c$")" != "$(nm app2 | grep " T c$")" ]'
+    check "profile build 1" profile db1 ./app1 27
+    check "profile build 2" profile db2 ./app2 27
+    $R --diff --format json db1 db1 > self.json
+    check "diff of a database with itself is zero everywhere" $CHECK diff-zero self.json
+    $R --diff --format json db1 db2 > d12.json
+    check "diff of two builds matches contexts by name and line" $PY -c '
+import json
+d = json.load(open("d12.json"))
+# contexts with 10 % of a run (about 20 samples or more): a one-sided one is a mismatch
+big = [r for r in d["contexts"] if r["base"]["inclusive"] > 0.1 * d["base_total"] or r["current"]["inclusive"] > 0.1 * d["current_total"]]
+assert big, "no contexts"
+one_sided = [r["name"] for r in big if r["base"]["inclusive"] == 0 or r["current"]["inclusive"] == 0]
+assert not one_sided, one_sided
+cs = [r for r in d["contexts"] if r["name"] == "c"]
+assert len(cs) == 6, len(cs)  # c under a (2 call sites) and b (4), each in both runs
+assert all(r["base"]["inclusive"] > 0 and r["current"]["inclusive"] > 0 for r in cs)
+for r in d["procedures"]: assert abs(r["delta"] - (r["current"]["inclusive"] - r["base"]["inclusive"])) < 1e-9
+'
+    $R --diff db1 db2 > d12.txt
+    check "diff text shows procedures and contexts" sh -c 'grep -q "^procedures" d12.txt && grep -q "^contexts" d12.txt'
+    check "diff text fits 100 columns" fits 100 d12.txt
+    $R --diff --format csv db1 db2 > d12.csv
+    check "diff csv parses" $PY -c 'import csv; r=list(csv.DictReader(open("d12.csv"))); assert r and "delta" in r[0]'
+    ;;
+errors)
+    cp "$CSPROF_EXAMPLES/fig1" ./app
+    check "profile fig1 (short)" profile db ./app 25
+    $R nodb > out 2> err; rc=$?
+    check "missing database: exit 1, one line naming it" sh -c "[ $rc -eq 1 ] && [ \$(wc -l < err) -eq 1 ] && grep -q nodb err"
+    echo '<csprof-experiment version="1"><Header' > bad.xml
+    $R bad.xml > out 2> err; rc=$?
+    check "broken XML: exit 1 with the file and line" sh -c "[ $rc -eq 1 ] && grep -q 'bad.xml:[0-9]' err && [ \$(wc -l < err) -eq 1 ]"
+    $R --focus '(' db > out 2> err; rc=$?
+    check "bad regular expression: exit 2 naming --focus" sh -c "[ $rc -eq 2 ] && grep -q -- --focus err"
+    $R --metric nosuch db > out 2> err; rc=$?
+    check "unknown metric: exit 1 naming it" sh -c "[ $rc -eq 1 ] && grep -q nosuch err"
+    $R --view sideways db > out 2> err; rc=$?
+    check "unknown view: exit 2" sh -c "[ $rc -eq 2 ] && grep -q sideways err"
+    $R --threshold 101 db > out 2> err; rc=$?
+    check "bad threshold: exit 2" test $rc -eq 2
+    # Elements and attributes from a newer database are ignored.
+    $R --format json --threshold 0 db > plain.json
+    mkdir -p db2
+    sed -e 's|<PF i="\([0-9]*\)"|<PF future="x" i="\1"|' \
+        -e 's|</SecHeader>|<FutureTable><Row i="0"><M n="0" v="99"/></Row></FutureTable></SecHeader>|' \
+        -e 's|<M n="0" v="\([^"]*\)"/>|<M n="0" v="\1"/><ThreadValues><M n="0" v="1e9"/><PF i="999999" n="0"/></ThreadValues>|' \
+        db/experiment.xml > db2/experiment.xml
+    check "modified database still well-formed" xmllint --noout --huge db2/experiment.xml
+    $R --format json --threshold 0 db2 > future.json
+    check "unknown elements and attributes ignored: same view" \
+        $PY -c 'import json; a=json.load(open("plain.json")); b=json.load(open("future.json")); assert a["nodes"] == b["nodes"] and a["total"] == b["total"]'
+    ;;
+*)
+    echo "unknown case $case_"; exit 2 ;;
+esac
+finish

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// test_prims.c -- cmocka tests of lib/support's primitives: binary search
+// (support/search.h) checked against a linear scan on tables and random
+// arrays, the growable array (support/vec.h) and the hash map
+// (support/hashmap.h) checked against a plain array oracle.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "support/hashmap.h"
+#include "support/search.h"
+#include "support/vec.h"
+
+struct rec {
+    uint32_t tag;
+    uint64_t key; /* at offset 8 on x86-64; the search takes offsetof */
+};
+
+static size_t
+linear_lower(const struct rec *r, size_t n, uint64_t v)
+{
+    size_t i = 0;
+
+    while (i < n && r[i].key < v)
+        i++;
+    return i;
+}
+
+static size_t
+linear_upper(const struct rec *r, size_t n, uint64_t v)
+{
+    size_t i = 0;
+
+    while (i < n && r[i].key <= v)
+        i++;
+    return i;
+}
+
+static void
+test_bounds_table(void **state)
+{
+    static const struct {
+        const char *name;
+        uint64_t keys[6];
+        size_t n;
+        uint64_t v;
+        size_t lower, upper;
+    } cases[] = {
+        {"empty", {0}, 0, 5, 0, 0},
+        {"before all", {10, 20, 30}, 3, 5, 0, 0},
+        {"equal to first", {10, 20, 30}, 3, 10, 0, 1},
+        {"between", {10, 20, 30}, 3, 25, 2, 2},
+        {"after all", {10, 20, 30}, 3, 31, 3, 3},
+        {"duplicates", {10, 20, 20, 20, 30}, 5, 20, 1, 4},
+        {"max key", {1, UINT64_MAX}, 2, UINT64_MAX, 1, 2},
+    };
+    (void)state;
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        struct rec r[6];
+
+        for (size_t i = 0; i < cases[c].n; i++)
+            r[i] = (struct rec){(uint32_t)i, cases[c].keys[i]};
+        if (csp_lower_bound_u64(r, cases[c].n, sizeof(r[0]), offsetof(struct rec, key),
+                                cases[c].v) != cases[c].lower ||
+            csp_upper_bound_u64(r, cases[c].n, sizeof(r[0]), offsetof(struct rec, key),
+                                cases[c].v) != cases[c].upper)
+            fail_msg("case \"%s\"", cases[c].name);
+    }
+}
+
+static void
+test_bounds_random(void **state)
+{
+    uint64_t x = 88172645463325252ULL;
+    struct rec r[300];
+
+    (void)state;
+    for (int round = 0; round < 50; round++) {
+        size_t n = (size_t)(round * 6);
+        uint64_t k = 0;
+
+        for (size_t i = 0; i < n; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            k += x % 4; /* steps of 0..3: duplicates and gaps */
+            r[i] = (struct rec){0, k};
+        }
+        for (uint64_t v = 0; v <= k + 1; v++) {
+            assert_int_equal(csp_lower_bound_u64(r, n, sizeof(r[0]), offsetof(struct rec, key), v),
+                             linear_lower(r, n, v));
+            assert_int_equal(csp_upper_bound_u64(r, n, sizeof(r[0]), offsetof(struct rec, key), v),
+                             linear_upper(r, n, v));
+        }
+    }
+}
+
+static void
+test_range_find(void **state)
+{
+    static const struct csp_range r[] = {{0x10, 0x20}, {0x20, 0x28}, {0x40, 0x50}};
+    static const struct {
+        uint64_t addr;
+        ptrdiff_t want;
+        size_t first_after;
+    } cases[] = {
+        {0x0, -1, 0}, {0x10, 0, 0},  {0x1f, 0, 0},        {0x20, 1, 1},
+        {0x27, 1, 1}, {0x28, -1, 2}, {0x3f, -1, 2},       {0x40, 2, 2},
+        {0x4f, 2, 2}, {0x50, -1, 3}, {UINT64_MAX, -1, 3},
+    };
+    (void)state;
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        assert_int_equal(csp_range_find(r, 3, sizeof(r[0]), cases[c].addr), cases[c].want);
+        assert_int_equal(csp_range_first_after(r, 3, sizeof(r[0]), cases[c].addr),
+                         cases[c].first_after);
+    }
+    assert_int_equal(csp_range_find(r, 0, sizeof(r[0]), 0x10), -1);
+}
+
+static void
+test_vec(void **state)
+{
+    uint32_t *v = NULL;
+    size_t n = 0, cap = 0;
+
+    (void)state;
+    for (uint32_t i = 0; i < 100000; i++) {
+        assert_int_equal(csp_vec_reserve(&v, &cap, n + 1, sizeof(*v)), 0);
+        assert_true(cap >= n + 1);
+        v[n++] = i * 3;
+    }
+    for (uint32_t i = 0; i < 100000; i++)
+        assert_int_equal(v[i], i * 3);
+    /* Already large enough: nothing moves. */
+    {
+        uint32_t *before = v;
+        size_t cap_before = cap;
+
+        assert_int_equal(csp_vec_reserve(&v, &cap, 10, sizeof(*v)), 0);
+        assert_ptr_equal(v, before);
+        assert_int_equal(cap, cap_before);
+    }
+    /* Overflowing byte sizes fail and leave the array alone. */
+    {
+        uint32_t *before = v;
+        size_t cap_before = cap;
+
+        assert_int_equal(csp_vec_reserve(&v, &cap, SIZE_MAX / 2, sizeof(*v)), -1);
+        assert_ptr_equal(v, before);
+        assert_int_equal(cap, cap_before);
+    }
+    free(v);
+}
+
+static void
+test_hashmap(void **state)
+{
+    enum { N = 20000 };
+    static int vals[N];
+    struct csp_hmap h = {0};
+
+    (void)state;
+    assert_null(csp_hmap_get(&h, 42));
+    /* Aligned addresses (clustered low bits), plus key 0. */
+    for (size_t i = 0; i < N; i++)
+        assert_int_equal(csp_hmap_put(&h, (uint64_t)i * 64, &vals[i]), 0);
+    assert_int_equal(h.n, N);
+    for (size_t i = 0; i < N; i++) {
+        assert_ptr_equal(csp_hmap_get(&h, (uint64_t)i * 64), &vals[i]);
+        assert_null(csp_hmap_get(&h, (uint64_t)i * 64 + 1));
+    }
+    /* Replacing keeps the count. */
+    assert_int_equal(csp_hmap_put(&h, 64, &vals[0]), 0);
+    assert_ptr_equal(csp_hmap_get(&h, 64), &vals[0]);
+    assert_int_equal(h.n, N);
+    assert_int_equal(csp_hmap_put(&h, 7, NULL), -1);
+    csp_hmap_free(&h);
+    assert_null(csp_hmap_get(&h, 0));
+    assert_int_not_equal(csp_hash_str("main"), csp_hash_str("mainx"));
+    assert_int_equal(csp_hash_str(""), 0xcbf29ce484222325ULL);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bounds_table), cmocka_unit_test(test_bounds_random),
+        cmocka_unit_test(test_range_find),   cmocka_unit_test(test_vec),
+        cmocka_unit_test(test_hashmap),
+    };
+    size_t total = sizeof(tests) / sizeof(tests[0]);
+    int failed = cmocka_run_group_tests_name("support primitives", tests, NULL, NULL);
+
+    printf("%zu passed, %d failed\n", total - (size_t)failed, failed);
+    return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,728 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * report_main.c -- csprof-report: views, exports and differences of an
+ * experiment database (DB/experiment.xml), read from the database alone.
+ *
+ * Tool code: option parsing and the one place that prints errors and exits;
+ * the work is lib/report (reading, views, transforms) and lib/export
+ * (writers).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "export/export.h"
+#include "report/report.h"
+
+static const char usage_text[] =
+    "usage: csprof-report [options] DB\n"
+    "       csprof-report [options] --diff BASE_DB DB\n"
+    "Show an experiment database written by csprof-prof (DB or DB/experiment.xml).\n"
+    "\n"
+    "views and output:\n"
+    "  --view V          top-down (calling contexts, default), bottom-up (callers of each\n"
+    "                    procedure), flat (static: see --by), threads (per-thread totals),\n"
+    "                    paths (hottest call paths, one line each)\n"
+    "  --by B            flat view rows: procedure (default), file, module, loop, line\n"
+    "  --format F        text (default), csv, json (share/schemas/report-json.md);\n"
+    "                    exports: folded, pprof (gzipped profile.proto), speedscope, callgrind\n"
+    "  -o FILE           write to FILE instead of standard output\n"
+    "  --metric NAME     event or metric to show (default: the first event); see --list-metrics\n"
+    "  --list-metrics    print the metrics of the database and exit\n"
+    "  --sort C          inclusive (default), exclusive, calls, per-call, name\n"
+    "  --width N         text width (default: $COLUMNS, else 100)\n"
+    "  --limit N         rows of the flat, bottom-up and paths views (text default 40; 0: all)\n"
+    "\n"
+    "transforms (the same in every view and export):\n"
+    "  --focus RE        only the subtrees under frames whose name matches RE (POSIX ERE)\n"
+    "  --hide RE         merge frames whose name matches RE into their callers\n"
+    "  --hide-lib RE     merge frames of load modules whose path matches RE into their callers\n"
+    "  --collapse-recursion  merge a frame into its caller when both are the same procedure\n"
+    "  --threshold PCT   do not show nodes below PCT%% of the total (text default 0.5; tables only)\n"
+    "  --depth N         show N levels at most (tables only)\n"
+    "  --inlines merge|keep  inlined frames as their own nodes (keep, default) or not\n"
+    "  --loops hide|keep     loops as nodes (keep) or not (hide, default)\n"
+    "  --keep-roots      do not elide _start, __libc_start_*, start_thread, clone, clone3\n"
+    "\n"
+    "  --diff BASE_DB DB differences of DB against BASE_DB: per procedure and per context,\n"
+    "                    matched by procedure name and call-site line; absolute, and\n"
+    "                    normalized by each run's total\n"
+    "  -h, --help        this text\n";
+
+enum {
+    OPT_VIEW = 256,
+    OPT_BY,
+    OPT_FORMAT,
+    OPT_METRIC,
+    OPT_SORT,
+    OPT_WIDTH,
+    OPT_LIMIT,
+    OPT_FOCUS,
+    OPT_HIDE,
+    OPT_HIDE_LIB,
+    OPT_COLLAPSE,
+    OPT_THRESHOLD,
+    OPT_DEPTH,
+    OPT_INLINES,
+    OPT_LOOPS,
+    OPT_KEEP_ROOTS,
+    OPT_DIFF,
+    OPT_LIST_METRICS,
+};
+
+static const struct option long_options[] = {
+    {"view", required_argument, NULL, OPT_VIEW},
+    {"by", required_argument, NULL, OPT_BY},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"metric", required_argument, NULL, OPT_METRIC},
+    {"list-metrics", no_argument, NULL, OPT_LIST_METRICS},
+    {"sort", required_argument, NULL, OPT_SORT},
+    {"width", required_argument, NULL, OPT_WIDTH},
+    {"limit", required_argument, NULL, OPT_LIMIT},
+    {"focus", required_argument, NULL, OPT_FOCUS},
+    {"hide", required_argument, NULL, OPT_HIDE},
+    {"hide-lib", required_argument, NULL, OPT_HIDE_LIB},
+    {"collapse-recursion", no_argument, NULL, OPT_COLLAPSE},
+    {"threshold", required_argument, NULL, OPT_THRESHOLD},
+    {"depth", required_argument, NULL, OPT_DEPTH},
+    {"inlines", required_argument, NULL, OPT_INLINES},
+    {"loops", required_argument, NULL, OPT_LOOPS},
+    {"keep-roots", no_argument, NULL, OPT_KEEP_ROOTS},
+    {"diff", no_argument, NULL, OPT_DIFF},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+enum view { V_TOP_DOWN, V_BOTTOM_UP, V_FLAT, V_THREADS, V_PATHS };
+enum format { F_TEXT, F_CSV, F_JSON, F_FOLDED, F_PPROF, F_SPEEDSCOPE, F_CALLGRIND };
+
+struct options {
+    enum view view;
+    enum rpt_flat_by by;
+    enum format format;
+    const char *metric;
+    const char *output;
+    enum exp_sort sort;
+    unsigned width;
+    long limit;       /* -1: default */
+    double threshold; /* < 0: default */
+    unsigned depth;
+    bool diff, list_metrics;
+    struct rpt_view_options vo;
+};
+
+static void
+die_usage(const char *msg, const char *arg)
+{
+    fprintf(stderr, "csprof-report: %s%s\nTry 'csprof-report --help'.\n", msg, arg);
+    exit(2);
+}
+
+static int
+pick(const char *opt, const char *arg, const char *const *names, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], arg) == 0)
+            return i;
+    fprintf(stderr, "csprof-report: %s: unknown value '%s' (one of:", opt, arg);
+    for (int i = 0; i < n; i++)
+        fprintf(stderr, " %s", names[i]);
+    fprintf(stderr, ")\n");
+    exit(2);
+}
+
+static unsigned long
+number(const char *opt, const char *arg, unsigned long max)
+{
+    char *end;
+    unsigned long v;
+
+    errno = 0;
+    v = strtoul(arg, &end, 10);
+    if (errno != 0 || *end != '\0' || end == arg || arg[0] == '-' || v > max) {
+        fprintf(stderr, "csprof-report: %s: '%s' is not a number from 0 to %lu\n", opt, arg, max);
+        exit(2);
+    }
+    return v;
+}
+
+static void
+parse_options(int argc, char **argv, struct options *o)
+{
+    static const char *const views[] = {"top-down", "bottom-up", "flat", "threads", "paths"};
+    static const char *const bys[] = {"procedure", "file", "module", "loop", "line"};
+    static const char *const formats[] = {"text",  "csv",        "json",     "folded",
+                                          "pprof", "speedscope", "callgrind"};
+    static const char *const sorts[] = {"inclusive", "exclusive", "calls", "per-call", "name"};
+    static const char *const inl[] = {"merge", "keep"};
+    static const char *const loops[] = {"hide", "keep"};
+    const char *cols = getenv("COLUMNS");
+    int c;
+
+    memset(o, 0, sizeof *o);
+    o->limit = -1;
+    o->threshold = -1;
+    o->vo.keep_inlines = true;
+    o->sort = (enum exp_sort) - 1;
+    o->width = 100;
+    if (cols != NULL && atoi(cols) >= 40 && atoi(cols) <= 1000)
+        o->width = (unsigned)atoi(cols);
+    while ((c = getopt_long(argc, argv, "ho:", long_options, NULL)) != -1) {
+        switch (c) {
+        case OPT_VIEW:
+            o->view = (enum view)pick("--view", optarg, views, 5);
+            break;
+        case OPT_BY:
+            o->by = (enum rpt_flat_by)pick("--by", optarg, bys, 5);
+            break;
+        case OPT_FORMAT:
+            o->format = (enum format)pick("--format", optarg, formats, 7);
+            break;
+        case OPT_METRIC:
+            o->metric = optarg;
+            break;
+        case OPT_LIST_METRICS:
+            o->list_metrics = true;
+            break;
+        case OPT_SORT:
+            o->sort = (enum exp_sort)pick("--sort", optarg, sorts, 5);
+            break;
+        case OPT_WIDTH:
+            o->width = (unsigned)number("--width", optarg, 10000);
+            if (o->width < 40)
+                o->width = 40;
+            break;
+        case OPT_LIMIT:
+            o->limit = (long)number("--limit", optarg, 100000000);
+            break;
+        case OPT_FOCUS:
+            o->vo.focus = optarg;
+            break;
+        case OPT_HIDE:
+            o->vo.hide = optarg;
+            break;
+        case OPT_HIDE_LIB:
+            o->vo.hide_lib = optarg;
+            break;
+        case OPT_COLLAPSE:
+            o->vo.collapse_recursion = true;
+            break;
+        case OPT_THRESHOLD: {
+            char *end;
+            o->threshold = strtod(optarg, &end);
+            if (*end != '\0' || end == optarg || !(o->threshold >= 0 && o->threshold <= 100))
+                die_usage("--threshold: not a percentage from 0 to 100: ", optarg);
+            break;
+        }
+        case OPT_DEPTH:
+            o->depth = (unsigned)number("--depth", optarg, 1000000);
+            break;
+        case OPT_INLINES:
+            o->vo.keep_inlines = pick("--inlines", optarg, inl, 2) == 1;
+            break;
+        case OPT_LOOPS:
+            o->vo.keep_loops = pick("--loops", optarg, loops, 2) == 1;
+            break;
+        case OPT_KEEP_ROOTS:
+            o->vo.keep_roots = true;
+            break;
+        case OPT_DIFF:
+            o->diff = true;
+            break;
+        case 'o':
+            o->output = optarg;
+            break;
+        case 'h':
+            fputs(usage_text, stdout);
+            exit(0);
+        default:
+            fprintf(stderr, "Try 'csprof-report --help'.\n");
+            exit(2);
+        }
+    }
+    if (argc - optind != (o->diff ? 2 : 1))
+        die_usage(o->diff ? "--diff needs two databases: BASE_DB DB"
+                          : "needs one database (DB directory or DB/experiment.xml)",
+                  "");
+    if (o->view == V_FLAT && o->by == RPT_FLAT_LOOP)
+        o->vo.keep_loops = true;
+    if (o->view == V_FLAT && o->by == RPT_FLAT_LINE)
+        o->vo.statements = true;
+    if (o->format == F_CALLGRIND)
+        o->vo.statements = true; /* self cost on source lines */
+    if (o->threshold < 0)
+        o->threshold = o->format == F_TEXT && (o->view == V_TOP_DOWN || o->diff) ? 0.5 : 0;
+    if (o->limit < 0)
+        o->limit = o->format == F_TEXT ? 40 : 0;
+    if ((int)o->sort < 0) /* bottom-up: the procedures that spend the time themselves first */
+        o->sort = o->view == V_BOTTOM_UP ? EXP_SORT_EXCLUSIVE : EXP_SORT_INCLUSIVE;
+}
+
+static struct rpt_db *
+load(const char *path)
+{
+    char err[512];
+    struct rpt_db *db;
+    int rc = rpt_db_read(path, &db, err, sizeof err);
+
+    if (rc != RPT_OK) {
+        fprintf(stderr, "csprof-report: %s\n", err[0] ? err : rpt_strerror(rc));
+        exit(1);
+    }
+    return db;
+}
+
+static int
+column_of(const struct rpt_db *db, const struct rpt_tree *t, const char *metric)
+{
+    int m = rpt_db_find_metric(db, metric);
+    int col = m >= 0 ? rpt_tree_column(t, m) : -1;
+
+    if (col < 0) {
+        fprintf(
+            stderr,
+            "csprof-report: --metric: %s has no inclusive metric named '%s' (see --list-metrics)\n",
+            db->path, metric != NULL ? metric : "(any)");
+        exit(1);
+    }
+    return col;
+}
+
+static struct rpt_tree *
+build(const struct rpt_db *db, const struct options *o, struct rpt_names *names)
+{
+    char err[512] = "";
+    struct rpt_tree *t;
+    int rc = rpt_tree_build(db, &o->vo, names, &t, err, sizeof err);
+
+    if (rc != RPT_OK) {
+        fprintf(stderr, "csprof-report: %s\n", err[0] ? err : rpt_strerror(rc));
+        exit(rc == RPT_EINVAL ? 2 : 1);
+    }
+    return t;
+}
+
+static void
+list_metrics(const struct rpt_db *db, FILE *out)
+{
+    fprintf(out, "%-4s %-28s %-12s %-10s %-8s %s\n", "i", "name", "event", "type", "unit",
+            "--metric");
+    for (int i = 0; i < db->nmetrics; i++) {
+        const struct rpt_metric *m = &db->metrics[i];
+        fprintf(out, "%-4d %-28s %-12s %-10s %-8s %s\n", i, m->name, m->event,
+                m->inclusive ? "inclusive" : "exclusive", m->unit != NULL ? m->unit : "",
+                !m->additive   ? "no (derived or statistic: not shown by this version)"
+                : m->inclusive ? "yes"
+                : strcmp(m->event, "calls") == 0 ? "(the calls column)"
+                                                 : "(its inclusive partner)");
+    }
+}
+
+/* Index of the inclusive statistic @stat over threads of metric @of, or -1. */
+static int
+stat_metric(const struct rpt_db *db, int of, const char *stat)
+{
+    for (int i = 0; i < db->nmetrics; i++) {
+        const struct rpt_metric *m = &db->metrics[i];
+        if (m->inclusive && m->of == of && m->stat != NULL && strcmp(m->stat, stat) == 0 &&
+            m->over != NULL && strcmp(m->over, "threads") == 0)
+            return i;
+    }
+    return -1;
+}
+
+static int
+cmp_by_value(const void *a, const void *b, void *arg)
+{
+    const double *v = arg;
+    double x = v[*(const uint32_t *)a], y = v[*(const uint32_t *)b];
+
+    return x > y   ? -1
+           : x < y ? 1
+                   : (*(const uint32_t *)a > *(const uint32_t *)b) -
+                         (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+/*
+ * Imbalance of the hottest procedure frames, from the statistics over threads
+ * that newer databases store per context (Metric stat=... over="threads").
+ * Returns false when the database has none.
+ */
+static bool
+thread_stats(const struct rpt_db *db, int m, const struct options *o, FILE *out)
+{
+    static const char *const stats[] = {"mean", "min", "max", "cv"};
+    int idx[4];
+    uint32_t *frames, n = 0;
+    double *incl;
+    unsigned limit = o->limit ? (unsigned)o->limit : 20;
+
+    for (int k = 0; k < 4; k++)
+        if ((idx[k] = stat_metric(db, m, stats[k])) < 0)
+            return false;
+    frames = malloc((size_t)db->nnodes * sizeof *frames);
+    incl = calloc((size_t)db->nnodes, sizeof *incl);
+    if (frames == NULL || incl == NULL) {
+        fprintf(stderr, "csprof-report: out of memory\n");
+        exit(1);
+    }
+    for (uint32_t i = 1; i < db->nnodes; i++) {
+        incl[i] = rpt_db_value(db, i, m);
+        if (db->nodes[i].kind == RPT_CCT_FRAME && incl[i] > 0)
+            frames[n++] = i;
+    }
+    qsort_r(frames, n, sizeof *frames, cmp_by_value, incl);
+    if (o->format == F_TEXT)
+        fprintf(out,
+                "\nhottest frames, %s over threads:\n"
+                "%10s %10s %10s %7s  %s\n",
+                db->metrics[m].event, "mean", "min", "max", "cv", "caller > frame");
+    else
+        fputs(",\n  \"contexts\": [", out);
+    for (uint32_t k = 0; k < n && k < limit; k++) {
+        uint32_t f = frames[k], up = db->nodes[f].parent;
+        const char *caller = NULL;
+        char label[600];
+        while (up != 0 && db->nodes[up].kind != RPT_CCT_FRAME)
+            up = db->nodes[up].parent;
+        if (up != 0)
+            caller = db->procs[db->nodes[up].proc].name;
+        snprintf(label, sizeof label, "%s%s%s", caller ? caller : "", caller ? " > " : "",
+                 db->procs[db->nodes[f].proc].name);
+        if (o->format == F_TEXT) {
+            fprintf(out, "%10.4g %10.4g %10.4g %7.3f  ", rpt_db_value(db, f, idx[0]),
+                    rpt_db_value(db, f, idx[1]), rpt_db_value(db, f, idx[2]),
+                    rpt_db_value(db, f, idx[3]));
+            exp_fit(out, label, o->width > 44 ? o->width - 43 : 8);
+            fputc('\n', out);
+        } else {
+            fprintf(out, "%s\n    {\"node\": %u, \"name\": ", k ? "," : "", f);
+            exp_json_str(out, label);
+            fprintf(
+                out,
+                ", \"inclusive\": %.10g, \"mean\": %.10g, \"min\": %.10g, \"max\": %.10g, \"cv\": %.10g}",
+                incl[f], rpt_db_value(db, f, idx[0]), rpt_db_value(db, f, idx[1]),
+                rpt_db_value(db, f, idx[2]), rpt_db_value(db, f, idx[3]));
+        }
+    }
+    if (o->format != F_TEXT)
+        fputs("\n  ]", out);
+    free(frames);
+    free(incl);
+    return true;
+}
+
+/* Threads: what the database has per thread today (the measurement headers). */
+static void
+threads_view(const struct rpt_db *db, int m, const struct options *o, FILE *out)
+{
+    bool stats = stat_metric(db, m, "mean") >= 0;
+    double n = 0, sum = 0, sum2 = 0, mn = INFINITY, mx = -INFINITY;
+    int read = 0;
+
+    if (o->format == F_JSON) {
+        fprintf(out,
+                "{\n  \"format\": \"csprof-report\",\n  \"version\": 1,\n  \"view\": \"threads\",\n"
+                "  \"per_context_thread_values\": %s,\n  \"threads\": [",
+                stats ? "true" : "false");
+    } else if (o->format == F_CSV) {
+        fputs("pid,tid,thread_index,rank,status,samples,cpu_seconds,path\n", out);
+    } else {
+        char line[1024];
+        snprintf(line, sizeof line, "csprof-report threads: %s",
+                 db->program != NULL ? db->program : "?");
+        exp_fit(out, line, o->width);
+        fputc('\n', out);
+        if (stats)
+            fputs("the database stores statistics over threads per context;\n"
+                  "per-thread totals of the measurement files' headers:\n",
+                  out);
+        else
+            fputs("note: this database has no per-thread values of\n"
+                  "each calling context; shown are the per-thread totals\n"
+                  "of the measurement files' headers (samples, CPU time).\n",
+                  out);
+        fprintf(out, "%8s %8s %5s %4s %8s %9s  %s\n", "pid", "tid", "index", "rank", "samples",
+                "cpu (s)", "file");
+    }
+    for (int i = 0; i < db->ninputs; i++) {
+        const struct rpt_input *in = &db->inputs[i];
+        double cpu = in->cpu_ns >= 0 ? in->cpu_ns / 1e9 : -1;
+        if (in->read && in->samples >= 0) {
+            n++;
+            sum += in->samples;
+            sum2 += in->samples * in->samples;
+            mn = fmin(mn, in->samples);
+            mx = fmax(mx, in->samples);
+            read++;
+        }
+        if (o->format == F_JSON) {
+            fprintf(
+                out,
+                "%s\n    {\"pid\": %lld, \"tid\": %lld, \"thread_index\": %lld, \"rank\": %lld, "
+                "\"read\": %s, \"samples\": %.0f, \"cpu_seconds\": %.9g}",
+                i ? "," : "", in->pid, in->tid, in->thread_index, in->rank,
+                in->read ? "true" : "false", in->samples, cpu);
+        } else if (o->format == F_CSV) {
+            fprintf(out, "%lld,%lld,%lld,%lld,%s,%.0f,%.9g,%s\n", in->pid, in->tid,
+                    in->thread_index, in->rank, in->read ? "read" : "skipped", in->samples, cpu,
+                    in->path != NULL ? in->path : "");
+        } else {
+            const char *p = in->path != NULL ? in->path : "", *slash = strrchr(p, '/');
+            char file[512];
+            int k = fprintf(out, "%8lld %8lld %5lld %4lld %8.0f %9.4f  ", in->pid, in->tid,
+                            in->thread_index, in->rank, in->samples, cpu);
+            snprintf(file, sizeof file, "%s%s", slash ? slash + 1 : p,
+                     in->read ? "" : " (skipped)");
+            exp_fit(out, file, o->width > (unsigned)k + 8 ? o->width - (unsigned)k : 8);
+            fputc('\n', out);
+        }
+    }
+    if (n > 0) {
+        double mean = sum / n, sd = sqrt(fmax(0, sum2 / n - mean * mean));
+        if (o->format == F_JSON)
+            fprintf(out,
+                    "\n  ],\n  \"samples\": {\"sum\": %.0f, \"mean\": %.6g, \"min\": %.0f, "
+                    "\"max\": %.0f, \"stddev\": %.6g, \"cv\": %.6g}",
+                    sum, mean, mn, mx, sd, mean > 0 ? sd / mean : 0);
+        else if (o->format == F_TEXT)
+            fprintf(out,
+                    "samples over %d thread(s): sum %.0f, mean %.1f,\n"
+                    "min %.0f, max %.0f, stddev %.1f, cv %.3f;\nimbalance (max/mean) %.2f\n",
+                    read, sum, mean, mn, mx, sd, mean > 0 ? sd / mean : 0,
+                    mean > 0 ? mx / mean : 0);
+    } else if (o->format == F_JSON) {
+        fputs("\n  ]", out);
+    } else if (o->format == F_TEXT) {
+        fputs("(no thread read by csprof-prof)\n", out);
+    }
+    if (stats && o->format != F_CSV)
+        thread_stats(db, m, o, out);
+    if (o->format == F_JSON)
+        fputs("\n}\n", out);
+}
+
+/* One line per hot call path, elided in the middle to fit the width. */
+static void
+paths_view(const struct rpt_tree *t, int col, const struct options *o, FILE *out)
+{
+    uint32_t *leaf = malloc((size_t)t->nnodes * sizeof *leaf);
+    size_t n = 0;
+    double total = rpt_incl(t, 0, col);
+    char *path = NULL;
+    size_t cap = 0;
+
+    if (leaf == NULL) {
+        fprintf(stderr, "csprof-report: out of memory\n");
+        exit(1);
+    }
+    for (uint32_t i = 1; i < t->nnodes; i++)
+        if (rpt_self(t, i, col) > 0)
+            leaf[n++] = i;
+    /* selection by self cost, largest first */
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n && i < (size_t)(o->limit ? o->limit : (long)n); j++)
+            if (rpt_self(t, leaf[j], col) > rpt_self(t, leaf[i], col)) {
+                uint32_t x = leaf[i];
+                leaf[i] = leaf[j];
+                leaf[j] = x;
+            }
+    {
+        char line[1024];
+        snprintf(line, sizeof line, "csprof-report paths: %s",
+                 t->db->program != NULL ? t->db->program : "?");
+        exp_fit(out, line, o->width);
+        snprintf(line, sizeof line, "\nmetric %s (%s): self cost of the leaf;",
+                 t->db->metrics[t->metric_of[col]].event, t->db->metrics[t->metric_of[col]].unit);
+        exp_fit(out, line, o->width + 1);
+        fprintf(out, "\n%% of total %g\n", total);
+    }
+    for (size_t i = 0; i < n && (o->limit == 0 || i < (size_t)o->limit); i++) {
+        size_t len = 0, nf = 0, w = o->width > 24 ? o->width - 24 : 16, keep_head, keep_tail;
+        uint32_t frames[4096];
+        for (uint32_t u = leaf[i]; u != 0 && nf < 4096; u = t->nodes[u].parent)
+            frames[nf++] = u;
+        for (size_t k = nf; k-- > 0;) {
+            const char *s = rpt_tree_name(t, frames[k]);
+            size_t need = len + strlen(s) + 32;
+            int32_t line = k > 0 ? t->nodes[frames[k - 1]].cs_line : 0; /* call made from here */
+            if (need > cap) {
+                cap = need * 2;
+                path = realloc(path, cap);
+                if (path == NULL)
+                    exit(1);
+            }
+            len += (size_t)sprintf(path + len, "%s%s", k + 1 == nf ? "" : " > ", s);
+            if (line > 0)
+                len += (size_t)sprintf(path + len, ":%d", (int)line);
+        }
+        fprintf(out, "%5.1f%% %12.6g  ", total != 0 ? 100 * rpt_self(t, leaf[i], col) / total : 0,
+                rpt_self(t, leaf[i], col));
+        if (len <= w) {
+            fwrite(path, 1, len, out);
+        } else { /* elide the middle, keeping whole UTF-8 characters */
+            keep_head = w / 3;
+            keep_tail = w - keep_head - 5;
+            while (keep_head > 0 && ((unsigned char)path[keep_head] & 0xc0) == 0x80)
+                keep_head--;
+            while (keep_tail > 0 && ((unsigned char)path[len - keep_tail] & 0xc0) == 0x80)
+                keep_tail--;
+            fwrite(path, 1, keep_head, out);
+            fputs(" \xe2\x80\xa6 ", out);
+            fwrite(path + len - keep_tail, 1, keep_tail, out);
+        }
+        fputc('\n', out);
+    }
+    free(path);
+    free(leaf);
+}
+
+int
+main(int argc, char **argv)
+{
+    struct options o;
+    struct exp_table_options to;
+    struct rpt_db *db, *base = NULL;
+    struct rpt_tree *t, *view = NULL;
+    FILE *out = stdout;
+    int col, rc = 0;
+
+    parse_options(argc, argv, &o);
+    db = load(argv[argc - 1]);
+    if (o.diff)
+        base = load(argv[argc - 2]);
+    if (o.list_metrics) {
+        list_metrics(db, stdout);
+        return 0;
+    }
+    if (o.output != NULL) {
+        out = fopen(o.output, o.format == F_PPROF ? "wb" : "w");
+        if (out == NULL) {
+            fprintf(stderr, "csprof-report: -o %s: %s\n", o.output, strerror(errno));
+            return 1;
+        }
+    } else if (o.format == F_PPROF && isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "csprof-report: --format pprof writes binary data: use -o FILE\n");
+        return 2;
+    }
+
+    memset(&to, 0, sizeof to);
+    to.format = o.format == F_CSV ? EXP_CSV : o.format == F_JSON ? EXP_JSON : EXP_TEXT;
+    to.sort = o.sort;
+    to.threshold = o.threshold;
+    to.max_depth = o.depth;
+    to.width = o.width;
+    to.limit = (unsigned)o.limit;
+
+    if (o.view == V_THREADS && !o.diff) {
+        int m = rpt_db_find_metric(db, o.metric);
+        if (m < 0) {
+            fprintf(stderr,
+                    "csprof-report: --metric: %s has no metric named '%s' (see --list-metrics)\n",
+                    db->path, o.metric != NULL ? o.metric : "(any)");
+            return 1;
+        }
+        threads_view(db, m, &o, out);
+        goto out_close;
+    }
+    if (o.diff) {
+        struct rpt_names *names = rpt_names_new();
+        struct rpt_tree *tb, *tc, *uni, *flat;
+        char err[512] = "";
+        if (names == NULL)
+            return 1;
+        tb = build(base, &o, names);
+        tc = build(db, &o, names);
+        col = column_of(base, tb, o.metric);
+        if (rpt_tree_union(tb, tc, &uni, err, sizeof err) != RPT_OK) {
+            fprintf(stderr, "csprof-report: --diff: %s\n", err[0] ? err : "out of memory");
+            return 1;
+        }
+        if (rpt_tree_flat(uni, RPT_FLAT_PROCEDURE, &flat) != RPT_OK) {
+            fprintf(stderr, "csprof-report: out of memory\n");
+            return 1;
+        }
+        to.view = "diff";
+        to.column = col;
+        to.tree = true;
+        rc = export_diff(uni, flat, &to, base->path, db->path, out);
+        rpt_tree_free(flat);
+        rpt_tree_free(uni);
+        rpt_tree_free(tc);
+        rpt_tree_free(tb);
+        rpt_names_free(names);
+        goto out_close;
+    }
+
+    t = build(db, &o, NULL);
+    col = column_of(db, t, o.metric);
+    if (t->db_total_difference > 1e-6 * fabs(rpt_incl(t, 0, col)) + 1e-9)
+        fprintf(stderr,
+                "csprof-report: warning: %s: the call tree sums to %g away from the stored total\n",
+                db->path, t->db_total_difference);
+    switch (o.format) {
+    case F_FOLDED:
+        rc = export_folded(t, col, out);
+        break;
+    case F_PPROF:
+        rc = export_pprof(t, out);
+        break;
+    case F_SPEEDSCOPE:
+        rc = export_speedscope(t, col, out);
+        break;
+    case F_CALLGRIND:
+        rc = export_callgrind(t, out);
+        break;
+    default:
+        to.column = col;
+        switch (o.view) {
+        case V_BOTTOM_UP:
+            if (rpt_tree_bottom_up(t, o.depth ? o.depth + 1 : 0, &view) != RPT_OK)
+                goto oom;
+            to.view = "bottom-up";
+            to.tree = true;
+            break;
+        case V_FLAT:
+            if (rpt_tree_flat(t, o.by, &view) != RPT_OK)
+                goto oom;
+            to.view = "flat";
+            to.max_depth = 1;
+            break;
+        case V_PATHS:
+            paths_view(t, col, &o, out);
+            break;
+        default:
+            to.view = "top-down";
+            to.tree = true;
+            to.limit = 0;
+            break;
+        }
+        if (o.view != V_PATHS)
+            rc = export_table(view != NULL ? view : t, &to, out);
+        break;
+    }
+    rpt_tree_free(view);
+    rpt_tree_free(t);
+out_close:
+    if (rc != 0 || fflush(out) != 0 || ferror(out)) {
+        fprintf(stderr, "csprof-report: %s: %s\n", o.output != NULL ? o.output : "standard output",
+                strerror(errno ? errno : EIO));
+        return 1;
+    }
+    if (out != stdout && fclose(out) != 0) {
+        fprintf(stderr, "csprof-report: %s: %s\n", o.output, strerror(errno));
+        return 1;
+    }
+    rpt_db_free(base);
+    rpt_db_free(db);
+    return 0;
+oom:
+    fprintf(stderr, "csprof-report: out of memory\n");
+    return 1;
+}
