@@ -5,26 +5,43 @@
 # Under csrun its tick counts stay within +-20 % of the baseline's, its
 # handlers never see a delivery that is not their own timer's (csprof
 # samples on SIGRTMIN+4), and csprof records samples.
-# At the default event unless the stress mode sets one: at CPUTIME@1000 on a
-# loaded VM the program's SIGPROF ticks fell to 70-90 % of the baseline's (see
-# README, "Choices and known limits").
-: "${REL_EVENT:=CPUTIME@5000}"
+# Twice: as configured, then on one CPU shared with a CPU hog (baseline too).
+# The second is the case that failed at CPUTIME@1000: csprof read the
+# thread's CPU clock (CLOCK_THREAD_CPUTIME_ID) in every sample, which makes
+# the kernel update the scheduler's accounting and lets the hog take the CPU
+# right after each sample; process CPU timers are checked only at ticks that
+# find the process running, so the program got 50-60 % of its SIGPROF ticks.
+# Perf-event samples now take their cost from the event's own count.
 . "$(dirname "$0")/lib.sh"
 runs=$(rel_runs 2)
 
 rel_build app gcc "" app_timers.c
-rel_plain base ./app
-check "baseline exits 0, no foreign delivery" sh -c '[ "$(cat base.rc)" -eq 0 ] && grep -qx "foreign 0" base.out'
-read -r bp br < <(sed -n 's/^prof ticks \([0-9]*\), rt ticks [0-9]*, rt per s \([0-9.]*\)$/\1 \2/p' base.err)
-for ((r = 1; r <= runs; r++)); do
-    rel_prof p$r m$r ./app
-    check "run $r: exit status and output identical (foreign deliveries: 0)" rel_same p$r base
-    read -r pp pr < <(sed -n 's/^prof ticks \([0-9]*\), rt ticks [0-9]*, rt per s \([0-9.]*\)$/\1 \2/p' p$r.err)
-    check "run $r: SIGPROF ticks within 20 % of the baseline's (${pp:-?} vs ${bp:-?})" \
-        awk -v a="${pp:-0}" -v b="${bp:-0}" 'BEGIN { exit !(b > 0 && a >= 0.8 * b && a <= 1.2 * b) }'
-    check "run $r: SIGRTMIN+1 ticks per wall-clock second within 20 % of the baseline's (${pr:-?} vs ${br:-?})" \
-        awk -v a="${pr:-0}" -v b="${br:-0}" 'BEGIN { exit !(b > 0 && a >= 0.8 * b && a <= 1.2 * b) }'
-    n=$(rel_stat m$r samples.recorded)
-    check "run $r: csprof recorded samples ($n)" [ "$n" -gt 0 ]
-done
+
+# ticks FILE: "PROF RT_PER_S" from the program's stderr
+ticks() { sed -n 's/^prof ticks \([0-9]*\), rt ticks [0-9]*, rt per s \([0-9.]*\)$/\1 \2/p' "$1"; }
+
+variant() {
+    local v=$1 r bp br pp pr n
+    rel_plain "$v-base" ./app
+    check "$v: baseline exits 0, no foreign delivery" \
+        sh -c "[ \"\$(cat $v-base.rc)\" -eq 0 ] && grep -qx 'foreign 0' $v-base.out"
+    read -r bp br < <(ticks "$v-base.err")
+    for ((r = 1; r <= runs; r++)); do
+        rel_prof "$v-p$r" "$v-m$r" ./app
+        check "$v run $r: exit status and output identical (foreign deliveries: 0)" rel_same "$v-p$r" "$v-base"
+        read -r pp pr < <(ticks "$v-p$r.err")
+        check "$v run $r: SIGPROF ticks within 20 % of the baseline's (${pp:-?} vs ${bp:-?})" \
+            awk -v a="${pp:-0}" -v b="${bp:-0}" 'BEGIN { exit !(b > 0 && a >= 0.8 * b && a <= 1.2 * b) }'
+        check "$v run $r: SIGRTMIN+1 ticks per wall-clock second within 20 % of the baseline's (${pr:-?} vs ${br:-?})" \
+            awk -v a="${pr:-0}" -v b="${br:-0}" 'BEGIN { exit !(b > 0 && a >= 0.8 * b && a <= 1.2 * b) }'
+        n=$(rel_stat "$v-m$r" samples.recorded)
+        check "$v run $r: csprof recorded samples ($n)" [ "$n" -gt 0 ]
+    done
+}
+
+variant plain
+REL_PIN=${REL_PIN:-0}
+rel_load_start 1
+variant shared
+rel_load_stop
 finish
