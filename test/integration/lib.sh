@@ -33,7 +33,7 @@ validate() { xmllint --huge --noout --dtdvalid "$CSPROF_SCHEMAS/experiment.dtd" 
 proc_ids() { xp "$1" "//Procedure[@n='$2']/@i" | sed 's/ i="\([0-9]*\)"/\1 /g'; }
 
 # metric_id DB EVENT inclusive|exclusive
-metric_id() { xp "$1" "string(//Metric[@event='$2'][@t='$3']/@i)"; }
+metric_id() { xp "$1" "string(//Metric[@event='$2'][@t='$3'][not(@stat)][not(@formula)]/@i)"; }
 
 # or_ids ATTR IDS...: XPath predicate matching any of the ids.
 or_ids() { local a=$1 out="" id; shift; for id in "$@"; do out="$out${out:+ or }@$a='$id'"; done; echo "${out:-false()}"; }
