@@ -128,8 +128,10 @@ struct mon_thread {
     uint64_t counts[MON_NOUTCOMES];
     uint64_t event_samples[MON_MAX_EVENTS]; /* samples recorded per event */
     uint64_t timer_overruns;                /* expirations merged into one signal (POSIX timers) */
-    uint64_t handler_ns;   /* CLOCK_MONOTONIC time spent in the sampling handler (vDSO reads) */
-    bool sampling_blocked; /* the real mask blocked the sampling signal when the thread ended */
+    uint64_t perf_unsampled; /* perf event periods that ended without a sample: in kernel mode
+                                (events sample user mode only), or throttled by the kernel */
+    uint64_t handler_ns;     /* CLOCK_MONOTONIC time spent in the sampling handler (vDSO reads) */
+    bool sampling_blocked;   /* the real mask blocked the sampling signal when the thread ended */
     /* Records (mon_write.h): */
     uint64_t record_seq;   /* sequence number of the next record of this thread */
     uint64_t ckpt_last_ns; /* CLOCK_MONOTONIC at the last checkpoint (or thread start) */

@@ -83,6 +83,11 @@ mon_perf_charge(struct mon_thread *td, uint32_t ev, const siginfo_t *si)
     delta = v[0] > s->last ? v[0] - s->last : 0;
     d_enabled = v[1] > s->enabled_ns ? v[1] - s->enabled_ns : 0;
     d_running = v[2] > s->running_ns ? v[2] - s->running_ns : 0;
+    /* Each period that elapsed since the last sample but this one ended without a
+     * sample: in kernel mode (the event samples user mode only, but a task clock
+     * counts kernel time too) or throttled.  Its count is charged to this sample. */
+    if (mon_proc.events[ev].period > 0 && delta >= 2 * mon_proc.events[ev].period)
+        td->perf_unsampled += delta / mon_proc.events[ev].period - 1;
     s->last = v[0];
     s->enabled_ns = v[1];
     s->running_ns = v[2];

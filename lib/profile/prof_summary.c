@@ -27,6 +27,7 @@
  *   sampling shortfall: E samples expected ..., N recorded, M missing:   (only below 80%)
  *     dropped: D (REASON N)...
  *     timer expirations merged (timer.overruns): O
+ *     periods that ended in the kernel, unsampled (perf.unsampled_periods; ...): K
  *     threads that blocked the sampling signal: B
  *     threads with time but under 10% of their samples: T (X s of their time)
  *     not explained by any counter: U
@@ -441,7 +442,8 @@ prof_summary_stat(const struct prof_summary *s, const char *name)
  * When fewer samples were recorded than the requested period calls for,
  * say where they went, from the profiles' own counters only: samples
  * dropped (by reason), timer expirations merged into one signal
- * (timer.overruns), threads that blocked the sampling signal
+ * (timer.overruns), perf periods that ended in the kernel without a sample
+ * (perf.unsampled_periods), threads that blocked the sampling signal
  * (thread.sampling_blocked or thread.signal_blocked), threads that had CPU
  * time but under 10% of their samples; what no counter explains is given
  * as a number, not a guess.  Only for time events whose raw unit is ns.
@@ -490,12 +492,13 @@ prof_shortfall_compute(const struct prof_ctx *ctx, struct prof_summary *s)
     f->missing = (uint64_t)expected - s->samples;
     f->dropped = dropped;
     f->overruns = prof_stat(ctx, "timer.overruns");
+    f->unsampled = prof_stat(ctx, "perf.unsampled_periods");
     f->blocked =
         prof_stat(ctx, "thread.sampling_blocked") + prof_stat(ctx, "thread.signal_blocked");
     f->starved = starved;
     f->starved_seconds = (double)starved_ns * 1e-9;
     f->starved_missing = (uint64_t)starved_missing;
-    explained = dropped + f->overruns + f->starved_missing;
+    explained = dropped + f->overruns + f->unsampled + f->starved_missing;
     f->unexplained = f->missing > explained ? f->missing - explained : 0;
 }
 

@@ -162,6 +162,7 @@ struct prof_shortfall {
     uint64_t expected, recorded, missing;
     uint64_t dropped;       /* sum of samples.dropped.* */
     uint64_t overruns;      /* timer.overruns */
+    uint64_t unsampled;     /* perf.unsampled_periods: periods that ended in the kernel */
     uint64_t blocked;       /* threads that blocked the sampling signal */
     uint64_t starved;       /* threads with time but under 10% of their samples */
     double starved_seconds; /* their time */

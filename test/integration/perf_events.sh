@@ -79,4 +79,21 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && [ "$level" -ge 2 ]; t
 else
     echo "not checked here: the paranoid refusal needs root (to become an unprivileged user) and perf_event_paranoid >= 2 (it is $level)"
 fi
+# 4. CPU time spent in the kernel: a task clock that samples user mode only takes no
+# sample where a period ends in the kernel, and charges that time to the next sample.
+# The shortfall must be explained by perf.unsampled_periods, not left "not explained"
+# (before that counter, nearly all of read_zero's expected samples were unexplained).
+csrun -e CPUTIME@1000 -o kt ./app kernel 2> kt.err; rc=$?
+cat kt.err
+check "csrun -e CPUTIME@1000 ./app kernel exits 0 (got $rc)" [ "$rc" -eq 0 ]
+check "csprof-prof (kernel time)" sh -c 'csprof-prof -S app.struct kt -o dbkt > kt.prof'
+grep -A8 "sampling shortfall" kt.prof
+uns=$(sed -n 's/.*(perf.unsampled_periods.*): \([0-9]*\)$/\1/p' kt.prof)
+unexp=$(sed -n 's/^  not explained by any counter: \([0-9]*\)$/\1/p' kt.prof)
+exp=$(sed -n 's/^sampling shortfall: \([0-9]*\) samples expected.*/\1/p' kt.prof)
+check "the shortfall names periods that ended in the kernel (${uns:-none})" [ "${uns:-0}" -gt 0 ]
+check "at most 20 % of the expected samples unexplained (${unexp:-?} of ${exp:-?})" \
+    awk -v u="${unexp:-0}" -v e="${exp:-0}" 'BEGIN { exit !(e > 0 && u <= 0.2 * e) }'
+cpu=$(incl_of dbkt CPUTIME read_zero)
+check "read_zero's time is charged to it, kernel time included ($cpu s of ~0.6)" between "$cpu" 0.4 0.9
 finish

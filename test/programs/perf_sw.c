@@ -5,6 +5,8 @@
 //                   pages, 4 KiB each: 76,800 and 25,600).
 //   perf_sw yields: sleep_three() blocks 3x as often as sleep_one() (600 and 200 short
 //                   sleeps, each a context switch).
+//   perf_sw kernel: read_zero() spends about 0.6 CPU-seconds, nearly all of it in the
+//                   kernel (1 MiB reads of /dev/zero).
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -66,6 +68,26 @@ sleep_one(void)
         nap();
 }
 
+static __attribute__((noinline, noclone)) void
+read_zero(void)
+{
+    static char buf[1 << 20];
+    struct timespec t0, t;
+    FILE *f = fopen("/dev/zero", "r");
+
+    if (f == NULL)
+        return;
+    setvbuf(f, NULL, _IONBF, 0);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+    do {
+        for (int i = 0; i < 16; i++)
+            if (fread(buf, 1, sizeof(buf), f) != sizeof(buf))
+                break;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    } while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < 0.6);
+    fclose(f);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -75,8 +97,10 @@ main(int argc, char **argv)
     } else if (argc > 1 && strcmp(argv[1], "yields") == 0) {
         sleep_one();
         sleep_three();
+    } else if (argc > 1 && strcmp(argv[1], "kernel") == 0) {
+        read_zero();
     } else {
-        fprintf(stderr, "usage: perf_sw faults|yields\n");
+        fprintf(stderr, "usage: perf_sw faults|yields|kernel\n");
         return 2;
     }
     return 0;

@@ -174,6 +174,10 @@ prof_print_shortfall(const struct prof_summary *s, FILE *out)
                     (unsigned long long)s->stats[i].value);
     fprintf(out, "\n  timer expirations merged (timer.overruns): %llu\n",
             (unsigned long long)f->overruns);
+    fprintf(out,
+            "  periods that ended in the kernel, unsampled (perf.unsampled_periods; their time "
+            "is charged to the next sample): %llu\n",
+            (unsigned long long)f->unsampled);
     fprintf(out, "  threads that blocked the sampling signal: %llu\n",
             (unsigned long long)f->blocked);
     fprintf(out,

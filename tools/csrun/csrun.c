@@ -402,6 +402,7 @@ struct run_totals {
     uint64_t enabled_ns[MAX_EVENTS], running_ns[MAX_EVENTS]; /* perf events: multiplexing */
     char mechanism[MAX_EVENTS][64];
     uint64_t overruns;   /* timer expirations merged into one signal (timer.overruns) */
+    uint64_t unsampled;  /* perf periods that ended in the kernel (perf.unsampled_periods) */
     uint64_t handler_ns; /* time in the sampling handler (samples.handler_ns) */
 };
 
@@ -459,6 +460,7 @@ add_profile(struct run_totals *t, const struct fmt_profile *p, const struct evsp
                 snprintf(t->mechanism[e], sizeof(t->mechanism[e]), "%s", p->events[i].mechanism);
     }
     t->overruns += fmt_profile_stat(p, "timer.overruns");
+    t->unsampled += fmt_profile_stat(p, "perf.unsampled_periods");
     t->handler_ns += fmt_profile_stat(p, "samples.handler_ns");
 }
 
@@ -474,7 +476,8 @@ print_shortfall(const struct run_totals *t, const struct evspec *ev, size_t e)
     bool cpu = ev->kind == EVSPEC_CPUTIME;
     double secs = (double)(cpu ? t->cpu_ns : t->wall_ns) / 1e9;
     double expected = secs * 1e6 / (double)ev->period;
-    uint64_t got = t->per_event_samples[e], missing, explained = t->dropped + t->overruns;
+    uint64_t got = t->per_event_samples[e], missing;
+    uint64_t explained = t->dropped + t->overruns + t->unsampled;
 
     /* A perf event has no expected rate; a byte event's samples follow the bytes, not time. */
     if (ev->kind == EVSPEC_PERF || ev->kind == EVSPEC_BYTES || secs <= 0.2 ||
@@ -483,10 +486,12 @@ print_shortfall(const struct run_totals *t, const struct evspec *ev, size_t e)
     missing = (uint64_t)expected > got ? (uint64_t)expected - got : 0;
     fprintf(stderr,
             "csprof: %s: %llu of the %llu samples expected are missing: %llu dropped, %llu timer "
-            "expirations merged (timer.overruns), %llu not explained by any counter "
-            "(csprof-prof's summary lists the reasons)\n",
+            "expirations merged (timer.overruns), %llu periods ended in the kernel "
+            "(perf.unsampled_periods: their time went to the next sample), %llu not explained "
+            "by any counter (csprof-prof's summary lists the reasons)\n",
             ev->name, (unsigned long long)missing, (unsigned long long)expected,
             (unsigned long long)t->dropped, (unsigned long long)t->overruns,
+            (unsigned long long)t->unsampled,
             (unsigned long long)(missing > explained ? missing - explained : 0));
 }
 
