@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-//
+// clang-format off
 // loops_cxx.cc -- C++ loop shapes for csprof-struct's loop recovery tests:
 // a range-for over a vector, a template inlined into a loop, a lambda
 // called in a loop, and an exception thrown from a loop (a noreturn call).

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
+/* SPDX-License-Identifier: BSD-3-Clause */ /* clang-format off */
 /*
  * loops_interp.c -- an interpreter whose dispatch is a computed goto
  * ("goto *disp[op]": indirect jumps through a table of label addresses,
