@@ -238,6 +238,12 @@ void fmt_profile_free(struct fmt_profile *p);
 /* Look up a counter by name; returns 0 when absent.  [not async-signal-safe] */
 uint64_t fmt_profile_stat(const struct fmt_profile *p, const char *name);
 
+/* CPU time of the thread while its sample sources were armed, in ns: the time a CPUTIME
+ * sample period applies to (counter thread.sampled_cpu_ns, which leaves out csprof's start-up
+ * and the writing of profiles at exit).  Files written before that counter existed give the
+ * header's cpu_ns.  [not async-signal-safe] */
+uint64_t fmt_profile_sampled_cpu_ns(const struct fmt_profile *p);
+
 /*
  * Print @p as text, one record per line, every field named (the format of
  * csprof-prof --dump).  Returns 0 or FMT_EIO.  [not async-signal-safe]

@@ -976,3 +976,14 @@ fmt_profile_stat(const struct fmt_profile *p, const char *name)
             return p->stats[i].value;
     return 0;
 }
+
+uint64_t
+fmt_profile_sampled_cpu_ns(const struct fmt_profile *p)
+{
+    if (p == NULL)
+        return 0;
+    for (uint32_t i = 0; i < p->nstats; i++)
+        if (strcmp(p->stats[i].name, "thread.sampled_cpu_ns") == 0)
+            return p->stats[i].value;
+    return p->header.cpu_ns;
+}

@@ -132,6 +132,11 @@ struct mon_thread {
                                 (events sample user mode only), or throttled by the kernel */
     uint64_t handler_ns;     /* CLOCK_MONOTONIC time spent in the sampling handler (vDSO reads) */
     bool sampling_blocked;   /* the real mask blocked the sampling signal when the thread ended */
+    /* CPU time while the thread's sample sources were armed (thread.sampled_cpu_ns): the time a
+     * CPUTIME rate applies to, without csprof's start-up and the writing of the profiles. */
+    bool sources_armed;
+    uint64_t armed_cpu_start_ns; /* thread CPU time when they were armed, ns */
+    uint64_t armed_cpu_ns;       /* CPU time of earlier armed spans, ns */
     /* Records (mon_write.h): */
     uint64_t record_seq;   /* sequence number of the next record of this thread */
     uint64_t ckpt_last_ns; /* CLOCK_MONOTONIC at the last checkpoint (or thread start) */
@@ -190,6 +195,10 @@ CSP_SIGSAFE void mon_fault_handler(int sig, siginfo_t *info, void *ucontext);
 
 /* Read a clock in ns.  [async-signal-safe] */
 CSP_SIGSAFE uint64_t mon_clock_ns(clockid_t clock);
+
+/* CPU time of thread @tid of this process, in ns; 0 when the thread is gone or the clock
+ * cannot be read.  [async-signal-safe] */
+CSP_SIGSAFE uint64_t mon_thread_cpu_ns(pid_t tid);
 
 /* Load map (loadmap.c).  Take a snapshot now (outside signal context only). */
 void mon_loadmap_refresh(void);

@@ -323,26 +323,6 @@ mon_thread_end(struct mon_thread *td)
     }
 }
 
-/* ns on CPU of thread @tid (first field of /proc/self/task/TID/schedstat), 0 if unknown. */
-static uint64_t
-task_cpu_ns(long tid)
-{
-    char path[64], buf[128];
-    uint64_t v = 0;
-    ssize_t n;
-    int fd;
-
-    snprintf(path, sizeof(path), "/proc/self/task/%ld/schedstat", tid);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
-        v = v * 10 + (uint64_t)(buf[i] - '0');
-    return v;
-}
-
 /*
  * Count the threads alive now that csprof has no state for (made by a raw
  * clone, by glibc internally, or while sampling was stopped), and their
@@ -379,7 +359,7 @@ count_untracked_threads(void)
                 known = td->tid == tid;
             if (!known) {
                 mon_proc.threads_untracked++;
-                mon_proc.threads_untracked_cpu_ns += task_cpu_ns(tid);
+                mon_proc.threads_untracked_cpu_ns += mon_thread_cpu_ns((pid_t)tid);
             }
         }
     }

@@ -224,18 +224,6 @@ rec_node(const struct cct_node_view *v, void *arg)
     return fmt_write_node(ctx->w, &n) < 0 ? -1 : 0;
 }
 
-/* CPU time of thread @tid (the kernel's per-thread CPU clock id: clock_getcpuclockid(3)). */
-static uint64_t
-thread_cpu_ns(pid_t tid)
-{
-    clockid_t clock = (clockid_t)((~(unsigned)tid << 3) | 6u); /* CPUCLOCK_PERTHREAD|SCHED */
-    struct timespec ts;
-
-    if (clock_gettime(clock, &ts) < 0)
-        return 0;
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Whether our descriptor still names our file; if the program closed it (close_range) or
  * reused its number, re-open the file by path.  Returns the descriptor or -1. */
 static int
@@ -363,7 +351,7 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
     h.generation = mon_proc.generation;
     h.start_ns = td->start_ns;
     h.end_ns = mon_clock_ns(CLOCK_REALTIME);
-    h.cpu_ns = thread_cpu_ns(td->tid);
+    h.cpu_ns = mon_thread_cpu_ns(td->tid);
     h.program = mon_proc.program;
     h.command = mon_proc.command;
     h.host = mon_proc.host;
@@ -413,6 +401,10 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
     stats[nstats++] = (struct fmt_stat){"perf.unsampled_periods", td->perf_unsampled};
     stats[nstats++] = (struct fmt_stat){"samples.handler_ns", td->handler_ns};
     stats[nstats++] = (struct fmt_stat){"thread.sampling_blocked", td->sampling_blocked};
+    stats[nstats++] = (struct fmt_stat){
+        "thread.sampled_cpu_ns",
+        td->armed_cpu_ns +
+            (td->sources_armed ? mon_thread_cpu_ns(td->tid) - td->armed_cpu_start_ns : 0)};
     if (main_thread) {
         stats[nstats++] =
             (struct fmt_stat){"exec.not_followed", atomic_load(&mon_proc.exec_not_followed)};

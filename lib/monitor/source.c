@@ -141,6 +141,8 @@ mon_sources_start(struct mon_thread *td)
         if (r < 0 && rc == 0)
             rc = r;
     }
+    td->armed_cpu_start_ns = mon_thread_cpu_ns(td->tid);
+    td->sources_armed = true;
     return rc;
 }
 
@@ -150,6 +152,12 @@ mon_sources_stop(struct mon_thread *td)
     for (uint32_t ev = 0; ev < mon_proc.nevents; ev++)
         if (mon_proc.events[ev].src->thread_stop != NULL)
             mon_proc.events[ev].src->thread_stop(td, ev);
+    if (td->sources_armed) {
+        uint64_t now = mon_thread_cpu_ns(td->tid);
+
+        td->armed_cpu_ns += now > td->armed_cpu_start_ns ? now - td->armed_cpu_start_ns : 0;
+        td->sources_armed = false;
+    }
 }
 
 void

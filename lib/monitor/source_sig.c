@@ -52,3 +52,11 @@ mon_clock_ns(clockid_t clock)
         return 0;
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+uint64_t
+mon_thread_cpu_ns(pid_t tid)
+{
+    /* The clock id clock_getcpuclockid(3) would give for a thread: CPUCLOCK_PERTHREAD | SCHED,
+     * encoded with the thread id (linux/posix-timers.h). */
+    return mon_clock_ns((clockid_t)((~(unsigned)tid << 3) | 6u));
+}

@@ -542,6 +542,7 @@ prof_merge_profile(struct prof_ctx *ctx, const struct fmt_profile *p, struct pro
     input->start_ns = p->header.start_ns;
     input->end_ns = p->header.end_ns;
     input->cpu_ns = p->header.cpu_ns;
+    input->sampled_cpu_ns = fmt_profile_sampled_cpu_ns(p);
     input->program = prof_xstrdup(p->header.program);
     input->command = prof_xstrdup(p->header.command);
     input->host = prof_xstrdup(p->header.host);

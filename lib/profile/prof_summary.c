@@ -467,7 +467,7 @@ prof_shortfall_compute(const struct prof_ctx *ctx, struct prof_summary *s)
     for (i = 0; i < ctx->ninputs; i++) {
         const struct prof_input *in = &ctx->inputs[i];
         uint64_t ns =
-            cpu ? in->cpu_ns : (in->end_ns > in->start_ns ? in->end_ns - in->start_ns : 0);
+            cpu ? in->sampled_cpu_ns : (in->end_ns > in->start_ns ? in->end_ns - in->start_ns : 0);
         double want = (double)ns / (double)ev->period;
 
         if (in->error != NULL)

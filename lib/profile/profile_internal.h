@@ -274,6 +274,7 @@ struct prof_input {
     uint32_t pid, tid, thread_index, generation;
     int32_t rank;
     uint64_t start_ns, end_ns, cpu_ns;
+    uint64_t sampled_cpu_ns; /* CPU time while sampling was armed (fmt_profile_sampled_cpu_ns) */
     char *program, *command, *host;
     uint64_t samples; /* sum of node sample counts */
     uint64_t nnodes;

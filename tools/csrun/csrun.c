@@ -394,8 +394,10 @@ struct run_totals {
     size_t blocked_threads; /* the sampling signal was blocked when the thread ended */
     size_t starved_threads; /* CPU time for >= 20 CPUTIME periods, < 10% of its samples */
     uint64_t starved_cpu_ns;
-    uint64_t not_followed;                /* execs whose environment dropped csprof */
-    uint64_t untracked, untracked_cpu_ns; /* threads alive at the end without a profile */
+    size_t unsampled_threads;               /* blocked or starved (or both) */
+    uint64_t unsampled_missing[MAX_EVENTS]; /* samples those threads' time called for, missing */
+    uint64_t not_followed;                  /* execs whose environment dropped csprof */
+    uint64_t untracked, untracked_cpu_ns;   /* threads alive at the end without a profile */
     uint32_t pids[1024];
     uint64_t recorded, partial, dropped, cpu_ns, wall_ns;
     uint64_t per_event_samples[MAX_EVENTS];
@@ -410,7 +412,7 @@ static void
 add_profile(struct run_totals *t, const struct fmt_profile *p, const struct evspec *events,
             size_t nevents)
 {
-    bool seen = false;
+    bool seen = false, blocked, starved = false;
 
     t->files++;
     t->threads++;
@@ -423,26 +425,45 @@ add_profile(struct run_totals *t, const struct fmt_profile *p, const struct evsp
     for (uint32_t i = 0; i < p->nstats; i++)
         if (strncmp(p->stats[i].name, "samples.dropped.", 16) == 0)
             t->dropped += p->stats[i].value;
-    t->cpu_ns += p->header.cpu_ns;
+    t->cpu_ns += fmt_profile_sampled_cpu_ns(p); /* CPUTIME's rate applies to sampled time */
     t->not_followed += fmt_profile_stat(p, "exec.not_followed");
     t->untracked += fmt_profile_stat(p, "threads.untracked");
     t->untracked_cpu_ns += fmt_profile_stat(p, "threads.untracked.cpu_ns");
-    if (fmt_profile_stat(p, "thread.sampling_blocked") != 0)
-        t->blocked_threads++;
+    blocked = fmt_profile_stat(p, "thread.sampling_blocked") != 0;
+    t->blocked_threads += blocked;
     for (size_t e = 0; e < nevents; e++) {
         char name[sizeof(events[e].name) + 32];
         double expected;
 
         if (events[e].kind != EVSPEC_CPUTIME)
             continue;
-        expected = (double)p->header.cpu_ns / 1e3 / (double)events[e].period;
+        /* Only the CPU time while sampling was armed calls for samples. */
+        expected = (double)fmt_profile_sampled_cpu_ns(p) / 1e3 / (double)events[e].period;
         if (expected < 20)
             continue;
         snprintf(name, sizeof(name), "event.%.31s.samples", events[e].name);
-        if ((double)fmt_profile_stat(p, name) < 0.1 * expected) {
-            t->starved_threads++;
-            t->starved_cpu_ns += p->header.cpu_ns;
-        }
+        if ((double)fmt_profile_stat(p, name) < 0.1 * expected)
+            starved = true;
+    }
+    if (starved) {
+        t->starved_threads++;
+        t->starved_cpu_ns += fmt_profile_sampled_cpu_ns(p);
+    }
+    t->unsampled_threads += blocked || starved;
+    for (size_t e = 0; (blocked || starved) && e < nevents; e++) {
+        char name[sizeof(events[e].name) + 32];
+        uint64_t ns = events[e].kind == EVSPEC_CPUTIME ? fmt_profile_sampled_cpu_ns(p)
+                      : p->header.end_ns > p->header.start_ns
+                          ? p->header.end_ns - p->header.start_ns
+                          : 0;
+        double want = (double)ns / 1e3 / (double)events[e].period;
+        double have;
+
+        if (events[e].kind != EVSPEC_CPUTIME && events[e].kind != EVSPEC_REALTIME)
+            continue;
+        snprintf(name, sizeof(name), "event.%.31s.samples", events[e].name);
+        have = (double)fmt_profile_stat(p, name);
+        t->unsampled_missing[e] += want > have ? (uint64_t)(want - have) : 0;
     }
     if (p->header.end_ns > p->header.start_ns)
         t->wall_ns += p->header.end_ns - p->header.start_ns;
@@ -477,7 +498,7 @@ print_shortfall(const struct run_totals *t, const struct evspec *ev, size_t e)
     double secs = (double)(cpu ? t->cpu_ns : t->wall_ns) / 1e9;
     double expected = secs * 1e6 / (double)ev->period;
     uint64_t got = t->per_event_samples[e], missing;
-    uint64_t explained = t->dropped + t->overruns + t->unsampled;
+    uint64_t explained = t->dropped + t->overruns + t->unsampled + t->unsampled_missing[e];
 
     /* A perf event has no expected rate; a byte event's samples follow the bytes, not time. */
     if (ev->kind == EVSPEC_PERF || ev->kind == EVSPEC_BYTES || secs <= 0.2 ||
@@ -487,11 +508,12 @@ print_shortfall(const struct run_totals *t, const struct evspec *ev, size_t e)
     fprintf(stderr,
             "csprof: %s: %llu of the %llu samples expected are missing: %llu dropped, %llu timer "
             "expirations merged (timer.overruns), %llu periods ended in the kernel "
-            "(perf.unsampled_periods: their time went to the next sample), %llu not explained "
-            "by any counter (csprof-prof's summary lists the reasons)\n",
+            "(perf.unsampled_periods: their time went to the next sample), %llu in threads that "
+            "could not be sampled (above), %llu not explained by any counter (csprof-prof's "
+            "summary lists the reasons)\n",
             ev->name, (unsigned long long)missing, (unsigned long long)expected,
             (unsigned long long)t->dropped, (unsigned long long)t->overruns,
-            (unsigned long long)t->unsampled,
+            (unsigned long long)t->unsampled, (unsigned long long)t->unsampled_missing[e],
             (unsigned long long)(missing > explained ? missing - explained : 0));
 }
 
@@ -576,8 +598,8 @@ print_summary(const char *dir, char **before, size_t nbefore, const struct evspe
         fprintf(stderr,
                 "csprof: %zu thread(s) could not be sampled: %zu ended with the sampling signal "
                 "blocked, %zu got under 10%% of the samples their %.3f CPU-seconds call for\n",
-                t.blocked_threads > t.starved_threads ? t.blocked_threads : t.starved_threads,
-                t.blocked_threads, t.starved_threads, (double)t.starved_cpu_ns / 1e9);
+                t.unsampled_threads, t.blocked_threads, t.starved_threads,
+                (double)t.starved_cpu_ns / 1e9);
     for (size_t e = 0; e < nevents; e++) {
         /* CPU time is sampled per CPU-second of the threads, real time per thread-second. */
         bool cpu = events[e].kind == EVSPEC_CPUTIME;
