@@ -13,7 +13,7 @@
 #    levels= accounts for the rest -- 2 levels (PF, C) per recursive call, so
 #    2000 + levels >= 2 x DEPTH (before: the walk kept the 16 384 leaf-side
 #    frames and dropped the root side, unmarked);
-#  - memory stays under the documented bound (README "Deep recursion"):
+#  - memory stays under the documented bound (docs/internals.md "Deep recursion"):
 #    arena bytes <= 4 MiB + 512 bytes x CCT nodes, per thread;
 #  - csprof-prof builds the database (no stack overflow: it is iterative)
 #    and the database validates against the DTD with xmllint --huge.
