@@ -32,16 +32,16 @@ elsewhere_safe='^(arena_alloc|mon_in_own_code|read|write|pwrite)$' # lock-free b
 # mon_real_dl_iterate_phdr: the dl_iterate_phdr override outside a sample's walk;
 # mon_key_decode and the three load-map counters: record_sig.c when ctx->may_lock.
 ordinary_only='^(mon_real_dl_iterate_phdr|mon_key_decode|mon_snapshot_count|mon_snapshot_misses|mon_loader_lock_timeouts)$'
-defs=$(for d in $(find "$CSPROF_BUILD/lib" -name '*.o'); do
-    nm --defined-only "$d" | awk -v o="$(basename "$d")" '$2 == "T" { print $3, o }'
-done)
+# "SYMBOL OBJECT" for every function our objects define (nm -A: "PATH:VALUE TYPE SYMBOL").
+defs=$(find "$CSPROF_BUILD/lib" -name '*.o' -print0 | xargs -0 nm -A --defined-only |
+    awk '$(NF - 1) == "T" { f = $1; sub(/:.*/, "", f); n = split(f, p, "/"); print $NF, p[n] }')
 for o in $objs; do
-    bad=""
-    for sym in $(nm -u "$o" | awk '{ print $2 }'); do
-        where=$(awk -v s="$sym" '$1 == s { print $2; exit }' <<< "$defs")
-        case "$where" in "" | *_sig.c.o | *.S.o) continue ;; esac
-        if ! grep -Eq "$elsewhere_safe|$ordinary_only" <<< "$sym"; then bad="$bad $sym ($where)"; fi
-    done
+    # Each undefined symbol with the object of ours that defines it (the first one found).
+    bad=$(nm -u "$o" | awk '{ print $2 }' |
+        awk 'NR == FNR { if (!($1 in def)) def[$1] = $2; next } ($1 in def) { print $1, def[$1] }' \
+            <(printf '%s\n' "$defs") - |
+        awk -v ok="$elsewhere_safe|$ordinary_only" '$2 !~ /_sig\.c\.o$|\.S\.o$/ && $1 !~ ok' |
+        awk '{ printf " %s (%s)", $1, $2 }')
     check "$(basename "$o") calls no function of ours outside the signal-path files (${bad:-ok})" [ -z "$bad" ]
 done
 finish
