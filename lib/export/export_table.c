@@ -56,8 +56,8 @@ exp_json_str(FILE *out, const char *s)
         free(tmp);
 }
 
-static void
-csv_str(FILE *out, const char *s)
+void
+exp_csv_str(FILE *out, const char *s)
 {
     if (strpbrk(s, ",\"\r\n") == NULL) {
         fputs(s, out);
@@ -297,8 +297,9 @@ text_header(struct table *tb)
     size_t n = 0;
     FILE *mem;
 
-    snprintf(line, sizeof line, "csprof-report %s: %s", tb->opt->view,
-             db->program != NULL ? db->program : "?");
+    n = (size_t)snprintf(line, sizeof line, "csprof-report %s: ", tb->opt->view);
+    rpt_db_title(db, line + n, sizeof line - n);
+    n = 0;
     text_line(tb, line);
     mem = fmemopen(num, sizeof num, "w");
     if (mem != NULL) {
@@ -377,11 +378,11 @@ write_row(struct table *tb, uint32_t n, uint32_t parent_out, unsigned depth)
     }
     case EXP_CSV:
         fprintf(out, "%u,%u,%u,%s,", n, parent_out, depth, kind_name(v->kind));
-        csv_str(out, rpt_tree_name(t, n));
+        exp_csv_str(out, rpt_tree_name(t, n));
         fprintf(out, ",");
-        csv_str(out, v->file >= 0 && v->file < t->db->nfiles ? t->db->files[v->file] : "");
+        exp_csv_str(out, v->file >= 0 && v->file < t->db->nfiles ? t->db->files[v->file] : "");
         fprintf(out, ",%d,", (int)v->line);
-        csv_str(out, v->cs_file >= 0 && v->cs_file < t->db->nfiles ? t->db->files[v->cs_file] : "");
+        exp_csv_str(out, v->cs_file >= 0 && v->cs_file < t->db->nfiles ? t->db->files[v->cs_file] : "");
         fprintf(out, ",%d,%.10g,%.10g,%.4f,%.4f,%.0f,", (int)v->cs_line, incl, self,
                 pct(incl, tb->total), pct(self, tb->total), calls);
         if (calls > 0)
@@ -581,7 +582,7 @@ diff_row(struct diff *d, uint32_t n, uint32_t parent_out, unsigned depth)
     }
     case EXP_CSV:
         fprintf(out, "%s,%u,%u,%u,", d->section, n, parent_out, depth);
-        csv_str(out, rpt_tree_name(t, n));
+        exp_csv_str(out, rpt_tree_name(t, n));
         fprintf(out, ",%d,%.10g,%.10g,%.10g,%.10g,%.10g,%.6f\n", (int)t->nodes[n].cs_line, b, c, bs,
                 cs, c - b, norm);
         break;

@@ -274,6 +274,10 @@ add_input(struct reader *rd, const struct attrs *a)
     in->rank = attr_ll(a, "rank", -1);
     in->samples = attr_d(a, "samples", -1);
     in->cpu_ns = attr_d(a, "cpu-ns", -1);
+    in->thread = attr_ll(a, "thread", -1);
+    in->process = attr_ll(a, "process", -1);
+    in->program = attr_dup(a, "program");
+    in->start_ns = attr_d(a, "start-ns", -1);
     return RPT_OK;
 }
 
@@ -333,6 +337,7 @@ new_node(struct reader *rd, int kind, const struct attrs *a, uint32_t *out)
         n->lm = (int32_t)attr_ll(a, "lm", -1);
         n->file = (int32_t)attr_ll(a, "f", -1);
         n->line = (int32_t)attr_ll(a, "l", 0);
+        n->id = (uint32_t)attr_ll(a, "i", 0);
     }
     if (id != 0) {
         if (rd->last_child[parent] == 0)
@@ -654,7 +659,10 @@ rpt_db_free(struct rpt_db *db)
         free(db->procs[i].name);
     free(db->procs);
     for (int i = 0; db->inputs != NULL && i < db->ninputs; i++)
+    {
         free(db->inputs[i].path);
+        free(db->inputs[i].program);
+    }
     free(db->inputs);
     free(db->nodes);
     free(db->values);
@@ -675,4 +683,95 @@ rpt_db_find_metric(const struct rpt_db *db, const char *name)
             return i;
     }
     return -1;
+}
+
+static const char *
+base_name(const char *p)
+{
+    const char *s = p != NULL ? strrchr(p, '/') : NULL;
+
+    return s != NULL ? s + 1 : p != NULL ? p : "?";
+}
+
+struct prog_count {
+    const char *name;
+    unsigned n;
+};
+
+static int
+cmp_prog_count(const void *a, const void *b)
+{
+    const struct prog_count *x = a, *y = b;
+
+    if (x->n != y->n)
+        return x->n > y->n ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+void
+rpt_db_title(const struct rpt_db *db, char *buf, size_t len)
+{
+    const struct rpt_input *first = NULL;
+    struct prog_count *pc;
+    size_t npc = 0, n;
+    long long maxp = -1;
+    unsigned others = 0;
+    bool *seen;
+
+    if (len == 0)
+        return;
+    for (int i = 0; i < db->ninputs; i++) {
+        const struct rpt_input *in = &db->inputs[i];
+        if (!in->read)
+            continue;
+        if (in->process > maxp)
+            maxp = in->process;
+        if (first == NULL || (in->start_ns >= 0 && in->start_ns < first->start_ns))
+            first = in;
+    }
+    if (first == NULL || first->program == NULL || maxp < 1) {
+        snprintf(buf, len, "%s", db->program != NULL ? db->program : "?");
+        return;
+    }
+    pc = calloc((size_t)db->ninputs, sizeof *pc);
+    seen = calloc((size_t)maxp + 1, sizeof *seen);
+    if (pc == NULL || seen == NULL) {
+        free(pc);
+        free(seen);
+        snprintf(buf, len, "%s", base_name(first->program));
+        return;
+    }
+    seen[first->process] = true; /* the first process is named on its own */
+    for (int i = 0; i < db->ninputs; i++) {
+        const struct rpt_input *in = &db->inputs[i];
+        const char *name;
+        size_t k;
+        if (!in->read || in->process < 0 || seen[in->process])
+            continue;
+        seen[in->process] = true;
+        others++;
+        name = base_name(in->program);
+        for (k = 0; k < npc && strcmp(pc[k].name, name) != 0; k++)
+            ;
+        if (k == npc)
+            pc[npc++] = (struct prog_count){name, 0};
+        pc[k].n++;
+    }
+    qsort(pc, npc, sizeof *pc, cmp_prog_count);
+    n = (size_t)snprintf(buf, len, "%s", base_name(first->program));
+    if (others > 0 && n < len)
+        n += (size_t)snprintf(buf + n, len - n, " (+ %u process%s:", others,
+                              others == 1 ? "" : "es");
+    for (size_t k = 0; k < npc && n < len; k++) {
+        if (k == 4 && npc > 5) { /* a title, not a table */
+            n += (size_t)snprintf(buf + n, len - n, " ...");
+            break;
+        }
+        n += (size_t)snprintf(buf + n, len - n, "%s %s \xc3\x97%u", k ? "," : "", pc[k].name,
+                              pc[k].n);
+    }
+    if (others > 0 && n < len)
+        snprintf(buf + n, len - n, ")");
+    free(pc);
+    free(seen);
 }

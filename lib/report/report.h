@@ -94,9 +94,13 @@ struct rpt_input {
     long long thread_index, rank;
     double samples; /* -1 when absent */
     double cpu_ns;  /* -1 when absent */
+    long long thread, process; /* thread / process index of thread-values.bin, -1 when absent */
+    char *program;             /* the program of the process, or NULL */
+    double start_ns;           /* start of the thread (ns since the epoch), -1 when absent */
 };
 
 struct rpt_node {
+    uint32_t id;           /* the stored node id (attribute i; 0 for the root) */
     uint32_t parent;       /* index; the root (0) is its own parent */
     uint32_t first_child;  /* 0: none */
     uint32_t next_sibling; /* 0: none */
@@ -140,6 +144,15 @@ struct rpt_db {
  * where known, the line) into @err (@errlen bytes).
  */
 int rpt_db_read(const char *path, struct rpt_db **out, char *err, size_t errlen);
+
+/*
+ * A one-line title for @db in @buf (@len bytes, always terminated): the
+ * program of the process that started first, and for a database of several
+ * processes how many more and of which programs, most frequent first
+ * ("make (+ 37 processes: cc1 x12, as x12, collect2 x1, ...)"; the
+ * multiplication sign is U+00D7).  Program names are basenames.
+ */
+void rpt_db_title(const struct rpt_db *db, char *buf, size_t len);
 
 /* Free @db and everything it owns; NULL is allowed.  [not async-signal-safe] */
 void rpt_db_free(struct rpt_db *db);
@@ -295,5 +308,58 @@ int rpt_tree_flat(const struct rpt_tree *td, enum rpt_flat_by by, struct rpt_tre
  */
 int rpt_tree_union(const struct rpt_tree *base, const struct rpt_tree *cur, struct rpt_tree **out,
                    char *err, size_t errlen);
+
+/* ------------------------------------------------------ threads and ranks */
+
+/* Summary statistics of values over threads or processes. */
+struct rpt_stats {
+    double sum, mean, min, max, stddev, cv; /* stddev: population; cv = stddev / mean */
+    double count;                           /* how many of the values are nonzero */
+};
+
+/*
+ * Statistics of @x[0..n) as the database's stats columns compute them
+ * (lib/profile/prof_stats.c, after HPCToolkit): every value counts, zeros
+ * included, so the mean shows imbalance and min is 0 where a thread never
+ * reached the context.  All zero for n = 0.  [not async-signal-safe]
+ */
+void rpt_stats_of(const double *x, size_t n, struct rpt_stats *out);
+
+/* A thread or a process of the database (from its Input rows). */
+struct rpt_group {
+    long long pid, tid, rank, thread_index; /* -1 when unknown (tid: processes) */
+    long long process;                      /* process index (threads), or -1 */
+    uint32_t nthreads;                      /* processes: threads read */
+    const char *program;                    /* owned by the db, or NULL */
+};
+
+/*
+ * Per-thread and per-process values of some calling contexts.  Values are
+ * in the metric's unit (as rpt_db_value()); a process's value is the sum of
+ * its threads'.  Index: [context * nthreads + thread] and
+ * [context * nprocesses + process].
+ */
+struct rpt_tvalues {
+    uint32_t nthreads, nprocesses;
+    struct rpt_group *threads, *processes;
+    size_t ncontexts;
+    double *thread_incl, *thread_excl;
+    double *process_incl, *process_excl;
+};
+
+/*
+ * Read the values of event metric @metric (an inclusive measured event, not
+ * samples or calls) at the stored nodes @nodes[0..n) (indices into
+ * db->nodes; 0 is the whole run) from thread-values.bin beside the
+ * database's experiment.xml.  Returns RPT_OK with *out owned by the caller
+ * (rpt_tvalues_free), RPT_EINVAL for a metric without per-thread values,
+ * RPT_EIO when the file is missing, RPT_EFORMAT when it is damaged or does
+ * not match experiment.xml, RPT_ENOMEM; the reason is in @err.
+ */
+int rpt_thread_values(const struct rpt_db *db, int metric, const uint32_t *nodes, size_t n,
+                      struct rpt_tvalues **out, char *err, size_t errlen);
+
+/* Free @tv; NULL is allowed. */
+void rpt_tvalues_free(struct rpt_tvalues *tv);
 
 #endif /* CSP_REPORT_H */
