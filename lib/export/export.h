@@ -105,7 +105,7 @@ struct exp_threads_options {
  * database's stored statistics of the same node).  Returns RPT_OK or an
  * RPT_E* value with the reason in @err; stream errors are left in @out.
  */
-int export_threads(const struct rpt_db *db, int m, const struct exp_threads_options *opt,
-                   FILE *out, char *err, size_t errlen);
+int export_threads(const struct rpt_db *db, int m, const struct exp_threads_options *opt, FILE *out,
+                   char *err, size_t errlen);
 
 #endif /* CSP_EXPORT_H */

@@ -382,7 +382,8 @@ write_row(struct table *tb, uint32_t n, uint32_t parent_out, unsigned depth)
         fprintf(out, ",");
         exp_csv_str(out, v->file >= 0 && v->file < t->db->nfiles ? t->db->files[v->file] : "");
         fprintf(out, ",%d,", (int)v->line);
-        exp_csv_str(out, v->cs_file >= 0 && v->cs_file < t->db->nfiles ? t->db->files[v->cs_file] : "");
+        exp_csv_str(out,
+                    v->cs_file >= 0 && v->cs_file < t->db->nfiles ? t->db->files[v->cs_file] : "");
         fprintf(out, ",%d,%.10g,%.10g,%.4f,%.4f,%.0f,", (int)v->cs_line, incl, self,
                 pct(incl, tb->total), pct(self, tb->total), calls);
         if (calls > 0)

@@ -180,8 +180,8 @@ write_over(FILE *out, const struct exp_threads_options *o, const struct rpt_db *
     if (o->format == EXP_CSV) {
         for (uint32_t k = 0; k < n; k++) {
             const struct rpt_group *x = &g[order[k]];
-            fprintf(out, "%zu,%u,%s,%u,%lld,%lld,%lld,%.10g,%.10g\n", ctx, db->nodes[node].id, over, order[k],
-                    x->rank, x->pid, procs ? -1 : x->tid, in[order[k]], ex[order[k]]);
+            fprintf(out, "%zu,%u,%s,%u,%lld,%lld,%lld,%.10g,%.10g\n", ctx, db->nodes[node].id, over,
+                    order[k], x->rank, x->pid, procs ? -1 : x->tid, in[order[k]], ex[order[k]]);
         }
         return;
     }
@@ -205,8 +205,7 @@ write_over(FILE *out, const struct exp_threads_options *o, const struct rpt_db *
                     order[k], x->rank, x->pid);
             if (!procs)
                 fprintf(out, "\"tid\": %lld, ", x->tid);
-            fprintf(out, "\"inclusive\": %.10g, \"exclusive\": %.10g}", in[order[k]],
-                    ex[order[k]]);
+            fprintf(out, "\"inclusive\": %.10g, \"exclusive\": %.10g}", in[order[k]], ex[order[k]]);
         }
         fputs("]}", out);
         return;
@@ -281,10 +280,9 @@ export_threads(const struct rpt_db *db, int m, const struct exp_threads_options 
         size_t k = (size_t)snprintf(line, sizeof line, "csprof-report threads: ");
         rpt_db_title(db, line + k, sizeof line - k);
         exp_fit(out, line, o->width);
-        snprintf(line, sizeof line,
-                 "\nmetric %s (%s); %u thread(s) in %u process(es)",
-                 db->metrics[m].event, db->metrics[m].unit ? db->metrics[m].unit : "",
-                 tv->nthreads, tv->nprocesses);
+        snprintf(line, sizeof line, "\nmetric %s (%s); %u thread(s) in %u process(es)",
+                 db->metrics[m].event, db->metrics[m].unit ? db->metrics[m].unit : "", tv->nthreads,
+                 tv->nprocesses);
         exp_fit(out, line, o->width + 1);
         fputs("\n(statistics count a thread without a value as 0; cv = stddev/mean)\n", out);
     } else if (o->format == EXP_CSV) {

@@ -658,8 +658,7 @@ rpt_db_free(struct rpt_db *db)
     for (int i = 0; db->procs != NULL && i < db->nprocs; i++)
         free(db->procs[i].name);
     free(db->procs);
-    for (int i = 0; db->inputs != NULL && i < db->ninputs; i++)
-    {
+    for (int i = 0; db->inputs != NULL && i < db->ninputs; i++) {
         free(db->inputs[i].path);
         free(db->inputs[i].program);
     }

@@ -92,8 +92,8 @@ struct rpt_input {
     bool read;          /* status="read" */
     long long pid, tid; /* -1 when absent */
     long long thread_index, rank;
-    double samples; /* -1 when absent */
-    double cpu_ns;  /* -1 when absent */
+    double samples;            /* -1 when absent */
+    double cpu_ns;             /* -1 when absent */
     long long thread, process; /* thread / process index of thread-values.bin, -1 when absent */
     char *program;             /* the program of the process, or NULL */
     double start_ns;           /* start of the thread (ns since the epoch), -1 when absent */

@@ -115,8 +115,8 @@ groups_from_inputs(const struct rpt_db *db, struct rpt_tvalues *tv, char *err, s
             continue;
         t = &tv->threads[in->thread];
         p = &tv->processes[in->process];
-        *t = (struct rpt_group){in->pid, in->tid, in->rank, in->thread_index, in->process, 0,
-                                in->program};
+        *t = (struct rpt_group){in->pid,     in->tid, in->rank,   in->thread_index,
+                                in->process, 0,       in->program};
         p->pid = in->pid;
         p->rank = in->rank;
         p->program = in->program;

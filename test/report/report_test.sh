@@ -7,7 +7,7 @@
 # format, bottom-up and top-down agree, inclusive = exclusive + children,
 # a diff of a database with itself is zero, hostile names survive.
 # Environment as for test/integration (lib.sh); CHECK = check_report.py.
-# Cases: fig1 hostile recursion threads diff errors.
+# Cases: fig1 hostile recursion threads mpi diff errors.
 . "$CSPROF_SOURCE/test/integration/lib.sh"
 case_=${1:?case}
 # Debian's python3 (python3-jsonschema) when there, else whatever python3 is on PATH
@@ -246,7 +246,7 @@ int main(void)
 {
     pthread_t t[2];
     for (int i = 0; i < 2; i++)
-        pthread_create(&t[i], NULL, worker, (void *)(30000000L * (i + 1)));
+        pthread_create(&t[i], NULL, worker, (void *)(100000000L * (i + 1)));
     burn(20000000);
     for (int i = 0; i < 2; i++)
         pthread_join(t[i], NULL);
@@ -257,18 +257,22 @@ EOF
     check "profile" profile db ./t
     formats_agree db samples
     $R --view threads --format json db > th.json
-    check "threads view lists 3 threads" $PY -c 'import json; assert len(json.load(open("th.json"))["threads"]) == 3'
-    $R --view threads db > th.txt
-    check "threads text has imbalance statistics" grep -q 'imbalance' th.txt
-    if $R --list-metrics db | grep -q 'over threads'; then
-        check "per-context statistics over threads: worker's max >= mean >= min" $PY -c '
+    check "threads view lists 3 threads in 1 process" $PY -c '
+import json; d = json.load(open("th.json")); assert len(d["threads"]) == 3 and len(d["processes"]) == 1'
+    check "threads: statistics equal the database's stats columns" $CHECK thread-stats th.json
+    $R --view threads --focus '^worker$' --format json db > thw.json
+    # the workers burn 1 and 2 units of work: per-thread values of worker about 1:2
+    check "threads: worker's two threads about 1:2, main's thread 0" $PY -c '
 import json
-d = json.load(open("th.json")); assert d["per_context_thread_values"]
-w = [c for c in d["contexts"] if c["name"].endswith("> worker")]
-assert w and all(c["max"] >= c["mean"] >= c["min"] for c in w), w'
-    else
-        echo "note: this csprof-prof writes no statistics over threads: per-context imbalance not checked"
-    fi
+d = json.load(open("thw.json")); c = [c for c in d["contexts"] if c["name"] == "worker"]
+assert len(c) == 1, c
+v = sorted(x["inclusive"] for x in c[0]["threads"]["values"])
+print("worker per thread:", v)
+assert v[0] == 0 and v[1] > 0 and 1.3 <= v[2] / v[1] <= 3.5, v'
+    $R --view threads db > th.txt
+    check "threads text names the worker context with statistics" sh -c 'grep -q "^\[[0-9]*\] worker" th.txt && grep -q "cv" th.txt'
+    $R --view threads --format csv db > th.csv
+    check "threads csv parses" $PY -c 'import csv; r=list(csv.DictReader(open("th.csv"))); assert r and {"over","rank","inclusive"} <= set(r[0])'
     $R --format json --threshold 0 db > td.json
     check "start_thread elided: worker is a root" $PY -c '
 import json
@@ -300,6 +304,37 @@ for r in d["procedures"]: assert abs(r["delta"] - (r["current"]["inclusive"] - r
     check "diff text fits 100 columns" fits 100 d12.txt
     $R --diff --format csv db1 db2 > d12.csv
     check "diff csv parses" $PY -c 'import csv; r=list(csv.DictReader(open("d12.csv"))); assert r and "delta" in r[0]'
+    ;;
+mpi)
+    # 4 MPI ranks (Open MPI, oversubscribed), rank 0 does twice the work in burn
+    command -v mpirun > /dev/null && command -v mpicc > /dev/null ||
+        { echo "SKIP: mpirun/mpicc not installed (Debian openmpi-bin, libopenmpi-dev)"; exit 77; }
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+    P=$CSPROF_SOURCE/test/reliability/programs
+    check "compile mpi_ring" mpicc -g -O1 -I"$P" -o mpi_ring "$P/mpi_ring.c"
+    rm -rf measurements
+    check "mpirun -np 4 csrun ./mpi_ring (imbalanced)" \
+        sh -c 'timeout 120 mpirun -np 4 --oversubscribe csrun ./mpi_ring 4 0.06 imbalance > /dev/null'
+    check "analyze" sh -c 'csprof-prof measurements/ -o db > /dev/null 2>&1'
+    $R --view threads --focus '^burn$' --format json db > mpi.json
+    check "threads: 4 processes with ranks 0-3" $PY -c '
+import json; d = json.load(open("mpi.json"))
+assert sorted(p["rank"] for p in d["processes"]) == [0, 1, 2, 3], d["processes"]'
+    check "threads (ranks): statistics equal the database's stats columns" $CHECK thread-stats mpi.json
+    check "rank 0's time in burn is about twice the other ranks' (1.4-3.0)" $PY -c '
+import json
+d = json.load(open("mpi.json")); c = [c for c in d["contexts"] if c["name"] == "burn"]
+assert c, "no burn context"
+v = {}
+for ctx in c:
+    for x in ctx["processes"]["values"]: v[x["rank"]] = v.get(x["rank"], 0) + x["inclusive"]
+rest = (v[1] + v[2] + v[3]) / 3
+print("burn per rank:", v, "ratio %.2f" % (v[0] / rest))
+assert rest > 0 and 1.4 <= v[0] / rest <= 3.0'
+    $R --view threads --focus '^burn$' db > mpi.txt
+    check "threads text lists the ranks" grep -q "rank" mpi.txt
+    check "title names the processes" grep -q "mpi_ring (+ 3 processes: mpi_ring" mpi.txt
+    formats_agree db CPUTIME
     ;;
 errors)
     cp "$CSPROF_EXAMPLES/fig1" ./app

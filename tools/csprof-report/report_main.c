@@ -442,8 +442,8 @@ main(int argc, char **argv)
     to.limit = (unsigned)o.limit;
 
     if (o.view == V_THREADS && !o.diff) {
-        struct exp_threads_options th = {to.format, o.width, o.limit_set ? (unsigned)o.limit : 0,
-                                         0, o.vo.focus};
+        struct exp_threads_options th = {to.format, o.width, o.limit_set ? (unsigned)o.limit : 0, 0,
+                                         o.vo.focus};
         char err[512] = "";
         int m = rpt_db_find_metric(db, o.metric != NULL ? o.metric : db->metrics[0].event);
         if (m < 0) {
