@@ -47,6 +47,10 @@ struct exp_table_options {
     unsigned limit;     /* rows of a one-level table (flat), 0: all */
     unsigned width;     /* text: terminal columns */
     bool tree;          /* text: indent children (top-down, bottom-up) */
+    /* a derived metric shown as two more columns (inclusive, exclusive), or NULL */
+    const struct rpt_formula *derived;
+    const char *derived_name;    /* its name ("ipc") */
+    const char *derived_formula; /* its formula, for the JSON header */
 };
 
 /* Integer value in raw units (ns, counts) of column @col at @v (self or inclusive). */

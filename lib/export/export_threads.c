@@ -211,16 +211,26 @@ write_over(FILE *out, const struct exp_threads_options *o, const struct rpt_db *
         return;
     }
     {
-        char a[256], b[128];
-        snprintf(a, sizeof a, "  over %u %s: sum %.4g, mean %.4g, min %.4g, max %.4g", n, over,
-                 st.sum, st.mean, st.min, st.max);
-        snprintf(b, sizeof b, "stddev %.3g, cv %.3f, max/mean %.2f", st.stddev, st.cv,
-                 st.mean != 0 ? st.max / st.mean : 0);
-        if (strlen(a) + strlen(b) + 2 <= o->width)
-            snprintf(line, sizeof line, "%s, %s", a, b);
-        else
-            snprintf(line, sizeof line, "%s,\n    %s", a, b);
-        fputs(line, out); /* numbers and ASCII words: fits by construction */
+        char item[8][64];
+        size_t col, w = o->width > 30 ? o->width : 30;
+        snprintf(item[0], 64, "sum %.4g", st.sum);
+        snprintf(item[1], 64, "mean %.4g", st.mean);
+        snprintf(item[2], 64, "min %.4g", st.min);
+        snprintf(item[3], 64, "max %.4g", st.max);
+        snprintf(item[4], 64, "stddev %.3g", st.stddev);
+        snprintf(item[5], 64, "cv %.3f", st.cv);
+        snprintf(item[6], 64, "max/mean %.2f", st.mean != 0 ? st.max / st.mean : 0);
+        col = (size_t)snprintf(line, sizeof line, "  over %u %s:", n, over);
+        fputs(line, out);
+        for (int k = 0; k < 7; k++) { /* wrapped to the width, ASCII only */
+            size_t len = strlen(item[k]) + (k < 6 ? 2 : 1);
+            if (col + len > w) {
+                fputs("\n   ", out);
+                col = 3;
+            }
+            fprintf(out, " %s%s", item[k], k < 6 ? "," : "");
+            col += len;
+        }
         fputc('\n', out);
     }
     if (procs)
@@ -284,7 +294,7 @@ export_threads(const struct rpt_db *db, int m, const struct exp_threads_options 
                  db->metrics[m].event, db->metrics[m].unit ? db->metrics[m].unit : "", tv->nthreads,
                  tv->nprocesses);
         exp_fit(out, line, o->width + 1);
-        fputs("\n(statistics count a thread without a value as 0; cv = stddev/mean)\n", out);
+        fputs("\n(a thread without a value counts as 0; cv = stddev/mean)\n", out);
     } else if (o->format == EXP_CSV) {
         fputs("context,node,over,index,rank,pid,tid,inclusive,exclusive\n", out);
     } else {

@@ -70,6 +70,7 @@ struct rpt_metric {
     char *stat;          /* newer databases: "mean", "min", ... for a statistic, else NULL */
     char *over;          /* "threads" or "processes" for a statistic, else NULL */
     int of;              /* a statistic: the Metric i it summarizes, else -1 */
+    char *formula;       /* a derived metric (csprof-prof -M): its formula, else NULL */
     bool additive;       /* a measured event or samples: values add up along the tree (not a
                       derived metric or a statistic over threads, which views skip) */
 };
@@ -110,6 +111,27 @@ struct rpt_node {
     int32_t file, line;    /* -1 / 0 when absent */
 };
 
+/* Kinds of stored static-view scopes (SecFlatProfileData; experiment.dtd Static*). */
+enum rpt_static_kind {
+    RPT_STATIC_ROOT,
+    RPT_STATIC_MODULE, /* StaticLM */
+    RPT_STATIC_FILE,   /* StaticF */
+    RPT_STATIC_PROC,   /* StaticP */
+    RPT_STATIC_INLINE, /* StaticA */
+    RPT_STATIC_LOOP,   /* StaticL */
+    RPT_STATIC_CALL,   /* StaticC */
+    RPT_STATIC_STMT,   /* StaticS */
+};
+
+/* One scope of the stored static view. */
+struct rpt_snode {
+    uint32_t parent;    /* index; the root (0) is its own parent */
+    uint8_t kind;       /* enum rpt_static_kind */
+    int32_t proc;       /* PROC/INLINE: procedure index, else -1 */
+    int32_t lm;         /* load module or -1 */
+    int32_t file, line; /* -1 / 0 when absent */
+};
+
 struct rpt_db {
     char *path;    /* the experiment.xml read */
     char *program; /* Header n */
@@ -133,6 +155,13 @@ struct rpt_db {
     uint32_t nnodes;
     double *values;   /* nnodes * nmetrics, 0 where the database has no M */
     int calls_metric; /* index of the "calls" metric, or -1 */
+
+    /* the stored static (flat) view, when the database has one (nsnodes > 0):
+       load module > file > procedure > inlined frame / loop > call site / statement,
+       with the values csprof-prof computed (lib/profile/prof_flat.c) */
+    struct rpt_snode *snodes; /* snodes[0] is the root; parents precede children */
+    uint32_t nsnodes;
+    double *svalues; /* nsnodes * nmetrics */
 
     uint64_t skipped_elements; /* unknown elements skipped (subtrees counted once) */
 };
@@ -295,6 +324,52 @@ enum rpt_flat_by {
  * (a recursive procedure is not counted twice).  Returns RPT_OK or RPT_ENOMEM.
  */
 int rpt_tree_flat(const struct rpt_tree *td, enum rpt_flat_by by, struct rpt_tree **out);
+
+/*
+ * The flat view of @td's database by procedure, file or module read from the
+ * database's stored static view instead of recomputed from the tree: rows
+ * are that view's procedures (and inlined frames when @td keeps inlines),
+ * files or load modules with their stored inclusive and exclusive values
+ * (exclusive of a procedure less its inlined frames' when they are rows);
+ * calls come from @td.  Only for trees built without --focus, --hide and
+ * --hide-lib (whose changes the stored view cannot show); elided roots are
+ * left out unless @td keeps them.  Returns RPT_OK, RPT_EINVAL (no stored
+ * view, or a transform or @by it cannot serve: the caller recomputes with
+ * rpt_tree_flat()) or RPT_ENOMEM.
+ */
+int rpt_tree_flat_stored(const struct rpt_tree *td, const struct rpt_view_options *opt,
+                         enum rpt_flat_by by, struct rpt_tree **out);
+
+/* --------------------------------------------------------- derived metrics */
+
+struct rpt_formula; /* opaque: a compiled formula */
+
+/*
+ * Compile @text, a derived metric's formula (csprof-prof -M grammar:
+ * + - * /, parentheses, min max sqrt log, event names, samples, calls),
+ * against the value columns of @t.  Returns RPT_OK with *out (free with
+ * rpt_formula_free), RPT_EINVAL with the position and reason in @err, or
+ * RPT_ENOMEM.  [not async-signal-safe]
+ */
+int rpt_formula_compile(const struct rpt_tree *t, const char *text, struct rpt_formula **out,
+                        char *err, size_t errlen);
+
+/*
+ * Value of @f at view node @node of @t (the tree it was compiled for, or one
+ * derived from it): from the inclusive values when @inclusive, else from the
+ * self values.  Undefined operations (x/0, sqrt(-1), log(0)) give 0.
+ */
+double rpt_formula_eval(const struct rpt_formula *f, const struct rpt_tree *t, uint32_t node,
+                        bool inclusive);
+
+/* Free @f; NULL is allowed. */
+void rpt_formula_free(struct rpt_formula *f);
+
+/*
+ * Index of the inclusive derived metric named @name (its event name, "ipc",
+ * or metric name, "ipc (I)"; case-insensitive), or -1.
+ */
+int rpt_db_find_derived(const struct rpt_db *db, const char *name);
 
 /* ------------------------------------------------------------------- diff */
 

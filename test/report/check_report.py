@@ -248,12 +248,26 @@ def cmd_thread_stats(path):
         fail("%s: the database stores no statistics to compare" % path)
 
 
+def cmd_same_rows(a, b):
+    """Two flat views have the same rows (by kind and name) and values."""
+    def rows(path):
+        return {(n["kind"], n["name"]): (n["inclusive"], n["exclusive"], n["calls"])
+                for n in load(path)["nodes"]}
+    ra, rb = rows(a), rows(b)
+    if set(ra) != set(rb):
+        fail("rows differ: only in %s: %s; only in %s: %s" % (a, sorted(set(ra) - set(rb)), b, sorted(set(rb) - set(ra))))
+    for k in ra:
+        for x, y in zip(ra[k], rb[k]):
+            if not close(x, y):
+                fail("%s: %r in %s, %r in %s" % (k, ra[k], a, rb[k], b))
+
+
 def main():
     cmds = {"tree": cmd_tree, "rows": cmd_rows, "folded": cmd_folded, "speedscope": cmd_speedscope,
             "pprof-top": cmd_pprof_top, "callgrind-annotate": cmd_callgrind_annotate,
             "callgrind-incl": cmd_callgrind_incl, "flat-incl": cmd_flat_incl,
             "diff-zero": cmd_diff_zero, "names": cmd_names,
-            "thread-stats": cmd_thread_stats}
+            "thread-stats": cmd_thread_stats, "same-rows": cmd_same_rows}
     if len(sys.argv) < 3 or sys.argv[1] not in cmds:
         fail("usage: check_report.py %s ARGS" % "|".join(cmds))
     cmds[sys.argv[1]](*sys.argv[2:])

@@ -141,9 +141,39 @@ fig1)
     done
     check "paths: long paths elided in the middle" grep -q '…' view_paths.txt
     check "threads: says what per-thread data the database has" \
-        grep -E -q 'no per-thread values|statistics over threads' view_threads.txt
+        grep -E -q 'over 1 threads: sum' view_threads.txt
     $R --view threads --format json db > threads.json
     check "threads json parses" $PY -c 'import json,sys; d=json.load(open("threads.json")); assert len(d["threads"]) == 1' 
+    # the flat view read from the database's stored static view = recomputed from the tree
+    for by in procedure file module; do
+        $R --view flat --by $by --keep-roots --format json db > fs.json
+        $R --view flat --by $by --keep-roots --recompute --format json db > fr.json
+        check "flat --by $by: stored static view = recomputed from the tree" $CHECK same-rows fs.json fr.json
+    done
+    # derived metrics (-M) as report columns
+    check "analyze with derived metrics" sh -c 'csprof-prof -M "ms=CPUTIME*1000" -M "spc=CPUTIME/samples" measurements/ -o ddb > /dev/null 2>&1'
+    for v in top-down flat bottom-up; do
+        $R --view $v --metric ms --threshold 0 --format json ddb > dm.json
+        check "--metric ms ($v): derived = 1000 x CPUTIME in every row" $PY -c '
+import json
+d = json.load(open("dm.json")); assert d["derived"]["formula"] == "CPUTIME*1000" and d["nodes"]
+for n in d["nodes"]:
+    assert abs(n["derived"][0] - 1000 * n["inclusive"]) <= 1e-6 * max(1, abs(n["derived"][0])), n
+    assert abs(n["derived"][1] - 1000 * n["exclusive"]) <= 1e-6 * max(1, abs(n["derived"][1])), n'
+    done
+    $R --metric spc --threshold 0 --format json ddb > spc.json
+    stored=$(sed -n 's|.*<Metric i="\([0-9]*\)" n="spc (I)".*|\1|p' ddb/experiment.xml)
+    check "--metric spc: values equal the stored derived values of the same contexts" $PY -c '
+import json, re, sys
+d = json.load(open("spc.json")); m = sys.argv[1]
+xml = open("ddb/experiment.xml").read()
+stored = set("%.6g" % float(v) for v in re.findall(r"<M n=\"%s\" v=\"([^\"]+)\"" % m, xml))
+got = ["%.6g" % n["derived"][0] for n in d["nodes"] if n["kind"] == "frame"]
+assert got and all(g in stored for g in got), (got, stored)' "$stored"
+    $R --metric spc --format csv ddb > spc.csv
+    check "--metric spc: csv has the derived columns" sh -c 'head -1 spc.csv | grep -q derived_inclusive'
+    $R --metric spc ddb > spc.txt
+    check "--metric spc: text has the derived columns" grep -q 'spc (I)' spc.txt
     $R --format csv db > td.csv
     check "csv parses with a header" $PY -c 'import csv; r=list(csv.DictReader(open("td.csv"))); assert r and "inclusive" in r[0]'
     ;;
@@ -223,6 +253,11 @@ EOF
 import json
 d = json.load(open("c.json")); by = {n["id"]: n for n in d["nodes"]}
 assert not any(n["name"] == "rec" and by.get(n["parent"], {}).get("name") == "rec" for n in d["nodes"])'
+    for by in procedure file module; do
+        $R --view flat --by $by --keep-roots --format json db > fs.json
+        $R --view flat --by $by --keep-roots --recompute --format json db > fr.json
+        check "flat --by $by: stored static view = recomputed (recursion)" $CHECK same-rows fs.json fr.json
+    done
     $R --view flat --metric samples --format json db > flat.json
     # from a directory that is no prefix of the sources: callgrind_annotate strips
     # the working directory from fl= names but not from cfl= names

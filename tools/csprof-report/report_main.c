@@ -31,10 +31,14 @@ static const char usage_text[] =
     "                    values and statistics of the hottest contexts, or of --focus RE),\n"
     "                    paths (hottest call paths, one line each)\n"
     "  --by B            flat view rows: procedure (default), file, module, loop, line\n"
+    "  --recompute       flat view: recompute from the call tree instead of reading the\n"
+    "                    database's stored static view (always so with --focus/--hide)\n"
     "  --format F        text (default), csv, json (share/schemas/report-json.md);\n"
     "                    exports: folded, pprof (gzipped profile.proto), speedscope, callgrind\n"
     "  -o FILE           write to FILE instead of standard output\n"
-    "  --metric NAME     event or metric to show (default: the first event); see --list-metrics\n"
+    "  --metric NAME     event or metric to show (default: the first event); a derived metric\n"
+    "                    (csprof-prof -M) adds its inclusive and exclusive columns; see\n"
+    "                    --list-metrics\n"
     "  --list-metrics    print the metrics of the database and exit\n"
     "  --sort C          inclusive (default), exclusive, calls, per-call, name\n"
     "  --width N         text width (default: $COLUMNS, else 100)\n"
@@ -77,6 +81,7 @@ enum {
     OPT_KEEP_ROOTS,
     OPT_DIFF,
     OPT_LIST_METRICS,
+    OPT_RECOMPUTE,
 };
 
 static const struct option long_options[] = {
@@ -98,6 +103,7 @@ static const struct option long_options[] = {
     {"loops", required_argument, NULL, OPT_LOOPS},
     {"keep-roots", no_argument, NULL, OPT_KEEP_ROOTS},
     {"diff", no_argument, NULL, OPT_DIFF},
+    {"recompute", no_argument, NULL, OPT_RECOMPUTE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -118,6 +124,7 @@ struct options {
     unsigned depth;
     bool diff, list_metrics;
     bool limit_set; /* --limit given */
+    bool recompute; /* flat view from the tree, not the stored static view */
     struct rpt_view_options vo;
 };
 
@@ -240,6 +247,9 @@ parse_options(int argc, char **argv, struct options *o)
         case OPT_DIFF:
             o->diff = true;
             break;
+        case OPT_RECOMPUTE:
+            o->recompute = true;
+            break;
         case 'o':
             o->output = optarg;
             break;
@@ -322,8 +332,9 @@ list_metrics(const struct rpt_db *db, FILE *out)
         const struct rpt_metric *m = &db->metrics[i];
         fprintf(out, "%-4d %-28s %-12s %-10s %-8s %s\n", i, m->name, m->event,
                 m->inclusive ? "inclusive" : "exclusive", m->unit != NULL ? m->unit : "",
-                !m->additive   ? "no (derived or statistic: not shown by this version)"
-                : m->inclusive ? "yes"
+                m->formula != NULL               ? "yes (two more columns)"
+                : !m->additive                   ? "no (a statistic: see --view threads)"
+                : m->inclusive                   ? "yes"
                 : strcmp(m->event, "calls") == 0 ? "(the calls column)"
                                                  : "(its inclusive partner)");
     }
@@ -412,7 +423,8 @@ main(int argc, char **argv)
     struct rpt_db *db, *base = NULL;
     struct rpt_tree *t, *view = NULL;
     FILE *out = stdout;
-    int col, rc = 0;
+    struct rpt_formula *derived = NULL;
+    int col, rc = 0, dm;
 
     parse_options(argc, argv, &o);
     db = load(argv[argc - 1]);
@@ -489,7 +501,21 @@ main(int argc, char **argv)
     }
 
     t = build(db, &o, NULL);
-    col = column_of(db, t, o.metric);
+    if (rpt_db_find_metric(db, o.metric) < 0 && (dm = rpt_db_find_derived(db, o.metric)) >= 0) {
+        /* a derived metric: two more columns beside the first event */
+        char err[512] = "";
+        if (rpt_formula_compile(t, db->metrics[dm].formula, &derived, err, sizeof err) != RPT_OK) {
+            fprintf(stderr, "csprof-report: --metric %s: %s\n", o.metric,
+                    err[0] ? err : "out of memory");
+            return 1;
+        }
+        to.derived = derived;
+        to.derived_name = db->metrics[dm].event;
+        to.derived_formula = db->metrics[dm].formula;
+        col = column_of(db, t, NULL);
+    } else {
+        col = column_of(db, t, o.metric);
+    }
     if (t->db_total_difference > 1e-6 * fabs(rpt_incl(t, 0, col)) + 1e-9)
         fprintf(stderr,
                 "csprof-report: warning: %s: the call tree sums to %g away from the stored total\n",
@@ -516,12 +542,16 @@ main(int argc, char **argv)
             to.view = "bottom-up";
             to.tree = true;
             break;
-        case V_FLAT:
-            if (rpt_tree_flat(t, o.by, &view) != RPT_OK)
+        case V_FLAT: {
+            int frc = o.recompute ? RPT_EINVAL : rpt_tree_flat_stored(t, &o.vo, o.by, &view);
+            if (frc == RPT_EINVAL)
+                frc = rpt_tree_flat(t, o.by, &view);
+            if (frc != RPT_OK)
                 goto oom;
             to.view = "flat";
             to.max_depth = 1;
             break;
+        }
         case V_PATHS:
             paths_view(t, col, &o, out);
             break;
@@ -537,6 +567,7 @@ main(int argc, char **argv)
     }
     rpt_tree_free(view);
     rpt_tree_free(t);
+    rpt_formula_free(derived);
 out_close:
     if (rc != 0 || fflush(out) != 0 || ferror(out)) {
         fprintf(stderr, "csprof-report: %s: %s\n", o.output != NULL ? o.output : "standard output",
