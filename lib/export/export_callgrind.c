@@ -7,20 +7,18 @@
  * The calling-context tree is projected onto a graph of functions (one per
  * frame name): a function's self cost goes on the line of the statement
  * that had it (or its declaration line), and every caller -> callee edge at
- * a call-site line gets "calls=" from the sampled call counts and a cost.
- * A reader computes a function's inclusive cost as its self cost plus the
- * costs of the calls it makes (callgrind_annotate --inclusive=yes,
- * KCachegrind), so under recursion, direct or mutual, each sample must
- * reach a function F once: through F's self cost when the sample's leaf is
- * in F, else through the call out of the outermost F frame on its path.
- * The cost of a call from frame m (function F) into frame n is therefore
- *   0                                   when m has an F frame above it,
- *   incl(n) - self of the F frames in n's subtree   otherwise,
- * and every function's inclusive cost is then the cost of the samples with
- * F on their path, counted once: the flat view's inclusive value.  The
- * subtracted part is found by walking up from each F frame with self cost
- * that has an F frame above it (only recursive frames walk).  Costs are
- * integers in the metric's raw unit, one event per value column.
+ * a call-site line gets "calls=" from the sampled call counts and the
+ * inclusive cost of the call (the callee frame's inclusive cost), as the
+ * format specifies.  Under recursion, direct or mutual, a call into a
+ * function that is already on the call path gets cost 0 (its cost is inside
+ * the call that entered the function first), so that the costs of the calls
+ * into a function sum to the cost of the samples with that function on
+ * their path, counted once: callgrind_annotate --inclusive=yes, which sums
+ * the calls into each function, then shows the flat view's inclusive value
+ * (test/report/mutual_recursion.xml is the golden case).  Call lines need a
+ * nonzero count to be read as calls: a call without sampled calls is written
+ * as calls=1.  Costs are integers in the metric's raw unit, one event per
+ * value column.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -43,7 +41,6 @@ struct cg {
     size_t nrecs;
     int64_t *costs; /* backing store of the records' cost arrays */
     int64_t *incl;  /* raw inclusive per node and column */
-    int64_t *sub;   /* per node and column: see export_callgrind() */
 };
 
 static int
@@ -73,23 +70,6 @@ fn_node(const struct rpt_tree *t, uint32_t n)
     while (n != 0 && !is_fn(&t->nodes[n]))
         n = t->nodes[n].parent;
     return n;
-}
-
-/*
- * The outermost frame above @n with @n's function's name and the node just
- * below it on the path (*below), or 0 when none is above.
- */
-static uint32_t
-outermost_same(const struct rpt_tree *t, uint32_t n, uint32_t *below)
-{
-    uint32_t f = fn_node(t, n), name = t->nodes[f].name, outer = 0, prev = f;
-
-    for (uint32_t a = t->nodes[f].parent; a != 0; prev = a, a = t->nodes[a].parent)
-        if (is_fn(&t->nodes[a]) && t->nodes[a].name == name) {
-            outer = a;
-            *below = prev;
-        }
-    return outer;
 }
 
 static bool
@@ -130,7 +110,7 @@ put_name(FILE *out, const char *key, uint32_t id, bool *seen, const char *name)
 int
 export_callgrind(const struct rpt_tree *t, FILE *out)
 {
-    struct cg g = {t, t->nvalues, NULL, 0, NULL, NULL, NULL};
+    struct cg g = {t, t->nvalues, NULL, 0, NULL, NULL};
     size_t nv = (size_t)t->nvalues, maxrec = 2 * (size_t)t->nnodes;
     uint32_t maxname = 0;
     bool *fn_seen = NULL;
@@ -143,10 +123,9 @@ export_callgrind(const struct rpt_tree *t, FILE *out)
     g.recs = calloc(maxrec, sizeof *g.recs);
     g.costs = calloc(maxrec * (nv ? nv : 1), sizeof *g.costs);
     g.incl = calloc((size_t)t->nnodes * (nv ? nv : 1), sizeof *g.incl);
-    g.sub = calloc((size_t)t->nnodes * (nv ? nv : 1), sizeof *g.sub);
     fn_seen = calloc((size_t)maxname + 1, sizeof *fn_seen);
     fn_first = calloc((size_t)maxname + 1, sizeof *fn_first);
-    if (g.recs == NULL || g.costs == NULL || g.incl == NULL || g.sub == NULL || fn_seen == NULL ||
+    if (g.recs == NULL || g.costs == NULL || g.incl == NULL || fn_seen == NULL ||
         fn_first == NULL) {
         errno = ENOMEM;
         goto out_free;
@@ -157,17 +136,6 @@ export_callgrind(const struct rpt_tree *t, FILE *out)
     for (uint32_t n = t->nnodes; n-- > 1;)
         for (size_t c = 0; c < nv; c++)
             g.incl[t->nodes[n].parent * nv + c] += g.incl[n * nv + c];
-    /* sub[n]: self cost in n's subtree of the function of the frame n was called from */
-    for (uint32_t n = 1; n < t->nnodes; n++) {
-        uint32_t below = 0;
-        bool any = false;
-        for (size_t c = 0; c < nv; c++)
-            any |= exp_raw(t, (int)c, rpt_self(t, n, (int)c)) != 0;
-        if (!any || fn_node(t, n) == 0 || outermost_same(t, n, &below) == 0)
-            continue;
-        for (size_t c = 0; c < nv; c++)
-            g.sub[below * nv + c] += exp_raw(t, (int)c, rpt_self(t, n, (int)c));
-    }
 
     for (uint32_t n = 0; n < t->nnodes; n++) {
         const struct rpt_vnode *v = &t->nodes[n];
@@ -192,7 +160,7 @@ export_callgrind(const struct rpt_tree *t, FILE *out)
         }
         /* the call that entered this function from its caller */
         if (n != 0 && is_fn(v) && fn_node(t, v->parent) != 0) {
-            bool rec = on_path_above(t, fn_node(t, v->parent)); /* the caller is not outermost */
+            bool rec = on_path_above(t, n);
             r = &g.recs[g.nrecs];
             r->cost = &g.costs[g.nrecs * nv];
             r->fn = t->nodes[fn_node(t, v->parent)].name;
@@ -200,7 +168,7 @@ export_callgrind(const struct rpt_tree *t, FILE *out)
             r->line = v->cs_line;
             r->calls = v->calls;
             for (size_t c = 0; c < nv; c++)
-                r->cost[c] = rec ? 0 : g.incl[n * nv + c] - g.sub[n * nv + c];
+                r->cost[c] = rec ? 0 : g.incl[n * nv + c];
             g.nrecs++;
         }
     }
@@ -247,7 +215,7 @@ export_callgrind(const struct rpt_tree *t, FILE *out)
                 else
                     put_file(out, "cfl", "???");
                 put_name(out, "cfn", r.callee, fn_seen, rpt_names_get(t->names, r.callee));
-                fprintf(out, "calls=%.0f %d\n", calls,
+                fprintf(out, "calls=%.0f %d\n", calls >= 1 ? calls : 1,
                         t->nodes[cn].line > 0 ? t->nodes[cn].line : 0);
             }
             fprintf(out, "%d", r.line > 0 ? r.line : 0);
@@ -261,7 +229,6 @@ out_free:
     free(g.recs);
     free(g.costs);
     free(g.incl);
-    free(g.sub);
     free(fn_seen);
     free(fn_first);
     return rc;

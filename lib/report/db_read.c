@@ -676,6 +676,8 @@ rpt_db_read(const char *path, struct rpt_db **out, char *err, size_t errlen)
         return RPT_ENOMEM;
     }
     db->path = file;
+    db->threads = db->processes = db->samples = db->rooted_percent = -1;
+    db->unknown_samples = db->cpu_seconds = -1;
     rd.db = db;
     r = xmlReaderForFile(file, NULL, XML_PARSE_HUGE | XML_PARSE_NONET);
     if (r == NULL) {

@@ -7,7 +7,7 @@
 # format, bottom-up and top-down agree, inclusive = exclusive + children,
 # a diff of a database with itself is zero, hostile names survive.
 # Environment as for test/integration (lib.sh); CHECK = check_report.py.
-# Cases: fig1 hostile recursion threads mpi diff errors.
+# Cases: fig1 hostile recursion callgrind threads mpi diff errors.
 . "$CSPROF_SOURCE/test/integration/lib.sh"
 case_=${1:?case}
 # Debian's python3 (python3-jsonschema) when there, else whatever python3 is on PATH
@@ -263,7 +263,7 @@ assert not any(n["name"] == "rec" and by.get(n["parent"], {}).get("name") == "re
     # the working directory from fl= names but not from cfl= names
     mkdir -p elsewhere
     (cd elsewhere && callgrind_annotate --inclusive=yes --show=samples --threshold=100 ../out.callgrind) > cgi.txt 2>&1
-    for f in rec burn main; do
+    for f in rec burn main ping pong; do
         check "callgrind inclusive of $f = flat inclusive (recursion counted once)" \
             eq "$($CHECK callgrind-incl cgi.txt $f)" "$($CHECK flat-incl flat.json $f)"
     done
@@ -339,6 +339,27 @@ for r in d["procedures"]: assert abs(r["delta"] - (r["current"]["inclusive"] - r
     check "diff text fits 100 columns" fits 100 d12.txt
     $R --diff --format csv db1 db2 > d12.csv
     check "diff csv parses" $PY -c 'import csv; r=list(csv.DictReader(open("d12.csv"))); assert r and "delta" in r[0]'
+    ;;
+callgrind)
+    # golden: a hand-built database with mutual recursion (test/report/mutual_recursion.xml)
+    command -v callgrind_annotate > /dev/null ||
+        { echo "SKIP: callgrind_annotate not installed (Debian valgrind)"; exit 77; }
+    G=$CSPROF_SOURCE/test/report/mutual_recursion.xml
+    $R --format callgrind -o m.callgrind "$G"
+    $R --view flat --keep-roots --threshold 0 --format json "$G" > mflat.json
+    mkdir -p elsewhere
+    (cd elsewhere && callgrind_annotate --inclusive=yes --threshold=100 ../m.callgrind) > mi.txt 2>&1
+    (cd elsewhere && callgrind_annotate --threshold=100 ../m.callgrind) > me.txt 2>&1
+    # inclusive: samples with the function on their path, counted once; self: own samples
+    for fx in main:127:0 pong:126:42 ping:95:69 work:16:16; do
+        IFS=: read -r f incl self <<< "$fx"
+        check "callgrind inclusive of $f = $incl (golden)" eq "$($CHECK callgrind-incl mi.txt $f)" "$incl"
+        check "callgrind inclusive of $f = flat inclusive" eq "$($CHECK callgrind-incl mi.txt $f)" "$($CHECK flat-incl mflat.json $f)"
+        # (a function without self cost is listed with "." for 0)
+        got=$(grep -E "^ *[0-9.,]+ .*:$f\$" me.txt | awk '{ gsub(",", "", $1); print ($1 == ".") ? 0 : $1 }')
+        check "callgrind self of $f = $self (golden)" eq "${got:-missing}" "$self"
+    done
+    check "callgrind total = 127" eq "$($CHECK callgrind-annotate mi.txt)" 127
     ;;
 mpi)
     # 4 MPI ranks (Open MPI, oversubscribed), rank 0 does twice the work in burn
