@@ -92,6 +92,13 @@ int export_speedscope(const struct rpt_tree *t, int col, FILE *out);
  */
 int export_callgrind(const struct rpt_tree *t, FILE *out);
 
+/*
+ * The hottest call paths of @t by the self cost in column @col of their last
+ * node, one line each, at most @limit (0: all), elided in the middle to fit
+ * @width columns; the "csprof-report paths" view.
+ */
+int export_paths(const struct rpt_tree *t, int col, unsigned limit, unsigned width, FILE *out);
+
 struct exp_threads_options {
     enum exp_table_format format;
     unsigned width;     /* text: terminal columns */

@@ -144,6 +144,21 @@ fig1)
         grep -E -q 'over 1 threads: sum' view_threads.txt
     $R --view threads --format json db > threads.json
     check "threads json parses" $PY -c 'import json,sys; d=json.load(open("threads.json")); assert len(d["threads"]) == 1' 
+    # csprof-prof's own summary: one screen from csprof-report's code; -q silences it
+    check "csprof-prof summary screen" sh -c 'csprof-prof measurements/ -o sdb > screen.txt 2> /dev/null'
+    cat screen.txt
+    check "summary fits one screen (<= 30 lines of <= 100 columns)" sh -c '[ $(wc -l < screen.txt) -le 30 ] && '"$PY"' -c "import sys; sys.exit(any(len(l) > 100 for l in open(\"screen.txt\", encoding=\"utf-8\").read().split(\"\\n\")))"'
+    check "summary has the sample quality" grep -q '^sample quality: .*% rooted' screen.txt
+    $R --view flat --sort exclusive --limit 5 sdb > flat5.txt
+    check "summary's top procedures = csprof-report --view flat --sort exclusive --limit 5" \
+        sh -c 'grep -F -x -f flat5.txt screen.txt | wc -l | grep -qx "$(wc -l < flat5.txt)"'
+    $R --view paths --limit 5 sdb > paths5.txt
+    check "summary's hot paths = csprof-report --view paths --limit 5" \
+        sh -c 'grep -F -x -f paths5.txt screen.txt | wc -l | grep -qx "$(wc -l < paths5.txt)"'
+    check "csprof-prof -q prints the database path only" sh -c \
+        'csprof-prof -q measurements/ -o qdb 2> /dev/null > q.txt && [ "$(cat q.txt)" = "database: qdb/experiment.xml" ]'
+    check "csprof-prof --summary full: every fact" sh -c \
+        'csprof-prof --summary full measurements/ -o fdb 2> /dev/null | grep -q "^effective samples per CPU-second"'
     # the flat view read from the database's stored static view = recomputed from the tree
     for by in procedure file module; do
         $R --view flat --by $by --keep-roots --format json db > fs.json

@@ -340,81 +340,6 @@ list_metrics(const struct rpt_db *db, FILE *out)
     }
 }
 
-/* One line per hot call path, elided in the middle to fit the width. */
-static void
-paths_view(const struct rpt_tree *t, int col, const struct options *o, FILE *out)
-{
-    uint32_t *leaf = malloc((size_t)t->nnodes * sizeof *leaf);
-    size_t n = 0;
-    double total = rpt_incl(t, 0, col);
-    char *path = NULL;
-    size_t cap = 0;
-
-    if (leaf == NULL) {
-        fprintf(stderr, "csprof-report: out of memory\n");
-        exit(1);
-    }
-    for (uint32_t i = 1; i < t->nnodes; i++)
-        if (rpt_self(t, i, col) > 0)
-            leaf[n++] = i;
-    /* selection by self cost, largest first */
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = i + 1; j < n && i < (size_t)(o->limit ? o->limit : (long)n); j++)
-            if (rpt_self(t, leaf[j], col) > rpt_self(t, leaf[i], col)) {
-                uint32_t x = leaf[i];
-                leaf[i] = leaf[j];
-                leaf[j] = x;
-            }
-    {
-        char line[1024];
-        snprintf(line, sizeof line, "csprof-report paths: %s",
-                 t->db->program != NULL ? t->db->program : "?");
-        exp_fit(out, line, o->width);
-        snprintf(line, sizeof line, "\nmetric %s (%s): self cost of the leaf;",
-                 t->db->metrics[t->metric_of[col]].event, t->db->metrics[t->metric_of[col]].unit);
-        exp_fit(out, line, o->width + 1);
-        fprintf(out, "\n%% of total %g\n", total);
-    }
-    for (size_t i = 0; i < n && (o->limit == 0 || i < (size_t)o->limit); i++) {
-        size_t len = 0, nf = 0, w = o->width > 24 ? o->width - 24 : 16, keep_head, keep_tail;
-        uint32_t frames[4096];
-        for (uint32_t u = leaf[i]; u != 0 && nf < 4096; u = t->nodes[u].parent)
-            frames[nf++] = u;
-        for (size_t k = nf; k-- > 0;) {
-            const char *s = rpt_tree_name(t, frames[k]);
-            size_t need = len + strlen(s) + 32;
-            int32_t line = k > 0 ? t->nodes[frames[k - 1]].cs_line : 0; /* call made from here */
-            if (need > cap) {
-                cap = need * 2;
-                path = realloc(path, cap);
-                if (path == NULL)
-                    exit(1);
-            }
-            len += (size_t)sprintf(path + len, "%s%s", k + 1 == nf ? "" : " > ", s);
-            if (line > 0)
-                len += (size_t)sprintf(path + len, ":%d", (int)line);
-        }
-        fprintf(out, "%5.1f%% %12.6g  ", total != 0 ? 100 * rpt_self(t, leaf[i], col) / total : 0,
-                rpt_self(t, leaf[i], col));
-        if (len <= w) {
-            fwrite(path, 1, len, out);
-        } else { /* elide the middle, keeping whole UTF-8 characters */
-            keep_head = w / 3;
-            keep_tail = w - keep_head - 5;
-            while (keep_head > 0 && ((unsigned char)path[keep_head] & 0xc0) == 0x80)
-                keep_head--;
-            while (keep_tail > 0 && ((unsigned char)path[len - keep_tail] & 0xc0) == 0x80)
-                keep_tail--;
-            fwrite(path, 1, keep_head, out);
-            fputs(" \xe2\x80\xa6 ", out);
-            fwrite(path + len - keep_tail, 1, keep_tail, out);
-        }
-        fputc('\n', out);
-    }
-    free(path);
-    free(leaf);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -553,7 +478,7 @@ main(int argc, char **argv)
             break;
         }
         case V_PATHS:
-            paths_view(t, col, &o, out);
+            rc = export_paths(t, col, (unsigned)o.limit, o.width, out);
             break;
         default:
             to.view = "top-down";
