@@ -7,7 +7,7 @@
 # format, bottom-up and top-down agree, inclusive = exclusive + children,
 # a diff of a database with itself is zero, hostile names survive.
 # Environment as for test/integration (lib.sh); CHECK = check_report.py.
-# Cases: fig1 hostile recursion callgrind threads mpi diff errors.
+# Cases: fig1 hostile recursion callgrind threads mpi make diff errors.
 . "$CSPROF_SOURCE/test/integration/lib.sh"
 case_=${1:?case}
 # Debian's python3 (python3-jsonschema) when there, else whatever python3 is on PATH
@@ -406,6 +406,58 @@ assert rest > 0 and 1.4 <= v[0] / rest <= 3.0'
     check "threads text lists the ranks" grep -q "rank" mpi.txt
     check "title names the processes" grep -q "mpi_ring (+ 3 processes: mpi_ring" mpi.txt
     formats_agree db CPUTIME
+    ;;
+make)
+    # a real multi-process program: `csrun make -j2` of a small C project with gcc
+    # (make, gcc drivers, cc1, as, collect2, ld: one process each), then every
+    # view, transform, export and the diff from the database alone.
+    command -v make > /dev/null && command -v gcc > /dev/null ||
+        { echo "SKIP: make or gcc not installed"; exit 77; }
+    mkdir -p proj
+    for i in 1 2 3 4; do
+        $PY -c 'import sys
+i = int(sys.argv[1]); print("#include \"common.h\"")
+for k in range(25):
+    print("int f%d_%d(int x) { int s = 0; for (int j = 0; j < x; j++) s += (j * %d) ^ (s >> 3); return s + g(x, %d); }" % (i, k, k + 3, k))
+print("int part%d(int x) { int s = 0;" % i)
+for k in range(25): print("  s += f%d_%d(x);" % (i, k))
+print("  return s; }")' $i > proj/p$i.c
+    done
+    printf 'static inline int g(int a, int b) { return a * b + (a >> 2); }\nint part1(int), part2(int), part3(int), part4(int);\n' > proj/common.h
+    printf '#include <stdio.h>\n#include "common.h"\nint main(void) { printf("%%d\\n", part1(3) + part2(3) + part3(3) + part4(3)); return 0; }\n' > proj/main.c
+    printf 'OBJS = main.o p1.o p2.o p3.o p4.o\napp: $(OBJS)\n\tgcc -o $@ $(OBJS)\n%%.o: %%.c common.h\n\tgcc -O2 -c $< -o $@\n' > proj/Makefile
+    check "csrun make -j2 builds the project" sh -c '(cd proj && csrun -o ../measurements make -j2 -s) 2> make.err && test -x proj/app'
+    check "analyze" sh -c 'csprof-prof measurements/ -o db > screen.txt 2> prof.err'
+    cat screen.txt
+    nproc=$(ls measurements/*.cspm | sed 's|.*/||; s|-[0-9]*\.cspm$||' | wc -l)
+    check "several processes profiled ($nproc files: make, gcc, cc1, as, collect2)" sh -c \
+        'ls measurements | grep -q "^make-" && ls measurements | grep -q "^cc1-" && ls measurements | grep -q "as-"'
+    rm -rf measurements proj # from here on, the database alone
+    check "title names make and the other programs" grep -q '^make (+ [0-9]* processes: .*cc1 ×' screen.txt
+    for v in top-down bottom-up flat threads paths; do
+        check "--view $v" sh -c "$R --view $v db > v_$v.txt && test -s v_$v.txt"
+        check "--view $v fits 100 columns" fits 100 v_$v.txt
+    done
+    for by in procedure file module loop line; do
+        check "--view flat --by $by" sh -c "$R --view flat --by $by --format csv db > by_$by.csv && test \$(wc -l < by_$by.csv) -gt 1"
+    done
+    $R --view threads --format json db > th.json
+    check "threads: one process per measured process, statistics as stored" $CHECK thread-stats th.json
+    check "threads: make and cc1 among the processes" $PY -c '
+import json; p = [x["program"].rsplit("/", 1)[-1] for x in json.load(open("th.json"))["processes"]]
+assert "make" in p and "cc1" in p and len(p) >= 5, p'
+    formats_agree db CPUTIME
+    formats_agree db samples --hide-lib 'libc\.so' --collapse-recursion --inlines merge --loops keep
+    for tr in "--hide ^malloc$" "--focus ^main$ --keep-roots"; do
+        # shellcheck disable=SC2086
+        check "top-down with $tr: inclusive = exclusive + children" sh -c "$R $tr --threshold 0 --format json db > tr.json && $CHECK tree tr.json > /dev/null"
+    done
+    for tr in "--depth 3" "--threshold 5" "--sort calls"; do
+        # shellcheck disable=SC2086
+        check "top-down with $tr" sh -c "$R $tr db > tr.txt && test \$(wc -l < tr.txt) -gt 4"
+    done
+    $R --diff --format json db db > self.json
+    check "diff of the database with itself is zero" $CHECK diff-zero self.json
     ;;
 errors)
     cp "$CSPROF_EXAMPLES/fig1" ./app
