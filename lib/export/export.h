@@ -47,6 +47,10 @@ struct exp_table_options {
     unsigned limit;     /* rows of a one-level table (flat), 0: all */
     unsigned width;     /* text: terminal columns */
     bool tree;          /* text: indent children (top-down, bottom-up) */
+    /* a derived metric shown as two more columns (inclusive, exclusive), or NULL */
+    const struct rpt_formula *derived;
+    const char *derived_name;    /* its name ("ipc") */
+    const char *derived_formula; /* its formula, for the JSON header */
 };
 
 /* Integer value in raw units (ns, counts) of column @col at @v (self or inclusive). */
@@ -87,5 +91,32 @@ int export_speedscope(const struct rpt_tree *t, int col, FILE *out);
  * inclusive cost stays right under recursion).
  */
 int export_callgrind(const struct rpt_tree *t, FILE *out);
+
+/*
+ * The hottest call paths of @t by the self cost in column @col of their last
+ * node, one line each, at most @limit (0: all), elided in the middle to fit
+ * @width columns; the "csprof-report paths" view.
+ */
+int export_paths(const struct rpt_tree *t, int col, unsigned limit, unsigned width, FILE *out);
+
+struct exp_threads_options {
+    enum exp_table_format format;
+    unsigned width;     /* text: terminal columns */
+    unsigned contexts;  /* contexts besides the whole run (0: 5) */
+    unsigned rows;      /* threads/processes listed per context (0: text 12, else all) */
+    const char *select; /* POSIX ERE: the outermost frames whose name or call path
+                           ("main > solve > mpi_wait") matches; NULL: the hottest frames */
+};
+
+/*
+ * The threads view of event metric @m of @db: for the whole run and the
+ * chosen contexts, the inclusive and exclusive value of every process and
+ * thread (largest first) from DB/thread-values.bin, with sum, mean, min,
+ * max, stddev and cv over threads and over processes (and, in JSON, the
+ * database's stored statistics of the same node).  Returns RPT_OK or an
+ * RPT_E* value with the reason in @err; stream errors are left in @out.
+ */
+int export_threads(const struct rpt_db *db, int m, const struct exp_threads_options *opt, FILE *out,
+                   char *err, size_t errlen);
 
 #endif /* CSP_EXPORT_H */

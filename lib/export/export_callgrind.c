@@ -8,11 +8,17 @@
  * frame name): a function's self cost goes on the line of the statement
  * that had it (or its declaration line), and every caller -> callee edge at
  * a call-site line gets "calls=" from the sampled call counts and the
- * inclusive cost of the callee.  Under recursion that inclusive cost is
- * counted only for calls into a function that is not already on the call
- * path, so that a function's inclusive cost (self + the calls it makes) is
- * the cost of the contexts it is on, counted once.  Costs are integers in
- * the metric's raw unit, one event per value column.
+ * inclusive cost of the call (the callee frame's inclusive cost), as the
+ * format specifies.  Under recursion, direct or mutual, a call into a
+ * function that is already on the call path gets cost 0 (its cost is inside
+ * the call that entered the function first), so that the costs of the calls
+ * into a function sum to the cost of the samples with that function on
+ * their path, counted once: callgrind_annotate --inclusive=yes, which sums
+ * the calls into each function, then shows the flat view's inclusive value
+ * (test/report/mutual_recursion.xml is the golden case).  Call lines need a
+ * nonzero count to be read as calls: a call without sampled calls is written
+ * as calls=1.  Costs are integers in the metric's raw unit, one event per
+ * value column.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -209,7 +215,7 @@ export_callgrind(const struct rpt_tree *t, FILE *out)
                 else
                     put_file(out, "cfl", "???");
                 put_name(out, "cfn", r.callee, fn_seen, rpt_names_get(t->names, r.callee));
-                fprintf(out, "calls=%.0f %d\n", calls,
+                fprintf(out, "calls=%.0f %d\n", calls >= 1 ? calls : 1,
                         t->nodes[cn].line > 0 ? t->nodes[cn].line : 0);
             }
             fprintf(out, "%d", r.line > 0 ? r.line : 0);

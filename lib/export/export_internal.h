@@ -10,4 +10,7 @@
 #include "export/export.h"
 #include "support/text.h"
 
+/* @s as one CSV field (quoted when it holds a comma, quote or line break). */
+void exp_csv_str(FILE *out, const char *s);
+
 #endif /* CSP_EXPORT_INTERNAL_H */

@@ -56,8 +56,8 @@ exp_json_str(FILE *out, const char *s)
         free(tmp);
 }
 
-static void
-csv_str(FILE *out, const char *s)
+void
+exp_csv_str(FILE *out, const char *s)
 {
     if (strpbrk(s, ",\"\r\n") == NULL) {
         fputs(s, out);
@@ -297,8 +297,9 @@ text_header(struct table *tb)
     size_t n = 0;
     FILE *mem;
 
-    snprintf(line, sizeof line, "csprof-report %s: %s", tb->opt->view,
-             db->program != NULL ? db->program : "?");
+    n = (size_t)snprintf(line, sizeof line, "csprof-report %s: ", tb->opt->view);
+    rpt_db_title(db, line + n, sizeof line - n);
+    n = 0;
     text_line(tb, line);
     mem = fmemopen(num, sizeof num, "w");
     if (mem != NULL) {
@@ -326,6 +327,12 @@ text_header(struct table *tb)
                 "calls", "incl/call");
     else
         fprintf(tb->out, "%10s %6s %10s %6s  ", "inclusive", "%", "exclusive", "%");
+    if (tb->opt->derived != NULL) {
+        char a[64], b[64];
+        snprintf(a, sizeof a, "%.6s (I)", tb->opt->derived_name);
+        snprintf(b, sizeof b, "%.6s (E)", tb->opt->derived_name);
+        fprintf(tb->out, "%10s %10s  ", a, b);
+    }
     exp_fit(tb->out,
             strcmp(tb->opt->view, "bottom-up") == 0 ? "procedure (callers below)"
             : strcmp(tb->opt->view, "flat") == 0    ? "scope"
@@ -362,6 +369,9 @@ write_row(struct table *tb, uint32_t n, uint32_t parent_out, unsigned depth)
         } else {
             fprintf(out, "%8s %10s  ", "-", "-");
         }
+        if (tb->opt->derived != NULL)
+            fprintf(out, "%10.4g %10.4g  ", rpt_formula_eval(tb->opt->derived, t, n, true),
+                    rpt_formula_eval(tb->opt->derived, t, n, false));
         if (indent > cols / 2) { /* deep paths: show the depth instead of more indentation */
             char mark[32];
             int k = snprintf(mark, sizeof mark, "[%u] ", depth);
@@ -377,15 +387,19 @@ write_row(struct table *tb, uint32_t n, uint32_t parent_out, unsigned depth)
     }
     case EXP_CSV:
         fprintf(out, "%u,%u,%u,%s,", n, parent_out, depth, kind_name(v->kind));
-        csv_str(out, rpt_tree_name(t, n));
+        exp_csv_str(out, rpt_tree_name(t, n));
         fprintf(out, ",");
-        csv_str(out, v->file >= 0 && v->file < t->db->nfiles ? t->db->files[v->file] : "");
+        exp_csv_str(out, v->file >= 0 && v->file < t->db->nfiles ? t->db->files[v->file] : "");
         fprintf(out, ",%d,", (int)v->line);
-        csv_str(out, v->cs_file >= 0 && v->cs_file < t->db->nfiles ? t->db->files[v->cs_file] : "");
+        exp_csv_str(out,
+                    v->cs_file >= 0 && v->cs_file < t->db->nfiles ? t->db->files[v->cs_file] : "");
         fprintf(out, ",%d,%.10g,%.10g,%.4f,%.4f,%.0f,", (int)v->cs_line, incl, self,
                 pct(incl, tb->total), pct(self, tb->total), calls);
         if (calls > 0)
             fprintf(out, "%.10g", incl / calls);
+        if (tb->opt->derived != NULL)
+            fprintf(out, ",%.10g,%.10g", rpt_formula_eval(tb->opt->derived, t, n, true),
+                    rpt_formula_eval(tb->opt->derived, t, n, false));
         fputc('\n', out);
         break;
     case EXP_JSON:
@@ -416,7 +430,12 @@ write_row(struct table *tb, uint32_t n, uint32_t parent_out, unsigned depth)
         fputs(", \"values\": [", out);
         for (int c = 0; c < t->nvalues; c++)
             fprintf(out, "%s[%.10g, %.10g]", c ? ", " : "", rpt_incl(t, n, c), rpt_self(t, n, c));
-        fputs("]}", out);
+        fputc(']', out);
+        if (tb->opt->derived != NULL)
+            fprintf(out, ", \"derived\": [%.10g, %.10g]",
+                    rpt_formula_eval(tb->opt->derived, t, n, true),
+                    rpt_formula_eval(tb->opt->derived, t, n, false));
+        fputc('}', out);
         break;
     }
 }
@@ -468,7 +487,7 @@ export_table(const struct rpt_tree *t, const struct exp_table_options *opt, FILE
     tb.sc = (struct sort_ctx){t, col, -1, opt->sort};
     tb.first_json = true;
     {
-        unsigned fixed = opt->width >= 90 ? FIXED_WIDE : FIXED_NARROW;
+        unsigned fixed = (opt->width >= 90 ? FIXED_WIDE : FIXED_NARROW) + (opt->derived ? 22 : 0);
         tb.name_cols = opt->width > fixed + 12 ? opt->width - fixed : 12;
     }
     switch (opt->format) {
@@ -477,8 +496,9 @@ export_table(const struct rpt_tree *t, const struct exp_table_options *opt, FILE
         break;
     case EXP_CSV:
         fputs("id,parent,depth,kind,name,file,line,callsite_file,callsite_line,inclusive,exclusive,"
-              "inclusive_percent,exclusive_percent,calls,inclusive_per_call\n",
+              "inclusive_percent,exclusive_percent,calls,inclusive_per_call",
               out);
+        fputs(opt->derived != NULL ? ",derived_inclusive,derived_exclusive\n" : "\n", out);
         break;
     case EXP_JSON:
         fputs("{\n  \"format\": \"csprof-report\",\n  \"version\": 1,\n  \"view\": ", out);
@@ -491,7 +511,15 @@ export_table(const struct rpt_tree *t, const struct exp_table_options *opt, FILE
         exp_json_str(out, event_of(t, col));
         fputs(", \"unit\": ", out);
         exp_json_str(out, unit_of(t, col));
-        fprintf(out, ", \"column\": %d},\n  \"columns\": [", col);
+        fprintf(out, ", \"column\": %d},\n", col);
+        if (opt->derived != NULL) {
+            fputs("  \"derived\": {\"name\": ", out);
+            exp_json_str(out, opt->derived_name);
+            fputs(", \"formula\": ", out);
+            exp_json_str(out, opt->derived_formula != NULL ? opt->derived_formula : "");
+            fputs("},\n", out);
+        }
+        fputs("  \"columns\": [", out);
         for (int c = 0; c < t->nvalues; c++) {
             fputs(c ? ", {\"event\": " : "{\"event\": ", out);
             exp_json_str(out, event_of(t, c));
@@ -581,7 +609,7 @@ diff_row(struct diff *d, uint32_t n, uint32_t parent_out, unsigned depth)
     }
     case EXP_CSV:
         fprintf(out, "%s,%u,%u,%u,", d->section, n, parent_out, depth);
-        csv_str(out, rpt_tree_name(t, n));
+        exp_csv_str(out, rpt_tree_name(t, n));
         fprintf(out, ",%d,%.10g,%.10g,%.10g,%.10g,%.10g,%.6f\n", (int)t->nodes[n].cs_line, b, c, bs,
                 cs, c - b, norm);
         break;

@@ -163,11 +163,17 @@ struct reader {
     size_t nstack, cap_stack, cap_stack_depth;
     bool in_cct;
     int cct_depth; /* XML depth of SecCallPathProfileData */
+    bool in_flat;
+    int flat_depth; /* XML depth of SecFlatProfileData */
+    struct rpt_snode *snodes;
+    uint32_t nsnodes;
+    size_t cap_snodes;
     struct rpt_node *nodes;
     uint32_t nnodes;
     /* values are kept as (node, metric, value) until the metric count is final */
     struct mval {
         uint32_t node;
+        bool flat; /* a value of the static view */
         int metric;
         double v;
     } * mvals;
@@ -217,6 +223,7 @@ add_table_row(struct reader *rd, const char *el, const struct attrs *a)
         m->stat = attr_dup(a, "stat");
         m->over = attr_dup(a, "over");
         m->of = (int)attr_ll(a, "of", -1);
+        m->formula = attr_dup(a, "formula");
         m->additive = attr(a, "formula") == NULL && attr(a, "stat") == NULL &&
                       (m->unit == NULL || strcmp(m->unit, "derived") != 0);
         if (i + 1 > db->nmetrics)
@@ -274,6 +281,10 @@ add_input(struct reader *rd, const struct attrs *a)
     in->rank = attr_ll(a, "rank", -1);
     in->samples = attr_d(a, "samples", -1);
     in->cpu_ns = attr_d(a, "cpu-ns", -1);
+    in->thread = attr_ll(a, "thread", -1);
+    in->process = attr_ll(a, "process", -1);
+    in->program = attr_dup(a, "program");
+    in->start_ns = attr_d(a, "start-ns", -1);
     return RPT_OK;
 }
 
@@ -333,6 +344,7 @@ new_node(struct reader *rd, int kind, const struct attrs *a, uint32_t *out)
         n->lm = (int32_t)attr_ll(a, "lm", -1);
         n->file = (int32_t)attr_ll(a, "f", -1);
         n->line = (int32_t)attr_ll(a, "l", 0);
+        n->id = (uint32_t)attr_ll(a, "i", 0);
     }
     if (id != 0) {
         if (rd->last_child[parent] == 0)
@@ -342,6 +354,46 @@ new_node(struct reader *rd, int kind, const struct attrs *a, uint32_t *out)
         rd->last_child[parent] = id;
     }
     rd->nnodes++;
+    *out = id;
+    return RPT_OK;
+}
+
+static int
+static_kind(const char *el)
+{
+    static const char *const names[] = {"StaticLM", "StaticF", "StaticP", "StaticA",
+                                        "StaticL",  "StaticC", "StaticS"};
+
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(names[i], el) == 0)
+            return (int)i + RPT_STATIC_MODULE;
+    return -1;
+}
+
+static int
+new_snode(struct reader *rd, int kind, const struct attrs *a, uint32_t *out)
+{
+    uint32_t id = rd->nsnodes;
+    struct rpt_snode *n;
+
+    if (id == UINT32_MAX)
+        return RPT_ENOMEM;
+    rd->snodes = rpt_grow(rd->snodes, &rd->cap_snodes, (size_t)id + 1, sizeof *rd->snodes);
+    if (rd->snodes == NULL)
+        return RPT_ENOMEM;
+    n = &rd->snodes[id];
+    n->parent = rd->nstack ? rd->stack[rd->nstack - 1] : 0;
+    n->kind = (uint8_t)kind;
+    n->proc = n->lm = n->file = -1;
+    n->line = 0;
+    if (a != NULL) {
+        if (kind == RPT_STATIC_PROC || kind == RPT_STATIC_INLINE)
+            n->proc = (int32_t)attr_ll(a, "n", -1);
+        n->lm = (int32_t)attr_ll(a, "lm", -1);
+        n->file = (int32_t)attr_ll(a, "f", -1);
+        n->line = (int32_t)attr_ll(a, "l", 0);
+    }
+    rd->nsnodes++;
     *out = id;
     return RPT_OK;
 }
@@ -365,7 +417,7 @@ add_value(struct reader *rd, const struct attrs *a, int depth)
     rd->mvals = rpt_grow(rd->mvals, &rd->cap_mvals, rd->nmvals + 1, sizeof *rd->mvals);
     if (rd->mvals == NULL)
         return RPT_ENOMEM;
-    rd->mvals[rd->nmvals++] = (struct mval){rd->stack[rd->nstack - 1], (int)m, x};
+    rd->mvals[rd->nmvals++] = (struct mval){rd->stack[rd->nstack - 1], rd->in_flat, (int)m, x};
     return RPT_OK;
 }
 
@@ -380,6 +432,33 @@ start_element(struct reader *rd, xmlTextReaderPtr r, const char *el, int depth, 
     int kind, rc;
 
     *skip = false;
+    if (rd->in_flat) {
+        if (strcmp(el, "M") == 0) {
+            read_attrs(r, &a);
+            return add_value(rd, &a, depth);
+        }
+        kind = static_kind(el);
+        if (kind < 0 || rd->nstack == 0 || rd->stack_depth[rd->nstack - 1] != depth - 1) {
+            *skip = true;
+            db->skipped_elements++;
+            return RPT_OK;
+        }
+        read_attrs(r, &a);
+        rc = new_snode(rd, kind, &a, &id);
+        if (rc == RPT_OK && !empty)
+            rc = push(rd, id, depth);
+        return rc;
+    }
+    if (strcmp(el, "SecFlatProfileData") == 0) {
+        if (rd->nsnodes != 0 || empty)
+            return rd->nsnodes != 0 ? RPT_EFORMAT : RPT_OK;
+        rd->in_flat = true;
+        rd->flat_depth = depth;
+        rc = new_snode(rd, RPT_STATIC_ROOT, NULL, &id);
+        if (rc == RPT_OK)
+            rc = push(rd, id, depth);
+        return rc;
+    }
     if (rd->in_cct) {
         if (strcmp(el, "M") == 0) {
             read_attrs(r, &a);
@@ -442,6 +521,13 @@ start_element(struct reader *rd, xmlTextReaderPtr r, const char *el, int depth, 
 static void
 end_element(struct reader *rd, int depth)
 {
+    if (rd->in_flat) {
+        if (rd->nstack > 0 && rd->stack_depth[rd->nstack - 1] == depth)
+            rd->nstack--;
+        if (depth == rd->flat_depth)
+            rd->in_flat = false;
+        return;
+    }
     if (!rd->in_cct)
         return;
     if (rd->nstack > 0 && rd->stack_depth[rd->nstack - 1] == depth)
@@ -504,6 +590,27 @@ finish_db(struct reader *rd, char *err, size_t errlen)
         if (db->values == NULL)
             return RPT_ENOMEM;
     }
+    for (uint32_t i = 0; i < rd->nsnodes; i++) {
+        struct rpt_snode *n = &rd->snodes[i];
+        if (n->proc >= db->nprocs ||
+            ((n->kind == RPT_STATIC_PROC || n->kind == RPT_STATIC_INLINE) && n->proc < 0)) {
+            rpt_errf(err, errlen, "%s: a static scope names procedure %d of %d", db->path,
+                     (int)n->proc, db->nprocs);
+            return RPT_EFORMAT;
+        }
+        if (n->file >= db->nfiles)
+            n->file = -1;
+        if (n->lm >= db->nmodules)
+            n->lm = -1;
+    }
+    db->snodes = rd->snodes;
+    db->nsnodes = rd->nsnodes;
+    rd->snodes = NULL;
+    if (db->nmetrics > 0 && db->nsnodes > 0) {
+        db->svalues = calloc((size_t)db->nsnodes * (size_t)db->nmetrics, sizeof *db->svalues);
+        if (db->svalues == NULL)
+            return RPT_ENOMEM;
+    }
     for (size_t i = 0; i < rd->nmvals; i++) {
         struct mval *v = &rd->mvals[i];
         if (v->metric >= db->nmetrics) {
@@ -511,7 +618,10 @@ finish_db(struct reader *rd, char *err, size_t errlen)
                      db->nmetrics);
             return RPT_EFORMAT;
         }
-        db->values[(size_t)v->node * (size_t)db->nmetrics + (size_t)v->metric] = v->v;
+        if (v->flat)
+            db->svalues[(size_t)v->node * (size_t)db->nmetrics + (size_t)v->metric] = v->v;
+        else
+            db->values[(size_t)v->node * (size_t)db->nmetrics + (size_t)v->metric] = v->v;
     }
     return RPT_OK;
 }
@@ -566,6 +676,8 @@ rpt_db_read(const char *path, struct rpt_db **out, char *err, size_t errlen)
         return RPT_ENOMEM;
     }
     db->path = file;
+    db->threads = db->processes = db->samples = db->rooted_percent = -1;
+    db->unknown_samples = db->cpu_seconds = -1;
     rd.db = db;
     r = xmlReaderForFile(file, NULL, XML_PARSE_HUGE | XML_PARSE_NONET);
     if (r == NULL) {
@@ -616,6 +728,7 @@ out_free:
     free(rd.stack_depth);
     free(rd.mvals);
     free(rd.last_child);
+    free(rd.snodes);
     if (rc != RPT_OK) {
         if (db->nodes == NULL)
             db->nodes = rd.nodes;
@@ -640,6 +753,7 @@ rpt_db_free(struct rpt_db *db)
         free(db->metrics[i].raw_unit);
         free(db->metrics[i].stat);
         free(db->metrics[i].over);
+        free(db->metrics[i].formula);
     }
     free(db->metrics);
     for (int i = 0; db->modules != NULL && i < db->nmodules; i++) {
@@ -653,11 +767,15 @@ rpt_db_free(struct rpt_db *db)
     for (int i = 0; db->procs != NULL && i < db->nprocs; i++)
         free(db->procs[i].name);
     free(db->procs);
-    for (int i = 0; db->inputs != NULL && i < db->ninputs; i++)
+    for (int i = 0; db->inputs != NULL && i < db->ninputs; i++) {
         free(db->inputs[i].path);
+        free(db->inputs[i].program);
+    }
     free(db->inputs);
     free(db->nodes);
     free(db->values);
+    free(db->snodes);
+    free(db->svalues);
     free(db->path);
     free(db->program);
     free(db->version);
@@ -672,6 +790,109 @@ rpt_db_find_metric(const struct rpt_db *db, const char *name)
         if (!m->inclusive || !m->additive)
             continue;
         if (name == NULL || strcasecmp(m->event, name) == 0 || strcasecmp(m->name, name) == 0)
+            return i;
+    }
+    return -1;
+}
+
+static const char *
+base_name(const char *p)
+{
+    const char *s = p != NULL ? strrchr(p, '/') : NULL;
+
+    return s != NULL ? s + 1 : p != NULL ? p : "?";
+}
+
+struct prog_count {
+    const char *name;
+    unsigned n;
+};
+
+static int
+cmp_prog_count(const void *a, const void *b)
+{
+    const struct prog_count *x = a, *y = b;
+
+    if (x->n != y->n)
+        return x->n > y->n ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+void
+rpt_db_title(const struct rpt_db *db, char *buf, size_t len)
+{
+    const struct rpt_input *first = NULL;
+    struct prog_count *pc;
+    size_t npc = 0, n;
+    long long maxp = -1;
+    unsigned others = 0;
+    bool *seen;
+
+    if (len == 0)
+        return;
+    for (int i = 0; i < db->ninputs; i++) {
+        const struct rpt_input *in = &db->inputs[i];
+        if (!in->read)
+            continue;
+        if (in->process > maxp)
+            maxp = in->process;
+        if (first == NULL || (in->start_ns >= 0 && in->start_ns < first->start_ns))
+            first = in;
+    }
+    if (first == NULL || first->program == NULL || maxp < 1) {
+        snprintf(buf, len, "%s", db->program != NULL ? db->program : "?");
+        return;
+    }
+    pc = calloc((size_t)db->ninputs, sizeof *pc);
+    seen = calloc((size_t)maxp + 1, sizeof *seen);
+    if (pc == NULL || seen == NULL) {
+        free(pc);
+        free(seen);
+        snprintf(buf, len, "%s", base_name(first->program));
+        return;
+    }
+    seen[first->process] = true; /* the first process is named on its own */
+    for (int i = 0; i < db->ninputs; i++) {
+        const struct rpt_input *in = &db->inputs[i];
+        const char *name;
+        size_t k;
+        if (!in->read || in->process < 0 || seen[in->process])
+            continue;
+        seen[in->process] = true;
+        others++;
+        name = base_name(in->program);
+        for (k = 0; k < npc && strcmp(pc[k].name, name) != 0; k++)
+            ;
+        if (k == npc)
+            pc[npc++] = (struct prog_count){name, 0};
+        pc[k].n++;
+    }
+    qsort(pc, npc, sizeof *pc, cmp_prog_count);
+    n = (size_t)snprintf(buf, len, "%s", base_name(first->program));
+    if (others > 0 && n < len)
+        n += (size_t)snprintf(buf + n, len - n, " (+ %u process%s:", others,
+                              others == 1 ? "" : "es");
+    for (size_t k = 0; k < npc && n < len; k++) {
+        if (k == 4 && npc > 5) { /* a title, not a table */
+            n += (size_t)snprintf(buf + n, len - n, " ...");
+            break;
+        }
+        n += (size_t)snprintf(buf + n, len - n, "%s %s \xc3\x97%u", k ? "," : "", pc[k].name,
+                              pc[k].n);
+    }
+    if (others > 0 && n < len)
+        snprintf(buf + n, len - n, ")");
+    free(pc);
+    free(seen);
+}
+
+int
+rpt_db_find_derived(const struct rpt_db *db, const char *name)
+{
+    for (int i = 0; name != NULL && i < db->nmetrics; i++) {
+        const struct rpt_metric *m = &db->metrics[i];
+        if (m->inclusive && m->formula != NULL &&
+            (strcasecmp(m->event, name) == 0 || strcasecmp(m->name, name) == 0))
             return i;
     }
     return -1;

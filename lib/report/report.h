@@ -70,6 +70,7 @@ struct rpt_metric {
     char *stat;          /* newer databases: "mean", "min", ... for a statistic, else NULL */
     char *over;          /* "threads" or "processes" for a statistic, else NULL */
     int of;              /* a statistic: the Metric i it summarizes, else -1 */
+    char *formula;       /* a derived metric (csprof-prof -M): its formula, else NULL */
     bool additive;       /* a measured event or samples: values add up along the tree (not a
                       derived metric or a statistic over threads, which views skip) */
 };
@@ -92,11 +93,15 @@ struct rpt_input {
     bool read;          /* status="read" */
     long long pid, tid; /* -1 when absent */
     long long thread_index, rank;
-    double samples; /* -1 when absent */
-    double cpu_ns;  /* -1 when absent */
+    double samples;            /* -1 when absent */
+    double cpu_ns;             /* -1 when absent */
+    long long thread, process; /* thread / process index of thread-values.bin, -1 when absent */
+    char *program;             /* the program of the process, or NULL */
+    double start_ns;           /* start of the thread (ns since the epoch), -1 when absent */
 };
 
 struct rpt_node {
+    uint32_t id;           /* the stored node id (attribute i; 0 for the root) */
     uint32_t parent;       /* index; the root (0) is its own parent */
     uint32_t first_child;  /* 0: none */
     uint32_t next_sibling; /* 0: none */
@@ -104,6 +109,27 @@ struct rpt_node {
     int32_t proc;          /* FRAME/INLINE: procedure index, else -1 */
     int32_t lm;            /* FRAME: load module or -1 */
     int32_t file, line;    /* -1 / 0 when absent */
+};
+
+/* Kinds of stored static-view scopes (SecFlatProfileData; experiment.dtd Static*). */
+enum rpt_static_kind {
+    RPT_STATIC_ROOT,
+    RPT_STATIC_MODULE, /* StaticLM */
+    RPT_STATIC_FILE,   /* StaticF */
+    RPT_STATIC_PROC,   /* StaticP */
+    RPT_STATIC_INLINE, /* StaticA */
+    RPT_STATIC_LOOP,   /* StaticL */
+    RPT_STATIC_CALL,   /* StaticC */
+    RPT_STATIC_STMT,   /* StaticS */
+};
+
+/* One scope of the stored static view. */
+struct rpt_snode {
+    uint32_t parent;    /* index; the root (0) is its own parent */
+    uint8_t kind;       /* enum rpt_static_kind */
+    int32_t proc;       /* PROC/INLINE: procedure index, else -1 */
+    int32_t lm;         /* load module or -1 */
+    int32_t file, line; /* -1 / 0 when absent */
 };
 
 struct rpt_db {
@@ -130,6 +156,13 @@ struct rpt_db {
     double *values;   /* nnodes * nmetrics, 0 where the database has no M */
     int calls_metric; /* index of the "calls" metric, or -1 */
 
+    /* the stored static (flat) view, when the database has one (nsnodes > 0):
+       load module > file > procedure > inlined frame / loop > call site / statement,
+       with the values csprof-prof computed (lib/profile/prof_flat.c) */
+    struct rpt_snode *snodes; /* snodes[0] is the root; parents precede children */
+    uint32_t nsnodes;
+    double *svalues; /* nsnodes * nmetrics */
+
     uint64_t skipped_elements; /* unknown elements skipped (subtrees counted once) */
 };
 
@@ -140,6 +173,15 @@ struct rpt_db {
  * where known, the line) into @err (@errlen bytes).
  */
 int rpt_db_read(const char *path, struct rpt_db **out, char *err, size_t errlen);
+
+/*
+ * A one-line title for @db in @buf (@len bytes, always terminated): the
+ * program of the process that started first, and for a database of several
+ * processes how many more and of which programs, most frequent first
+ * ("make (+ 37 processes: cc1 x12, as x12, collect2 x1, ...)"; the
+ * multiplication sign is U+00D7).  Program names are basenames.
+ */
+void rpt_db_title(const struct rpt_db *db, char *buf, size_t len);
 
 /* Free @db and everything it owns; NULL is allowed.  [not async-signal-safe] */
 void rpt_db_free(struct rpt_db *db);
@@ -283,6 +325,52 @@ enum rpt_flat_by {
  */
 int rpt_tree_flat(const struct rpt_tree *td, enum rpt_flat_by by, struct rpt_tree **out);
 
+/*
+ * The flat view of @td's database by procedure, file or module read from the
+ * database's stored static view instead of recomputed from the tree: rows
+ * are that view's procedures (and inlined frames when @td keeps inlines),
+ * files or load modules with their stored inclusive and exclusive values
+ * (exclusive of a procedure less its inlined frames' when they are rows);
+ * calls come from @td.  Only for trees built without --focus, --hide and
+ * --hide-lib (whose changes the stored view cannot show); elided roots are
+ * left out unless @td keeps them.  Returns RPT_OK, RPT_EINVAL (no stored
+ * view, or a transform or @by it cannot serve: the caller recomputes with
+ * rpt_tree_flat()) or RPT_ENOMEM.
+ */
+int rpt_tree_flat_stored(const struct rpt_tree *td, const struct rpt_view_options *opt,
+                         enum rpt_flat_by by, struct rpt_tree **out);
+
+/* --------------------------------------------------------- derived metrics */
+
+struct rpt_formula; /* opaque: a compiled formula */
+
+/*
+ * Compile @text, a derived metric's formula (csprof-prof -M grammar:
+ * + - * /, parentheses, min max sqrt log, event names, samples, calls),
+ * against the value columns of @t.  Returns RPT_OK with *out (free with
+ * rpt_formula_free), RPT_EINVAL with the position and reason in @err, or
+ * RPT_ENOMEM.  [not async-signal-safe]
+ */
+int rpt_formula_compile(const struct rpt_tree *t, const char *text, struct rpt_formula **out,
+                        char *err, size_t errlen);
+
+/*
+ * Value of @f at view node @node of @t (the tree it was compiled for, or one
+ * derived from it): from the inclusive values when @inclusive, else from the
+ * self values.  Undefined operations (x/0, sqrt(-1), log(0)) give 0.
+ */
+double rpt_formula_eval(const struct rpt_formula *f, const struct rpt_tree *t, uint32_t node,
+                        bool inclusive);
+
+/* Free @f; NULL is allowed. */
+void rpt_formula_free(struct rpt_formula *f);
+
+/*
+ * Index of the inclusive derived metric named @name (its event name, "ipc",
+ * or metric name, "ipc (I)"; case-insensitive), or -1.
+ */
+int rpt_db_find_derived(const struct rpt_db *db, const char *name);
+
 /* ------------------------------------------------------------------- diff */
 
 /*
@@ -295,5 +383,58 @@ int rpt_tree_flat(const struct rpt_tree *td, enum rpt_flat_by by, struct rpt_tre
  */
 int rpt_tree_union(const struct rpt_tree *base, const struct rpt_tree *cur, struct rpt_tree **out,
                    char *err, size_t errlen);
+
+/* ------------------------------------------------------ threads and ranks */
+
+/* Summary statistics of values over threads or processes. */
+struct rpt_stats {
+    double sum, mean, min, max, stddev, cv; /* stddev: population; cv = stddev / mean */
+    double count;                           /* how many of the values are nonzero */
+};
+
+/*
+ * Statistics of @x[0..n) as the database's stats columns compute them
+ * (lib/profile/prof_stats.c, after HPCToolkit): every value counts, zeros
+ * included, so the mean shows imbalance and min is 0 where a thread never
+ * reached the context.  All zero for n = 0.  [not async-signal-safe]
+ */
+void rpt_stats_of(const double *x, size_t n, struct rpt_stats *out);
+
+/* A thread or a process of the database (from its Input rows). */
+struct rpt_group {
+    long long pid, tid, rank, thread_index; /* -1 when unknown (tid: processes) */
+    long long process;                      /* process index (threads), or -1 */
+    uint32_t nthreads;                      /* processes: threads read */
+    const char *program;                    /* owned by the db, or NULL */
+};
+
+/*
+ * Per-thread and per-process values of some calling contexts.  Values are
+ * in the metric's unit (as rpt_db_value()); a process's value is the sum of
+ * its threads'.  Index: [context * nthreads + thread] and
+ * [context * nprocesses + process].
+ */
+struct rpt_tvalues {
+    uint32_t nthreads, nprocesses;
+    struct rpt_group *threads, *processes;
+    size_t ncontexts;
+    double *thread_incl, *thread_excl;
+    double *process_incl, *process_excl;
+};
+
+/*
+ * Read the values of event metric @metric (an inclusive measured event, not
+ * samples or calls) at the stored nodes @nodes[0..n) (indices into
+ * db->nodes; 0 is the whole run) from thread-values.bin beside the
+ * database's experiment.xml.  Returns RPT_OK with *out owned by the caller
+ * (rpt_tvalues_free), RPT_EINVAL for a metric without per-thread values,
+ * RPT_EIO when the file is missing, RPT_EFORMAT when it is damaged or does
+ * not match experiment.xml, RPT_ENOMEM; the reason is in @err.
+ */
+int rpt_thread_values(const struct rpt_db *db, int metric, const uint32_t *nodes, size_t n,
+                      struct rpt_tvalues **out, char *err, size_t errlen);
+
+/* Free @tv; NULL is allowed. */
+void rpt_tvalues_free(struct rpt_tvalues *tv);
 
 #endif /* CSP_REPORT_H */

@@ -904,6 +904,140 @@ out_free:
     return rc;
 }
 
+/* ------------------------------------------------------ stored flat view */
+
+/* The nearest PROC or INLINE ancestor of static scope @i, or 0. */
+static uint32_t
+static_frame(const struct rpt_db *db, uint32_t i)
+{
+    for (uint32_t u = db->snodes[i].parent; u != 0; u = db->snodes[u].parent)
+        if (db->snodes[u].kind == RPT_STATIC_PROC || db->snodes[u].kind == RPT_STATIC_INLINE)
+            return u;
+    return 0;
+}
+
+int
+rpt_tree_flat_stored(const struct rpt_tree *td, const struct rpt_view_options *opt,
+                     enum rpt_flat_by by, struct rpt_tree **out)
+{
+    const struct rpt_db *db = td->db;
+    struct tree_build b;
+    uint32_t *row = NULL, *name_of = NULL;
+    int *excl_of = NULL, rc = RPT_ENOMEM;
+    uint8_t want;
+    regex_t roots;
+    size_t nv = (size_t)td->nvalues;
+
+    *out = NULL;
+    if (db->nsnodes < 2 || opt->focus != NULL || opt->hide != NULL || opt->hide_lib != NULL ||
+        !(by == RPT_FLAT_PROCEDURE || by == RPT_FLAT_FILE || by == RPT_FLAT_MODULE))
+        return RPT_EINVAL;
+    want = by == RPT_FLAT_PROCEDURE ? RPT_STATIC_PROC
+           : by == RPT_FLAT_FILE    ? RPT_STATIC_FILE
+                                    : RPT_STATIC_MODULE;
+    if (regcomp(&roots, root_re, REG_EXTENDED | REG_NOSUB) != 0)
+        return RPT_ENOMEM;
+    memset(&b, 0, sizeof b);
+    b.t = derived_tree(td);
+    row = calloc((size_t)db->nsnodes, sizeof *row);
+    name_of = calloc((size_t)db->nprocs + 1, sizeof *name_of);
+    excl_of = malloc((nv ? nv : 1) * sizeof *excl_of);
+    if (b.t == NULL || row == NULL || name_of == NULL || excl_of == NULL)
+        goto out_free;
+    for (size_t c = 0; c < nv; c++)
+        excl_of[c] = db->metrics[td->metric_of[c]].partner;
+    add_values(b.t, 0, td, 0, false, true);
+    for (uint32_t i = 1; i < db->nsnodes; i++) {
+        const struct rpt_snode *sn = &db->snodes[i];
+        bool inl = sn->kind == RPT_STATIC_INLINE && opt->keep_inlines && want == RPT_STATIC_PROC;
+        struct rpt_vnode proto;
+        const char *name;
+        uint32_t d;
+        bool outer = true;
+
+        if (sn->kind != want && !inl)
+            continue;
+        memset(&proto, 0, sizeof proto);
+        proto.proc = proto.lm = proto.file = proto.cs_file = -1;
+        if (want == RPT_STATIC_PROC) {
+            name = db->procs[sn->proc].name;
+            if (!opt->keep_roots && matches(&roots, name))
+                continue;
+            proto.kind = inl ? RPT_INLINE : RPT_FRAME;
+            proto.proc = sn->proc;
+            proto.lm = sn->lm >= 0 ? sn->lm : db->procs[sn->proc].lm;
+            proto.file = db->procs[sn->proc].file;
+            proto.line = db->procs[sn->proc].line;
+            if (inl) /* counted once when inlined into itself */
+                for (uint32_t u = static_frame(db, i); u != 0 && outer; u = static_frame(db, u))
+                    outer = !(db->snodes[u].kind == RPT_STATIC_INLINE &&
+                              db->snodes[u].proc == sn->proc);
+        } else if (want == RPT_STATIC_FILE) {
+            if (sn->file < 0)
+                continue; /* procedures without a file: the tree's file view has no row either */
+            name = db->files[sn->file];
+            proto.kind = RPT_GROUP;
+            proto.file = sn->file;
+        } else {
+            name = sn->lm >= 0 ? db->modules[sn->lm].name : "?";
+            proto.kind = RPT_GROUP;
+            proto.lm = sn->lm;
+        }
+        if (names_intern(b.t->names, name, &proto.name) != RPT_OK)
+            goto out_free;
+        d = child_get(&b, 0, &proto);
+        if (d == 0)
+            goto out_free;
+        row[i] = d;
+        for (size_t c = 0; c < nv; c++) {
+            const double *v = &db->svalues[(size_t)i * (size_t)db->nmetrics];
+            double ex = excl_of[c] >= 0 ? v[excl_of[c]] : 0;
+            b.t->self[d * nv + c] += ex;
+            if (outer)
+                b.t->incl[d * nv + c] += v[td->metric_of[c]];
+            if (inl) { /* the enclosing frame's own cost excludes its inlined frames' */
+                uint32_t f = static_frame(db, i);
+                if (f != 0 && row[f] != 0)
+                    b.t->self[(size_t)row[f] * nv + c] -= ex;
+            }
+        }
+    }
+    /* sampled calls, as the recomputed view counts them: from the tree's frames */
+    for (uint32_t n = 1; n < td->nnodes; n++) {
+        const struct rpt_vnode *v = &td->nodes[n];
+        uint32_t id = 0, nm;
+        if (v->calls == 0 || (v->kind != RPT_FRAME && v->kind != RPT_INLINE))
+            continue;
+        if (want == RPT_STATIC_PROC) {
+            id = map_find(&b.map, b.t, 0, v->kind, v->name, 0);
+        } else {
+            int k = want == RPT_STATIC_FILE ? (v->proc >= 0 ? db->procs[v->proc].file : -1)
+                    : v->kind == RPT_FRAME  ? v->lm
+                                            : -1;
+            if (k < 0)
+                continue;
+            if (names_intern(b.t->names,
+                             want == RPT_STATIC_FILE ? db->files[k] : db->modules[k].name,
+                             &nm) != RPT_OK)
+                goto out_free;
+            id = map_find(&b.map, b.t, 0, RPT_GROUP, nm, 0);
+        }
+        if (id != 0)
+            b.t->nodes[id].calls += v->calls;
+    }
+    rc = RPT_OK;
+    *out = b.t;
+    b.t = NULL;
+out_free:
+    regfree(&roots);
+    free(row);
+    free(name_of);
+    free(excl_of);
+    free(b.map.slot);
+    rpt_tree_free(b.t);
+    return rc;
+}
+
 /* ----------------------------------------------------------------- diff */
 
 int

@@ -86,7 +86,7 @@ fi
 csrun -e CPUTIME@1000 -o kt ./app kernel 2> kt.err; rc=$?
 cat kt.err
 check "csrun -e CPUTIME@1000 ./app kernel exits 0 (got $rc)" [ "$rc" -eq 0 ]
-check "csprof-prof (kernel time)" sh -c 'csprof-prof -S app.struct kt -o dbkt > kt.prof'
+check "csprof-prof (kernel time)" sh -c 'csprof-prof --summary full -S app.struct kt -o dbkt > kt.prof'
 grep -A8 "sampling shortfall" kt.prof
 uns=$(sed -n 's/.*(perf.unsampled_periods.*): \([0-9]*\)$/\1/p' kt.prof)
 unexp=$(sed -n 's/^  not explained by any counter: \([0-9]*\)$/\1/p' kt.prof)

@@ -62,7 +62,7 @@ gen() { # gen SPEC OUT
 
 # run_prof ARGS...: run csprof-prof, keep stdout/stderr/status.
 run_prof() {
-    "$PROF" "$@" >"$W/out" 2>"$W/err"
+    "$PROF" --summary full "$@" >"$W/out" 2>"$W/err"
     rc=$?
 }
 

@@ -30,7 +30,7 @@ for ((r = 1; r <= runs; r++)); do
     check "run $r: the program was killed ($(cat k$r.rc))" [ -s "ticks$r" ]
     charged=$(awk -v t="$(cat "ticks$r" 2> /dev/null)" -v hz="$hz" 'BEGIN { printf "%.3f", t / hz }')
     check "run $r: a measurement file survives the kill ($(rel_files m$r))" [ "$(rel_files m$r)" -ge 1 ]
-    csprof-prof -o db$r m$r > prof$r.out 2> prof$r.err
+    csprof-prof --summary full -o db$r m$r > prof$r.out 2> prof$r.err
     rc=$?
     check "run $r: csprof-prof exits 0 on the killed run's data (rc $rc)" [ "$rc" -eq 0 ]
     check "run $r: csprof-prof says the data is partial" grep -q "partial data" prof$r.err

@@ -46,7 +46,7 @@ for ((r = 1; r <= runs; r++)); do
         rel_prof $v$r m$v$r ./$v
         check "$v run $r: output and exit status identical" rel_same $v$r base
         rm -rf db$v$r
-        csprof-prof -S "$v.struct" -o db$v$r m$v$r > db$v$r.out 2> db$v$r.err
+        csprof-prof --summary full -S "$v.struct" -o db$v$r m$v$r > db$v$r.out 2> db$v$r.err
         check "$v run $r: csprof-prof -S exits 0" [ $? -eq 0 ]
         check "$v run $r: database validates" validate db$v$r
         check "$v run $r: no raw <img or <script in the database" \

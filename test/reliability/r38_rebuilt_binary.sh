@@ -29,7 +29,7 @@ for ((r = 1; r <= runs; r++)); do
         [ $how = S-new ] && opts=(-S new.struct)
         [ $how = S-old ] && opts=(-S old.struct)
         rm -rf db$r$how
-        csprof-prof "${opts[@]}" -o db$r$how m$r > db$r$how.out 2> db$r$how.err
+        csprof-prof --summary full "${opts[@]}" -o db$r$how m$r > db$r$how.out 2> db$r$how.err
         check "run $r $how: csprof-prof exits 0" [ $? -eq 0 ]
         check "run $r $how: database validates" validate db$r$how
         lm=$(xp db$r$how "string(//LoadModule[substring(@n, string-length(@n) - 6) = '/serial']/@structure)")

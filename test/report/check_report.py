@@ -223,11 +223,51 @@ def cmd_names(path, *names):
             fail("%s: name %r missing" % (path, n))
 
 
+def cmd_thread_stats(path):
+    """threads view JSON: the statistics written equal those recomputed from
+    the per-thread values, and the database's stored stats columns."""
+    d = load(path)
+    n = 0
+    for c in d["contexts"]:
+        for over in ("threads", "processes"):
+            s = c[over]
+            v = [x["inclusive"] for x in s["values"]]
+            if len(v) != s["n"]:
+                fail("%s: %s of %s: %d values for n=%d" % (path, over, c["path"], len(v), s["n"]))
+            mean = sum(v) / len(v)
+            sd = (max(0.0, sum(x * x for x in v) / len(v) - mean * mean)) ** 0.5
+            want = {"sum": sum(v), "mean": mean, "min": min(v), "max": max(v), "stddev": sd,
+                    "cv": sd / mean if mean else 0}
+            for k, w in want.items():
+                if abs(s[k] - w) > 1e-6 * max(abs(w), 1e-9) + 1e-12:
+                    fail("%s: %s %s of %s: %r, recomputed %r" % (path, over, k, c["path"], s[k], w))
+                if k in s["stored"] and abs(s["stored"][k] - s[k]) > 1e-6 * max(abs(s[k]), 1e-9) + 1e-9:
+                    fail("%s: %s %s of %s: %r, stored %r" % (path, over, k, c["path"], s[k], s["stored"][k]))
+                n += k in s["stored"]
+    if n == 0:
+        fail("%s: the database stores no statistics to compare" % path)
+
+
+def cmd_same_rows(a, b):
+    """Two flat views have the same rows (by kind and name) and values."""
+    def rows(path):
+        return {(n["kind"], n["name"]): (n["inclusive"], n["exclusive"], n["calls"])
+                for n in load(path)["nodes"]}
+    ra, rb = rows(a), rows(b)
+    if set(ra) != set(rb):
+        fail("rows differ: only in %s: %s; only in %s: %s" % (a, sorted(set(ra) - set(rb)), b, sorted(set(rb) - set(ra))))
+    for k in ra:
+        for x, y in zip(ra[k], rb[k]):
+            if not close(x, y):
+                fail("%s: %r in %s, %r in %s" % (k, ra[k], a, rb[k], b))
+
+
 def main():
     cmds = {"tree": cmd_tree, "rows": cmd_rows, "folded": cmd_folded, "speedscope": cmd_speedscope,
             "pprof-top": cmd_pprof_top, "callgrind-annotate": cmd_callgrind_annotate,
             "callgrind-incl": cmd_callgrind_incl, "flat-incl": cmd_flat_incl,
-            "diff-zero": cmd_diff_zero, "names": cmd_names}
+            "diff-zero": cmd_diff_zero, "names": cmd_names,
+            "thread-stats": cmd_thread_stats, "same-rows": cmd_same_rows}
     if len(sys.argv) < 3 or sys.argv[1] not in cmds:
         fail("usage: check_report.py %s ARGS" % "|".join(cmds))
     cmds[sys.argv[1]](*sys.argv[2:])

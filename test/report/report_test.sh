@@ -7,7 +7,7 @@
 # format, bottom-up and top-down agree, inclusive = exclusive + children,
 # a diff of a database with itself is zero, hostile names survive.
 # Environment as for test/integration (lib.sh); CHECK = check_report.py.
-# Cases: fig1 hostile recursion threads diff errors.
+# Cases: fig1 hostile recursion callgrind threads mpi make diff errors.
 . "$CSPROF_SOURCE/test/integration/lib.sh"
 case_=${1:?case}
 # Debian's python3 (python3-jsonschema) when there, else whatever python3 is on PATH
@@ -141,9 +141,54 @@ fig1)
     done
     check "paths: long paths elided in the middle" grep -q '…' view_paths.txt
     check "threads: says what per-thread data the database has" \
-        grep -E -q 'no per-thread values|statistics over threads' view_threads.txt
+        grep -E -q 'over 1 threads: sum' view_threads.txt
     $R --view threads --format json db > threads.json
     check "threads json parses" $PY -c 'import json,sys; d=json.load(open("threads.json")); assert len(d["threads"]) == 1' 
+    # csprof-prof's own summary: one screen from csprof-report's code; -q silences it
+    check "csprof-prof summary screen" sh -c 'csprof-prof measurements/ -o sdb > screen.txt 2> /dev/null'
+    cat screen.txt
+    check "summary fits one screen (<= 30 lines of <= 100 columns)" sh -c '[ $(wc -l < screen.txt) -le 30 ] && '"$PY"' -c "import sys; sys.exit(any(len(l) > 100 for l in open(\"screen.txt\", encoding=\"utf-8\").read().split(\"\\n\")))"'
+    check "summary has the sample quality" grep -q '^sample quality: .*% rooted' screen.txt
+    $R --view flat --sort exclusive --limit 5 sdb > flat5.txt
+    check "summary's top procedures = csprof-report --view flat --sort exclusive --limit 5" \
+        sh -c 'grep -F -x -f flat5.txt screen.txt | wc -l | grep -qx "$(wc -l < flat5.txt)"'
+    $R --view paths --limit 5 sdb > paths5.txt
+    check "summary's hot paths = csprof-report --view paths --limit 5" \
+        sh -c 'grep -F -x -f paths5.txt screen.txt | wc -l | grep -qx "$(wc -l < paths5.txt)"'
+    check "csprof-prof -q prints the database path only" sh -c \
+        'csprof-prof -q measurements/ -o qdb 2> /dev/null > q.txt && [ "$(cat q.txt)" = "database: qdb/experiment.xml" ]'
+    check "csprof-prof --summary full: every fact" sh -c \
+        'csprof-prof --summary full measurements/ -o fdb 2> /dev/null | grep -q "^effective samples per CPU-second"'
+    # the flat view read from the database's stored static view = recomputed from the tree
+    for by in procedure file module; do
+        $R --view flat --by $by --keep-roots --format json db > fs.json
+        $R --view flat --by $by --keep-roots --recompute --format json db > fr.json
+        check "flat --by $by: stored static view = recomputed from the tree" $CHECK same-rows fs.json fr.json
+    done
+    # derived metrics (-M) as report columns
+    check "analyze with derived metrics" sh -c 'csprof-prof -M "ms=CPUTIME*1000" -M "spc=CPUTIME/samples" measurements/ -o ddb > /dev/null 2>&1'
+    for v in top-down flat bottom-up; do
+        $R --view $v --metric ms --threshold 0 --format json ddb > dm.json
+        check "--metric ms ($v): derived = 1000 x CPUTIME in every row" $PY -c '
+import json
+d = json.load(open("dm.json")); assert d["derived"]["formula"] == "CPUTIME*1000" and d["nodes"]
+for n in d["nodes"]:
+    assert abs(n["derived"][0] - 1000 * n["inclusive"]) <= 1e-6 * max(1, abs(n["derived"][0])), n
+    assert abs(n["derived"][1] - 1000 * n["exclusive"]) <= 1e-6 * max(1, abs(n["derived"][1])), n'
+    done
+    $R --metric spc --threshold 0 --format json ddb > spc.json
+    stored=$(sed -n 's|.*<Metric i="\([0-9]*\)" n="spc (I)".*|\1|p' ddb/experiment.xml)
+    check "--metric spc: values equal the stored derived values of the same contexts" $PY -c '
+import json, re, sys
+d = json.load(open("spc.json")); m = sys.argv[1]
+xml = open("ddb/experiment.xml").read()
+stored = set("%.6g" % float(v) for v in re.findall(r"<M n=\"%s\" v=\"([^\"]+)\"" % m, xml))
+got = ["%.6g" % n["derived"][0] for n in d["nodes"] if n["kind"] == "frame"]
+assert got and all(g in stored for g in got), (got, stored)' "$stored"
+    $R --metric spc --format csv ddb > spc.csv
+    check "--metric spc: csv has the derived columns" sh -c 'head -1 spc.csv | grep -q derived_inclusive'
+    $R --metric spc ddb > spc.txt
+    check "--metric spc: text has the derived columns" grep -q 'spc (I)' spc.txt
     $R --format csv db > td.csv
     check "csv parses with a header" $PY -c 'import csv; r=list(csv.DictReader(open("td.csv"))); assert r and "inclusive" in r[0]'
     ;;
@@ -223,12 +268,17 @@ EOF
 import json
 d = json.load(open("c.json")); by = {n["id"]: n for n in d["nodes"]}
 assert not any(n["name"] == "rec" and by.get(n["parent"], {}).get("name") == "rec" for n in d["nodes"])'
+    for by in procedure file module; do
+        $R --view flat --by $by --keep-roots --format json db > fs.json
+        $R --view flat --by $by --keep-roots --recompute --format json db > fr.json
+        check "flat --by $by: stored static view = recomputed (recursion)" $CHECK same-rows fs.json fr.json
+    done
     $R --view flat --metric samples --format json db > flat.json
     # from a directory that is no prefix of the sources: callgrind_annotate strips
     # the working directory from fl= names but not from cfl= names
     mkdir -p elsewhere
     (cd elsewhere && callgrind_annotate --inclusive=yes --show=samples --threshold=100 ../out.callgrind) > cgi.txt 2>&1
-    for f in rec burn main; do
+    for f in rec burn main ping pong; do
         check "callgrind inclusive of $f = flat inclusive (recursion counted once)" \
             eq "$($CHECK callgrind-incl cgi.txt $f)" "$($CHECK flat-incl flat.json $f)"
     done
@@ -246,7 +296,7 @@ int main(void)
 {
     pthread_t t[2];
     for (int i = 0; i < 2; i++)
-        pthread_create(&t[i], NULL, worker, (void *)(30000000L * (i + 1)));
+        pthread_create(&t[i], NULL, worker, (void *)(100000000L * (i + 1)));
     burn(20000000);
     for (int i = 0; i < 2; i++)
         pthread_join(t[i], NULL);
@@ -257,18 +307,22 @@ EOF
     check "profile" profile db ./t
     formats_agree db samples
     $R --view threads --format json db > th.json
-    check "threads view lists 3 threads" $PY -c 'import json; assert len(json.load(open("th.json"))["threads"]) == 3'
-    $R --view threads db > th.txt
-    check "threads text has imbalance statistics" grep -q 'imbalance' th.txt
-    if $R --list-metrics db | grep -q 'over threads'; then
-        check "per-context statistics over threads: worker's max >= mean >= min" $PY -c '
+    check "threads view lists 3 threads in 1 process" $PY -c '
+import json; d = json.load(open("th.json")); assert len(d["threads"]) == 3 and len(d["processes"]) == 1'
+    check "threads: statistics equal the database's stats columns" $CHECK thread-stats th.json
+    $R --view threads --focus '^worker$' --format json db > thw.json
+    # the workers burn 1 and 2 units of work: per-thread values of worker about 1:2
+    check "threads: worker's two threads about 1:2, main's thread 0" $PY -c '
 import json
-d = json.load(open("th.json")); assert d["per_context_thread_values"]
-w = [c for c in d["contexts"] if c["name"].endswith("> worker")]
-assert w and all(c["max"] >= c["mean"] >= c["min"] for c in w), w'
-    else
-        echo "note: this csprof-prof writes no statistics over threads: per-context imbalance not checked"
-    fi
+d = json.load(open("thw.json")); c = [c for c in d["contexts"] if c["name"] == "worker"]
+assert len(c) == 1, c
+v = sorted(x["inclusive"] for x in c[0]["threads"]["values"])
+print("worker per thread:", v)
+assert v[0] == 0 and v[1] > 0 and 1.3 <= v[2] / v[1] <= 3.5, v'
+    $R --view threads db > th.txt
+    check "threads text names the worker context with statistics" sh -c 'grep -q "^\[[0-9]*\] worker" th.txt && grep -q "cv" th.txt'
+    $R --view threads --format csv db > th.csv
+    check "threads csv parses" $PY -c 'import csv; r=list(csv.DictReader(open("th.csv"))); assert r and {"over","rank","inclusive"} <= set(r[0])'
     $R --format json --threshold 0 db > td.json
     check "start_thread elided: worker is a root" $PY -c '
 import json
@@ -300,6 +354,110 @@ for r in d["procedures"]: assert abs(r["delta"] - (r["current"]["inclusive"] - r
     check "diff text fits 100 columns" fits 100 d12.txt
     $R --diff --format csv db1 db2 > d12.csv
     check "diff csv parses" $PY -c 'import csv; r=list(csv.DictReader(open("d12.csv"))); assert r and "delta" in r[0]'
+    ;;
+callgrind)
+    # golden: a hand-built database with mutual recursion (test/report/mutual_recursion.xml)
+    command -v callgrind_annotate > /dev/null ||
+        { echo "SKIP: callgrind_annotate not installed (Debian valgrind)"; exit 77; }
+    G=$CSPROF_SOURCE/test/report/mutual_recursion.xml
+    $R --format callgrind -o m.callgrind "$G"
+    $R --view flat --keep-roots --threshold 0 --format json "$G" > mflat.json
+    mkdir -p elsewhere
+    (cd elsewhere && callgrind_annotate --inclusive=yes --threshold=100 ../m.callgrind) > mi.txt 2>&1
+    (cd elsewhere && callgrind_annotate --threshold=100 ../m.callgrind) > me.txt 2>&1
+    # inclusive: samples with the function on their path, counted once; self: own samples
+    for fx in main:127:0 pong:126:42 ping:95:69 work:16:16; do
+        IFS=: read -r f incl self <<< "$fx"
+        check "callgrind inclusive of $f = $incl (golden)" eq "$($CHECK callgrind-incl mi.txt $f)" "$incl"
+        check "callgrind inclusive of $f = flat inclusive" eq "$($CHECK callgrind-incl mi.txt $f)" "$($CHECK flat-incl mflat.json $f)"
+        # (a function without self cost is listed with "." for 0)
+        got=$(grep -E "^ *[0-9.,]+ .*:$f\$" me.txt | awk '{ gsub(",", "", $1); print ($1 == ".") ? 0 : $1 }')
+        check "callgrind self of $f = $self (golden)" eq "${got:-missing}" "$self"
+    done
+    check "callgrind total = 127" eq "$($CHECK callgrind-annotate mi.txt)" 127
+    ;;
+mpi)
+    # 4 MPI ranks (Open MPI, oversubscribed), rank 0 does twice the work in burn
+    command -v mpirun > /dev/null && command -v mpicc > /dev/null ||
+        { echo "SKIP: mpirun/mpicc not installed (Debian openmpi-bin, libopenmpi-dev)"; exit 77; }
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+    P=$CSPROF_SOURCE/test/reliability/programs
+    check "compile mpi_ring" mpicc -g -O1 -I"$P" -o mpi_ring "$P/mpi_ring.c"
+    rm -rf measurements
+    check "mpirun -np 4 csrun ./mpi_ring (imbalanced)" \
+        sh -c 'timeout 120 mpirun -np 4 --oversubscribe csrun ./mpi_ring 4 0.06 imbalance > /dev/null'
+    check "analyze" sh -c 'csprof-prof measurements/ -o db > /dev/null 2>&1'
+    $R --view threads --focus '^burn$' --format json db > mpi.json
+    check "threads: 4 processes with ranks 0-3" $PY -c '
+import json; d = json.load(open("mpi.json"))
+assert sorted(p["rank"] for p in d["processes"]) == [0, 1, 2, 3], d["processes"]'
+    check "threads (ranks): statistics equal the database's stats columns" $CHECK thread-stats mpi.json
+    check "rank 0's time in burn is about twice the other ranks' (1.4-3.0)" $PY -c '
+import json
+d = json.load(open("mpi.json")); c = [c for c in d["contexts"] if c["name"] == "burn"]
+assert c, "no burn context"
+v = {}
+for ctx in c:
+    for x in ctx["processes"]["values"]: v[x["rank"]] = v.get(x["rank"], 0) + x["inclusive"]
+rest = (v[1] + v[2] + v[3]) / 3
+print("burn per rank:", v, "ratio %.2f" % (v[0] / rest))
+assert rest > 0 and 1.4 <= v[0] / rest <= 3.0'
+    $R --view threads --focus '^burn$' db > mpi.txt
+    check "threads text lists the ranks" grep -q "rank" mpi.txt
+    check "title names the processes" grep -q "mpi_ring (+ 3 processes: mpi_ring" mpi.txt
+    formats_agree db CPUTIME
+    ;;
+make)
+    # a real multi-process program: `csrun make -j2` of a small C project with gcc
+    # (make, gcc drivers, cc1, as, collect2, ld: one process each), then every
+    # view, transform, export and the diff from the database alone.
+    command -v make > /dev/null && command -v gcc > /dev/null ||
+        { echo "SKIP: make or gcc not installed"; exit 77; }
+    mkdir -p proj
+    for i in 1 2 3 4; do
+        $PY -c 'import sys
+i = int(sys.argv[1]); print("#include \"common.h\"")
+for k in range(25):
+    print("int f%d_%d(int x) { int s = 0; for (int j = 0; j < x; j++) s += (j * %d) ^ (s >> 3); return s + g(x, %d); }" % (i, k, k + 3, k))
+print("int part%d(int x) { int s = 0;" % i)
+for k in range(25): print("  s += f%d_%d(x);" % (i, k))
+print("  return s; }")' $i > proj/p$i.c
+    done
+    printf 'static inline int g(int a, int b) { return a * b + (a >> 2); }\nint part1(int), part2(int), part3(int), part4(int);\n' > proj/common.h
+    printf '#include <stdio.h>\n#include "common.h"\nint main(void) { printf("%%d\\n", part1(3) + part2(3) + part3(3) + part4(3)); return 0; }\n' > proj/main.c
+    printf 'OBJS = main.o p1.o p2.o p3.o p4.o\napp: $(OBJS)\n\tgcc -o $@ $(OBJS)\n%%.o: %%.c common.h\n\tgcc -O2 -c $< -o $@\n' > proj/Makefile
+    check "csrun make -j2 builds the project" sh -c '(cd proj && csrun -o ../measurements make -j2 -s) 2> make.err && test -x proj/app'
+    check "analyze" sh -c 'csprof-prof measurements/ -o db > screen.txt 2> prof.err'
+    cat screen.txt
+    nproc=$(ls measurements/*.cspm | sed 's|.*/||; s|-[0-9]*\.cspm$||' | wc -l)
+    check "several processes profiled ($nproc files: make, gcc, cc1, as, collect2)" sh -c \
+        'ls measurements | grep -q "^make-" && ls measurements | grep -q "^cc1-" && ls measurements | grep -q "as-"'
+    rm -rf measurements proj # from here on, the database alone
+    check "title names make and the other programs" grep -q '^make (+ [0-9]* processes: .*cc1 ×' screen.txt
+    for v in top-down bottom-up flat threads paths; do
+        check "--view $v" sh -c "$R --view $v db > v_$v.txt && test -s v_$v.txt"
+        check "--view $v fits 100 columns" fits 100 v_$v.txt
+    done
+    for by in procedure file module loop line; do
+        check "--view flat --by $by" sh -c "$R --view flat --by $by --format csv db > by_$by.csv && test \$(wc -l < by_$by.csv) -gt 1"
+    done
+    $R --view threads --format json db > th.json
+    check "threads: one process per measured process, statistics as stored" $CHECK thread-stats th.json
+    check "threads: make and cc1 among the processes" $PY -c '
+import json; p = [x["program"].rsplit("/", 1)[-1] for x in json.load(open("th.json"))["processes"]]
+assert "make" in p and "cc1" in p and len(p) >= 5, p'
+    formats_agree db CPUTIME
+    formats_agree db samples --hide-lib 'libc\.so' --collapse-recursion --inlines merge --loops keep
+    for tr in "--hide ^malloc$" "--focus ^main$ --keep-roots"; do
+        # shellcheck disable=SC2086
+        check "top-down with $tr: inclusive = exclusive + children" sh -c "$R $tr --threshold 0 --format json db > tr.json && $CHECK tree tr.json > /dev/null"
+    done
+    for tr in "--depth 3" "--threshold 5" "--sort calls"; do
+        # shellcheck disable=SC2086
+        check "top-down with $tr" sh -c "$R $tr db > tr.txt && test \$(wc -l < tr.txt) -gt 4"
+    done
+    $R --diff --format json db db > self.json
+    check "diff of the database with itself is zero" $CHECK diff-zero self.json
     ;;
 errors)
     cp "$CSPROF_EXAMPLES/fig1" ./app

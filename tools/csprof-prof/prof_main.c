@@ -24,8 +24,10 @@
 
 #include <libxml/parser.h>
 
+#include "export/export.h"
 #include "fmt/fmt.h"
 #include "profile/profile.h"
+#include "report/report.h"
 #include "support/text.h"
 
 #define PROF_DEFAULT_DB "csprof-database"
@@ -44,6 +46,8 @@ struct prof_options {
     bool force;
     bool verbose;
     bool quiet;
+    bool full_summary; /* --summary full: every fact, one per line */
+    bool top_set;      /* --top given */
     uint32_t top;
     enum prof_runs runs;
     const char **structs, **derived, **roots, **replace_old, **replace_new;
@@ -110,6 +114,9 @@ prof_usage(FILE *out)
           "      --runs sum|separate  same event in several runs: one summed column (default)\n"
           "                          or one column per run\n"
           "  -q, --quiet             print only the database path, not the summary\n"
+          "      --summary short|full  the summary: one screen made by csprof-report's code\n"
+          "                          (default: top procedures, hottest call paths, sample\n"
+          "                          quality), or every fact on its own \"key: value\" line\n"
           "      --dump              print each measurement FILE as text and exit\n"
           "  -v, --verbose           print notes about load modules\n"
           "  -h, --help              print this help and exit\n"
@@ -242,6 +249,86 @@ prof_summary_print(const struct prof_summary *s, FILE *out)
             fprintf(out, "  [%" PRIu64 " calls (sampled)]", s->top_paths[i].calls);
         fputc('\n', out);
     }
+}
+
+/*
+ * The default summary: one screen.  The top procedures and the hottest call
+ * paths are csprof-report's flat and paths views of the database just
+ * written (lib/report, lib/export: the same numbers as csprof-report), the
+ * sample quality comes from the summary of lib/profile.
+ */
+static void
+prof_print_screen(const struct prof_options *o, const struct prof_summary *s, FILE *out)
+{
+    const struct prof_shortfall *f = &s->shortfall;
+    struct rpt_view_options vo = {.keep_inlines = true};
+    struct exp_table_options to = {0};
+    struct rpt_db *db = NULL;
+    struct rpt_tree *t = NULL, *flat = NULL;
+    const char *cols = getenv("COLUMNS");
+    unsigned width = 100, rows = o->top_set ? o->top : 5;
+    char err[512] = "", title[512];
+    int col;
+
+    if (cols != NULL && atoi(cols) >= 40 && atoi(cols) <= 1000)
+        width = (unsigned)atoi(cols);
+    if (rpt_db_read(o->db, &db, err, sizeof err) != RPT_OK ||
+        rpt_tree_build(db, &vo, NULL, &t, err, sizeof err) != RPT_OK) {
+        fprintf(stderr, "csprof-prof: cannot read the database back for the summary: %s\n",
+                err[0] ? err : "out of memory");
+        goto out;
+    }
+    rpt_db_title(db, title, sizeof title);
+    fprintf(out, "%s: %zu process%s, %zu thread%s, %llu samples", title, s->processes,
+            s->processes == 1 ? "" : "es", s->threads, s->threads == 1 ? "" : "s",
+            (unsigned long long)s->samples);
+    for (size_t i = 0; i < s->nevents; i++)
+        fprintf(out, "; %s %.4g %s", s->events[i].name, s->events[i].total, s->events[i].unit);
+    fputc('\n', out);
+    if (s->files_skipped > 0)
+        fprintf(out, "measurement files: %zu read, %zu skipped (see above)\n", s->files_read,
+                s->files_skipped);
+    fprintf(out,
+            "sample quality: %.1f%% rooted at a process or thread entry, %llu partial, "
+            "%llu at unknown addresses\n",
+            prof_pct((double)s->rooted_samples, (double)s->samples),
+            (unsigned long long)(s->samples - s->rooted_samples - s->unjudged_samples),
+            (unsigned long long)s->unknown_samples);
+    if (s->nchanged > 0)
+        fprintf(out, "  %zu module(s) changed since the measurement: %llu samples unattributed\n",
+                s->nchanged, (unsigned long long)s->changed_samples);
+    if (f->valid)
+        fprintf(out,
+                "sampling shortfall: %llu of %llu expected samples missing: %llu dropped, %llu "
+                "timer overruns,\n  %llu periods ended in the kernel, %llu blocked threads, "
+                "%llu starved threads, %llu not explained\n",
+                (unsigned long long)f->missing, (unsigned long long)f->expected,
+                (unsigned long long)f->dropped, (unsigned long long)f->overruns,
+                (unsigned long long)f->unsampled, (unsigned long long)f->blocked,
+                (unsigned long long)f->starved, (unsigned long long)f->unexplained);
+    col = rpt_tree_column(t, rpt_db_find_metric(db, NULL));
+    if (col < 0)
+        goto out;
+    if (rpt_tree_flat_stored(t, &vo, RPT_FLAT_PROCEDURE, &flat) != RPT_OK &&
+        rpt_tree_flat(t, RPT_FLAT_PROCEDURE, &flat) != RPT_OK)
+        goto out;
+    fputc('\n', out);
+    to.format = EXP_TEXT;
+    to.view = "flat";
+    to.column = col;
+    to.sort = EXP_SORT_EXCLUSIVE;
+    to.max_depth = 1;
+    to.limit = rows;
+    to.width = width;
+    export_table(flat, &to, out);
+    fputc('\n', out);
+    export_paths(t, col, rows, width, out);
+    fprintf(out, "\nmore: csprof-report %s (--view top-down|bottom-up|flat|threads|paths)\n",
+            o->db);
+out:
+    rpt_tree_free(flat);
+    rpt_tree_free(t);
+    rpt_db_free(db);
 }
 
 /* Print and forget the library's collected messages. */
@@ -499,7 +586,7 @@ prof_parse_runs(const char *arg, enum prof_runs *runs)
 static int
 prof_parse_options(int argc, char **argv, struct prof_options *o, bool *dump)
 {
-    enum { OPT_DUMP = 256, OPT_REPLACE, OPT_RUNS };
+    enum { OPT_DUMP = 256, OPT_REPLACE, OPT_RUNS, OPT_SUMMARY };
     static const struct option longopts[] = {
         {"structure", required_argument, NULL, 'S'},
         {"output", required_argument, NULL, 'o'},
@@ -511,6 +598,7 @@ prof_parse_options(int argc, char **argv, struct prof_options *o, bool *dump)
         {"runs", required_argument, NULL, OPT_RUNS},
         {"dump", no_argument, NULL, OPT_DUMP},
         {"quiet", no_argument, NULL, 'q'},
+        {"summary", required_argument, NULL, OPT_SUMMARY},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -549,6 +637,7 @@ prof_parse_options(int argc, char **argv, struct prof_options *o, bool *dump)
                         PROF_MAX_TOP);
                 return PROF_EXIT_USAGE;
             }
+            o->top_set = true;
             break;
         case 'M':
             o->derived[o->nderived++] = optarg;
@@ -580,6 +669,13 @@ prof_parse_options(int argc, char **argv, struct prof_options *o, bool *dump)
             break;
         case 'q':
             o->quiet = true;
+            break;
+        case OPT_SUMMARY:
+            if (strcmp(optarg, "short") != 0 && strcmp(optarg, "full") != 0) {
+                fprintf(stderr, "csprof-prof: --summary: '%s' is not 'short' or 'full'\n", optarg);
+                return PROF_EXIT_USAGE;
+            }
+            o->full_summary = strcmp(optarg, "full") == 0;
             break;
         case 'v':
             o->verbose = true;
@@ -664,8 +760,10 @@ prof_run(const struct prof_options *o, int nargs, char **args)
     prof_copy_dtd(o->db, o->verbose);
 
     printf("database: %s/experiment.xml\n", o->db);
-    if (!o->quiet)
+    if (!o->quiet && o->full_summary)
         prof_summary_print(&summary, stdout);
+    else if (!o->quiet)
+        prof_print_screen(o, &summary, stdout);
     status = fflush(stdout) == 0 ? PROF_EXIT_OK : PROF_EXIT_FAIL;
     goto out_free;
 

@@ -27,20 +27,27 @@ static const char usage_text[] =
     "\n"
     "views and output:\n"
     "  --view V          top-down (calling contexts, default), bottom-up (callers of each\n"
-    "                    procedure), flat (static: see --by), threads (per-thread totals),\n"
+    "                    procedure), flat (static: see --by), threads (per-thread and per-rank\n"
+    "                    values and statistics of the hottest contexts, or of --focus RE),\n"
     "                    paths (hottest call paths, one line each)\n"
     "  --by B            flat view rows: procedure (default), file, module, loop, line\n"
+    "  --recompute       flat view: recompute from the call tree instead of reading the\n"
+    "                    database's stored static view (always so with --focus/--hide)\n"
     "  --format F        text (default), csv, json (share/schemas/report-json.md);\n"
     "                    exports: folded, pprof (gzipped profile.proto), speedscope, callgrind\n"
     "  -o FILE           write to FILE instead of standard output\n"
-    "  --metric NAME     event or metric to show (default: the first event); see --list-metrics\n"
+    "  --metric NAME     event or metric to show (default: the first event); a derived metric\n"
+    "                    (csprof-prof -M) adds its inclusive and exclusive columns; see\n"
+    "                    --list-metrics\n"
     "  --list-metrics    print the metrics of the database and exit\n"
     "  --sort C          inclusive (default), exclusive, calls, per-call, name\n"
     "  --width N         text width (default: $COLUMNS, else 100)\n"
-    "  --limit N         rows of the flat, bottom-up and paths views (text default 40; 0: all)\n"
+    "  --limit N         rows of the flat, bottom-up and paths views (text default 40; 0: all);\n"
+    "                    threads view: contexts besides the whole run (default 5)\n"
     "\n"
     "transforms (the same in every view and export):\n"
-    "  --focus RE        only the subtrees under frames whose name matches RE (POSIX ERE)\n"
+    "  --focus RE        only the subtrees under frames whose name matches RE (POSIX ERE);\n"
+    "                    threads view: frames whose name or path (a > b > c) matches\n"
     "  --hide RE         merge frames whose name matches RE into their callers\n"
     "  --hide-lib RE     merge frames of load modules whose path matches RE into their callers\n"
     "  --collapse-recursion  merge a frame into its caller when both are the same procedure\n"
@@ -74,6 +81,7 @@ enum {
     OPT_KEEP_ROOTS,
     OPT_DIFF,
     OPT_LIST_METRICS,
+    OPT_RECOMPUTE,
 };
 
 static const struct option long_options[] = {
@@ -95,6 +103,7 @@ static const struct option long_options[] = {
     {"loops", required_argument, NULL, OPT_LOOPS},
     {"keep-roots", no_argument, NULL, OPT_KEEP_ROOTS},
     {"diff", no_argument, NULL, OPT_DIFF},
+    {"recompute", no_argument, NULL, OPT_RECOMPUTE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -114,6 +123,8 @@ struct options {
     double threshold; /* < 0: default */
     unsigned depth;
     bool diff, list_metrics;
+    bool limit_set; /* --limit given */
+    bool recompute; /* flat view from the tree, not the stored static view */
     struct rpt_view_options vo;
 };
 
@@ -200,6 +211,7 @@ parse_options(int argc, char **argv, struct options *o)
             break;
         case OPT_LIMIT:
             o->limit = (long)number("--limit", optarg, 100000000);
+            o->limit_set = true;
             break;
         case OPT_FOCUS:
             o->vo.focus = optarg;
@@ -234,6 +246,9 @@ parse_options(int argc, char **argv, struct options *o)
             break;
         case OPT_DIFF:
             o->diff = true;
+            break;
+        case OPT_RECOMPUTE:
+            o->recompute = true;
             break;
         case 'o':
             o->output = optarg;
@@ -317,270 +332,12 @@ list_metrics(const struct rpt_db *db, FILE *out)
         const struct rpt_metric *m = &db->metrics[i];
         fprintf(out, "%-4d %-28s %-12s %-10s %-8s %s\n", i, m->name, m->event,
                 m->inclusive ? "inclusive" : "exclusive", m->unit != NULL ? m->unit : "",
-                !m->additive   ? "no (derived or statistic: not shown by this version)"
-                : m->inclusive ? "yes"
+                m->formula != NULL               ? "yes (two more columns)"
+                : !m->additive                   ? "no (a statistic: see --view threads)"
+                : m->inclusive                   ? "yes"
                 : strcmp(m->event, "calls") == 0 ? "(the calls column)"
                                                  : "(its inclusive partner)");
     }
-}
-
-/* Index of the inclusive statistic @stat over threads of metric @of, or -1. */
-static int
-stat_metric(const struct rpt_db *db, int of, const char *stat)
-{
-    for (int i = 0; i < db->nmetrics; i++) {
-        const struct rpt_metric *m = &db->metrics[i];
-        if (m->inclusive && m->of == of && m->stat != NULL && strcmp(m->stat, stat) == 0 &&
-            m->over != NULL && strcmp(m->over, "threads") == 0)
-            return i;
-    }
-    return -1;
-}
-
-static int
-cmp_by_value(const void *a, const void *b, void *arg)
-{
-    const double *v = arg;
-    double x = v[*(const uint32_t *)a], y = v[*(const uint32_t *)b];
-
-    return x > y   ? -1
-           : x < y ? 1
-                   : (*(const uint32_t *)a > *(const uint32_t *)b) -
-                         (*(const uint32_t *)a < *(const uint32_t *)b);
-}
-
-/*
- * Imbalance of the hottest procedure frames, from the statistics over threads
- * that newer databases store per context (Metric stat=... over="threads").
- * Returns false when the database has none.
- */
-static bool
-thread_stats(const struct rpt_db *db, int m, const struct options *o, FILE *out)
-{
-    static const char *const stats[] = {"mean", "min", "max", "cv"};
-    int idx[4];
-    uint32_t *frames, n = 0;
-    double *incl;
-    unsigned limit = o->limit ? (unsigned)o->limit : 20;
-
-    for (int k = 0; k < 4; k++)
-        if ((idx[k] = stat_metric(db, m, stats[k])) < 0)
-            return false;
-    frames = malloc((size_t)db->nnodes * sizeof *frames);
-    incl = calloc((size_t)db->nnodes, sizeof *incl);
-    if (frames == NULL || incl == NULL) {
-        fprintf(stderr, "csprof-report: out of memory\n");
-        exit(1);
-    }
-    for (uint32_t i = 1; i < db->nnodes; i++) {
-        incl[i] = rpt_db_value(db, i, m);
-        if (db->nodes[i].kind == RPT_CCT_FRAME && incl[i] > 0)
-            frames[n++] = i;
-    }
-    qsort_r(frames, n, sizeof *frames, cmp_by_value, incl);
-    if (o->format == F_TEXT)
-        fprintf(out,
-                "\nhottest frames, %s over threads:\n"
-                "%10s %10s %10s %7s  %s\n",
-                db->metrics[m].event, "mean", "min", "max", "cv", "caller > frame");
-    else
-        fputs(",\n  \"contexts\": [", out);
-    for (uint32_t k = 0; k < n && k < limit; k++) {
-        uint32_t f = frames[k], up = db->nodes[f].parent;
-        const char *caller = NULL;
-        char label[600];
-        while (up != 0 && db->nodes[up].kind != RPT_CCT_FRAME)
-            up = db->nodes[up].parent;
-        if (up != 0)
-            caller = db->procs[db->nodes[up].proc].name;
-        snprintf(label, sizeof label, "%s%s%s", caller ? caller : "", caller ? " > " : "",
-                 db->procs[db->nodes[f].proc].name);
-        if (o->format == F_TEXT) {
-            fprintf(out, "%10.4g %10.4g %10.4g %7.3f  ", rpt_db_value(db, f, idx[0]),
-                    rpt_db_value(db, f, idx[1]), rpt_db_value(db, f, idx[2]),
-                    rpt_db_value(db, f, idx[3]));
-            exp_fit(out, label, o->width > 44 ? o->width - 43 : 8);
-            fputc('\n', out);
-        } else {
-            fprintf(out, "%s\n    {\"node\": %u, \"name\": ", k ? "," : "", f);
-            exp_json_str(out, label);
-            fprintf(
-                out,
-                ", \"inclusive\": %.10g, \"mean\": %.10g, \"min\": %.10g, \"max\": %.10g, \"cv\": %.10g}",
-                incl[f], rpt_db_value(db, f, idx[0]), rpt_db_value(db, f, idx[1]),
-                rpt_db_value(db, f, idx[2]), rpt_db_value(db, f, idx[3]));
-        }
-    }
-    if (o->format != F_TEXT)
-        fputs("\n  ]", out);
-    free(frames);
-    free(incl);
-    return true;
-}
-
-/* Threads: what the database has per thread today (the measurement headers). */
-static void
-threads_view(const struct rpt_db *db, int m, const struct options *o, FILE *out)
-{
-    bool stats = stat_metric(db, m, "mean") >= 0;
-    double n = 0, sum = 0, sum2 = 0, mn = INFINITY, mx = -INFINITY;
-    int read = 0;
-
-    if (o->format == F_JSON) {
-        fprintf(out,
-                "{\n  \"format\": \"csprof-report\",\n  \"version\": 1,\n  \"view\": \"threads\",\n"
-                "  \"per_context_thread_values\": %s,\n  \"threads\": [",
-                stats ? "true" : "false");
-    } else if (o->format == F_CSV) {
-        fputs("pid,tid,thread_index,rank,status,samples,cpu_seconds,path\n", out);
-    } else {
-        char line[1024];
-        snprintf(line, sizeof line, "csprof-report threads: %s",
-                 db->program != NULL ? db->program : "?");
-        exp_fit(out, line, o->width);
-        fputc('\n', out);
-        if (stats)
-            fputs("the database stores statistics over threads per context;\n"
-                  "per-thread totals of the measurement files' headers:\n",
-                  out);
-        else
-            fputs("note: this database has no per-thread values of\n"
-                  "each calling context; shown are the per-thread totals\n"
-                  "of the measurement files' headers (samples, CPU time).\n",
-                  out);
-        fprintf(out, "%8s %8s %5s %4s %8s %9s  %s\n", "pid", "tid", "index", "rank", "samples",
-                "cpu (s)", "file");
-    }
-    for (int i = 0; i < db->ninputs; i++) {
-        const struct rpt_input *in = &db->inputs[i];
-        double cpu = in->cpu_ns >= 0 ? in->cpu_ns / 1e9 : -1;
-        if (in->read && in->samples >= 0) {
-            n++;
-            sum += in->samples;
-            sum2 += in->samples * in->samples;
-            mn = fmin(mn, in->samples);
-            mx = fmax(mx, in->samples);
-            read++;
-        }
-        if (o->format == F_JSON) {
-            fprintf(
-                out,
-                "%s\n    {\"pid\": %lld, \"tid\": %lld, \"thread_index\": %lld, \"rank\": %lld, "
-                "\"read\": %s, \"samples\": %.0f, \"cpu_seconds\": %.9g}",
-                i ? "," : "", in->pid, in->tid, in->thread_index, in->rank,
-                in->read ? "true" : "false", in->samples, cpu);
-        } else if (o->format == F_CSV) {
-            fprintf(out, "%lld,%lld,%lld,%lld,%s,%.0f,%.9g,%s\n", in->pid, in->tid,
-                    in->thread_index, in->rank, in->read ? "read" : "skipped", in->samples, cpu,
-                    in->path != NULL ? in->path : "");
-        } else {
-            const char *p = in->path != NULL ? in->path : "", *slash = strrchr(p, '/');
-            char file[512];
-            int k = fprintf(out, "%8lld %8lld %5lld %4lld %8.0f %9.4f  ", in->pid, in->tid,
-                            in->thread_index, in->rank, in->samples, cpu);
-            snprintf(file, sizeof file, "%s%s", slash ? slash + 1 : p,
-                     in->read ? "" : " (skipped)");
-            exp_fit(out, file, o->width > (unsigned)k + 8 ? o->width - (unsigned)k : 8);
-            fputc('\n', out);
-        }
-    }
-    if (n > 0) {
-        double mean = sum / n, sd = sqrt(fmax(0, sum2 / n - mean * mean));
-        if (o->format == F_JSON)
-            fprintf(out,
-                    "\n  ],\n  \"samples\": {\"sum\": %.0f, \"mean\": %.6g, \"min\": %.0f, "
-                    "\"max\": %.0f, \"stddev\": %.6g, \"cv\": %.6g}",
-                    sum, mean, mn, mx, sd, mean > 0 ? sd / mean : 0);
-        else if (o->format == F_TEXT)
-            fprintf(out,
-                    "samples over %d thread(s): sum %.0f, mean %.1f,\n"
-                    "min %.0f, max %.0f, stddev %.1f, cv %.3f;\nimbalance (max/mean) %.2f\n",
-                    read, sum, mean, mn, mx, sd, mean > 0 ? sd / mean : 0,
-                    mean > 0 ? mx / mean : 0);
-    } else if (o->format == F_JSON) {
-        fputs("\n  ]", out);
-    } else if (o->format == F_TEXT) {
-        fputs("(no thread read by csprof-prof)\n", out);
-    }
-    if (stats && o->format != F_CSV)
-        thread_stats(db, m, o, out);
-    if (o->format == F_JSON)
-        fputs("\n}\n", out);
-}
-
-/* One line per hot call path, elided in the middle to fit the width. */
-static void
-paths_view(const struct rpt_tree *t, int col, const struct options *o, FILE *out)
-{
-    uint32_t *leaf = malloc((size_t)t->nnodes * sizeof *leaf);
-    size_t n = 0;
-    double total = rpt_incl(t, 0, col);
-    char *path = NULL;
-    size_t cap = 0;
-
-    if (leaf == NULL) {
-        fprintf(stderr, "csprof-report: out of memory\n");
-        exit(1);
-    }
-    for (uint32_t i = 1; i < t->nnodes; i++)
-        if (rpt_self(t, i, col) > 0)
-            leaf[n++] = i;
-    /* selection by self cost, largest first */
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = i + 1; j < n && i < (size_t)(o->limit ? o->limit : (long)n); j++)
-            if (rpt_self(t, leaf[j], col) > rpt_self(t, leaf[i], col)) {
-                uint32_t x = leaf[i];
-                leaf[i] = leaf[j];
-                leaf[j] = x;
-            }
-    {
-        char line[1024];
-        snprintf(line, sizeof line, "csprof-report paths: %s",
-                 t->db->program != NULL ? t->db->program : "?");
-        exp_fit(out, line, o->width);
-        snprintf(line, sizeof line, "\nmetric %s (%s): self cost of the leaf;",
-                 t->db->metrics[t->metric_of[col]].event, t->db->metrics[t->metric_of[col]].unit);
-        exp_fit(out, line, o->width + 1);
-        fprintf(out, "\n%% of total %g\n", total);
-    }
-    for (size_t i = 0; i < n && (o->limit == 0 || i < (size_t)o->limit); i++) {
-        size_t len = 0, nf = 0, w = o->width > 24 ? o->width - 24 : 16, keep_head, keep_tail;
-        uint32_t frames[4096];
-        for (uint32_t u = leaf[i]; u != 0 && nf < 4096; u = t->nodes[u].parent)
-            frames[nf++] = u;
-        for (size_t k = nf; k-- > 0;) {
-            const char *s = rpt_tree_name(t, frames[k]);
-            size_t need = len + strlen(s) + 32;
-            int32_t line = k > 0 ? t->nodes[frames[k - 1]].cs_line : 0; /* call made from here */
-            if (need > cap) {
-                cap = need * 2;
-                path = realloc(path, cap);
-                if (path == NULL)
-                    exit(1);
-            }
-            len += (size_t)sprintf(path + len, "%s%s", k + 1 == nf ? "" : " > ", s);
-            if (line > 0)
-                len += (size_t)sprintf(path + len, ":%d", (int)line);
-        }
-        fprintf(out, "%5.1f%% %12.6g  ", total != 0 ? 100 * rpt_self(t, leaf[i], col) / total : 0,
-                rpt_self(t, leaf[i], col));
-        if (len <= w) {
-            fwrite(path, 1, len, out);
-        } else { /* elide the middle, keeping whole UTF-8 characters */
-            keep_head = w / 3;
-            keep_tail = w - keep_head - 5;
-            while (keep_head > 0 && ((unsigned char)path[keep_head] & 0xc0) == 0x80)
-                keep_head--;
-            while (keep_tail > 0 && ((unsigned char)path[len - keep_tail] & 0xc0) == 0x80)
-                keep_tail--;
-            fwrite(path, 1, keep_head, out);
-            fputs(" \xe2\x80\xa6 ", out);
-            fwrite(path + len - keep_tail, 1, keep_tail, out);
-        }
-        fputc('\n', out);
-    }
-    free(path);
-    free(leaf);
 }
 
 int
@@ -591,7 +348,8 @@ main(int argc, char **argv)
     struct rpt_db *db, *base = NULL;
     struct rpt_tree *t, *view = NULL;
     FILE *out = stdout;
-    int col, rc = 0;
+    struct rpt_formula *derived = NULL;
+    int col, rc = 0, dm;
 
     parse_options(argc, argv, &o);
     db = load(argv[argc - 1]);
@@ -621,14 +379,21 @@ main(int argc, char **argv)
     to.limit = (unsigned)o.limit;
 
     if (o.view == V_THREADS && !o.diff) {
-        int m = rpt_db_find_metric(db, o.metric);
+        struct exp_threads_options th = {to.format, o.width, o.limit_set ? (unsigned)o.limit : 0, 0,
+                                         o.vo.focus};
+        char err[512] = "";
+        int m = rpt_db_find_metric(db, o.metric != NULL ? o.metric : db->metrics[0].event);
         if (m < 0) {
             fprintf(stderr,
                     "csprof-report: --metric: %s has no metric named '%s' (see --list-metrics)\n",
                     db->path, o.metric != NULL ? o.metric : "(any)");
             return 1;
         }
-        threads_view(db, m, &o, out);
+        rc = export_threads(db, m, &th, out, err, sizeof err);
+        if (rc != RPT_OK) {
+            fprintf(stderr, "csprof-report: --view threads: %s\n", err[0] ? err : rpt_strerror(rc));
+            return rc == RPT_EINVAL ? 2 : 1;
+        }
         goto out_close;
     }
     if (o.diff) {
@@ -661,7 +426,21 @@ main(int argc, char **argv)
     }
 
     t = build(db, &o, NULL);
-    col = column_of(db, t, o.metric);
+    if (rpt_db_find_metric(db, o.metric) < 0 && (dm = rpt_db_find_derived(db, o.metric)) >= 0) {
+        /* a derived metric: two more columns beside the first event */
+        char err[512] = "";
+        if (rpt_formula_compile(t, db->metrics[dm].formula, &derived, err, sizeof err) != RPT_OK) {
+            fprintf(stderr, "csprof-report: --metric %s: %s\n", o.metric,
+                    err[0] ? err : "out of memory");
+            return 1;
+        }
+        to.derived = derived;
+        to.derived_name = db->metrics[dm].event;
+        to.derived_formula = db->metrics[dm].formula;
+        col = column_of(db, t, NULL);
+    } else {
+        col = column_of(db, t, o.metric);
+    }
     if (t->db_total_difference > 1e-6 * fabs(rpt_incl(t, 0, col)) + 1e-9)
         fprintf(stderr,
                 "csprof-report: warning: %s: the call tree sums to %g away from the stored total\n",
@@ -688,14 +467,18 @@ main(int argc, char **argv)
             to.view = "bottom-up";
             to.tree = true;
             break;
-        case V_FLAT:
-            if (rpt_tree_flat(t, o.by, &view) != RPT_OK)
+        case V_FLAT: {
+            int frc = o.recompute ? RPT_EINVAL : rpt_tree_flat_stored(t, &o.vo, o.by, &view);
+            if (frc == RPT_EINVAL)
+                frc = rpt_tree_flat(t, o.by, &view);
+            if (frc != RPT_OK)
                 goto oom;
             to.view = "flat";
             to.max_depth = 1;
             break;
+        }
         case V_PATHS:
-            paths_view(t, col, &o, out);
+            rc = export_paths(t, col, (unsigned)o.limit, o.width, out);
             break;
         default:
             to.view = "top-down";
@@ -709,6 +492,7 @@ main(int argc, char **argv)
     }
     rpt_tree_free(view);
     rpt_tree_free(t);
+    rpt_formula_free(derived);
 out_close:
     if (rc != 0 || fflush(out) != 0 || ferror(out)) {
         fprintf(stderr, "csprof-report: %s: %s\n", o.output != NULL ? o.output : "standard output",

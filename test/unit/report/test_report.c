@@ -294,6 +294,67 @@ main(void)
         rpt_names_free(names);
     }
 
+    /* Statistics over threads: zeros count, population standard deviation. */
+    {
+        const double x[4] = {0, 2, 4, 6};
+        struct rpt_stats st;
+        rpt_stats_of(x, 4, &st);
+        if (st.sum == 12 && st.mean == 3 && st.min == 0 && st.max == 6 && st.count == 3 &&
+            fabs(st.stddev - sqrt(5.0)) < 1e-12 && fabs(st.cv - sqrt(5.0) / 3) < 1e-12)
+            passed++;
+        else
+            failed++, printf("FAIL: rpt_stats_of\n");
+        rpt_stats_of(x, 0, &st);
+        st.sum == 0 && st.mean == 0 ? passed++ : (failed++, printf("FAIL: stats of nothing\n"));
+    }
+
+    /* Derived-metric formulas on the top-down view: operators, functions, errors. */
+    {
+        struct rpt_view_options o = {.keep_inlines = true};
+        struct rpt_tree *t = NULL;
+        struct rpt_formula *f = NULL;
+        static const struct {
+            const char *text;
+            double want; /* at the root: samples = 10, calls = 0 */
+        } ok[] = {{"samples*2+1", 21},
+                  {"-(samples-4)/2", -3},
+                  {"max(samples, 3)", 10},
+                  {"min(1, {samples})", 1},
+                  {"sqrt(samples*10)", 10},
+                  {"samples/calls", 0},
+                  {"log(0)", 0}};
+        static const char *const bad[] = {"samples +", "nosuch*2", "pow(2, 3)", "(samples",
+                                          "samples samples"};
+        int nfail = 0;
+        if (rpt_tree_build(db, &o, NULL, &t, err, sizeof err) != RPT_OK) {
+            nfail++;
+        } else {
+            for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++) {
+                double v = -1;
+                if (rpt_formula_compile(t, ok[k].text, &f, err, sizeof err) == RPT_OK)
+                    v = rpt_formula_eval(f, t, 0, true);
+                if (fabs(v - ok[k].want) > 1e-12) {
+                    printf("  formula %s: %g, want %g (%s)\n", ok[k].text, v, ok[k].want, err);
+                    nfail++;
+                }
+                rpt_formula_free(f);
+                f = NULL;
+            }
+            for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+                err[0] = '\0';
+                if (rpt_formula_compile(t, bad[k], &f, err, sizeof err) != RPT_EINVAL ||
+                    strstr(err, "position") == NULL) {
+                    printf("  formula %s: accepted or no position in '%s'\n", bad[k], err);
+                    nfail++;
+                }
+                rpt_formula_free(f);
+                f = NULL;
+            }
+        }
+        nfail == 0 ? passed++ : (failed++, printf("FAIL: derived-metric formulas\n"));
+        rpt_tree_free(t);
+    }
+
     /* Reader details: unknown elements skipped, inputs and summary kept. */
     if (db->nnodes == 18 && db->ninputs == 1 && db->inputs[0].tid == 7 && db->samples == 10 &&
         db->skipped_elements == 1 && db->calls_metric == 2)
