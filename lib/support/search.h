@@ -6,8 +6,9 @@
  * One primitive instead of a hand-written loop in every module: the
  * record layout is given by its size and the byte offset of its key, so
  * any struct { uint64_t lo, hi; ... } array is searched in place.  Keys
- * are read with memcpy (no alignment assumption).  Pure functions: no
- * allocation, no global state.  [async-signal-safe]
+ * are read with memcpy (no alignment assumption).  The searches are pure
+ * functions: no allocation, no global state.  [async-signal-safe]
+ * csp_sort_unique_u64() makes the sorted set such searches expect.
  * Algorithm: lower/upper bound as in Knuth, TAOCP vol. 3, §6.2.1
  * (uniform binary search), O(log n) comparisons.
  */
@@ -47,5 +48,25 @@ size_t csp_range_first_after(const void *r, size_t n, size_t size, uint64_t addr
  * none does.  [async-signal-safe]
  */
 ptrdiff_t csp_range_find(const void *r, size_t n, size_t size, uint64_t addr);
+
+/*
+ * The general lower bound: index of the first of the @n records of @size
+ * bytes at @base for which @cmp(record, @key) >= 0, @n when none is; the
+ * records must be sorted so that @cmp(record, @key) does not decrease.
+ * [async-signal-safe when @cmp is]
+ */
+size_t csp_lower_bound(const void *base, size_t n, size_t size, const void *key,
+                       int (*cmp)(const void *rec, const void *key));
+
+/* qsort(3) comparator of two uint64_t, ascending.  [async-signal-safe] */
+int csp_cmp_u64(const void *a, const void *b);
+
+/*
+ * Sort the @n values at @v ascending (qsort(3)) and drop repeated ones,
+ * keeping the first of each run; returns the number of distinct values,
+ * which now fill v[0 .. returned).  @v may be NULL when @n is 0.
+ * [not async-signal-safe: qsort may allocate]
+ */
+size_t csp_sort_unique_u64(uint64_t *v, size_t n);
 
 #endif /* CSP_SEARCH_H */
