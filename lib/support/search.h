@@ -18,16 +18,61 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+/*
+ * The searches are inline: callers pass the record size and key offset as
+ * constants (sizeof, offsetof), which then fold into the loop, as fast as
+ * the hand-written copies they replace in the structure analysis.
+ */
+
+/* The key of record @i.  [async-signal-safe] */
+static inline uint64_t
+csp_search_key_(const void *base, size_t i, size_t size, size_t off)
+{
+    uint64_t k;
+
+    memcpy(&k, (const unsigned char *)base + i * size + off, sizeof(k));
+    return k;
+}
 
 /*
  * Index of the first of the @n records of @size bytes at @base whose key
  * (the uint64_t at byte @off of the record) is >= @v; @n when none is.
  * The keys must be non-decreasing.  [async-signal-safe]
  */
-size_t csp_lower_bound_u64(const void *base, size_t n, size_t size, size_t off, uint64_t v);
+static inline size_t
+csp_lower_bound_u64(const void *base, size_t n, size_t size, size_t off, uint64_t v)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (csp_search_key_(base, mid, size, off) < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
 
 /* Same, for the first key > @v.  [async-signal-safe] */
-size_t csp_upper_bound_u64(const void *base, size_t n, size_t size, size_t off, uint64_t v);
+static inline size_t
+csp_upper_bound_u64(const void *base, size_t n, size_t size, size_t off, uint64_t v)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (csp_search_key_(base, mid, size, off) <= v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
 
 /* Half-open address range [lo, hi): the layout the range helpers below expect. */
 struct csp_range {
@@ -41,13 +86,23 @@ struct csp_range {
  * @n when none does.  The range contains @addr when its lo <= @addr.
  * [async-signal-safe]
  */
-size_t csp_range_first_after(const void *r, size_t n, size_t size, uint64_t addr);
+static inline size_t
+csp_range_first_after(const void *r, size_t n, size_t size, uint64_t addr)
+{
+    return csp_upper_bound_u64(r, n, size, sizeof(uint64_t), addr);
+}
 
 /*
  * Index of the range at @r (as above) that contains @addr, or -1 when
  * none does.  [async-signal-safe]
  */
-ptrdiff_t csp_range_find(const void *r, size_t n, size_t size, uint64_t addr);
+static inline ptrdiff_t
+csp_range_find(const void *r, size_t n, size_t size, uint64_t addr)
+{
+    size_t i = csp_range_first_after(r, n, size, addr);
+
+    return i < n && csp_search_key_(r, i, size, 0) <= addr ? (ptrdiff_t)i : -1;
+}
 
 /*
  * The general lower bound: index of the first of the @n records of @size
