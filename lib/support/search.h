@@ -57,21 +57,11 @@ csp_lower_bound_u64(const void *base, size_t n, size_t size, size_t off, uint64_
     return lo;
 }
 
-/* Same, for the first key > @v.  [async-signal-safe] */
+/* Same, for the first key > @v (the first >= @v + 1).  [async-signal-safe] */
 static inline size_t
 csp_upper_bound_u64(const void *base, size_t n, size_t size, size_t off, uint64_t v)
 {
-    size_t lo = 0, hi = n;
-
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (csp_search_key_(base, mid, size, off) <= v)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return v == UINT64_MAX ? n : csp_lower_bound_u64(base, n, size, off, v + 1);
 }
 
 /* Half-open address range [lo, hi): the layout the range helpers below expect. */
