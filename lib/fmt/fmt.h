@@ -5,9 +5,10 @@
  * Layout, field by field, in share/schemas/measurement-format.md.  The
  * writer runs inside the profiled process (at thread exit, process exit,
  * exec, or in a fork child): it never allocates and never uses stdio; it
- * buffers into the struct fmt_writer and calls write(2), so it is safe in
- * any context where write(2) is, including after fork in a multi-threaded
- * program.  The reader runs in the tools only; it allocates with malloc.
+ * buffers into the struct fmt_writer and calls write(2) as a raw system
+ * call (support/sysio.h: never libcsprof's write override), so it is safe
+ * in any context where write(2) is, including after fork in a
+ * multi-threaded program.  The reader runs in the tools only; it allocates with malloc.
  *
  * Addresses in a file are module-relative: (module id, offset), where offset
  * is the run-time address minus the module's load bias, i.e. the link-time

@@ -22,6 +22,9 @@
 
 #include "fmt/fmt.h"
 #include "fmt/fmt_internal.h"
+#include "support/hashmap.h"
+#include "support/search.h"
+#include "support/vec.h"
 
 /*
  * Everything a profile owns lives in a list of malloc'd blocks, so that
@@ -89,14 +92,13 @@ struct rd {
 
     bool record; /* one record of a multi-record file: bytes may follow END */
 
-    uint64_t *id_slot; /* open-addressing table: node index + 1, 0 = empty */
-    uint64_t id_mask;
+    struct csp_hmap ids;  /* node id -> its struct fmt_node */
     struct mod_key *mods; /* module ids, sorted, for node lookups */
 };
 
 struct mod_key {
-    uint32_t id;
-    size_t at; /* byte offset of the module record */
+    uint64_t id; /* a uint32_t module id; 64 bits for csp_lower_bound_u64 */
+    size_t at;   /* byte offset of the module record */
 };
 
 __attribute__((format(printf, 4, 5))) static int
@@ -353,44 +355,17 @@ parse_loadmap(struct rd *r)
         if (r->mods[i].id == r->mods[i - 1].id)
             return rd_fail(r, FMT_ECORRUPT, r->mods[i].at,
                            "module id %" PRIu32 " already used by the module at byte %zu",
-                           r->mods[i].id, r->mods[i - 1].at);
+                           (uint32_t)r->mods[i].id, r->mods[i - 1].at);
     return FMT_OK;
 }
 
 static bool
 module_known(const struct rd *r, uint32_t id)
 {
-    size_t lo = 0, hi = r->p->pub.nmodules;
+    size_t n = r->p->pub.nmodules;
+    size_t i = csp_lower_bound_u64(r->mods, n, sizeof(*r->mods), offsetof(struct mod_key, id), id);
 
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (r->mods[mid].id == id)
-            return true;
-        if (r->mods[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return false;
-}
-
-/* Fibonacci hashing (Knuth, TAOCP vol. 3, 6.4) of a node id. */
-static uint64_t
-id_hash(uint64_t id)
-{
-    return id * UINT64_C(0x9e3779b97f4a7c15);
-}
-
-/* Slot of @id in the id table: its entry, or the empty slot it would take. */
-static uint64_t *
-id_find(const struct rd *r, uint64_t id)
-{
-    uint64_t i = (id_hash(id) >> 20) & r->id_mask;
-
-    while (r->id_slot[i] != 0 && r->p->pub.nodes[r->id_slot[i] - 1].id != id)
-        i = (i + 1) & r->id_mask;
-    return &r->id_slot[i];
+    return i < n && r->mods[i].id == id;
 }
 
 static const char *
@@ -406,7 +381,6 @@ decode_node(struct rd *r, uint64_t i, struct fmt_metric **mnext)
     struct fmt_node *nd = &r->p->pub.nodes[i];
     const uint8_t *b = r->b + r->pos;
     size_t at = r->pos;
-    uint64_t *slot;
 
     nd->id = ld64(b);
     nd->parent = ld64(b + 8);
@@ -434,14 +408,14 @@ decode_node(struct rd *r, uint64_t i, struct fmt_metric **mnext)
                        nd->parent);
     if (i > 0 && nd->kind == FMT_NODE_ROOT)
         return rd_fail(r, FMT_ECORRUPT, at + 16, "node %" PRIu64 " is a second root", nd->id);
-    slot = id_find(r, nd->id);
-    if (*slot != 0)
+    if (csp_hmap_get(&r->ids, nd->id) != NULL)
         return rd_fail(r, FMT_ECORRUPT, at, "duplicate node id %" PRIu64, nd->id);
-    if (i > 0 && *id_find(r, nd->parent) == 0)
+    if (i > 0 && csp_hmap_get(&r->ids, nd->parent) == NULL)
         return rd_fail(r, FMT_ECORRUPT, at + 8,
                        "parent %" PRIu64 " of node %" PRIu64 " does not precede it", nd->parent,
                        nd->id);
-    *slot = i + 1;
+    if (csp_hmap_put(&r->ids, nd->id, nd) != 0) /* room reserved: cannot fail */
+        return rd_nomem(r, "the CCT");
     if (nd->module != FMT_MODULE_NONE && !module_known(r, nd->module))
         return rd_fail(r, FMT_ECORRUPT, at + 20,
                        "module id %" PRIu32 " of node %" PRIu64 " is not in the load map",
@@ -475,7 +449,7 @@ static int
 parse_cct(struct rd *r)
 {
     struct fmt_profile *pf = &r->p->pub;
-    uint64_t n = 0, nmetrics = 0, tab = 2;
+    uint64_t n = 0, nmetrics = 0;
     struct fmt_metric *metrics;
     size_t first;
     int rc;
@@ -502,12 +476,8 @@ parse_cct(struct rd *r)
     /* Both counts are bounded by the bytes just walked. */
     pf->nodes = p_alloc(r->p, (size_t)n * sizeof *pf->nodes);
     metrics = p_alloc(r->p, (size_t)nmetrics * sizeof *metrics);
-    while (tab < 2 * n)
-        tab *= 2;
-    r->id_slot = calloc((size_t)tab, sizeof *r->id_slot);
-    if (pf->nodes == NULL || metrics == NULL || r->id_slot == NULL)
+    if (pf->nodes == NULL || metrics == NULL || csp_hmap_reserve(&r->ids, (size_t)n) != 0)
         return rd_nomem(r, "the CCT");
-    r->id_mask = tab - 1;
 
     r->pos = first;
     for (uint64_t i = 0; i < n; i++) {
@@ -723,7 +693,7 @@ read_one(const void *buf, size_t len, const char *name, bool record, struct fmt_
     if (used != NULL)
         *used = r.pos;
 out_free:
-    free(r.id_slot);
+    csp_hmap_free(&r.ids);
     fmt_profile_free(r.p ? &r.p->pub : NULL);
     return rc;
 }
@@ -887,19 +857,12 @@ fmt_read_records(const char *path, struct fmt_record_set *out, char *err, size_t
             off += FMT_RECORD_ALIGN;
             continue;
         }
-        if (n == cap) {
-            struct fmt_profile **na;
-
-            cap = cap ? cap * 2 : 16;
-            na = realloc(all, cap * sizeof *all);
-            if (na == NULL) {
-                fmt_profile_free(p);
-                rc = FMT_ENOMEM;
-                if (err != NULL && errlen > 0)
-                    snprintf(err, errlen, "%s: out of memory for the record list", path);
-                goto out_fail;
-            }
-            all = na;
+        if (csp_vec_reserve(&all, &cap, n + 1, sizeof *all) != 0) {
+            fmt_profile_free(p);
+            rc = FMT_ENOMEM;
+            if (err != NULL && errlen > 0)
+                snprintf(err, errlen, "%s: out of memory for the record list", path);
+            goto out_fail;
         }
         all[n++] = p;
         off += (used + FMT_RECORD_ALIGN - 1) / FMT_RECORD_ALIGN * FMT_RECORD_ALIGN;

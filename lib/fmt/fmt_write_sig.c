@@ -22,6 +22,7 @@
 
 #include "fmt/fmt.h"
 #include "fmt/fmt_internal.h"
+#include "support/sysio.h"
 
 _Static_assert(sizeof(double) == 8, "the format stores IEEE-754 binary64");
 
@@ -125,7 +126,7 @@ w_flush(struct fmt_writer *w)
     }
 
     while (done < w->used && w->error == 0) {
-        ssize_t n = write(w->fd, w->buf + done, w->used - done);
+        ssize_t n = csp_sys_write(w->fd, w->buf + done, w->used - done);
 
         if (n < 0 && errno == EINTR)
             continue;
@@ -246,7 +247,7 @@ w_section_close(struct fmt_writer *w)
         return;
     }
     while (done < sizeof b && w->error == 0) {
-        ssize_t n = pwrite(w->fd, b + done, sizeof b - done, (off_t)(len_at + done));
+        ssize_t n = csp_sys_pwrite(w->fd, b + done, sizeof b - done, (off_t)(len_at + done));
 
         if (n < 0 && errno == EINTR)
             continue;

@@ -29,17 +29,21 @@
 
 #include "monitor/mon_internal.h"
 #include "monitor/mon_loadmap.h"
+#include "support/sysio.h"
+#include "support/vec.h"
 
 static pthread_mutex_t loadmap_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mon_module *modules; /* malloc'ed array */
-static uint32_t nmodules, capmodules;
+static uint32_t nmodules;
+static size_t capmodules;
 static uint32_t current_epoch;
 static bool snapshot_added; /* a module was added during the current snapshot */
 
 /* The snapshot being built by a refresh: entries, then their phdrs and names, packed after. */
 struct snap_build {
     struct mon_snap_module *ents; /* malloc'ed; dlpi_phdr/dlpi_name hold offsets into blob */
-    uint32_t n, cap;
+    uint32_t n;
+    size_t cap;
     char *blob; /* malloc'ed: copies of program headers and names */
     size_t blob_len, blob_cap;
     bool failed; /* out of memory: keep the previous snapshot */
@@ -116,7 +120,7 @@ save_vdso(uintptr_t lo, uintptr_t hi, const struct mon_module *m)
         size_t left = ((hi + 4095) & ~(uintptr_t)4095) - lo;
 
         while (left > 0) {
-            ssize_t n = write(fd, p, left);
+            ssize_t n = csp_sys_write(fd, p, left);
 
             if (n <= 0) {
                 close(fd);
@@ -140,18 +144,8 @@ blob_add(struct snap_build *b, const void *p, size_t len)
 {
     size_t at = (b->blob_len + 7) & ~(size_t)7;
 
-    if (at + len > b->blob_cap) {
-        size_t cap = b->blob_cap ? b->blob_cap : 4096;
-        char *grown;
-
-        while (cap < at + len)
-            cap *= 2;
-        grown = realloc(b->blob, cap);
-        if (grown == NULL)
-            return SIZE_MAX;
-        b->blob = grown;
-        b->blob_cap = cap;
-    }
+    if (csp_vec_reserve(&b->blob, &b->blob_cap, at + len, 1) != 0)
+        return SIZE_MAX;
     memcpy(b->blob + at, p, len);
     b->blob_len = at + len;
     return at;
@@ -168,16 +162,9 @@ snapshot_add(struct snap_build *b, const struct dl_phdr_info *info, size_t size,
 
     if (b->failed)
         return;
-    if (b->n == b->cap) {
-        uint32_t cap = b->cap ? b->cap * 2 : 64;
-        struct mon_snap_module *grown = realloc(b->ents, cap * sizeof(*grown));
-
-        if (grown == NULL) {
-            b->failed = true;
-            return;
-        }
-        b->ents = grown;
-        b->cap = cap;
+    if (csp_vec_reserve(&b->ents, &b->cap, (size_t)b->n + 1, sizeof(*b->ents)) != 0) {
+        b->failed = true;
+        return;
     }
     phdrs = blob_add(b, info->dlpi_phdr, info->dlpi_phnum * sizeof(ElfW(Phdr)));
     names = blob_add(b, name, strlen(name) + 1);
@@ -242,15 +229,8 @@ snapshot_publish(struct snap_build *b)
             before = old->modules[j].id == b->ents[i].id;
         if (before)
             continue;
-        if (nadded == capadded) {
-            size_t cap = capadded ? capadded * 2 : 256;
-            struct snap_added *grown = realloc(added_log, cap * sizeof(*grown));
-
-            if (grown == NULL)
-                break; /* such samples fall back to mon_loadmap_lookup */
-            added_log = grown;
-            capadded = cap;
-        }
+        if (csp_vec_reserve(&added_log, &capadded, nadded + 1, sizeof(*added_log)) != 0)
+            break; /* such samples fall back to mon_loadmap_lookup */
         added_log[nadded++] = (struct snap_added){s->seq, b->ents[i].id};
     }
     /* Sequentially consistent: a sample that counts itself a reader after the check below
@@ -301,16 +281,9 @@ add_module_cb(struct dl_phdr_info *info, size_t size, void *arg)
             snapshot_add(b, info, size, modules[i].id, lo, hi);
             return 0;
         }
-    if (nmodules == capmodules) {
-        uint32_t cap = capmodules ? capmodules * 2 : 32;
-        struct mon_module *grown = realloc(modules, cap * sizeof(*grown));
-
-        if (grown == NULL) {
-            b->failed = true;
-            return 1; /* keep what we have; addresses there stay unmapped */
-        }
-        modules = grown;
-        capmodules = cap;
+    if (csp_vec_reserve(&modules, &capmodules, (size_t)nmodules + 1, sizeof(*modules)) != 0) {
+        b->failed = true;
+        return 1; /* keep what we have; addresses there stay unmapped */
     }
     if (!snapshot_added && nmodules > 0)
         current_epoch++;

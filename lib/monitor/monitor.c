@@ -31,6 +31,7 @@
 #include "monitor/mon_sync.h"
 #include "monitor/mon_write.h"
 #include "support/event_spec.h"
+#include "support/sysio.h"
 
 struct mon_process mon_proc;
 
@@ -65,7 +66,8 @@ mon_warn(const char *what, const char *detail)
                      detail ? detail : "");
 
     if (n > 0)
-        (void)!write(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+        (void)!csp_sys_write(STDERR_FILENO, line,
+                             (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
 /*
@@ -128,7 +130,7 @@ read_identity(void)
     gethostname(mon_proc.host, sizeof(mon_proc.host) - 1);
     fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {
-        n = read(fd, mon_proc.command, sizeof(mon_proc.command) - 1);
+        n = csp_sys_read(fd, mon_proc.command, sizeof(mon_proc.command) - 1);
         close(fd);
         if (n > 0) {
             for (ssize_t i = 0; i < n - 1; i++)
@@ -263,7 +265,7 @@ thread_sampling_blocked(const struct mon_thread *td)
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return false; /* the thread has gone */
-    n = read(fd, buf, sizeof(buf) - 1);
+    n = csp_sys_read(fd, buf, sizeof(buf) - 1);
     close(fd);
     if (n <= 0)
         return false;

@@ -7,8 +7,8 @@
  * records, possibly from a fatal-signal path), so everything here is
  * async-signal-safe: memory comes from mmap, the load map from the
  * published copy (never the load-map mutex), strings are built by hand, and
- * bytes reach the file with one pwrite(2) at an offset reserved with an
- * atomic add.  No malloc, no stdio, no lock, no new file descriptor (except
+ * bytes reach the file with one raw pwrite(2) system call (support/sysio.h:
+ * not the IO override) at an offset reserved with an atomic add.  No malloc, no stdio, no lock, no new file descriptor (except
  * re-opening our own file if the program closed it).
  */
 #include <errno.h>
@@ -24,6 +24,7 @@
 #include "monitor/mon_internal.h"
 #include "monitor/mon_loadmap.h"
 #include "monitor/mon_write.h"
+#include "support/sysio.h"
 
 #define PAGE 4096u
 
@@ -265,7 +266,7 @@ write_at(const uint8_t *p, uint64_t len, uint64_t off)
     if (fd < 0)
         return -EBADF;
     while (len > 0) {
-        ssize_t n = pwrite(fd, p, len, (off_t)off);
+        ssize_t n = csp_sys_pwrite(fd, p, len, (off_t)off);
 
         if (n < 0 && errno == EINTR)
             continue;

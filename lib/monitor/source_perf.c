@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "monitor/mon_internal.h"
+#include "support/sysio.h"
 
 #ifndef F_SETSIG
 #    define F_SETSIG 10
@@ -115,7 +116,7 @@ perf_stop(struct mon_thread *td, uint32_t ev)
         return;
     ioctl(s->fd, PERF_EVENT_IOC_DISABLE, 0);
     /* The final enabled/running times, for the profile's multiplexing counters. */
-    if (read(s->fd, v, sizeof(v)) == (ssize_t)sizeof(v)) {
+    if (csp_sys_read(s->fd, v, sizeof(v)) == (ssize_t)sizeof(v)) {
         s->enabled_ns = v[1];
         s->running_ns = v[2];
     }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "monitor/mon_internal.h"
+#include "support/sysio.h"
 
 bool
 mon_perf_owns(const struct mon_thread *td, uint32_t ev, const siginfo_t *si)
@@ -77,7 +78,7 @@ mon_perf_charge(struct mon_thread *td, uint32_t ev, const siginfo_t *si)
 
     CSP_UNUSED(si);
     if (s->ring == NULL || s->ring->data_size == 0 || !ring_newest(s->ring, v)) {
-        if (read(s->fd, v, sizeof(v)) != (ssize_t)sizeof(v))
+        if (csp_sys_read(s->fd, v, sizeof(v)) != (ssize_t)sizeof(v))
             return 0;
     }
     delta = v[0] > s->last ? v[0] - s->last : 0;

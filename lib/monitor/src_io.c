@@ -18,11 +18,13 @@
  *
  * The real functions are resolved in this file's constructor, before
  * csprof's constructor arms any sampling signal; until then the system-call
- * wrappers issue the system call themselves (the write of a profile from
- * the sampling handler may come through here: the forwarding path is
- * async-signal-safe, and the counting path never runs in the handler,
- * which sets td->inside).  Ordinary context otherwise.  errno is the real
- * function's.
+ * wrappers issue the system call themselves.  csprof's own IO (profiles,
+ * /proc reads, perf counter reads, warnings) never comes through here: it
+ * uses the raw system calls of support/sysio.h, so its bytes are never
+ * counted as the program's.  Ordinary context (an override reached from a
+ * signal handler of the program's forwards async-signal-safely, and the
+ * counting path never runs in csprof's handler, which sets td->inside).
+ * errno is the real function's.
  */
 #include <dlfcn.h>
 #include <stdarg.h>

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "structure/loopnest.h"
+#include "support/search.h"
+#include "support/vec.h"
 
 /* ---- call sites ----------------------------------------------------------- */
 
@@ -42,12 +44,11 @@ struct_tree_add_calls(struct rebuild *rb)
 {
     struct span *sp = NULL;
     struct tree_node **inner = NULL;
-    size_t nsp = 0, capsp = rb->nall + 1, nin = 0;
+    size_t nsp = 0, capsp = 0, nin = 0;
     int rc = STRUCT_ENOMEM;
 
-    sp = malloc(capsp * sizeof(*sp));
     inner = malloc((rb->nall + 1) * sizeof(*inner));
-    if (sp == NULL || inner == NULL)
+    if (csp_vec_reserve(&sp, &capsp, rb->nall + 1, sizeof(*sp)) != 0 || inner == NULL)
         goto out;
     for (size_t i = 0; i < rb->nall; i++) {
         struct tree_node *n = rb->all[i];
@@ -57,14 +58,8 @@ struct_tree_add_calls(struct rebuild *rb)
         if (n->kind == STRUCT_SCOPE_STMT) {
             struct_rvec_normalize(&n->ranges);
             for (size_t j = 0; j < n->ranges.n; j++) {
-                if (nsp == capsp) {
-                    struct span *v = realloc(sp, capsp * 2 * sizeof(*sp));
-
-                    if (v == NULL)
-                        goto out;
-                    sp = v;
-                    capsp *= 2;
-                }
+                if (csp_vec_reserve(&sp, &capsp, nsp + 1, sizeof(*sp)) != 0)
+                    goto out;
                 sp[nsp++] = (struct span){n->ranges.v[j].lo, n->ranges.v[j].hi, n};
             }
         } else if (n->kind == STRUCT_SCOPE_LOOP || n->kind == STRUCT_SCOPE_INLINE) {
@@ -79,18 +74,10 @@ struct_tree_add_calls(struct rebuild *rb)
         const struct struct_entry *e =
             call->target ? struct_cfg_entry_at(rb->env, call->target) : NULL;
         struct tree_node *parent = rb->root, *stmt = NULL, *n;
-        size_t lo = 0, hi = nsp;
+        ptrdiff_t at = csp_range_find(sp, nsp, sizeof(*sp), call->addr);
 
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-
-            if (sp[mid].hi <= call->addr)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo < nsp && sp[lo].lo <= call->addr) {
-            stmt = sp[lo].node;
+        if (at >= 0) {
+            stmt = sp[at].node;
             parent = stmt->parent;
         } else { /* no line information: the deepest loop or inlined call holding it */
             unsigned best = 0;

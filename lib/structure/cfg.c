@@ -29,6 +29,8 @@
 #include <string.h>
 
 #include "structure/cfg.h"
+#include "support/search.h"
+#include "support/vec.h"
 
 #define TABLE_MAX_ENTRIES 4096 /* larger "tables" are not believed */
 #define TABLE_SCAN_BACK   24   /* instructions searched for the table pattern */
@@ -117,24 +119,9 @@ struct builder {
 };
 
 static int
-grow(void **v, size_t *cap, size_t n, size_t size)
-{
-    if (n < *cap)
-        return 0;
-    size_t ncap = *cap ? *cap * 2 : 64;
-    void *nv = realloc(*v, ncap * size);
-
-    if (nv == NULL)
-        return STRUCT_ENOMEM;
-    *v = nv;
-    *cap = ncap;
-    return 0;
-}
-
-static int
 push_leader(struct builder *b, uint64_t a)
 {
-    if (grow((void **)&b->leaders, &b->capleaders, b->nleaders, sizeof(*b->leaders)) != 0)
+    if (csp_vec_reserve(&b->leaders, &b->capleaders, b->nleaders + 1, sizeof(*b->leaders)) != 0)
         return STRUCT_ENOMEM;
     b->leaders[b->nleaders++] = a;
     return 0;
@@ -143,50 +130,25 @@ push_leader(struct builder *b, uint64_t a)
 static bool
 in_ranges(const struct struct_range *r, size_t n, uint64_t a)
 {
-    size_t lo = 0, hi = n;
-
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (r[mid].hi <= a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && r[lo].lo <= a;
+    return csp_range_find(r, n, sizeof(*r), a) >= 0;
 }
 
 /* The image part holding @a, or NULL. */
 static const struct struct_image_part *
 part_at(const struct struct_cfg_env *env, uint64_t a)
 {
-    size_t lo = 0, hi = env->nparts;
+    ptrdiff_t i = csp_range_find(env->parts, env->nparts, sizeof(*env->parts), a);
 
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (env->parts[mid].hi <= a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < env->nparts && env->parts[lo].lo <= a ? &env->parts[lo] : NULL;
+    return i >= 0 ? &env->parts[i] : NULL;
 }
 
 const struct struct_entry *
 struct_cfg_entry_at(const struct struct_cfg_env *env, uint64_t a)
 {
-    size_t lo = 0, hi = env->nentries;
+    size_t i = csp_lower_bound_u64(env->entries, env->nentries, sizeof(*env->entries),
+                                   offsetof(struct struct_entry, addr), a);
 
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (env->entries[mid].addr < a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < env->nentries && env->entries[lo].addr == a ? &env->entries[lo] : NULL;
+    return i < env->nentries && env->entries[i].addr == a ? &env->entries[i] : NULL;
 }
 
 /* Read @size (4 or 8) little-endian bytes at @a from the image. */
@@ -245,7 +207,7 @@ decode_all(struct builder *b)
             struct struct_insn *in;
             uint64_t lim;
 
-            if (grow((void **)&b->insns, &b->capinsns, b->ninsns, sizeof(*b->insns)) != 0)
+            if (csp_vec_reserve(&b->insns, &b->capinsns, b->ninsns + 1, sizeof(*b->insns)) != 0)
                 return STRUCT_ENOMEM;
             in = &b->insns[b->ninsns++];
             if (p == NULL || !p->exec) {
@@ -291,17 +253,10 @@ decode_all(struct builder *b)
 static size_t
 insn_at(const struct builder *b, uint64_t a)
 {
-    size_t lo = 0, hi = b->ninsns;
+    size_t i = csp_lower_bound_u64(b->insns, b->ninsns, sizeof(*b->insns),
+                                   offsetof(struct struct_insn, addr), a);
 
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (b->insns[mid].addr < a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < b->ninsns && b->insns[lo].addr == a ? lo : SIZE_MAX;
+    return i < b->ninsns && b->insns[i].addr == a ? i : SIZE_MAX;
 }
 
 /* Try to resolve the indirect jump at instruction @j through a jump table. */
@@ -385,7 +340,7 @@ resolve_table(struct builder *b, size_t j)
                 break; /* unbounded: the table ends at the first implausible entry */
             continue;
         }
-        if (grow((void **)&b->jts, &b->capjts, b->njts, sizeof(*b->jts)) != 0 ||
+        if (csp_vec_reserve(&b->jts, &b->capjts, b->njts + 1, sizeof(*b->jts)) != 0 ||
             push_leader(b, target) != 0)
             return STRUCT_ENOMEM;
         b->jts[b->njts++] = (struct jt){j, target, table};
@@ -394,14 +349,6 @@ resolve_table(struct builder *b, size_t j)
     if (n > 0)
         b->out->jump_tables++;
     return 0;
-}
-
-static int
-u64_cmp(const void *pa, const void *pb)
-{
-    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-
-    return a < b ? -1 : a > b;
 }
 
 /* Is @a a possible target of a computed goto: an instruction start of the
@@ -430,21 +377,13 @@ collect_labels(const struct builder *b, uint64_t **out, size_t *nout)
     *nout = 0;
     for (size_t i = 0; i < b->nr; i++) {
         const uint64_t *refs = b->env->code_refs;
-        size_t lo = 0, hi = b->env->ncode_refs;
+        size_t j = csp_lower_bound_u64(refs, b->env->ncode_refs, sizeof(*refs), 0, b->r[i].lo);
 
-        while (lo < hi) { /* first ref >= r[i].lo */
-            size_t mid = lo + (hi - lo) / 2;
-
-            if (refs[mid] < b->r[i].lo)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        for (; lo < b->env->ncode_refs && refs[lo] < b->r[i].hi; lo++)
-            if (is_label(b, refs[lo])) {
-                if (grow((void **)&v, &cap, n, sizeof(*v)) != 0)
+        for (; j < b->env->ncode_refs && refs[j] < b->r[i].hi; j++)
+            if (is_label(b, refs[j])) {
+                if (csp_vec_reserve(&v, &cap, n + 1, sizeof(*v)) != 0)
                     goto out;
-                v[n++] = refs[lo];
+                v[n++] = refs[j];
             }
     }
     for (size_t i = 0; i < b->ninsns; i++) {
@@ -452,7 +391,7 @@ collect_labels(const struct builder *b, uint64_t **out, size_t *nout)
 
         if (in->kind == STRUCT_INSN_OTHER && in->op == STRUCT_OP_LEA && in->mem_rip &&
             is_label(b, (uint64_t)in->mem_disp)) {
-            if (grow((void **)&v, &cap, n, sizeof(*v)) != 0)
+            if (csp_vec_reserve(&v, &cap, n + 1, sizeof(*v)) != 0)
                 goto out;
             v[n++] = (uint64_t)in->mem_disp;
         }
@@ -465,12 +404,10 @@ collect_labels(const struct builder *b, uint64_t **out, size_t *nout)
             goto out;
         for (size_t i = 0; i < b->njts; i++)
             tt[ntt++] = b->jts[i].target;
-        qsort(tt, ntt, sizeof(*tt), u64_cmp);
+        ntt = csp_sort_unique_u64(tt, ntt);
     }
-    qsort(v, n, sizeof(*v), u64_cmp);
-    for (size_t i = 0, t = 0; i < n; i++) {
-        if (k > 0 && v[k - 1] == v[i])
-            continue;
+    n = csp_sort_unique_u64(v, n);
+    for (size_t i = 0, t = 0; i < n; i++) { /* v less tt */
         while (t < ntt && tt[t] < v[i])
             t++;
         if (t < ntt && tt[t] == v[i])
@@ -534,19 +471,11 @@ static int
 push_code_ref(const struct struct_image_part *parts, size_t nparts, uint64_t v, uint64_t **out,
               size_t *n, size_t *cap)
 {
-    size_t lo = 0, hi = nparts;
+    ptrdiff_t i = csp_range_find(parts, nparts, sizeof(*parts), v);
 
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (parts[mid].hi <= v)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == nparts || parts[lo].lo > v || !parts[lo].exec)
+    if (i < 0 || !parts[i].exec)
         return 0;
-    if (grow((void **)out, cap, *n, sizeof(**out)) != 0)
+    if (csp_vec_reserve(out, cap, *n + 1, sizeof(**out)) != 0)
         return STRUCT_ENOMEM;
     (*out)[(*n)++] = v;
     return 0;
@@ -557,7 +486,7 @@ struct_cfg_code_refs(Elf *elf, const struct struct_image_part *parts, size_t npa
                      size_t *nout)
 {
     uint64_t *v = NULL;
-    size_t n = 0, cap = 0, k = 0;
+    size_t n = 0, cap = 0;
     Elf_Scn *scn = NULL;
     GElf_Ehdr eh;
 
@@ -597,13 +526,8 @@ struct_cfg_code_refs(Elf *elf, const struct struct_image_part *parts, size_t npa
                 goto fail;
         }
     }
-    if (n > 1)
-        qsort(v, n, sizeof(*v), u64_cmp);
-    for (size_t i = 0; i < n; i++)
-        if (k == 0 || v[k - 1] != v[i])
-            v[k++] = v[i];
     *out = v;
-    *nout = k;
+    *nout = csp_sort_unique_u64(v, n);
     return 0;
 fail:
     free(v);
@@ -622,24 +546,14 @@ call_cmp(const void *pa, const void *pb)
 static int64_t
 block_at(const struct struct_cfg *c, uint64_t a)
 {
-    size_t lo = 0, hi = c->nblocks;
-
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (c->blocks[mid].hi <= a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < c->nblocks && c->blocks[lo].lo <= a ? (int64_t)lo : -1;
+    return csp_range_find(c->blocks, c->nblocks, sizeof(*c->blocks), a);
 }
 
 static int
 add_call(struct struct_cfg *c, size_t *cap, const struct struct_insn *in, unsigned flags,
          uint64_t target)
 {
-    if (grow((void **)&c->calls, cap, c->ncalls, sizeof(*c->calls)) != 0)
+    if (csp_vec_reserve(&c->calls, cap, c->ncalls + 1, sizeof(*c->calls)) != 0)
         return STRUCT_ENOMEM;
     c->calls[c->ncalls++] = (struct struct_call){in->addr, in->addr + in->len, target, flags};
     return 0;
@@ -675,23 +589,14 @@ struct graph_build {
 static uint32_t
 table_node(const struct graph_build *gb, uint64_t table)
 {
-    size_t lo = 0, hi = gb->ntables;
-
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (gb->tables[mid] < table)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return gb->first_table + (uint32_t)lo;
+    return gb->first_table +
+           (uint32_t)csp_lower_bound_u64(gb->tables, gb->ntables, sizeof(*gb->tables), 0, table);
 }
 
 static int
 add_succ(struct graph_build *gb, uint32_t v)
 {
-    if (grow((void **)&gb->succ, &gb->capsucc, gb->nsucc, sizeof(*gb->succ)) != 0)
+    if (csp_vec_reserve(&gb->succ, &gb->capsucc, gb->nsucc + 1, sizeof(*gb->succ)) != 0)
         return STRUCT_ENOMEM;
     gb->succ[gb->nsucc++] = v;
     return 0;
@@ -711,10 +616,9 @@ static int
 build_blocks(struct builder *b, struct graph_build *gb)
 {
     struct struct_cfg *out = b->out;
-    size_t k = 0;
 
     if (b->nleaders > 0)
-        qsort(b->leaders, b->nleaders, sizeof(*b->leaders), u64_cmp);
+        qsort(b->leaders, b->nleaders, sizeof(*b->leaders), csp_cmp_u64);
     gb->first = malloc((b->ninsns + 1) * sizeof(*gb->first));
     out->blocks = malloc((b->ninsns + 1) * sizeof(*out->blocks));
     if (gb->first == NULL || out->blocks == NULL)
@@ -741,12 +645,7 @@ build_blocks(struct builder *b, struct graph_build *gb)
         return STRUCT_ENOMEM;
     for (size_t i = 0; i < b->njts; i++)
         gb->tables[gb->ntables++] = b->jts[i].table;
-    if (gb->ntables > 1)
-        qsort(gb->tables, gb->ntables, sizeof(*gb->tables), u64_cmp);
-    for (size_t i = 0; i < gb->ntables; i++)
-        if (k == 0 || gb->tables[k - 1] != gb->tables[i])
-            gb->tables[k++] = gb->tables[i];
-    gb->ntables = k;
+    gb->ntables = csp_sort_unique_u64(gb->tables, gb->ntables);
     gb->first_table = (uint32_t)out->nblocks + (gb->dispatch != UINT32_MAX);
     gb->nnodes = gb->first_table + (uint32_t)gb->ntables;
     return 0;
@@ -851,10 +750,9 @@ build_edges(struct builder *b, struct graph_build *gb)
         for (size_t i = 0; i < b->njts; i++)
             if (b->jts[i].table == gb->tables[t])
                 targets[n++] = b->jts[i].target;
-        if (n > 1)
-            qsort(targets, n, sizeof(*targets), u64_cmp);
+        n = csp_sort_unique_u64(targets, n);
         for (size_t i = 0; i < n; i++)
-            if ((i == 0 || targets[i] != targets[i - 1]) && add_succ_at(gb, out, targets[i]) != 0) {
+            if (add_succ_at(gb, out, targets[i]) != 0) {
                 free(targets);
                 return STRUCT_ENOMEM;
             }

@@ -44,6 +44,10 @@
 #include <string.h>
 
 #include "structure/loopnest.h"
+#include "support/search.h"
+#include "support/vec.h"
+
+#define INDEX_CHUNK 4096 /* bytes of child-index entries per malloc */
 
 /* ---- temporary tree ---------------------------------------------------- */
 
@@ -82,15 +86,8 @@ struct_tree_new_node(struct rebuild *rb, struct tree_node *parent, enum struct_s
 {
     struct tree_node *n;
 
-    if (rb->nall == rb->capall) {
-        size_t cap = rb->capall ? rb->capall * 2 : 64;
-        struct tree_node **v = realloc(rb->all, cap * sizeof(*v));
-
-        if (v == NULL)
-            return NULL;
-        rb->all = v;
-        rb->capall = cap;
-    }
+    if (csp_vec_reserve(&rb->all, &rb->capall, rb->nall + 1, sizeof(*rb->all)) != 0)
+        return NULL;
     n = calloc(1, sizeof(*n));
     if (n == NULL)
         return NULL;
@@ -121,42 +118,22 @@ struct_tree_key(const struct tree_node *n, uintptr_t *k1, uint32_t *k2)
     }
 }
 
-static size_t
-hash_slot(const struct rebuild *rb, const struct tree_node *parent, enum struct_scope_kind kind,
-          uintptr_t k1, uint32_t k2)
+/* The index's hash of a child key. */
+static uint64_t
+key_hash(const struct tree_node *parent, enum struct_scope_kind kind, uintptr_t k1, uint32_t k2)
 {
     uint64_t h = (uint64_t)(uintptr_t)parent * 0x9e3779b97f4a7c15ULL;
 
-    h ^= (uint64_t)k1 * 0xc2b2ae3d27d4eb4fULL + (uint64_t)k2 * 0x165667b19e3779f9ULL +
-         (unsigned)kind;
-    h ^= h >> 29;
-    return (size_t)h & (rb->hcap - 1);
+    return h ^ ((uint64_t)k1 * 0xc2b2ae3d27d4eb4fULL + (uint64_t)k2 * 0x165667b19e3779f9ULL +
+                (unsigned)kind);
 }
 
-static int
-hash_grow(struct rebuild *rb)
+static bool
+entry_eq(const void *val, const void *key)
 {
-    size_t cap = rb->hcap ? rb->hcap * 2 : 256, oldcap = rb->hcap;
-    struct tree_hash_entry *old = rb->hash;
+    const struct tree_hash_entry *e = val, *k = key;
 
-    rb->hash = calloc(cap, sizeof(*rb->hash));
-    if (rb->hash == NULL) {
-        rb->hash = old;
-        return STRUCT_ENOMEM;
-    }
-    rb->hcap = cap;
-    rb->hused = 0;
-    for (size_t i = 0; i < oldcap; i++)
-        if (old[i].node != NULL) {
-            size_t j = hash_slot(rb, old[i].parent, old[i].kind, old[i].k1, old[i].k2);
-
-            while (rb->hash[j].node != NULL)
-                j = (j + 1) & (cap - 1);
-            rb->hash[j] = old[i];
-            rb->hused++;
-        }
-    free(old);
-    return 0;
+    return e->parent == k->parent && e->kind == k->kind && e->k1 == k->k1 && e->k2 == k->k2;
 }
 
 /* Live child of @parent with this key, or NULL. */
@@ -164,40 +141,31 @@ struct tree_node *
 struct_tree_find(const struct rebuild *rb, const struct tree_node *parent,
                  enum struct_scope_kind kind, uintptr_t k1, uint32_t k2)
 {
-    if (rb->hcap == 0)
-        return NULL;
-    for (size_t j = hash_slot(rb, parent, kind, k1, k2); rb->hash[j].node != NULL;
-         j = (j + 1) & (rb->hcap - 1)) {
-        const struct tree_hash_entry *e = &rb->hash[j];
+    struct tree_hash_entry key = {parent, k1, k2, kind, NULL};
+    const struct tree_hash_entry *e =
+        csp_hmap_find(&rb->index, key_hash(parent, kind, k1, k2), entry_eq, &key);
 
-        if (e->parent == parent && e->kind == kind && e->k1 == k1 && e->k2 == k2)
-            return !e->node->dead && e->node->parent == parent ? e->node : NULL;
-    }
-    return NULL;
+    return e != NULL && !e->node->dead && e->node->parent == parent ? e->node : NULL;
 }
 
 int
 struct_tree_index(struct rebuild *rb, const struct tree_node *parent, struct tree_node *n)
 {
-    uintptr_t k1;
-    uint32_t k2;
-    size_t j;
+    struct tree_hash_entry key = {parent, 0, 0, n->kind, n}, *e;
+    uint64_t h;
 
-    if ((rb->hused + 1) * 2 > rb->hcap && hash_grow(rb) != 0)
-        return STRUCT_ENOMEM;
-    struct_tree_key(n, &k1, &k2);
-    for (j = hash_slot(rb, parent, n->kind, k1, k2); rb->hash[j].node != NULL;
-         j = (j + 1) & (rb->hcap - 1)) {
-        struct tree_hash_entry *e = &rb->hash[j];
-
-        if (e->parent == parent && e->kind == n->kind && e->k1 == k1 && e->k2 == k2) {
-            e->node = n;
-            return 0;
-        }
+    struct_tree_key(n, &key.k1, &key.k2);
+    h = key_hash(parent, n->kind, key.k1, key.k2);
+    e = csp_hmap_find(&rb->index, h, entry_eq, &key);
+    if (e != NULL) {
+        e->node = n;
+        return 0;
     }
-    rb->hash[j] = (struct tree_hash_entry){parent, k1, k2, n->kind, n};
-    rb->hused++;
-    return 0;
+    e = arena_alloc(&rb->index_mem, sizeof(*e));
+    if (e == NULL)
+        return STRUCT_ENOMEM;
+    *e = key;
+    return csp_hmap_add(&rb->index, h, e) == 0 ? 0 : STRUCT_ENOMEM;
 }
 
 /* The child of @parent for (kind, key); created when missing. */
@@ -261,15 +229,8 @@ struct piece_vec {
 static int
 piece_vec_push(struct piece_vec *pv, struct piece p)
 {
-    if (pv->n == pv->cap) {
-        size_t cap = pv->cap ? pv->cap * 2 : 256;
-        struct piece *v = realloc(pv->v, cap * sizeof(*v));
-
-        if (v == NULL)
-            return STRUCT_ENOMEM;
-        pv->v = v;
-        pv->cap = cap;
-    }
+    if (csp_vec_reserve(&pv->v, &pv->cap, pv->n + 1, sizeof(*pv->v)) != 0)
+        return STRUCT_ENOMEM;
     pv->v[pv->n++] = p;
     return 0;
 }
@@ -388,17 +349,9 @@ scope_lca(const struct struct_scope *a, const struct struct_scope *b,
 static const struct piece *
 piece_at(const struct piece_vec *pv, uint64_t a)
 {
-    size_t lo = 0, hi = pv->n;
+    ptrdiff_t i = csp_range_find(pv->v, pv->n, sizeof(*pv->v), a);
 
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (pv->v[mid].hi <= a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < pv->n && pv->v[lo].lo <= a ? &pv->v[lo] : NULL;
+    return i >= 0 ? &pv->v[i] : NULL;
 }
 
 #define CTX_SHARE 9 /* tenths of a loop's bytes its context must hold */
@@ -563,17 +516,9 @@ insert_piece(struct rebuild *rb, const struct piece *p, const struct struct_scop
 static bool
 has_cbranch_at(const struct struct_cfg *cfg, uint64_t a)
 {
-    size_t lo = 0, hi = cfg->ncbranches;
+    size_t i = csp_lower_bound_u64(cfg->cbranches, cfg->ncbranches, sizeof(uint64_t), 0, a);
 
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-
-        if (cfg->cbranches[mid] < a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < cfg->ncbranches && cfg->cbranches[lo] == a;
+    return i < cfg->ncbranches && cfg->cbranches[i] == a;
 }
 
 /* Does @n's code hold a conditional jump? */
@@ -581,17 +526,10 @@ static bool
 has_cbranch(const struct struct_cfg *cfg, const struct tree_node *n)
 {
     for (size_t i = 0; i < n->ranges.n; i++) {
-        size_t lo = 0, hi = cfg->ncbranches;
+        size_t k = csp_lower_bound_u64(cfg->cbranches, cfg->ncbranches, sizeof(uint64_t), 0,
+                                       n->ranges.v[i].lo);
 
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-
-            if (cfg->cbranches[mid] < n->ranges.v[i].lo)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo < cfg->ncbranches && cfg->cbranches[lo] < n->ranges.v[i].hi)
+        if (k < cfg->ncbranches && cfg->cbranches[k] < n->ranges.v[i].hi)
             return true;
     }
     return false;
@@ -778,7 +716,8 @@ rebuild_free(struct rebuild *rb)
         free(rb->all[i]);
     }
     free(rb->all);
-    free(rb->hash);
+    csp_hmap_free(&rb->index);
+    arena_destroy(&rb->index_mem);
 }
 
 /* Rebuild @proc's subtree from its pieces, its CFG's loops and calls. */
@@ -795,6 +734,7 @@ struct_tree_restructure(struct arena *arena, struct struct_scope *proc,
 
     if (cfg->nloops == 0 && cfg->ncalls == 0)
         return 0;
+    arena_init_malloc(&rb.index_mem, INDEX_CHUNK, 0);
     rb.root = struct_tree_new_node(&rb, NULL, STRUCT_SCOPE_PROC);
     if (rb.root == NULL || collect_pieces(proc, &raw) != 0)
         goto out;

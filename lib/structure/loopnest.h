@@ -17,6 +17,8 @@
 #include <stdint.h>
 
 #include "structure/cfg.h"
+#include "support/arena.h"
+#include "support/hashmap.h"
 
 struct tree_node {
     enum struct_scope_kind kind;
@@ -33,6 +35,7 @@ struct tree_node {
     struct tree_node *parent, *first, *last, *prev, *next;
 };
 
+/* One entry of the child index: (parent, kind, k1, k2) -> node. */
 struct tree_hash_entry {
     const struct tree_node *parent;
     uintptr_t k1;
@@ -48,8 +51,8 @@ struct rebuild {
     struct struct_scope *proc;
     struct tree_node **all;
     size_t nall, capall;
-    struct tree_hash_entry *hash;
-    size_t hcap, hused;
+    struct csp_hmap index;  /* hashed keys: entries by (parent, kind, k1, k2) */
+    struct arena index_mem; /* the entries; malloc chunks, set up by struct_tree_restructure */
     struct tree_node *root;
 };
 

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "structure/cfg.h"
+#include "support/vec.h"
 
 /* A growable list of preorder numbers. */
 struct ulist {
@@ -131,15 +132,8 @@ havlak_free(struct havlak *h)
 static int
 add_loop(struct struct_loops *out, size_t *cap, uint32_t header, bool irreducible)
 {
-    if (out->nloops == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 8;
-        struct struct_loop *v = realloc(out->loops, ncap * sizeof(*v));
-
-        if (v == NULL)
-            return STRUCT_ENOMEM;
-        out->loops = v;
-        *cap = ncap;
-    }
+    if (csp_vec_reserve(&out->loops, cap, out->nloops + 1, sizeof(*out->loops)) != 0)
+        return STRUCT_ENOMEM;
     out->loops[out->nloops++] = (struct struct_loop){header, -1, 0, irreducible};
     return 0;
 }

@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "structure/loopnest.h"
+#include "support/search.h"
+#include "support/vec.h"
 
 /* ---- normalization ------------------------------------------------------- */
 
@@ -114,15 +116,8 @@ collect_insts(struct inst_vec *iv, struct tree_node *n, const struct struct_scop
 {
     for (struct tree_node *c = n->first; c != NULL; c = c->next) {
         if (c->kind == STRUCT_SCOPE_STMT && c->ctx == in) {
-            if (iv->n == iv->cap) {
-                size_t cap = iv->cap ? iv->cap * 2 : 64;
-                struct stmt_inst *v = realloc(iv->v, cap * sizeof(*v));
-
-                if (v == NULL)
-                    return STRUCT_ENOMEM;
-                iv->v = v;
-                iv->cap = cap;
-            }
+            if (csp_vec_reserve(&iv->v, &iv->cap, iv->n + 1, sizeof(*iv->v)) != 0)
+                return STRUCT_ENOMEM;
             iv->v[iv->n++] = (struct stmt_inst){c->ctx,
                                                 c->file,
                                                 c->line,
@@ -148,6 +143,13 @@ inst_key_cmp(const struct stmt_inst *a, const struct stmt_inst *b)
     if (a->line != b->line)
         return a->line < b->line ? -1 : 1;
     return 0;
+}
+
+/* inst_key_cmp() for csp_lower_bound(). */
+static int
+inst_key_cmp_v(const void *rec, const void *key)
+{
+    return inst_key_cmp(rec, key);
 }
 
 /* By key, then deepest first, then lowest address (deterministic). */
@@ -242,7 +244,7 @@ sink_statements(struct rebuild *rb, struct tree_node *x)
     qsort(iv.v, iv.n, sizeof(*iv.v), inst_cmp);
     for (c = x->first; c != NULL; c = next) {
         struct stmt_inst key = {0};
-        size_t lo = 0, hi = iv.n;
+        size_t lo;
 
         next = c->next;
         if (c->kind != STRUCT_SCOPE_STMT)
@@ -250,14 +252,7 @@ sink_statements(struct rebuild *rb, struct tree_node *x)
         key.ctx = c->ctx;
         key.file = c->file;
         key.line = c->line;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-
-            if (inst_key_cmp(&iv.v[mid], &key) < 0)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        lo = csp_lower_bound(iv.v, iv.n, sizeof(*iv.v), &key, inst_key_cmp_v);
         if (lo == iv.n || inst_key_cmp(&iv.v[lo], &key) != 0)
             continue;
         for (struct tree_node *t = iv.v[lo].node; t != x; t = t->parent) {

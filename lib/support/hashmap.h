@@ -9,10 +9,18 @@
  * aligned addresses spread well.  No deletion: tools build a map, query
  * it, and free it.  A zeroed struct is an empty map.  Tool code: uses
  * malloc.  [not async-signal-safe]
+ *
+ * Two ways to use a map, never mixed on one map:
+ *   - unique keys: csp_hmap_get() and csp_hmap_put() (one value a key);
+ *   - hashed keys: the key is a 64-bit hash of a larger key that the value
+ *     holds; csp_hmap_add() stores values side by side under one hash and
+ *     csp_hmap_find() picks the one the caller's equality accepts, so hash
+ *     collisions are harmless.
  */
 #ifndef CSP_HASHMAP_H
 #define CSP_HASHMAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +40,29 @@ void *csp_hmap_get(const struct csp_hmap *h, uint64_t key);
  * is NULL.  [not async-signal-safe]
  */
 int csp_hmap_put(struct csp_hmap *h, uint64_t key, void *val);
+
+/*
+ * Make room for @n keys in all without growing again.  Returns 0, or -1
+ * on allocation failure (the map is then unchanged).  [not async-signal-safe]
+ */
+int csp_hmap_reserve(struct csp_hmap *h, size_t n);
+
+/* Does the stored value @val stand for the key @key (a csp_hmap_find() argument)? */
+typedef bool csp_hmap_eq_fn(const void *val, const void *key);
+
+/*
+ * Hashed keys: the value stored under @hash for which @eq(value, @key)
+ * holds, or NULL.  [not async-signal-safe]
+ */
+void *csp_hmap_find(const struct csp_hmap *h, uint64_t hash, csp_hmap_eq_fn *eq, const void *key);
+
+/*
+ * Hashed keys: store @val (non-NULL) under @hash beside the values already
+ * there (the caller has made sure, with csp_hmap_find(), that its key is
+ * new).  Returns 0, or -1 on allocation failure (the map is then unchanged)
+ * or when @val is NULL.  [not async-signal-safe]
+ */
+int csp_hmap_add(struct csp_hmap *h, uint64_t hash, void *val);
 
 /* Release the table (not the values); the map is empty afterwards. */
 void csp_hmap_free(struct csp_hmap *h);

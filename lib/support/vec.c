@@ -9,7 +9,7 @@
 #include "support/vec.h"
 
 int
-csp_vec_reserve(void *pv, size_t *cap, size_t need, size_t size)
+csp_vec_grow(void *pv, size_t *cap, size_t need, size_t size)
 {
     void *old, *v;
     size_t ncap;

@@ -23,8 +23,16 @@
  * pointer, passed as void *) hold at least @need elements of @size bytes;
  * *@cap is its capacity in elements.  Returns 0, or -1 on allocation
  * failure or size overflow, leaving *@pv and *@cap unchanged.  The array
- * is released with free().  [not async-signal-safe]
+ * is released with free().  csp_vec_grow() is the out-of-line part that
+ * reallocates.  [not async-signal-safe]
  */
-int csp_vec_reserve(void *pv, size_t *cap, size_t need, size_t size);
+int csp_vec_grow(void *pv, size_t *cap, size_t need, size_t size);
+
+/* Inline fast path: nothing to do when the array holds @need already. */
+static inline int
+csp_vec_reserve(void *pv, size_t *cap, size_t need, size_t size)
+{
+    return need <= *cap ? 0 : csp_vec_grow(pv, cap, need, size);
+}
 
 #endif /* CSP_VEC_H */

@@ -11,7 +11,7 @@ check "no unexpected exports (${extra:-none})" [ -z "$extra" ]
 
 # Every *_sig.o: undefined symbols must be on the allowlist.
 # pthread_setcancelstate: atomic operations on the thread's own descriptor in glibc.
-safe='^(pthread_setcancelstate|pthread_sigmask|sigfillset|arena_alloc|arena_init_mmap|arena_destroy|mmap|munmap|memcpy|memset|memmove|strlen|read|write|pwrite|open|fstat|close|getpid|lseek|fcntl|ioctl|clock_gettime|__errno_location|__sigsetjmp|siglongjmp|raise|_U.*|mon_.*|cct_.*|uw_.*|fmt_.*|tramp_.*|__stack_chk_fail|_GLOBAL_OFFSET_TABLE_|__tls_get_addr|syscall)$'
+safe='^(pthread_setcancelstate|pthread_sigmask|sigfillset|arena_alloc|arena_init_mmap|arena_destroy|mmap|munmap|memcpy|memset|memmove|strlen|open|fstat|close|getpid|lseek|fcntl|ioctl|clock_gettime|__errno_location|__sigsetjmp|siglongjmp|raise|_U.*|mon_.*|cct_.*|uw_.*|fmt_.*|tramp_.*|__stack_chk_fail|_GLOBAL_OFFSET_TABLE_|__tls_get_addr|syscall|csp_sys_.*)$'
 objs=$(find "$CSPROF_BUILD/lib" -name '*_sig.c.o')
 check "signal-path objects found" [ -n "$objs" ]
 for o in $objs; do
@@ -24,11 +24,9 @@ done
 # be listed here: first the async-signal-safe ones that live elsewhere, then
 # those that signal-path files call only in ordinary context, behind a guard.
 # (A checkpoint once deadlocked on a load-map counter read from record_sig.c.)
-# read, write, pwrite: src_io.c's overrides (IO events), which the signal path reaches through
-# the PLT; from csprof's own code they only forward to libc's function (resolved by a
-# constructor before any sampling signal is armed): mon_sync_account returns at once for a
-# caller inside libcsprof or a thread with td->inside set.
-elsewhere_safe='^(arena_alloc|mon_in_own_code|read|write|pwrite)$' # lock-free bump allocator; a table fixed at start; see above
+# read, write and pwrite are not allowed at all: in libcsprof.so they bind to src_io.c's
+# overrides (IO events); the signal path's own IO is support/sysio.h's raw system calls.
+elsewhere_safe='^(arena_alloc|mon_in_own_code)$' # lock-free bump allocator; a table fixed at start
 # mon_real_dl_iterate_phdr: the dl_iterate_phdr override outside a sample's walk;
 # mon_key_decode and the three load-map counters: record_sig.c when ctx->may_lock.
 ordinary_only='^(mon_real_dl_iterate_phdr|mon_key_decode|mon_snapshot_count|mon_snapshot_misses|mon_loader_lock_timeouts)$'

@@ -3,8 +3,13 @@
 #
 # struct_test.sh -- property tests of csprof-struct and lib/structure.
 #
-#   struct_test.sh MODE      MODE: c cxx nodebug stripped debugfile cache errors system readerr
-#                                  loops-c loops-cxx loops-f90 loops-interp
+#   struct_test.sh MODE      run the tests of MODE: each function test_NAME below is the
+#                            mode NAME with '_' written '-' (c, cxx, loops-c, ...)
+#   struct_test.sh --list    print the modes, one a line
+#
+# test/structure/CMakeLists.txt registers one ctest struct_MODE per mode it
+# reads from this file, so the list exists once; an unknown MODE is an error
+# (exit 2), never a pass or a skip.
 #
 # Compiles the test programs in test/programs at test time, runs
 # csprof-struct on them and checks properties with struct_check (names,
@@ -14,14 +19,13 @@
 # determinism -- never golden XML.  Environment (set by CMakeLists.txt):
 # CSPROF_STRUCT, STRUCT_CHECK, STRUCT_PROGRAMS, STRUCT_DTD, CC, CXX (and
 # optionally CLANG, CLANGXX, FC: missing ones are reported and skipped).
-# Ends with "N passed, N failed"; exit 0, 1 (failures) or 77 (skipped).
+# Ends with "N passed, N failed"; exit 0, 1 (failures) or 77 (skipped); 2 for
+# an unknown mode.
 set -u
 
 mode=${1:-}
-: "${CSPROF_STRUCT:?}" "${STRUCT_CHECK:?}" "${STRUCT_PROGRAMS:?}" "${STRUCT_DTD:?}"
 CC=${CC:-gcc}
 CXX=${CXX:-g++}
-export CSPROF_SCHEMA_DIR=${CSPROF_SCHEMA_DIR:-$(dirname "$STRUCT_DTD")}
 
 passed=0
 failed=0
@@ -473,23 +477,20 @@ test_cache() {
     [ "$(find "$cache" -type f | wc -l)" -eq "$n" ] && ok || bad "cache: entry for a binary without build-id"
 }
 
-case $mode in
-c) test_c ;;
-cxx) test_cxx ;;
-nodebug) test_nodebug ;;
-stripped) test_stripped ;;
-errors) test_errors ;;
-system) test_system ;;
-readerr) test_readerr ;;
-debugfile) test_debugfile ;;
-cache) test_cache ;;
-loops-c) test_loops_c ;;
-loops-cxx) test_loops_cxx ;;
-loops-f90) test_loops_f90 ;;
-loops-interp) test_loops_interp ;;
-*)
-    echo "usage: $0 c|cxx|nodebug|stripped|debugfile|errors|system|readerr|loops-c|loops-cxx|loops-f90|loops-interp" >&2
+# The modes: the test_* functions defined above.
+modes() {
+    declare -F | awk '$3 ~ /^test_/ { m = substr($3, 6); gsub("_", "-", m); print m }'
+}
+
+if [ "$mode" = --list ]; then
+    modes
+    exit 0
+fi
+if [ -z "$mode" ] || [[ $mode == *_* ]] || ! declare -F "test_${mode//-/_}" >/dev/null; then
+    echo "struct_test.sh: unknown mode '$mode' (modes: $(modes | tr '\n' ' '))" >&2
     exit 2
-    ;;
-esac
+fi
+: "${CSPROF_STRUCT:?}" "${STRUCT_CHECK:?}" "${STRUCT_PROGRAMS:?}" "${STRUCT_DTD:?}"
+export CSPROF_SCHEMA_DIR=${CSPROF_SCHEMA_DIR:-$(dirname "$STRUCT_DTD")}
+"test_${mode//-/_}"
 finish

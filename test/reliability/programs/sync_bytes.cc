@@ -14,6 +14,8 @@
 //   sync_bytes io R      writer writes R x 64 KiB with write() and R x 64 KiB
 //                        with fwrite() to /dev/null; reader reads R x 64 KiB
 //                        with read() and R x 32 KiB with fread() from /dev/zero.
+//   sync_bytes noio R    no_leak(R), and no IO at all (no output): any IO bytes
+//                        in its profile are csprof's own.
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -189,6 +191,8 @@ main(int argc, char **argv)
         writer(r);
         reader(r);
         printf("writer %ld reader %ld\n", r * 2 * 65536, r * (65536 + 32768));
+    } else if (strcmp(mode, "noio") == 0) {
+        no_leak(r); // work without a byte of IO of its own, and no output
     } else {
         return 2;
     }

@@ -1,19 +1,25 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // test_prims.c -- cmocka tests of lib/support's primitives: binary search
 // (support/search.h) checked against a linear scan on tables and random
-// arrays, the growable array (support/vec.h) and the hash map
-// (support/hashmap.h) checked against a plain array oracle.
+// arrays, sorted sets of uint64_t, the growable array (support/vec.h), the
+// hash map (support/hashmap.h, unique and hashed keys) checked against a
+// plain array oracle, and the raw system calls of support/sysio.h.
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "support/hashmap.h"
 #include "support/search.h"
+#include "support/sysio.h"
 #include "support/vec.h"
 
 struct rec {
@@ -183,13 +189,124 @@ test_hashmap(void **state)
     assert_int_equal(csp_hash_str(""), 0xcbf29ce484222325ULL);
 }
 
+static void
+test_sort_unique(void **state)
+{
+    enum { N = 5000 };
+    static uint64_t v[N];
+    static bool seen[1000];
+    size_t n, distinct = 0;
+
+    (void)state;
+    assert_int_equal(csp_sort_unique_u64(NULL, 0), 0);
+    srand(7);
+    for (size_t i = 0; i < N; i++) {
+        v[i] = (uint64_t)(rand() % 1000) << 40; /* high bits: a comparison, not a subtraction */
+        if (!seen[v[i] >> 40]) {
+            seen[v[i] >> 40] = true;
+            distinct++;
+        }
+    }
+    n = csp_sort_unique_u64(v, N);
+    assert_int_equal(n, distinct);
+    for (size_t i = 1; i < n; i++)
+        assert_true(v[i - 1] < v[i]);
+    for (size_t i = 0; i < n; i++)
+        assert_true(seen[v[i] >> 40]);
+    assert_int_equal(csp_cmp_u64(&v[0], &v[1]), -1);
+    assert_int_equal(csp_cmp_u64(&v[1], &v[0]), 1);
+    assert_int_equal(csp_cmp_u64(&v[0], &v[0]), 0);
+}
+
+/* A hashed-key value: the full key, and a hash that collides on purpose. */
+struct hkey {
+    uint64_t a, b;
+};
+
+static bool
+hkey_eq(const void *val, const void *key)
+{
+    const struct hkey *x = val, *y = key;
+
+    return x->a == y->a && x->b == y->b;
+}
+
+static void
+test_hashmap_hashed(void **state)
+{
+    enum { N = 3000 };
+    static struct hkey keys[N];
+    struct csp_hmap h = {0};
+
+    (void)state;
+    assert_null(csp_hmap_find(&h, 1, hkey_eq, &keys[0]));
+    /* Only 16 distinct hashes for N keys: every lookup walks collisions, through rehashes. */
+    for (size_t i = 0; i < N; i++) {
+        keys[i] = (struct hkey){i / 7, i % 7};
+        assert_null(csp_hmap_find(&h, i % 16, hkey_eq, &keys[i]));
+        assert_int_equal(csp_hmap_add(&h, i % 16, &keys[i]), 0);
+    }
+    assert_int_equal(h.n, N);
+    for (size_t i = 0; i < N; i++) {
+        struct hkey k = {i / 7, i % 7}, other = {i / 7, 9};
+
+        assert_ptr_equal(csp_hmap_find(&h, i % 16, hkey_eq, &k), &keys[i]);
+        assert_null(csp_hmap_find(&h, (i + 1) % 16, hkey_eq, &k)); /* right key, wrong hash */
+        assert_null(csp_hmap_find(&h, i % 16, hkey_eq, &other));
+    }
+    assert_int_equal(csp_hmap_add(&h, 3, NULL), -1);
+    csp_hmap_free(&h);
+
+    /* reserve: no growth afterwards for that many unique keys. */
+    assert_int_equal(csp_hmap_reserve(&h, 1000), 0);
+    {
+        size_t cap = h.cap;
+
+        assert_true(cap * 3 / 4 >= 1000);
+        for (size_t i = 0; i < 1000; i++)
+            assert_int_equal(csp_hmap_put(&h, i, &keys[i]), 0);
+        assert_int_equal(h.cap, cap);
+        for (size_t i = 0; i < 1000; i++)
+            assert_ptr_equal(csp_hmap_get(&h, i), &keys[i]);
+    }
+    assert_int_equal(csp_hmap_reserve(&h, 10), 0); /* never shrinks */
+    assert_ptr_equal(csp_hmap_get(&h, 999), &keys[999]);
+    csp_hmap_free(&h);
+}
+
+static void
+test_sysio(void **state)
+{
+    char path[] = "/tmp/test_prims.XXXXXX", buf[16] = "";
+    int fd = mkstemp(path);
+
+    (void)state;
+    assert_true(fd >= 0);
+    unlink(path);
+    assert_int_equal(csp_sys_write(fd, "abcdef", 6), 6);
+    assert_int_equal(csp_sys_pwrite(fd, "XY", 2, 2), 2); /* in place, offset unchanged */
+    assert_int_equal(lseek(fd, 0, SEEK_CUR), 6);
+    assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+    assert_int_equal(csp_sys_read(fd, buf, sizeof(buf)), 6);
+    assert_memory_equal(buf, "abXYef", 6);
+    assert_int_equal(csp_sys_read(fd, buf, sizeof(buf)), 0); /* end of file */
+    close(fd);
+    errno = 0;
+    assert_int_equal(csp_sys_write(fd, "a", 1), -1);
+    assert_int_equal(errno, EBADF);
+    errno = 0;
+    assert_int_equal(csp_sys_read(-1, buf, 1), -1);
+    assert_int_equal(errno, EBADF);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bounds_table), cmocka_unit_test(test_bounds_random),
-        cmocka_unit_test(test_range_find),   cmocka_unit_test(test_vec),
-        cmocka_unit_test(test_hashmap),
+        cmocka_unit_test(test_bounds_table),   cmocka_unit_test(test_bounds_random),
+        cmocka_unit_test(test_range_find),     cmocka_unit_test(test_vec),
+        cmocka_unit_test(test_hashmap),        cmocka_unit_test(test_sort_unique),
+        cmocka_unit_test(test_hashmap_hashed), cmocka_unit_test(test_sysio),
     };
     size_t total = sizeof(tests) / sizeof(tests[0]);
     int failed = cmocka_run_group_tests_name("support primitives", tests, NULL, NULL);
