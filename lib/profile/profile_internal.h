@@ -9,6 +9,8 @@
  *                  procedure frames, inlined frames, loops and lines through
  *                  lib/structure, and merge their CCTs into one
  *                  presentation tree;
+ *   prof_merge.c   the same merge in parallel (threads, or parts packed
+ *                  for other processes) with the serial result;
  *   prof_tree.c    the presentation tree and its inclusive/exclusive metrics;
  *   prof_stats.c   per-thread and per-process values and their statistics;
  *   prof_flat.c    the static (flat) view;
@@ -282,8 +284,9 @@ struct prof_input {
     uint32_t thread, process;     /* indices among threads/processes read (PROF_NONE: skipped) */
     struct prof_contrib *contrib; /* own values this thread gave tree nodes */
     size_t ncontrib, contrib_cap;
-    bool merged;  /* read already (another record of the same file) */
-    bool partial; /* only a checkpoint of this thread was written (killed run) */
+    uint32_t nextra; /* records of this file after the first: the inputs appended for them */
+    bool merged;     /* read already (another record of the same file) */
+    bool partial;    /* only a checkpoint of this thread was written (killed run) */
 };
 
 /* One -S structure module. */
@@ -304,7 +307,8 @@ struct prof_contrib {
 /* A collected message (profile.h: prof_message()). */
 struct prof_message {
     enum prof_msg_level level;
-    char *text; /* cleaned */
+    char *text;      /* cleaned */
+    uint32_t module; /* module whose structure lookup said it (prof_merge.c), or PROF_NONE */
 };
 
 /* ---- prof_stats.c: statistics across threads and processes ------------- */
@@ -429,8 +433,9 @@ struct prof_ctx {
     char *errmsg; /* last failure, or NULL */
     struct prof_message *msgs;
     size_t nmsgs, msgs_cap;
-    bool finished;  /* prof_finish() ran */
-    uint32_t nruns; /* prof_add_measurements() calls so far */
+    uint32_t msg_module; /* tag of the messages collected now (struct prof_message.module) */
+    bool finished;       /* prof_finish() ran */
+    uint32_t nruns;      /* prof_add_measurements() calls so far */
 
     struct prof_strtab strs;
 
@@ -492,6 +497,20 @@ size_t prof_collect_inputs(struct prof_ctx *ctx, const char *arg, uint32_t run);
 
 /* Read input @i and merge it.  Returns 0 when merged, -1 when skipped (message collected). */
 int prof_merge_input(struct prof_ctx *ctx, size_t i);
+
+/* File index of an already cleaned name (prof_xclean), created if absent. */
+uint32_t prof_file_get_clean(struct prof_ctx *ctx, const char *clean);
+
+/* ---- prof_merge.c: merging in parallel ------------------------------------ */
+
+/* Merge every input: in order, or with cfg.jobs threads (same result).  prof_merge(). */
+void prof_merge_inputs(struct prof_ctx *ctx);
+/* The checks and messages after the last input is merged; returns prof_merge()'s value. */
+int prof_merge_end(struct prof_ctx *ctx);
+/* prof_merge_part() and prof_merge_parts() under their guard. */
+int prof_merge_part_impl(struct prof_ctx *ctx, size_t part, size_t nparts, void **buf, size_t *len);
+int prof_merge_parts_impl(struct prof_ctx *ctx, const void *const *bufs, const size_t *lens,
+                          size_t nparts);
 
 /*
  * Merge an already-read profile (tests call this directly).  @input
