@@ -272,8 +272,8 @@ prof_module_changed(struct prof_ctx *ctx, struct prof_module *m, const char *whe
  * (or, when either has none, the same path), else struct_analyze() of the
  * file, whose build-id must then equal the measured one.
  */
-static void
-prof_module_resolve_1(struct prof_ctx *ctx, uint32_t mi)
+void
+prof_module_resolve_here(struct prof_ctx *ctx, uint32_t mi)
 {
     struct prof_module *m = &ctx->modules[mi];
     struct struct_options sopt = {.verbose = ctx->cfg.verbose,
@@ -353,7 +353,10 @@ prof_module_resolve(struct prof_ctx *ctx, uint32_t mi)
     if (ctx->modules[mi].state != PROF_MOD_UNLOADED)
         return;
     ctx->msg_module = mi;
-    prof_module_resolve_1(ctx, mi);
+    if (ctx->modshare != NULL)
+        prof_modshare_resolve(ctx, mi);
+    else
+        prof_module_resolve_here(ctx, mi);
     ctx->msg_module = PROF_NONE;
 }
 

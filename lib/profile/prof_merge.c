@@ -359,6 +359,131 @@ prof_part_fold(struct prof_ctx *g, struct prof_part *pt)
 
 /* ---- threads --------------------------------------------------------------- */
 
+/* A load module's structure as the first part that met it found it. */
+struct prof_modshare_entry {
+    char *path, *build_id;
+    uint32_t state; /* enum prof_module_state */
+    const struct struct_module *sm;
+    struct struct_module *owned; /* analyzed by that part */
+    char *source, *why;
+    struct prof_message *msgs; /* what the lookup said (text owned here) */
+    size_t nmsgs;
+};
+
+struct prof_modshare {
+    pthread_mutex_t lock;
+    struct prof_modshare_entry *e;
+    size_t n, cap;
+};
+
+static void
+prof_modshare_free(struct prof_modshare *sh)
+{
+    size_t i, k;
+
+    if (sh == NULL)
+        return;
+    for (i = 0; i < sh->n; i++) {
+        struct prof_modshare_entry *e = &sh->e[i];
+
+        free(e->path);
+        free(e->build_id);
+        struct_module_free(e->owned);
+        free(e->source);
+        free(e->why);
+        for (k = 0; k < e->nmsgs; k++)
+            free(e->msgs[k].text);
+        free(e->msgs);
+    }
+    free(sh->e);
+    pthread_mutex_destroy(&sh->lock);
+    free(sh);
+}
+
+static char *
+prof_dup_or_null(const char *s)
+{
+    return s != NULL ? prof_xstrdup(s) : NULL;
+}
+
+/* Record what part @ctx found for module @mi: it becomes the entry @e. */
+static void
+prof_modshare_record(struct prof_ctx *ctx, uint32_t mi, struct prof_modshare_entry *e,
+                     size_t first_msg)
+{
+    struct prof_module *m = &ctx->modules[mi];
+    size_t k;
+
+    if (m->sm != NULL)
+        struct_lookup(m->sm, 0); /* builds its lookup index before the other threads read it */
+    e->path = prof_xstrdup(m->path);
+    e->build_id = prof_xstrdup(m->build_id);
+    e->source = prof_dup_or_null(m->source);
+    e->why = prof_dup_or_null(m->why);
+    e->msgs = prof_xcalloc(ctx->nmsgs - first_msg + 1, sizeof(*e->msgs));
+    for (k = first_msg; k < ctx->nmsgs; k++) {
+        e->msgs[e->nmsgs].level = ctx->msgs[k].level;
+        e->msgs[e->nmsgs].text = prof_xstrdup(ctx->msgs[k].text);
+        e->nmsgs++;
+    }
+    e->state = m->state;
+    e->sm = m->sm;
+    e->owned = m->owned; /* m->sm stays valid until the merge ends, as the entry */
+    m->owned = NULL;
+}
+
+/* Copy entry @e into part @ctx's module @mi, as if the part had looked it up. */
+static void
+prof_modshare_copy(struct prof_ctx *ctx, uint32_t mi, const struct prof_modshare_entry *e)
+{
+    struct prof_module *m = &ctx->modules[mi];
+    size_t k;
+
+    m->source = prof_dup_or_null(e->source);
+    m->why = prof_dup_or_null(e->why);
+    m->state = e->state;
+    m->sm = e->sm;
+    if (m->state == PROF_MOD_CHANGED)
+        ctx->nchanged++;
+    for (k = 0; k < e->nmsgs; k++) {
+        struct prof_message msg = {.level = e->msgs[k].level,
+                                   .text = prof_xstrdup(e->msgs[k].text)};
+
+        prof_fold_message(ctx, &msg, mi);
+    }
+}
+
+void
+prof_modshare_resolve(struct prof_ctx *ctx, uint32_t mi)
+{
+    struct prof_modshare *sh = ctx->modshare;
+    const struct prof_module *m = &ctx->modules[mi];
+    jmp_buf env, *outer = prof_oom_env;
+    size_t i, first_msg = ctx->nmsgs;
+
+    pthread_mutex_lock(&sh->lock); /* also serializes struct_analyze() and its cache */
+    if (setjmp(env) != 0) {
+        prof_oom_env = outer;
+        pthread_mutex_unlock(&sh->lock);
+        longjmp(*outer, 1);
+    }
+    prof_oom_env = &env;
+    for (i = 0; i < sh->n; i++)
+        if (strcmp(sh->e[i].path, m->path) == 0 && strcmp(sh->e[i].build_id, m->build_id) == 0)
+            break;
+    if (i < sh->n) {
+        prof_modshare_copy(ctx, mi, &sh->e[i]);
+    } else {
+        prof_module_resolve_here(ctx, mi);
+        prof_grow(&sh->e, &sh->cap, sh->n + 1, sizeof(*sh->e));
+        memset(&sh->e[sh->n], 0, sizeof(sh->e[sh->n]));
+        sh->n++;
+        prof_modshare_record(ctx, mi, &sh->e[sh->n - 1], first_msg);
+    }
+    prof_oom_env = outer;
+    pthread_mutex_unlock(&sh->lock);
+}
+
 static int
 prof_part_merge(struct prof_ctx *p)
 {
@@ -399,8 +524,15 @@ prof_merge_threads(struct prof_ctx *ctx, size_t nparts)
 {
     jmp_buf env, *outer = prof_oom_env;
     struct prof_part *parts = prof_xcalloc(nparts, sizeof(*parts));
+    struct prof_modshare *sh = calloc(1, sizeof(*sh));
     size_t n = ctx->ninputs, i;
 
+    if (sh == NULL || pthread_mutex_init(&sh->lock, NULL) != 0) {
+        free(sh);
+        free(parts);
+        prof_merge_serial(ctx); /* the same result, one thread */
+        return;
+    }
     if (setjmp(env) != 0) {
         prof_oom_env = outer;
         for (i = 0; i < nparts; i++) {
@@ -409,12 +541,15 @@ prof_merge_threads(struct prof_ctx *ctx, size_t nparts)
             prof_part_free(&parts[i]);
         }
         free(parts);
+        prof_modshare_free(sh);
         longjmp(*outer, 1);
     }
     prof_oom_env = &env;
     prof_share_structs(ctx);
-    for (i = 0; i < nparts; i++)
+    for (i = 0; i < nparts; i++) {
         prof_part_init(&parts[i], ctx, i * n / nparts, (i + 1) * n / nparts);
+        parts[i].ctx.modshare = sh;
+    }
     for (i = 0; i < nparts; i++) {
         if (pthread_create(&parts[i].thread, NULL, prof_part_thread, &parts[i]) == 0)
             parts[i].running = true;
@@ -433,6 +568,7 @@ prof_merge_threads(struct prof_ctx *ctx, size_t nparts)
     }
     prof_oom_env = outer;
     free(parts);
+    prof_modshare_free(sh); /* the parts' structure: no longer used once they are folded */
 }
 
 void

@@ -37,6 +37,7 @@
 #include "profile/profile.h"
 
 struct fmt_profile;
+struct prof_modshare;
 struct struct_module;
 
 #define PROF_NONE UINT32_MAX /* "no index" in every table below */
@@ -434,8 +435,9 @@ struct prof_ctx {
     struct prof_message *msgs;
     size_t nmsgs, msgs_cap;
     uint32_t msg_module; /* tag of the messages collected now (struct prof_message.module) */
-    bool finished;       /* prof_finish() ran */
-    uint32_t nruns;      /* prof_add_measurements() calls so far */
+    struct prof_modshare *modshare; /* a part of a threaded merge: structure shared by the parts */
+    bool finished;                  /* prof_finish() ran */
+    uint32_t nruns;                 /* prof_add_measurements() calls so far */
 
     struct prof_strtab strs;
 
@@ -498,11 +500,20 @@ size_t prof_collect_inputs(struct prof_ctx *ctx, const char *arg, uint32_t run);
 /* Read input @i and merge it.  Returns 0 when merged, -1 when skipped (message collected). */
 int prof_merge_input(struct prof_ctx *ctx, size_t i);
 
+/* Look up the structure of module @mi in this context alone (prof_modshare_resolve). */
+void prof_module_resolve_here(struct prof_ctx *ctx, uint32_t mi);
+
 /* File index of an already cleaned name (prof_xclean), created if absent. */
 uint32_t prof_file_get_clean(struct prof_ctx *ctx, const char *clean);
 
 /* ---- prof_merge.c: merging in parallel ------------------------------------ */
 
+/*
+ * The structure of module @mi of a part (ctx->modshare set), looked up once
+ * for all the parts of a threaded merge: the first part to meet the module
+ * analyzes it, the others copy its state and messages.  Thread-safe.
+ */
+void prof_modshare_resolve(struct prof_ctx *ctx, uint32_t mi);
 /* Merge every input: in order, or with cfg.jobs threads (same result).  prof_merge(). */
 void prof_merge_inputs(struct prof_ctx *ctx);
 /* The checks and messages after the last input is merged; returns prof_merge()'s value. */
