@@ -1084,6 +1084,9 @@ prof_part_unpack(struct prof_part *pt, const struct prof_ctx *g, size_t lo, size
     }
     if (r.bad == NULL && pt->n + nextra != p->ninputs)
         r.bad = "extra records that do not add up";
+    if (r.bad == NULL && (p->nread > pt->n || p->nskipped > pt->n - p->nread ||
+                          p->npartial > p->ninputs))
+        r.bad = "more files read than its block";
     if (r.bad == NULL && p->nstructs != g->nstructs)
         r.bad = "another set of structure files";
     *why = r.bad;
@@ -1094,10 +1097,15 @@ int
 prof_merge_part_impl(struct prof_ctx *ctx, size_t part, size_t nparts, void **buf, size_t *len)
 {
     jmp_buf env, *outer = prof_oom_env;
-    struct prof_part *pt = prof_xcalloc(1, sizeof(*pt));
-    struct prof_pack *w = prof_xcalloc(1, sizeof(*w));
+    struct prof_part *pt = calloc(1, sizeof(*pt));
+    struct prof_pack *w = calloc(1, sizeof(*w));
     size_t n = ctx->ninputs;
 
+    if (pt == NULL || w == NULL) {
+        free(pt);
+        free(w);
+        return prof_nomem(ctx);
+    }
     if (setjmp(env) != 0) {
         prof_oom_env = outer;
         prof_part_free(pt);
