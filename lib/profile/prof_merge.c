@@ -43,6 +43,9 @@ struct prof_part {
     bool running;          /* a thread is merging it */
     pthread_t thread;
     int rc; /* of the thread's merge */
+    /* prof_part_fold(): part index -> main index (freed with the part, also on failure) */
+    uint32_t *evmap, *modmap, *filemap, *procmap, *nodemap;
+    bool *modfirst; /* this part's lookup of the module's structure is the first */
 };
 
 static int
@@ -103,6 +106,12 @@ prof_part_free(struct prof_part *pt)
             pt->ctx.structs[i].file = NULL;
         }
     prof_ctx_free(&pt->ctx);
+    free(pt->evmap);
+    free(pt->modmap);
+    free(pt->modfirst);
+    free(pt->filemap);
+    free(pt->procmap);
+    free(pt->nodemap);
     memset(pt, 0, sizeof(*pt));
 }
 
@@ -274,12 +283,12 @@ static void
 prof_part_fold(struct prof_ctx *g, struct prof_part *pt)
 {
     struct prof_ctx *p = &pt->ctx;
-    uint32_t *evmap = prof_xcalloc(p->nevents + 1, sizeof(*evmap));
-    uint32_t *modmap = prof_xcalloc(p->nmodules + 1, sizeof(*modmap));
-    bool *modfirst = prof_xcalloc(p->nmodules + 1, sizeof(*modfirst));
-    uint32_t *filemap = prof_xcalloc(p->nfiles + 1, sizeof(*filemap));
-    uint32_t *procmap = prof_xcalloc(p->nprocs + 1, sizeof(*procmap));
-    uint32_t *nodemap = prof_xcalloc(p->tree.n + 1, sizeof(*nodemap));
+    uint32_t *evmap = pt->evmap = prof_xcalloc(p->nevents + 1, sizeof(*evmap));
+    uint32_t *modmap = pt->modmap = prof_xcalloc(p->nmodules + 1, sizeof(*modmap));
+    bool *modfirst = pt->modfirst = prof_xcalloc(p->nmodules + 1, sizeof(*modfirst));
+    uint32_t *filemap = pt->filemap = prof_xcalloc(p->nfiles + 1, sizeof(*filemap));
+    uint32_t *procmap = pt->procmap = prof_xcalloc(p->nprocs + 1, sizeof(*procmap));
+    uint32_t *nodemap = pt->nodemap = prof_xcalloc(p->tree.n + 1, sizeof(*nodemap));
     size_t i, k, e, extra = pt->n;
 
     for (i = 0; i < p->nevents; i++)
@@ -349,12 +358,6 @@ prof_part_fold(struct prof_ctx *g, struct prof_part *pt)
         else if (modfirst[m]) /* else an earlier part said it */
             prof_fold_message(g, &p->msgs[i], modmap[m]);
     }
-    free(nodemap);
-    free(procmap);
-    free(filemap);
-    free(modfirst);
-    free(modmap);
-    free(evmap);
 }
 
 /* ---- threads --------------------------------------------------------------- */
@@ -1084,8 +1087,8 @@ prof_part_unpack(struct prof_part *pt, const struct prof_ctx *g, size_t lo, size
     }
     if (r.bad == NULL && pt->n + nextra != p->ninputs)
         r.bad = "extra records that do not add up";
-    if (r.bad == NULL && (p->nread > pt->n || p->nskipped > pt->n - p->nread ||
-                          p->npartial > p->ninputs))
+    if (r.bad == NULL &&
+        (p->nread > pt->n || p->nskipped > pt->n - p->nread || p->npartial > p->ninputs))
         r.bad = "more files read than its block";
     if (r.bad == NULL && p->nstructs != g->nstructs)
         r.bad = "another set of structure files";
