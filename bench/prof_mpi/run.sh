@@ -7,7 +7,7 @@
 # memory, the database's size, and a check that the three databases are
 # identical byte for byte.
 #
-#   bench/prof_mpi/run.sh [BUILD_DIR] [RANKS] [THREADS] [PATHS_PER_THREAD]
+#   bench/prof_mpi/run.sh [BUILD_DIR] [RANKS] [THREADS] [PATHS_PER_THREAD] [REPS]
 #
 # Default 1024 ranks x 4 threads, written by bench/prof_scale's gen_scale
 # with the lib/fmt writer: 150 call paths of 4 to 16 frames per thread
@@ -18,11 +18,14 @@
 # mpirun it is the largest single process, not the sum over ranks.  On a
 # shared machine wall time measures the other load too (see the load
 # average printed with the table); CPU seconds are the steadier figure.
+# Each run is repeated REPS times (default 3); the table shows the smallest
+# wall and CPU seconds and the largest peak memory.
 set -u
 build=${1:-build}
 ranks=${2:-1024}
 threads=${3:-4}
 paths=${4:-150}
+reps=${5:-3}
 prof=$build/bin/csprof-prof
 pmpi=$build/bin/csprof-prof-mpi
 gen=$build/bin/gen_scale
@@ -39,18 +42,25 @@ nfiles=$(ls "$tmp/m" | wc -l)
 msize=$(du -sh "$tmp/m" | cut -f1)
 "$prof" -q -j 1 -o "$tmp/warm" "$tmp/m/r0000-t00.cspm" >/dev/null || exit 1 # fills the cache
 
-# measure NAME CMD...: one timed run into $tmp/db-NAME; appends a row to $tmp/rows.
+# measure NAME CMD...: REPS timed runs into $tmp/db-NAME; appends a row to $tmp/rows.
 measure() {
     name=$1
     shift
-    /usr/bin/time -v -o "$tmp/time-$name" "$@" >/dev/null 2>"$tmp/err-$name" ||
-        { echo "run.sh: $name failed:" >&2; cat "$tmp/err-$name" >&2; exit 1; }
+    : >"$tmp/all-$name"
+    for rep in $(seq "$reps"); do
+        rm -rf "$tmp/db-$name"
+        /usr/bin/time -v -o "$tmp/time-$name" "$@" >/dev/null 2>"$tmp/err-$name" ||
+            { echo "run.sh: $name failed:" >&2; cat "$tmp/err-$name" >&2; exit 1; }
+        awk '
+            /Elapsed \(wall clock\)/ { n = split($NF, t, ":"); wall = (n == 3) ? t[1] * 3600 + t[2] * 60 + t[3] : t[1] * 60 + t[2] }
+            /User time/ { user = $NF } /System time/ { sys = $NF }
+            /Maximum resident set size/ { rss = $NF }
+            END { print wall, user + sys, rss }' "$tmp/time-$name" >>"$tmp/all-$name"
+    done
     awk -v name="$name" -v db="$(du -sb "$tmp/db-$name" | cut -f1)" '
-        /Elapsed \(wall clock\)/ { n = split($NF, t, ":"); wall = (n == 3) ? t[1] * 3600 + t[2] * 60 + t[3] : t[1] * 60 + t[2] }
-        /User time/ { user = $NF } /System time/ { sys = $NF }
-        /Maximum resident set size/ { rss = $NF }
-        END { printf "%-22s %8.2f %8.2f %10.1f %10.1f\n", name, wall, user + sys, rss / 1024, db / 1048576 }' \
-        "$tmp/time-$name" >>"$tmp/rows"
+        NR == 1 || $1 < wall { wall = $1 } NR == 1 || $2 < cpu { cpu = $2 } $3 > rss { rss = $3 }
+        END { printf "%-22s %8.2f %8.2f %10.1f %10.1f\n", name, wall, cpu, rss / 1024, db / 1048576 }' \
+        "$tmp/all-$name" >>"$tmp/rows"
 }
 
 : >"$tmp/rows"
@@ -69,7 +79,7 @@ for d in "$tmp"/db-*; do
 done
 
 echo "csprof-prof merge: $ranks ranks x $threads threads = $nfiles measurement files ($msize), $paths paths per thread"
-echo "command: bench/prof_mpi/run.sh $build $ranks $threads $paths"
+echo "command: bench/prof_mpi/run.sh $build $ranks $threads $paths $reps (best of $reps runs each)"
 printf "%-22s %8s %8s %10s %10s\n" "run" "wall s" "CPU s" "peak MB" "DB MB"
 cat "$tmp/rows"
 echo "databases identical byte for byte: $same"
