@@ -84,7 +84,7 @@ if [ "$mode" = threads ]; then
     done
 else
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 # CI containers run as root
-    for np in 2 3; do # threads inside a rank's part: test_prof_parts
+    for np in 2 3; do # 3 ranks merge their parts with 2 threads each
         run np$np timeout 120 "$MPIEXEC" -np "$np" --oversubscribe "$PROF_MPI" -j $((np - 1)) --runs separate \
             -o "$W/np$np" "$W/m" "$W/m"
         same np$np
