@@ -18,8 +18,11 @@
 # mpirun it is the largest single process, not the sum over ranks.  On a
 # shared machine wall time measures the other load too (see the load
 # average printed with the table); CPU seconds are the steadier figure.
+# "merge s" is the wall time of reading and merging the files alone (the
+# part that runs in parallel; csprof-prof -v reports it), before the
+# statistics and the database are computed and written on one thread.
 # Each run is repeated REPS times (default 3); the table shows the smallest
-# wall and CPU seconds and the largest peak memory.
+# wall, merge and CPU seconds and the largest peak memory.
 set -u
 build=${1:-build}
 ranks=${2:-1024}
@@ -51,23 +54,25 @@ measure() {
         rm -rf "$tmp/db-$name"
         /usr/bin/time -v -o "$tmp/time-$name" "$@" >/dev/null 2>"$tmp/err-$name" ||
             { echo "run.sh: $name failed:" >&2; cat "$tmp/err-$name" >&2; exit 1; }
-        awk '
+        merge=$(sed -n 's/.*read and merged in \([0-9.]*\) s.*/\1/p' "$tmp/err-$name" | head -1)
+        awk -v merge="${merge:-0}" '
             /Elapsed \(wall clock\)/ { n = split($NF, t, ":"); wall = (n == 3) ? t[1] * 3600 + t[2] * 60 + t[3] : t[1] * 60 + t[2] }
             /User time/ { user = $NF } /System time/ { sys = $NF }
             /Maximum resident set size/ { rss = $NF }
-            END { print wall, user + sys, rss }' "$tmp/time-$name" >>"$tmp/all-$name"
+            END { print wall, user + sys, rss, merge }' "$tmp/time-$name" >>"$tmp/all-$name"
     done
     awk -v name="$name" -v db="$(du -sb "$tmp/db-$name" | cut -f1)" '
         NR == 1 || $1 < wall { wall = $1 } NR == 1 || $2 < cpu { cpu = $2 } $3 > rss { rss = $3 }
-        END { printf "%-22s %8.2f %8.2f %10.1f %10.1f\n", name, wall, cpu, rss / 1024, db / 1048576 }' \
+        NR == 1 || $4 < merge { merge = $4 }
+        END { printf "%-22s %8.2f %8.2f %8.2f %10.1f %10.1f\n", name, wall, merge, cpu, rss / 1024, db / 1048576 }' \
         "$tmp/all-$name" >>"$tmp/rows"
 }
 
 : >"$tmp/rows"
-measure serial "$prof" -q -j 1 -o "$tmp/db-serial" "$tmp/m"
-measure threads-2 "$prof" -q -j 2 -o "$tmp/db-threads-2" "$tmp/m"
+measure serial "$prof" -q -v -j 1 -o "$tmp/db-serial" "$tmp/m"
+measure threads-2 "$prof" -q -v -j 2 -o "$tmp/db-threads-2" "$tmp/m"
 if [ -x "$pmpi" ] && command -v mpirun >/dev/null; then
-    measure mpi-2 mpirun -np 2 --oversubscribe "$pmpi" -q -j 1 -o "$tmp/db-mpi-2" "$tmp/m"
+    measure mpi-2 mpirun -np 2 --oversubscribe "$pmpi" -q -v -j 1 -o "$tmp/db-mpi-2" "$tmp/m"
 else
     echo "run.sh: no csprof-prof-mpi or mpirun: MPI row skipped" >&2
 fi
@@ -80,7 +85,7 @@ done
 
 echo "csprof-prof merge: $ranks ranks x $threads threads = $nfiles measurement files ($msize), $paths paths per thread"
 echo "command: bench/prof_mpi/run.sh $build $ranks $threads $paths $reps (best of $reps runs each)"
-printf "%-22s %8s %8s %10s %10s\n" "run" "wall s" "CPU s" "peak MB" "DB MB"
+printf "%-22s %8s %8s %8s %10s %10s\n" "run" "wall s" "merge s" "CPU s" "peak MB" "DB MB"
 cat "$tmp/rows"
 echo "databases identical byte for byte: $same"
 echo "machine: $(nproc) CPUs; load average: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libxml/parser.h>
@@ -680,6 +681,7 @@ prof_run(const struct prof_options *o, int nargs, char **args)
         .nreplace = o->nreplace,
     };
     struct prof_summary summary;
+    struct timespec t0, t1;
     struct prof_ctx *ctx = NULL;
     int status = PROF_EXIT_FAIL, rc, i;
     bool have_summary = false;
@@ -694,6 +696,7 @@ prof_run(const struct prof_options *o, int nargs, char **args)
     for (i = 0; i < nargs; i++)
         if ((rc = prof_add_measurements(ctx, args[i])) < 0)
             goto out_error;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
 #ifdef CSPROF_PROF_MPI
     rc = prof_mpi_merge(ctx);
     if (prof_mpi_rank() != 0) { /* its part is with rank 0, which prints and writes */
@@ -706,7 +709,11 @@ prof_run(const struct prof_options *o, int nargs, char **args)
     if ((rc = prof_merge(ctx)) < 0)
         goto out_error;
 #endif
+    clock_gettime(CLOCK_MONOTONIC, &t1);
     prof_print_messages(ctx);
+    if (o->verbose)
+        fprintf(stderr, "csprof-prof: note: measurement files read and merged in %.3f s (wall)\n",
+                (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
     for (k = 0; k < o->nderived; k++)
         if ((rc = prof_add_derived_metric(ctx, o->derived[k])) < 0) {
             status = PROF_EXIT_USAGE;
