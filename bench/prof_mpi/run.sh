@@ -88,5 +88,7 @@ echo "command: bench/prof_mpi/run.sh $build $ranks $threads $paths $reps (best o
 printf "%-22s %8s %8s %8s %10s %10s\n" "run" "wall s" "merge s" "CPU s" "peak MB" "DB MB"
 cat "$tmp/rows"
 echo "databases identical byte for byte: $same"
-echo "machine: $(nproc) CPUs; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "machine: $(nproc) CPUs; load average: $(cut -d' ' -f1-3 /proc/loadavg);" \
+    "sched_autogroup_enabled: $(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null || echo '?')" \
+    "(1: this session gets one share of the CPUs, whatever its number of threads)"
 [ "$same" = yes ]
