@@ -146,24 +146,8 @@ prof_add_measurements(struct prof_ctx *ctx, const char *arg)
 static int
 prof_merge_impl(struct prof_ctx *ctx)
 {
-    size_t i;
-
-    for (i = 0; i < ctx->ninputs; i++)
-        prof_merge_input(ctx, i);
-    if (ctx->nread == 0)
-        return prof_fail(ctx, PROF_ENODATA, "no readable measurement file (%zu of %zu skipped)",
-                         ctx->nskipped, ctx->ninputs);
-    if (ctx->npartial > 0)
-        prof_msg(ctx, PROF_MSG_WARNING,
-                 "partial data: %zu thread(s) have only a checkpoint (the run was killed or is "
-                 "still running); their profiles end early",
-                 ctx->npartial);
-    if (ctx->cfg.verbose)
-        for (i = 0; i < ctx->nstructs; i++)
-            if (!ctx->structs[i].used)
-                prof_msg(ctx, PROF_MSG_NOTE, "%s: module %s matches no measured module",
-                         ctx->structs[i].file, struct_module_path(ctx->structs[i].sm));
-    return ctx->nread > (size_t)INT32_MAX ? INT32_MAX : (int)ctx->nread;
+    prof_merge_inputs(ctx);
+    return prof_merge_end(ctx);
 }
 
 int
@@ -172,6 +156,26 @@ prof_merge(struct prof_ctx *ctx)
     if (ctx->finished)
         return prof_fail(ctx, PROF_ESTATE, "prof_merge() after prof_finish()");
     PROF_GUARD(ctx, prof_merge_impl(ctx));
+}
+
+int
+prof_merge_part(struct prof_ctx *ctx, size_t part, size_t nparts, void **buf, size_t *len)
+{
+    *buf = NULL;
+    *len = 0;
+    if (ctx->finished)
+        return prof_fail(ctx, PROF_ESTATE, "prof_merge_part() after prof_finish()");
+    if (nparts == 0 || part >= nparts)
+        return prof_fail(ctx, PROF_EINVAL, "part %zu of %zu: no such part", part, nparts);
+    PROF_GUARD(ctx, prof_merge_part_impl(ctx, part, nparts, buf, len));
+}
+
+int
+prof_merge_parts(struct prof_ctx *ctx, const void *const *bufs, const size_t *lens, size_t nparts)
+{
+    if (ctx->finished)
+        return prof_fail(ctx, PROF_ESTATE, "prof_merge_parts() after prof_finish()");
+    PROF_GUARD(ctx, prof_merge_parts_impl(ctx, bufs, lens, nparts));
 }
 
 static int

@@ -35,6 +35,7 @@ prof_ctx_init(struct prof_ctx *ctx, const struct prof_config *cfg)
     if (cfg != NULL)
         ctx->cfg = *cfg;
     ctx->unknown_module_proc = PROF_NONE;
+    ctx->msg_module = PROF_NONE;
     prof_tree_init(&ctx->tree);
 }
 
@@ -114,14 +115,22 @@ prof_proc_name(const struct prof_ctx *ctx, uint32_t proc)
 static uint32_t
 prof_file_get(struct prof_ctx *ctx, const char *path)
 {
-    uint32_t sid, id;
+    uint32_t id;
     char *clean;
 
     if (path == NULL || path[0] == '\0')
         return PROF_NONE;
     clean = prof_xclean(path); /* names are shown and written as clean text (item: hostile names) */
-    sid = prof_intern(&ctx->strs, clean);
+    id = prof_file_get_clean(ctx, clean);
     free(clean);
+    return id;
+}
+
+uint32_t
+prof_file_get_clean(struct prof_ctx *ctx, const char *clean)
+{
+    uint32_t sid = prof_intern(&ctx->strs, clean), id;
+
     id = prof_map_get(&ctx->file_index, sid, 0, 0);
     if (id != PROF_NONE)
         return id;
@@ -263,16 +272,13 @@ prof_module_changed(struct prof_ctx *ctx, struct prof_module *m, const char *whe
  * (or, when either has none, the same path), else struct_analyze() of the
  * file, whose build-id must then equal the measured one.
  */
-static void
-prof_module_resolve(struct prof_ctx *ctx, uint32_t mi)
+void
+prof_module_resolve_here(struct prof_ctx *ctx, uint32_t mi)
 {
     struct prof_module *m = &ctx->modules[mi];
-    char cache[PATH_MAX];
-    struct struct_options sopt = {
-        .verbose = ctx->cfg.verbose,
-        .debug_dir = getenv("CSPROF_DEBUG_DIR"),
-        .cache_dir = struct_cache_dir(getenv("CSPROF_STRUCT_CACHE"), getenv("XDG_CACHE_HOME"),
-                                      getenv("HOME"), cache, sizeof(cache))};
+    struct struct_options sopt = {.verbose = ctx->cfg.verbose,
+                                  .debug_dir = ctx->cfg.debug_dir,
+                                  .cache_dir = ctx->cfg.struct_cache_dir};
     const char *note = NULL, *fb, *stale_file = NULL, *stale_bid = NULL;
     char err[512] = "";
     size_t i;
@@ -338,6 +344,20 @@ prof_module_resolve(struct prof_ctx *ctx, uint32_t mi)
         prof_msg(ctx, PROF_MSG_NOTE, "%s: %s", m->path, note);
     m->sm = m->owned;
     m->state = PROF_MOD_ANALYZED;
+}
+
+/* The messages of a module's resolution are tagged with it (prof_merge.c keeps the first). */
+static void
+prof_module_resolve(struct prof_ctx *ctx, uint32_t mi)
+{
+    if (ctx->modules[mi].state != PROF_MOD_UNLOADED)
+        return;
+    ctx->msg_module = mi;
+    if (ctx->modshare != NULL)
+        prof_modshare_resolve(ctx, mi);
+    else
+        prof_module_resolve_here(ctx, mi);
+    ctx->msg_module = PROF_NONE;
 }
 
 static void
@@ -746,6 +766,7 @@ prof_merge_input(struct prof_ctx *ctx, size_t i)
         ctx->npartial += partial;
         prof_merge_profile(ctx, set.profiles[k], in);
     }
+    ctx->inputs[i].nextra = (uint32_t)(set.nprofiles - 1);
     free(path);
     fmt_record_set_free(&set);
     ctx->nread++;

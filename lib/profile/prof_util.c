@@ -105,6 +105,7 @@ prof_msg(struct prof_ctx *ctx, enum prof_msg_level level, const char *fmt, ...)
     }
     ctx->msgs[ctx->nmsgs].level = level;
     ctx->msgs[ctx->nmsgs].text = m;
+    ctx->msgs[ctx->nmsgs].module = ctx->msg_module;
     ctx->nmsgs++;
 }
 

@@ -46,9 +46,23 @@ enum prof_runs {
     PROF_RUNS_SEPARATE = 1, /* one column per event and run: "CPUTIME [run 2]" */
 };
 
+/*
+ * What the caller decides; the library reads no environment variable
+ * (csprof-prof reads them and fills these).  Strings are borrowed: they
+ * must stay valid until prof_free().
+ */
 struct prof_config {
     bool verbose;        /* also collect notes about load modules (PROF_MSG_NOTE) */
     enum prof_runs runs; /* see enum prof_runs */
+    /* Threads that read and merge measurement files in prof_merge(); 0 or 1:
+     * serial.  The result does not depend on it (byte for byte). */
+    unsigned jobs;
+    /* Root of separate debug files for struct_analyze() ($CSPROF_DEBUG_DIR);
+     * NULL: /usr/lib/debug. */
+    const char *debug_dir;
+    /* Structure cache directory (struct_cache_dir() of $CSPROF_STRUCT_CACHE,
+     * $XDG_CACHE_HOME, $HOME); NULL: no cache. */
+    const char *struct_cache_dir;
 };
 
 /*
@@ -109,6 +123,34 @@ int prof_add_measurements(struct prof_ctx *ctx, const char *arg);
  * read, or PROF_ENOMEM.
  */
 int prof_merge(struct prof_ctx *ctx);
+
+/*
+ * Merging spread over processes (csprof-prof-mpi), as hpcprof-mpi: every
+ * process builds the same context (prof_new, structure files,
+ * prof_add_measurements with the same arguments), process P of N calls
+ * prof_merge_part(ctx, P, N, ...) and sends the buffer to one process,
+ * which calls prof_merge_parts() with the N buffers in part order instead
+ * of prof_merge(), and goes on alone.  The database is byte for byte the
+ * one prof_merge() writes.  Buffers are for the same executable on the
+ * same architecture (native byte order), not a file format.
+ */
+
+/*
+ * Read and merge part @part of @nparts (a contiguous block of the inputs,
+ * with prof_config.jobs threads) and pack the partial result into *@buf
+ * (malloc'ed, *@len bytes; the caller frees it).  @ctx itself is not
+ * changed, except for the error message.  Returns 0 or PROF_ENOMEM;
+ * unreadable files are messages in the part, not errors.
+ */
+int prof_merge_part(struct prof_ctx *ctx, size_t part, size_t nparts, void **buf, size_t *len);
+
+/*
+ * Merge the @nparts packed parts of prof_merge_part(), @bufs[p] being
+ * part p, into @ctx, as prof_merge() would have.  Returns as prof_merge(),
+ * or PROF_EINVAL when a buffer is not a part of this context's inputs.
+ */
+int prof_merge_parts(struct prof_ctx *ctx, const void *const *bufs, const size_t *lens,
+                     size_t nparts);
 
 /*
  * Define a derived metric from @spec, "NAME=EXPR" (HPCView, seed 003 §2):

@@ -9,6 +9,8 @@
  *                  procedure frames, inlined frames, loops and lines through
  *                  lib/structure, and merge their CCTs into one
  *                  presentation tree;
+ *   prof_merge.c   the same merge in parallel (threads, or parts packed
+ *                  for other processes) with the serial result;
  *   prof_tree.c    the presentation tree and its inclusive/exclusive metrics;
  *   prof_stats.c   per-thread and per-process values and their statistics;
  *   prof_flat.c    the static (flat) view;
@@ -35,6 +37,7 @@
 #include "profile/profile.h"
 
 struct fmt_profile;
+struct prof_modshare;
 struct struct_module;
 
 #define PROF_NONE UINT32_MAX /* "no index" in every table below */
@@ -282,8 +285,9 @@ struct prof_input {
     uint32_t thread, process;     /* indices among threads/processes read (PROF_NONE: skipped) */
     struct prof_contrib *contrib; /* own values this thread gave tree nodes */
     size_t ncontrib, contrib_cap;
-    bool merged;  /* read already (another record of the same file) */
-    bool partial; /* only a checkpoint of this thread was written (killed run) */
+    uint32_t nextra; /* records of this file after the first: the inputs appended for them */
+    bool merged;     /* read already (another record of the same file) */
+    bool partial;    /* only a checkpoint of this thread was written (killed run) */
 };
 
 /* One -S structure module. */
@@ -304,7 +308,8 @@ struct prof_contrib {
 /* A collected message (profile.h: prof_message()). */
 struct prof_message {
     enum prof_msg_level level;
-    char *text; /* cleaned */
+    char *text;      /* cleaned */
+    uint32_t module; /* module whose structure lookup said it (prof_merge.c), or PROF_NONE */
 };
 
 /* ---- prof_stats.c: statistics across threads and processes ------------- */
@@ -429,8 +434,10 @@ struct prof_ctx {
     char *errmsg; /* last failure, or NULL */
     struct prof_message *msgs;
     size_t nmsgs, msgs_cap;
-    bool finished;  /* prof_finish() ran */
-    uint32_t nruns; /* prof_add_measurements() calls so far */
+    uint32_t msg_module; /* tag of the messages collected now (struct prof_message.module) */
+    struct prof_modshare *modshare; /* a part of a threaded merge: structure shared by the parts */
+    bool finished;                  /* prof_finish() ran */
+    uint32_t nruns;                 /* prof_add_measurements() calls so far */
 
     struct prof_strtab strs;
 
@@ -492,6 +499,29 @@ size_t prof_collect_inputs(struct prof_ctx *ctx, const char *arg, uint32_t run);
 
 /* Read input @i and merge it.  Returns 0 when merged, -1 when skipped (message collected). */
 int prof_merge_input(struct prof_ctx *ctx, size_t i);
+
+/* Look up the structure of module @mi in this context alone (prof_modshare_resolve). */
+void prof_module_resolve_here(struct prof_ctx *ctx, uint32_t mi);
+
+/* File index of an already cleaned name (prof_xclean), created if absent. */
+uint32_t prof_file_get_clean(struct prof_ctx *ctx, const char *clean);
+
+/* ---- prof_merge.c: merging in parallel ------------------------------------ */
+
+/*
+ * The structure of module @mi of a part (ctx->modshare set), looked up once
+ * for all the parts of a threaded merge: the first part to meet the module
+ * analyzes it, the others copy its state and messages.  Thread-safe.
+ */
+void prof_modshare_resolve(struct prof_ctx *ctx, uint32_t mi);
+/* Merge every input: in order, or with cfg.jobs threads (same result).  prof_merge(). */
+void prof_merge_inputs(struct prof_ctx *ctx);
+/* The checks and messages after the last input is merged; returns prof_merge()'s value. */
+int prof_merge_end(struct prof_ctx *ctx);
+/* prof_merge_part() and prof_merge_parts() under their guard. */
+int prof_merge_part_impl(struct prof_ctx *ctx, size_t part, size_t nparts, void **buf, size_t *len);
+int prof_merge_parts_impl(struct prof_ctx *ctx, const void *const *bufs, const size_t *lens,
+                          size_t nparts);
 
 /*
  * Merge an already-read profile (tests call this directly).  @input

@@ -2,7 +2,9 @@
 /*
  * prof_main.c -- csprof-prof's command line: read measurement files, merge
  * them, write the experiment database and print a summary; or dump
- * measurement files as text (--dump).
+ * measurement files as text (--dump).  Built a second time with
+ * CSPROF_PROF_MPI as csprof-prof-mpi, which merges over MPI processes
+ * (prof_mpi.c) and writes the database on rank 0.
  *
  * Tool code: option parsing, the database directory's safety checks and
  * all printing; the analysis is lib/profile (profile.h).  Exit status: 0 on success (even when some measurement files
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libxml/parser.h>
@@ -28,10 +31,17 @@
 #include "fmt/fmt.h"
 #include "profile/profile.h"
 #include "report/report.h"
+#include "structure/structure.h"
 #include "support/text.h"
+
+#ifdef CSPROF_PROF_MPI
+#    include "prof_mpi.h"
+#endif
 
 #define PROF_DEFAULT_DB "csprof-database"
 #define PROF_MAX_TOP    1000000u
+#define PROF_MAX_JOBS   64u /* -j N */
+#define PROF_AUTO_JOBS  8u  /* default: the online CPUs, at most this many */
 
 /* Exit statuses of the tool. */
 enum prof_exit {
@@ -49,6 +59,7 @@ struct prof_options {
     bool full_summary; /* --summary full: every fact, one per line */
     bool top_set;      /* --top given */
     uint32_t top;
+    unsigned jobs; /* -j N */
     enum prof_runs runs;
     const char **structs, **derived, **roots, **replace_old, **replace_new;
     size_t nstructs, nderived, nroots, nreplace;
@@ -113,6 +124,8 @@ prof_usage(FILE *out)
           "      --replace-path OLD=NEW  rewrite source paths starting with OLD first\n"
           "      --runs sum|separate  same event in several runs: one summed column (default)\n"
           "                          or one column per run\n"
+          "  -j, --jobs N            read and merge with N threads (default: the online CPUs,\n"
+          "                          at most 8); the database does not depend on N\n"
           "  -q, --quiet             print only the database path, not the summary\n"
           "      --summary short|full  the summary: one screen made by csprof-report's code\n"
           "                          (default: top procedures, hottest call paths, sample\n"
@@ -571,6 +584,33 @@ prof_parse_top(const char *arg, uint32_t *top)
 }
 
 static int
+prof_parse_jobs(const char *arg, unsigned *jobs)
+{
+    unsigned long v;
+    char *end;
+
+    if (arg[0] < '0' || arg[0] > '9')
+        return -1;
+    errno = 0;
+    v = strtoul(arg, &end, 10);
+    if (errno != 0 || *end != '\0' || v < 1 || v > PROF_MAX_JOBS)
+        return -1;
+    *jobs = (unsigned)v;
+    return 0;
+}
+
+/* -j's default: the CPUs online, capped (each thread holds a partial tree). */
+static unsigned
+prof_default_jobs(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+    if (n < 1)
+        return 1;
+    return n > (long)PROF_AUTO_JOBS ? PROF_AUTO_JOBS : (unsigned)n;
+}
+
+static int
 prof_parse_runs(const char *arg, enum prof_runs *runs)
 {
     if (strcmp(arg, "sum") == 0)
@@ -596,6 +636,7 @@ prof_parse_options(int argc, char **argv, struct prof_options *o, bool *dump)
         {"include", required_argument, NULL, 'I'},
         {"replace-path", required_argument, NULL, OPT_REPLACE},
         {"runs", required_argument, NULL, OPT_RUNS},
+        {"jobs", required_argument, NULL, 'j'},
         {"dump", no_argument, NULL, OPT_DUMP},
         {"quiet", no_argument, NULL, 'q'},
         {"summary", required_argument, NULL, OPT_SUMMARY},
@@ -616,7 +657,7 @@ prof_parse_options(int argc, char **argv, struct prof_options *o, bool *dump)
     if (!o->structs || !o->derived || !o->roots || !o->replace_old || !o->replace_new)
         prof_die_oom();
     opterr = 0; /* we print our own one-line messages */
-    while ((c = getopt_long(argc, argv, ":S:o:ft:M:I:qvhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":S:o:ft:M:I:j:qvhV", longopts, NULL)) != -1) {
         switch (c) {
         case 'S':
             o->structs[o->nstructs++] = optarg;
@@ -661,6 +702,13 @@ prof_parse_options(int argc, char **argv, struct prof_options *o, bool *dump)
         case OPT_RUNS:
             if (prof_parse_runs(optarg, &o->runs) < 0) {
                 fprintf(stderr, "csprof-prof: --runs: '%s' is not 'sum' or 'separate'\n", optarg);
+                return PROF_EXIT_USAGE;
+            }
+            break;
+        case 'j':
+            if (prof_parse_jobs(optarg, &o->jobs) < 0) {
+                fprintf(stderr, "csprof-prof: --jobs: '%s' is not a number from 1 to %u\n", optarg,
+                        PROF_MAX_JOBS);
                 return PROF_EXIT_USAGE;
             }
             break;
@@ -710,7 +758,17 @@ prof_parse_options(int argc, char **argv, struct prof_options *o, bool *dump)
 static int
 prof_run(const struct prof_options *o, int nargs, char **args)
 {
-    struct prof_config cfg = {.verbose = o->verbose, .runs = o->runs};
+    char cache[PATH_MAX];
+    /* The environment is read here, not in lib/profile. */
+    struct prof_config cfg = {
+        .verbose = o->verbose,
+        .runs = o->runs,
+        .jobs = o->jobs,
+        .debug_dir = getenv("CSPROF_DEBUG_DIR"),
+        .struct_cache_dir =
+            struct_cache_dir(getenv("CSPROF_STRUCT_CACHE"), getenv("XDG_CACHE_HOME"),
+                             getenv("HOME"), cache, sizeof(cache)),
+    };
     struct prof_source_options src = {
         .roots = o->roots,
         .nroots = o->nroots,
@@ -719,6 +777,7 @@ prof_run(const struct prof_options *o, int nargs, char **args)
         .nreplace = o->nreplace,
     };
     struct prof_summary summary;
+    struct timespec t0, t1;
     struct prof_ctx *ctx = NULL;
     int status = PROF_EXIT_FAIL, rc, i;
     bool have_summary = false;
@@ -733,9 +792,24 @@ prof_run(const struct prof_options *o, int nargs, char **args)
     for (i = 0; i < nargs; i++)
         if ((rc = prof_add_measurements(ctx, args[i])) < 0)
             goto out_error;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+#ifdef CSPROF_PROF_MPI
+    rc = prof_mpi_merge(ctx);
+    if (prof_mpi_rank() != 0) { /* its part is with rank 0, which prints and writes */
+        status = rc < 0 ? PROF_EXIT_FAIL : PROF_EXIT_OK;
+        goto out_free;
+    }
+    if (rc < 0)
+        goto out_error;
+#else
     if ((rc = prof_merge(ctx)) < 0)
         goto out_error;
+#endif
+    clock_gettime(CLOCK_MONOTONIC, &t1);
     prof_print_messages(ctx);
+    if (o->verbose)
+        fprintf(stderr, "csprof-prof: note: measurement files read and merged in %.3f s (wall)\n",
+                (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
     for (k = 0; k < o->nderived; k++)
         if ((rc = prof_add_derived_metric(ctx, o->derived[k])) < 0) {
             status = PROF_EXIT_USAGE;
@@ -779,11 +853,15 @@ out_free:
 int
 main(int argc, char **argv)
 {
-    struct prof_options o = {.db = PROF_DEFAULT_DB, .top = 10};
+    struct prof_options o = {.db = PROF_DEFAULT_DB, .top = 10, .jobs = prof_default_jobs()};
     bool dump = false;
     int status;
     size_t k;
 
+#ifdef CSPROF_PROF_MPI
+    if (prof_mpi_init(&argc, &argv) < 0)
+        return PROF_EXIT_FAIL;
+#endif
     status = prof_parse_options(argc, argv, &o, &dump);
     if (status >= 0)
         goto out_free;
@@ -793,8 +871,14 @@ main(int argc, char **argv)
     }
     LIBXML_TEST_VERSION
     status = PROF_EXIT_FAIL;
+#ifdef CSPROF_PROF_MPI
+    /* Rank 0 alone looks at (and writes) the database directory. */
+    if (prof_mpi_bcast_int(prof_mpi_rank() == 0 ? prof_check_db(&o) : 0) == 0)
+        status = prof_run(&o, argc - optind, argv + optind);
+#else
     if (prof_check_db(&o) == 0)
         status = prof_run(&o, argc - optind, argv + optind);
+#endif
     xmlCleanupParser();
 out_free:
     for (k = 0; k < o.nreplace; k++)
@@ -804,5 +888,8 @@ out_free:
     free(o.roots);
     free(o.replace_old);
     free(o.replace_new);
+#ifdef CSPROF_PROF_MPI
+    prof_mpi_finalize();
+#endif
     return status;
 }
