@@ -46,6 +46,7 @@ struct reader {
     size_t errlen;
     bool have_err;
     struct struct_rvec rv;
+    char *attr_copy; /* see attr() */
 };
 
 /* Record the first error only: later ones are usually consequences. */
@@ -118,17 +119,40 @@ find_dtd(const char *dir)
 
 /* ---- attribute helpers --------------------------------------------- */
 
-/* Attribute value (malloc'ed by libxml2) or NULL. */
-static char *
-attr(xmlNodePtr n, const char *name)
+/*
+ * Value of the attribute @name of element @n, or NULL when absent.  Read
+ * from the element's own attribute list (no copy, no look-up of DTD
+ * defaults: the structure DTD declares none), so the value is borrowed
+ * from the tree and valid while @n is.  A value libxml2 keeps as several
+ * nodes (entity references) is joined into rd->attr_copy, valid until the
+ * next call; out of memory there is a read error.
+ */
+static const char *
+attr(struct reader *rd, xmlNodePtr n, const char *name)
 {
-    return (char *)xmlGetProp(n, BAD_CAST name);
+    for (xmlAttrPtr a = n->properties; a != NULL; a = a->next) {
+        xmlNodePtr t = a->children;
+
+        if (a->ns != NULL || strcmp((const char *)a->name, name) != 0)
+            continue;
+        if (t == NULL)
+            return "";
+        if (t->next == NULL && t->type == XML_TEXT_NODE && t->content != NULL)
+            return (const char *)t->content;
+        xmlFree(rd->attr_copy);
+        rd->attr_copy = (char *)xmlNodeListGetString(n->doc, t, 1);
+        if (rd->attr_copy == NULL)
+            rd_error(rd, xmlGetLineNo(n), "out of memory");
+        return rd->attr_copy;
+    }
+    return NULL;
 }
 
 static int
 attr_u32(struct reader *rd, xmlNodePtr n, const char *name, bool required, uint32_t *out)
 {
-    char *v = attr(n, name), *end;
+    const char *v = attr(rd, n, name);
+    char *end;
     unsigned long long x;
 
     *out = 0;
@@ -142,10 +166,8 @@ attr_u32(struct reader *rd, xmlNodePtr n, const char *name, bool required, uint3
     if (v[0] < '0' || v[0] > '9' || *end != '\0' || errno != 0 || x > UINT32_MAX) {
         rd_error(rd, xmlGetLineNo(n), "<%s %s=\"%s\">: not a 32-bit unsigned number",
                  (const char *)n->name, name, v);
-        xmlFree(v);
         return STRUCT_EXML;
     }
-    xmlFree(v);
     *out = (uint32_t)x;
     return 0;
 }
@@ -154,7 +176,7 @@ static int
 attr_string(struct reader *rd, struct struct_module *m, xmlNodePtr n, const char *name,
             bool required, const char **out)
 {
-    char *v = attr(n, name);
+    const char *v = attr(rd, n, name);
 
     *out = NULL;
     if (v == NULL) {
@@ -163,7 +185,6 @@ attr_string(struct reader *rd, struct struct_module *m, xmlNodePtr n, const char
         return required ? STRUCT_EXML : 0;
     }
     *out = struct_intern(m, v);
-    xmlFree(v);
     return *out == NULL ? STRUCT_ENOMEM : 0;
 }
 
@@ -215,7 +236,7 @@ static int read_children(struct reader *rd, struct struct_module *m, xmlNodePtr 
 static int
 attr_flag(struct reader *rd, xmlNodePtr n, const char *name, unsigned bit, unsigned *flags)
 {
-    char *v = attr(n, name);
+    const char *v = attr(rd, n, name);
     int rc = 0;
 
     if (v == NULL)
@@ -227,7 +248,6 @@ attr_flag(struct reader *rd, xmlNodePtr n, const char *name, unsigned bit, unsig
                  name, v);
         rc = STRUCT_EXML;
     }
-    xmlFree(v);
     return rc;
 }
 
@@ -235,12 +255,11 @@ attr_flag(struct reader *rd, xmlNodePtr n, const char *name, unsigned bit, unsig
 static int
 read_loop_attrs(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct struct_scope *s)
 {
-    char *v = attr(n, "e");
+    const char *v = attr(rd, n, "e");
     int rc;
 
     if (v != NULL) {
         rc = struct_ranges_parse(v, &rd->rv);
-        xmlFree(v);
         if (rc != 0) {
             rd_error(rd, xmlGetLineNo(n), "<L e=...>: bad address ranges");
             return rc == STRUCT_ENOMEM ? rc : STRUCT_EXML;
@@ -260,7 +279,8 @@ read_loop_attrs(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct
 static int
 attr_hex(struct reader *rd, xmlNodePtr n, const char *name, uint64_t *out)
 {
-    char *v = attr(n, name), *end = NULL;
+    const char *v = attr(rd, n, name);
+    char *end = NULL;
     bool bad;
 
     *out = 0;
@@ -272,7 +292,6 @@ attr_hex(struct reader *rd, xmlNodePtr n, const char *name, uint64_t *out)
     if (bad)
         rd_error(rd, xmlGetLineNo(n), "<%s %s=\"%.40s\">: expected a hex address",
                  (const char *)n->name, name, v);
-    xmlFree(v);
     return bad ? STRUCT_EXML : 0;
 }
 
@@ -280,7 +299,7 @@ attr_hex(struct reader *rd, xmlNodePtr n, const char *name, uint64_t *out)
 static int
 read_call_attrs(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct struct_scope *s)
 {
-    char *v = attr(n, "t");
+    const char *v = attr(rd, n, "t");
     int rc;
 
     if (v != NULL) {
@@ -291,7 +310,6 @@ read_call_attrs(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct
         rc = (strncmp(v, "0x", 2) != 0 || end == v + 2 || *end != '\0' || errno != 0);
         if (rc)
             rd_error(rd, xmlGetLineNo(n), "<C t=\"%.40s\">: expected a hex address", v);
-        xmlFree(v);
         if (rc)
             return STRUCT_EXML;
     }
@@ -312,12 +330,12 @@ read_scope_ex(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct s
               enum struct_scope_kind kind, bool children, struct struct_scope **made)
 {
     struct struct_scope *s;
-    char *v;
+    const char *v;
     int rc;
 
     rd->rv.n = 0;
     if (kind >= STRUCT_SCOPE_PROC) {
-        v = attr(n, "v");
+        v = attr(rd, n, "v");
         if (v == NULL) {
             rd_error(rd, xmlGetLineNo(n), "<%s> lacks attribute v", (const char *)n->name);
             return STRUCT_EXML;
@@ -326,10 +344,8 @@ read_scope_ex(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct s
         if (rc != 0) {
             rd_error(rd, xmlGetLineNo(n), "<%s v=\"%.100s\">: bad address ranges",
                      (const char *)n->name, v);
-            xmlFree(v);
             return rc == STRUCT_ENOMEM ? rc : STRUCT_EXML;
         }
-        xmlFree(v);
     }
     s = struct_scope_new(m, parent, kind, rd->rv.v, rd->rv.n);
     if (s == NULL)
@@ -422,7 +438,7 @@ static int
 read_module_ex(struct reader *rd, xmlNodePtr n, bool children, struct struct_module **out)
 {
     struct struct_module *m;
-    char *name = attr(n, "n");
+    const char *name = attr(rd, n, "n");
     const char *bid;
     int rc;
 
@@ -432,7 +448,6 @@ read_module_ex(struct reader *rd, xmlNodePtr n, bool children, struct struct_mod
         return STRUCT_EXML;
     }
     m = struct_module_new(name);
-    xmlFree(name);
     if (m == NULL)
         return STRUCT_ENOMEM;
     if ((rc = attr_u32(rd, n, "i", true, &m->root.id)) != 0 ||
@@ -481,6 +496,7 @@ struct_read_xml_opt(const char *path, const struct struct_options *opt,
     if (rc == STRUCT_ENOMEM && !rd.have_err)
         rd_error(&rd, 0, "out of memory");
     struct_rvec_free(&rd.rv);
+    xmlFree(rd.attr_copy);
     return rc;
 }
 
@@ -621,7 +637,7 @@ read_stream(struct reader *rd, const char *dtd, struct struct_module ***mods, si
         }
         k = depth == 0 ? (enum struct_scope_kind) - 1 : kind_of(node);
         if (depth == 0) {
-            char *ver = attr(node, "version");
+            const char *ver = attr(rd, node, "version");
 
             if (xmlStrcmp(node->name, BAD_CAST "csprof-structure") != 0) {
                 rd_error(rd, xmlGetLineNo(node), "root element is not <csprof-structure>");
@@ -632,7 +648,6 @@ read_stream(struct reader *rd, const char *dtd, struct struct_module ***mods, si
                          STRUCT_XML_VERSION);
                 rc = STRUCT_EXML;
             }
-            xmlFree(ver);
         } else if (depth == 1 && k == STRUCT_SCOPE_MODULE) {
             if (csp_vec_reserve(&v, &cap, n + 1, sizeof(*v)) != 0) {
                 rc = STRUCT_ENOMEM;
@@ -706,6 +721,7 @@ struct_read_xml_stream(const char *path, struct struct_module **out, char *err, 
         err[0] = '\0';
     rc = read_stream(&rd, NULL, &v, &n);
     struct_rvec_free(&rd.rv);
+    xmlFree(rd.attr_copy);
     if (rc != 0)
         return rc;
     if (n != 1) {
