@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <libxml/parser.h>
@@ -39,6 +40,21 @@
 
 #define DTD_NAME "csprof-structure.dtd"
 
+/*
+ * Files from this size on are read into modules with huge-page arenas
+ * (struct_module_new_large): fewer page faults, which are what a large
+ * structure file's read mostly waits for after parsing.
+ */
+#define LARGE_FILE_BYTES ((off_t)8 * 1024 * 1024)
+
+static bool
+large_file(const char *path)
+{
+    struct stat st;
+
+    return stat(path, &st) == 0 && st.st_size >= LARGE_FILE_BYTES;
+}
+
 struct reader {
     const char *path;
     const char *schema_dir; /* NULL: next to the executable */
@@ -47,6 +63,7 @@ struct reader {
     bool have_err;
     struct struct_rvec rv;
     char *attr_copy; /* see attr() */
+    bool large;      /* a large file: modules get huge-page arenas (module.c) */
 };
 
 /* Record the first error only: later ones are usually consequences. */
@@ -447,7 +464,7 @@ read_module_ex(struct reader *rd, xmlNodePtr n, bool children, struct struct_mod
         rd_error(rd, xmlGetLineNo(n), "<LM> lacks attribute n");
         return STRUCT_EXML;
     }
-    m = struct_module_new(name);
+    m = struct_module_new_large(name, rd->large);
     if (m == NULL)
         return STRUCT_ENOMEM;
     if ((rc = attr_u32(rd, n, "i", true, &m->root.id)) != 0 ||
@@ -482,7 +499,8 @@ struct_read_xml_opt(const char *path, const struct struct_options *opt,
     struct reader rd = {.path = path,
                         .schema_dir = opt != NULL ? opt->schema_dir : NULL,
                         .err = err,
-                        .errlen = errlen};
+                        .errlen = errlen,
+                        .large = large_file(path)};
     char *dtd;
     int rc;
 
@@ -711,7 +729,7 @@ read_stream(struct reader *rd, const char *dtd, struct struct_module ***mods, si
 int
 struct_read_xml_stream(const char *path, struct struct_module **out, char *err, size_t errlen)
 {
-    struct reader rd = {.path = path, .err = err, .errlen = errlen};
+    struct reader rd = {.path = path, .err = err, .errlen = errlen, .large = large_file(path)};
     struct struct_module **v = NULL;
     size_t n = 0;
     int rc;
