@@ -237,15 +237,6 @@ nesting_ok(enum struct_scope_kind parent, enum struct_scope_kind child)
     }
 }
 
-static const char *
-enclosing_file(const struct struct_scope *s)
-{
-    for (const struct struct_scope *p = s->parent; p != NULL; p = p->parent)
-        if (p->kind == STRUCT_SCOPE_PROC || p->kind == STRUCT_SCOPE_INLINE)
-            return p->file;
-    return NULL;
-}
-
 static int read_children(struct reader *rd, struct struct_module *m, xmlNodePtr node,
                          struct struct_scope *parent);
 
@@ -397,7 +388,7 @@ read_scope_ex(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct s
         if ((rc = attr_string(rd, m, n, "f", false, &s->file)) == 0)
             rc = attr_u32(rd, n, "l", false, &s->line);
         if (rc == 0 && s->file == NULL)
-            s->file = enclosing_file(s);
+            s->file = struct_enclosing_file(s);
         if (rc == 0 && kind == STRUCT_SCOPE_LOOP)
             rc = read_loop_attrs(rd, m, n, s);
         if (rc == 0 && kind == STRUCT_SCOPE_CALL)

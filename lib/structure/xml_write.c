@@ -196,16 +196,6 @@ attr_ranges(struct xw *w, const char *name, const struct struct_range *r, size_t
     return rc;
 }
 
-/* File of the nearest enclosing PROC or INLINE (NULL when unknown). */
-static const char *
-enclosing_file(const struct struct_scope *s)
-{
-    for (const struct struct_scope *p = s->parent; p != NULL; p = p->parent)
-        if (p->kind == STRUCT_SCOPE_PROC || p->kind == STRUCT_SCOPE_INLINE)
-            return p->file;
-    return NULL;
-}
-
 /* Write the children of an element at @depth and close it ("/>" when it has none). */
 static int write_scope(struct xw *w, const struct struct_scope *s, unsigned depth);
 
@@ -264,7 +254,7 @@ write_scope(struct xw *w, const struct struct_scope *s, unsigned depth)
     case STRUCT_SCOPE_LOOP:
     case STRUCT_SCOPE_STMT:
     case STRUCT_SCOPE_CALL:
-        ef = enclosing_file(s);
+        ef = struct_enclosing_file(s);
         if ((s->file && (ef == NULL || strcmp(ef, s->file) != 0) &&
              attr_str(w, "f", s->file) != 0) ||
             (s->line && attr_u64(w, "l", s->line) != 0))
