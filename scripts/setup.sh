@@ -22,6 +22,7 @@ packages=(
   xz-utils file                                           # the real-program test, test helpers
   libc6-dbg                                               # glibc's internal functions get names
   libstdc++6-12-dbg                                       # a DWARF build of libstdc++ for the struct_lines test
+  libpython3.11-dbg                                       # a DWARF build of libpython for bench/struct
   libcap2-bin                                             # setcap: capability cases of rel_19
   google-perftools libgoogle-perftools-dev linux-perf     # peers, for bench/
   time python3                                            # bench/

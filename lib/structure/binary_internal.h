@@ -68,6 +68,7 @@ struct stmt_piece {
     struct struct_scope *scope;
     const char *file;
     uint32_t line;
+    uint32_t group; /* rank of @scope among the scopes by address (build.c's sort) */
     uint64_t lo, hi;
 };
 

@@ -75,6 +75,96 @@ stmt_piece_cmp(const void *pa, const void *pb)
     return 0;
 }
 
+static int
+uptr_cmp(const void *pa, const void *pb)
+{
+    uintptr_t a = *(const uintptr_t *)pa, b = *(const uintptr_t *)pb;
+
+    return a < b ? -1 : a > b;
+}
+
+/*
+ * Number the scopes of the lookup index by address: gnum[j] is the rank of
+ * index entry j's scope among the distinct scopes; *ngroups is their count.
+ */
+static int
+rank_index_scopes(const struct struct_module *m, uint32_t **gnum, size_t *ngroups)
+{
+    uintptr_t *sc = malloc((m->nindex + 1) * sizeof(*sc));
+    uint32_t *g = malloc((m->nindex + 1) * sizeof(*g));
+    size_t k = 0;
+
+    if (sc == NULL || g == NULL || m->nindex > UINT32_MAX) {
+        free(sc);
+        free(g);
+        return STRUCT_ENOMEM;
+    }
+    for (size_t j = 0; j < m->nindex; j++)
+        sc[j] = (uintptr_t)m->index[j].scope;
+    if (m->nindex > 1)
+        qsort(sc, m->nindex, sizeof(*sc), uptr_cmp);
+    for (size_t j = 0; j < m->nindex; j++)
+        if (k == 0 || sc[k - 1] != sc[j])
+            sc[k++] = sc[j];
+    for (size_t j = 0; j < m->nindex; j++)
+        g[j] = (uint32_t)csp_lower_bound_u64(sc, k, sizeof(*sc), 0,
+                                             (uint64_t)(uintptr_t)m->index[j].scope);
+    free(sc);
+    *gnum = g;
+    *ngroups = k;
+    return 0;
+}
+
+/*
+ * Sort @p into stmt_piece_cmp's order without one large comparison sort:
+ * an in-place bucket distribution by scope rank (the American flag sort of
+ * McIlroy, Bostic and McIlroy, "Engineering radix sort", 1993), then a
+ * comparison sort inside each bucket -- a scope's pieces, mostly already in
+ * order.  Pieces equal under stmt_piece_cmp differ at most in hi, and their
+ * ranges are merged afterwards, so the sort need not be stable.
+ */
+static int
+sort_pieces(struct stmt_piece *p, size_t np, size_t ngroups)
+{
+    size_t *start = calloc(ngroups + 1, sizeof(*start));
+    size_t *next = malloc((ngroups + 1) * sizeof(*next));
+
+    if (start == NULL || next == NULL) {
+        free(start);
+        free(next);
+        return STRUCT_ENOMEM;
+    }
+    for (size_t i = 0; i < np; i++)
+        start[p[i].group + 1]++;
+    for (size_t g = 0; g < ngroups; g++)
+        start[g + 1] += start[g];
+    memcpy(next, start, (ngroups + 1) * sizeof(*next));
+    for (size_t g = 0; g < ngroups; g++)
+        while (next[g] < start[g + 1]) {
+            struct stmt_piece x = p[next[g]];
+
+            while (x.group != g) { /* follow the cycle x starts */
+                struct stmt_piece y = p[next[x.group]];
+
+                p[next[x.group]++] = x;
+                x = y;
+            }
+            p[next[g]++] = x;
+        }
+    for (size_t g = 0; g < ngroups; g++) {
+        size_t lo = start[g], n = start[g + 1] - start[g];
+
+        for (size_t i = 1; i < n; i++)
+            if (stmt_piece_cmp(&p[lo + i - 1], &p[lo + i]) > 0) {
+                qsort(&p[lo], n, sizeof(*p), stmt_piece_cmp);
+                break;
+            }
+    }
+    free(start);
+    free(next);
+    return 0;
+}
+
 /*
  * Split every line-table range at scope boundaries and create one STMT per
  * (innermost scope, file, line) holding the merged ranges.  Uses the
@@ -87,12 +177,16 @@ add_statements(struct analysis *an)
     struct stmt_piece *p = NULL;
     size_t np = 0, capp = 0;
     struct struct_rvec rv = {0};
+    uint32_t *gnum = NULL;
+    size_t ngroups = 0;
     int rc = 0;
 
     if (an->nlines == 0)
         return 0;
     if (struct_lookup(m, 0) == NULL && !m->index_built)
         return STRUCT_ENOMEM;
+    if ((rc = rank_index_scopes(m, &gnum, &ngroups)) != 0)
+        goto out;
     for (size_t i = 0; i < an->nlines; i++) {
         const struct line_piece *l = &an->lines[i];
         size_t lo = csp_range_first_after(m->index, m->nindex, sizeof(*m->index), l->lo);
@@ -109,13 +203,16 @@ add_statements(struct analysis *an)
                 }
                 p = v;
             }
-            p[np++] =
-                (struct stmt_piece){(struct struct_scope *)e->scope, l->file, l->line,
-                                    e->lo > l->lo ? e->lo : l->lo, e->hi < l->hi ? e->hi : l->hi};
+            p[np++] = (struct stmt_piece){(struct struct_scope *)e->scope,
+                                          l->file,
+                                          l->line,
+                                          gnum[j],
+                                          e->lo > l->lo ? e->lo : l->lo,
+                                          e->hi < l->hi ? e->hi : l->hi};
         }
     }
-    if (np > 0)
-        qsort(p, np, sizeof(*p), stmt_piece_cmp);
+    if (np > 0 && (rc = sort_pieces(p, np, ngroups)) != 0)
+        goto out;
     for (size_t i = 0; i < np;) {
         size_t j = i;
         struct struct_scope *s;
@@ -137,6 +234,7 @@ add_statements(struct analysis *an)
         i = j;
     }
 out:
+    free(gnum);
     free(m->index);
     m->index = NULL;
     m->nindex = 0;

@@ -197,6 +197,15 @@ struct_module_arenas(struct struct_module *m, size_t n)
     return &v[m->nxarenas - n];
 }
 
+const char *
+struct_enclosing_file(const struct struct_scope *s)
+{
+    for (const struct struct_scope *p = s->parent; p != NULL; p = p->parent)
+        if (p->kind == STRUCT_SCOPE_PROC || p->kind == STRUCT_SCOPE_INLINE)
+            return p->file;
+    return NULL;
+}
+
 struct struct_scope *
 struct_scope_new(struct struct_module *m, struct struct_scope *parent, enum struct_scope_kind kind,
                  const struct struct_range *r, size_t nr)

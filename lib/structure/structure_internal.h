@@ -70,6 +70,13 @@ struct struct_module *struct_module_new(const char *path);
  */
 struct struct_module *struct_module_new_large(const char *path, bool large);
 
+/*
+ * File of the nearest PROC or INLINE enclosing @s (NULL when unknown): the
+ * file an S, L or C without its own f attribute belongs to (the XML
+ * writer omits it, the reader restores it).
+ */
+const char *struct_enclosing_file(const struct struct_scope *s);
+
 /* Allocate @size zeroed bytes that live as long as @m; NULL on failure. */
 void *struct_module_alloc(struct struct_module *m, size_t size);
 

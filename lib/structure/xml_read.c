@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <libxml/parser.h>
@@ -39,6 +40,21 @@
 
 #define DTD_NAME "csprof-structure.dtd"
 
+/*
+ * Files from this size on are read into modules with huge-page arenas
+ * (struct_module_new_large): fewer page faults, which are what a large
+ * structure file's read mostly waits for after parsing.
+ */
+#define LARGE_FILE_BYTES ((off_t)8 * 1024 * 1024)
+
+static bool
+large_file(const char *path)
+{
+    struct stat st;
+
+    return stat(path, &st) == 0 && st.st_size >= LARGE_FILE_BYTES;
+}
+
 struct reader {
     const char *path;
     const char *schema_dir; /* NULL: next to the executable */
@@ -46,6 +62,8 @@ struct reader {
     size_t errlen;
     bool have_err;
     struct struct_rvec rv;
+    char *attr_copy; /* see attr() */
+    bool large;      /* a large file: modules get huge-page arenas (module.c) */
 };
 
 /* Record the first error only: later ones are usually consequences. */
@@ -118,17 +136,40 @@ find_dtd(const char *dir)
 
 /* ---- attribute helpers --------------------------------------------- */
 
-/* Attribute value (malloc'ed by libxml2) or NULL. */
-static char *
-attr(xmlNodePtr n, const char *name)
+/*
+ * Value of the attribute @name of element @n, or NULL when absent.  Read
+ * from the element's own attribute list (no copy, no look-up of DTD
+ * defaults: the structure DTD declares none), so the value is borrowed
+ * from the tree and valid while @n is.  A value libxml2 keeps as several
+ * nodes (entity references) is joined into rd->attr_copy, valid until the
+ * next call; out of memory there is a read error.
+ */
+static const char *
+attr(struct reader *rd, xmlNodePtr n, const char *name)
 {
-    return (char *)xmlGetProp(n, BAD_CAST name);
+    for (xmlAttrPtr a = n->properties; a != NULL; a = a->next) {
+        xmlNodePtr t = a->children;
+
+        if (a->ns != NULL || strcmp((const char *)a->name, name) != 0)
+            continue;
+        if (t == NULL)
+            return "";
+        if (t->next == NULL && t->type == XML_TEXT_NODE && t->content != NULL)
+            return (const char *)t->content;
+        xmlFree(rd->attr_copy);
+        rd->attr_copy = (char *)xmlNodeListGetString(n->doc, t, 1);
+        if (rd->attr_copy == NULL)
+            rd_error(rd, xmlGetLineNo(n), "out of memory");
+        return rd->attr_copy;
+    }
+    return NULL;
 }
 
 static int
 attr_u32(struct reader *rd, xmlNodePtr n, const char *name, bool required, uint32_t *out)
 {
-    char *v = attr(n, name), *end;
+    const char *v = attr(rd, n, name);
+    char *end;
     unsigned long long x;
 
     *out = 0;
@@ -142,10 +183,8 @@ attr_u32(struct reader *rd, xmlNodePtr n, const char *name, bool required, uint3
     if (v[0] < '0' || v[0] > '9' || *end != '\0' || errno != 0 || x > UINT32_MAX) {
         rd_error(rd, xmlGetLineNo(n), "<%s %s=\"%s\">: not a 32-bit unsigned number",
                  (const char *)n->name, name, v);
-        xmlFree(v);
         return STRUCT_EXML;
     }
-    xmlFree(v);
     *out = (uint32_t)x;
     return 0;
 }
@@ -154,7 +193,7 @@ static int
 attr_string(struct reader *rd, struct struct_module *m, xmlNodePtr n, const char *name,
             bool required, const char **out)
 {
-    char *v = attr(n, name);
+    const char *v = attr(rd, n, name);
 
     *out = NULL;
     if (v == NULL) {
@@ -163,7 +202,6 @@ attr_string(struct reader *rd, struct struct_module *m, xmlNodePtr n, const char
         return required ? STRUCT_EXML : 0;
     }
     *out = struct_intern(m, v);
-    xmlFree(v);
     return *out == NULL ? STRUCT_ENOMEM : 0;
 }
 
@@ -199,15 +237,6 @@ nesting_ok(enum struct_scope_kind parent, enum struct_scope_kind child)
     }
 }
 
-static const char *
-enclosing_file(const struct struct_scope *s)
-{
-    for (const struct struct_scope *p = s->parent; p != NULL; p = p->parent)
-        if (p->kind == STRUCT_SCOPE_PROC || p->kind == STRUCT_SCOPE_INLINE)
-            return p->file;
-    return NULL;
-}
-
 static int read_children(struct reader *rd, struct struct_module *m, xmlNodePtr node,
                          struct struct_scope *parent);
 
@@ -215,7 +244,7 @@ static int read_children(struct reader *rd, struct struct_module *m, xmlNodePtr 
 static int
 attr_flag(struct reader *rd, xmlNodePtr n, const char *name, unsigned bit, unsigned *flags)
 {
-    char *v = attr(n, name);
+    const char *v = attr(rd, n, name);
     int rc = 0;
 
     if (v == NULL)
@@ -227,7 +256,6 @@ attr_flag(struct reader *rd, xmlNodePtr n, const char *name, unsigned bit, unsig
                  name, v);
         rc = STRUCT_EXML;
     }
-    xmlFree(v);
     return rc;
 }
 
@@ -235,12 +263,11 @@ attr_flag(struct reader *rd, xmlNodePtr n, const char *name, unsigned bit, unsig
 static int
 read_loop_attrs(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct struct_scope *s)
 {
-    char *v = attr(n, "e");
+    const char *v = attr(rd, n, "e");
     int rc;
 
     if (v != NULL) {
         rc = struct_ranges_parse(v, &rd->rv);
-        xmlFree(v);
         if (rc != 0) {
             rd_error(rd, xmlGetLineNo(n), "<L e=...>: bad address ranges");
             return rc == STRUCT_ENOMEM ? rc : STRUCT_EXML;
@@ -260,7 +287,8 @@ read_loop_attrs(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct
 static int
 attr_hex(struct reader *rd, xmlNodePtr n, const char *name, uint64_t *out)
 {
-    char *v = attr(n, name), *end = NULL;
+    const char *v = attr(rd, n, name);
+    char *end = NULL;
     bool bad;
 
     *out = 0;
@@ -272,7 +300,6 @@ attr_hex(struct reader *rd, xmlNodePtr n, const char *name, uint64_t *out)
     if (bad)
         rd_error(rd, xmlGetLineNo(n), "<%s %s=\"%.40s\">: expected a hex address",
                  (const char *)n->name, name, v);
-    xmlFree(v);
     return bad ? STRUCT_EXML : 0;
 }
 
@@ -280,7 +307,7 @@ attr_hex(struct reader *rd, xmlNodePtr n, const char *name, uint64_t *out)
 static int
 read_call_attrs(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct struct_scope *s)
 {
-    char *v = attr(n, "t");
+    const char *v = attr(rd, n, "t");
     int rc;
 
     if (v != NULL) {
@@ -291,7 +318,6 @@ read_call_attrs(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct
         rc = (strncmp(v, "0x", 2) != 0 || end == v + 2 || *end != '\0' || errno != 0);
         if (rc)
             rd_error(rd, xmlGetLineNo(n), "<C t=\"%.40s\">: expected a hex address", v);
-        xmlFree(v);
         if (rc)
             return STRUCT_EXML;
     }
@@ -312,12 +338,12 @@ read_scope_ex(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct s
               enum struct_scope_kind kind, bool children, struct struct_scope **made)
 {
     struct struct_scope *s;
-    char *v;
+    const char *v;
     int rc;
 
     rd->rv.n = 0;
     if (kind >= STRUCT_SCOPE_PROC) {
-        v = attr(n, "v");
+        v = attr(rd, n, "v");
         if (v == NULL) {
             rd_error(rd, xmlGetLineNo(n), "<%s> lacks attribute v", (const char *)n->name);
             return STRUCT_EXML;
@@ -326,10 +352,8 @@ read_scope_ex(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct s
         if (rc != 0) {
             rd_error(rd, xmlGetLineNo(n), "<%s v=\"%.100s\">: bad address ranges",
                      (const char *)n->name, v);
-            xmlFree(v);
             return rc == STRUCT_ENOMEM ? rc : STRUCT_EXML;
         }
-        xmlFree(v);
     }
     s = struct_scope_new(m, parent, kind, rd->rv.v, rd->rv.n);
     if (s == NULL)
@@ -364,7 +388,7 @@ read_scope_ex(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct s
         if ((rc = attr_string(rd, m, n, "f", false, &s->file)) == 0)
             rc = attr_u32(rd, n, "l", false, &s->line);
         if (rc == 0 && s->file == NULL)
-            s->file = enclosing_file(s);
+            s->file = struct_enclosing_file(s);
         if (rc == 0 && kind == STRUCT_SCOPE_LOOP)
             rc = read_loop_attrs(rd, m, n, s);
         if (rc == 0 && kind == STRUCT_SCOPE_CALL)
@@ -422,7 +446,7 @@ static int
 read_module_ex(struct reader *rd, xmlNodePtr n, bool children, struct struct_module **out)
 {
     struct struct_module *m;
-    char *name = attr(n, "n");
+    const char *name = attr(rd, n, "n");
     const char *bid;
     int rc;
 
@@ -431,8 +455,7 @@ read_module_ex(struct reader *rd, xmlNodePtr n, bool children, struct struct_mod
         rd_error(rd, xmlGetLineNo(n), "<LM> lacks attribute n");
         return STRUCT_EXML;
     }
-    m = struct_module_new(name);
-    xmlFree(name);
+    m = struct_module_new_large(name, rd->large);
     if (m == NULL)
         return STRUCT_ENOMEM;
     if ((rc = attr_u32(rd, n, "i", true, &m->root.id)) != 0 ||
@@ -467,7 +490,8 @@ struct_read_xml_opt(const char *path, const struct struct_options *opt,
     struct reader rd = {.path = path,
                         .schema_dir = opt != NULL ? opt->schema_dir : NULL,
                         .err = err,
-                        .errlen = errlen};
+                        .errlen = errlen,
+                        .large = large_file(path)};
     char *dtd;
     int rc;
 
@@ -481,6 +505,7 @@ struct_read_xml_opt(const char *path, const struct struct_options *opt,
     if (rc == STRUCT_ENOMEM && !rd.have_err)
         rd_error(&rd, 0, "out of memory");
     struct_rvec_free(&rd.rv);
+    xmlFree(rd.attr_copy);
     return rc;
 }
 
@@ -621,7 +646,7 @@ read_stream(struct reader *rd, const char *dtd, struct struct_module ***mods, si
         }
         k = depth == 0 ? (enum struct_scope_kind) - 1 : kind_of(node);
         if (depth == 0) {
-            char *ver = attr(node, "version");
+            const char *ver = attr(rd, node, "version");
 
             if (xmlStrcmp(node->name, BAD_CAST "csprof-structure") != 0) {
                 rd_error(rd, xmlGetLineNo(node), "root element is not <csprof-structure>");
@@ -632,7 +657,6 @@ read_stream(struct reader *rd, const char *dtd, struct struct_module ***mods, si
                          STRUCT_XML_VERSION);
                 rc = STRUCT_EXML;
             }
-            xmlFree(ver);
         } else if (depth == 1 && k == STRUCT_SCOPE_MODULE) {
             if (csp_vec_reserve(&v, &cap, n + 1, sizeof(*v)) != 0) {
                 rc = STRUCT_ENOMEM;
@@ -696,7 +720,7 @@ read_stream(struct reader *rd, const char *dtd, struct struct_module ***mods, si
 int
 struct_read_xml_stream(const char *path, struct struct_module **out, char *err, size_t errlen)
 {
-    struct reader rd = {.path = path, .err = err, .errlen = errlen};
+    struct reader rd = {.path = path, .err = err, .errlen = errlen, .large = large_file(path)};
     struct struct_module **v = NULL;
     size_t n = 0;
     int rc;
@@ -706,6 +730,7 @@ struct_read_xml_stream(const char *path, struct struct_module **out, char *err, 
         err[0] = '\0';
     rc = read_stream(&rd, NULL, &v, &n);
     struct_rvec_free(&rd.rv);
+    xmlFree(rd.attr_copy);
     if (rc != 0)
         return rc;
     if (n != 1) {
