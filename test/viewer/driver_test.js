@@ -19,6 +19,7 @@ const path = require('path');
 const fs = require('fs');
 const { pathToFileURL } = require('url');
 const cdp = require('./cdp.js');
+const vl = require('./viewer_lib.js');
 
 const outDir = process.argv[2] || path.join(process.cwd(), 'viewer_driver_out');
 const page0 = path.join(__dirname, 'fixtures', 'driver', 'index.html');
@@ -90,6 +91,25 @@ cdp.main(async () => {
     await assert.rejects(page.evaluate('nosuchvariable'), /nosuchvariable/);
     await assert.rejects(page.waitFor('false', 100), /condition not met/);
     await page.close();
+
+    // viewer_lib on the same page: the DOM contract, ready time, view screenshots.
+    const p2 = await vl.openDb(browser, page0, { width: 640, height: 480 });
+    assert.ok(typeof p2.readyMs === 'number' && p2.readyMs > 0, `readyMs ${p2.readyMs}`);
+    const r2 = await vl.rows(p2, '#t');
+    assert.deepStrictEqual(r2.map((r) => vl.num(r.cols.excl)), [2, 10, 20]);
+    assert.strictEqual(r2[0].name, 'main');
+    assert.deepStrictEqual([vl.num('1,234.5 %'), vl.num('1.5e3'), vl.num('-3 s')], [1234.5, 1500, -3]);
+    assert.ok(Number.isNaN(vl.num('-')));
+    const shots = await vl.screenshotViews(p2, outDir, { views: ['flat'], prefix: 'lib-' });
+    assert.deepStrictEqual(cdp.pngSize(fs.readFileSync(shots[0])), { width: 640, height: 480 });
+    await assert.rejects(vl.screenshotViews(p2, outDir, { views: ['flame'] }), /no view switch/);
+    vl.assertClean(p2, 'fixture');
+    await p2.evaluate('window.fixture.misbehave()');
+    await new Promise((r) => setTimeout(r, 200));
+    assert.throws(() => vl.assertClean(p2, 'fixture'), /console error/);
+    p2.console.length = 0;
+    p2.exceptions.length = 0;
+    assert.throws(() => vl.assertClean(p2, 'fixture'), /leave file/);
   });
   console.log(`PASS: driver self-test (screenshot in ${outDir}/driver.png)`);
 }, { timeoutMs: 90000 });
