@@ -114,7 +114,7 @@ cdp.main(async () => {
     }
   });
   const fmt = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
-  console.log(`viewer: ${placeholder ? 'placeholder page (no viewer built)' : db}; ${nodes} CCT nodes; ` +
+  console.log(`viewer: ${placeholder ? 'placeholder.html (loads the data file only)' : db}; ${nodes} CCT nodes; ` +
     `${version}, headless, --disable-gpu; ${reps} repetition(s), fresh tab each`);
   console.log('');
   console.log('| action | median ms | min–max ms | DOM elements | JS heap MB |');
