@@ -67,7 +67,7 @@ same() {
     pass=$((pass + 1))
 }
 
-run serial "$PROF" -j 1 --runs separate -o "$W/serial" "$W/m" "$W/m"
+run serial "$PROF" -j 1 --runs separate --summary full -o "$W/serial" "$W/m" "$W/m"
 [ "$(cat "$W/serial.rc")" = 0 ] || { cat "$W/serial.err"; echo "FAIL: serial run"; exit 1; }
 # The set is what the test needs: 2 runs x (24 files + 1 of two records) read, 4 skipped.
 grep -q "^measurement files: 50 read, 4 skipped" "$W/serial.out" || fail "serial: files read/skipped"
@@ -79,13 +79,13 @@ grep -q "^threads: 24$" "$W/serial.out" || fail "serial: 24 threads expected"
 
 if [ "$mode" = threads ]; then
     for j in 2 3 7; do
-        run j$j "$PROF" -j "$j" --runs separate -o "$W/j$j" "$W/m" "$W/m"
+        run j$j "$PROF" -j "$j" --runs separate --summary full -o "$W/j$j" "$W/m" "$W/m"
         same j$j
     done
 else
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 # CI containers run as root
     for np in 2 3; do # 3 ranks merge their parts with 2 threads each
-        run np$np timeout 120 "$MPIEXEC" -np "$np" --oversubscribe "$PROF_MPI" -j $((np - 1)) --runs separate \
+        run np$np timeout 120 "$MPIEXEC" -np "$np" --oversubscribe "$PROF_MPI" -j $((np - 1)) --runs separate --summary full \
             -o "$W/np$np" "$W/m" "$W/m"
         same np$np
     done
