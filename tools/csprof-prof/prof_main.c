@@ -27,6 +27,7 @@
 #include "fmt/fmt.h"
 #include "profile/profile.h"
 #include "support/text.h"
+#include "viewer/viewer.h"
 
 #define PROF_DEFAULT_DB "csprof-database"
 #define PROF_MAX_TOP    1000000u
@@ -48,6 +49,9 @@ struct prof_options {
     enum prof_runs runs;
     const char **structs, **derived, **roots, **replace_old, **replace_new;
     size_t nstructs, nderived, nroots, nreplace;
+    const char *refresh_viewer; /* --refresh-viewer DB */
+    const char *diff_base;      /* --diff-viewer BASE_DB */
+    bool db_given;              /* -o was given */
 };
 
 static void __attribute__((noreturn)) prof_die_oom(void)
@@ -91,6 +95,8 @@ prof_usage(FILE *out)
           "                   [-I DIR]... [--replace-path OLD=NEW]... [--runs sum|separate]\n"
           "                   MEASUREMENTS...\n"
           "       csprof-prof --dump FILE...\n"
+          "       csprof-prof --refresh-viewer DB\n"
+          "       csprof-prof --diff-viewer BASE_DB DB -o DIFF_DB\n"
           "\n"
           "Merge csprof measurement files into an experiment database DB/experiment.xml\n"
           "(schema: share/csprof/schemas/experiment.dtd) and print a summary.\n"
@@ -111,6 +117,9 @@ prof_usage(FILE *out)
           "                          or one column per run\n"
           "  -q, --quiet             print only the database path, not the summary\n"
           "      --dump              print each measurement FILE as text and exit\n"
+          "      --refresh-viewer DB rewrite DB/index.html and DB/viewer/ from DB and exit\n"
+          "      --diff-viewer BASE_DB  write a differential viewer of BASE_DB -> DB into\n"
+          "                          DIFF_DB (-o) and exit\n"
           "  -v, --verbose           print notes about load modules\n"
           "  -h, --help              print this help and exit\n"
           "  -V, --version           print the version and exit\n"
@@ -499,7 +508,7 @@ prof_parse_runs(const char *arg, enum prof_runs *runs)
 static int
 prof_parse_options(int argc, char **argv, struct prof_options *o, bool *dump)
 {
-    enum { OPT_DUMP = 256, OPT_REPLACE, OPT_RUNS };
+    enum { OPT_DUMP = 256, OPT_REPLACE, OPT_RUNS, OPT_REFRESH, OPT_DIFFVIEW };
     static const struct option longopts[] = {
         {"structure", required_argument, NULL, 'S'},
         {"output", required_argument, NULL, 'o'},
@@ -510,6 +519,8 @@ prof_parse_options(int argc, char **argv, struct prof_options *o, bool *dump)
         {"replace-path", required_argument, NULL, OPT_REPLACE},
         {"runs", required_argument, NULL, OPT_RUNS},
         {"dump", no_argument, NULL, OPT_DUMP},
+        {"refresh-viewer", required_argument, NULL, OPT_REFRESH},
+        {"diff-viewer", required_argument, NULL, OPT_DIFFVIEW},
         {"quiet", no_argument, NULL, 'q'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
@@ -539,6 +550,7 @@ prof_parse_options(int argc, char **argv, struct prof_options *o, bool *dump)
                 return PROF_EXIT_USAGE;
             }
             o->db = optarg;
+            o->db_given = true;
             break;
         case 'f':
             o->force = true;
@@ -578,6 +590,12 @@ prof_parse_options(int argc, char **argv, struct prof_options *o, bool *dump)
         case OPT_DUMP:
             *dump = true;
             break;
+        case OPT_REFRESH:
+            o->refresh_viewer = optarg;
+            break;
+        case OPT_DIFFVIEW:
+            o->diff_base = optarg;
+            break;
         case 'q':
             o->quiet = true;
             break;
@@ -602,12 +620,33 @@ prof_parse_options(int argc, char **argv, struct prof_options *o, bool *dump)
             return PROF_EXIT_USAGE;
         }
     }
-    if (optind >= argc) {
+    if (o->refresh_viewer != NULL && (o->diff_base != NULL || optind < argc)) {
+        fputs("csprof-prof: --refresh-viewer takes one DB and no other argument\n", stderr);
+        return PROF_EXIT_USAGE;
+    }
+    if (o->diff_base != NULL && (optind + 1 != argc || !o->db_given)) {
+        fputs("csprof-prof: --diff-viewer BASE_DB needs one DB and -o DIFF_DB\n", stderr);
+        return PROF_EXIT_USAGE;
+    }
+    if (optind >= argc && o->refresh_viewer == NULL) {
         fprintf(stderr, "csprof-prof: no %s given (try --help)\n",
                 *dump ? "file to dump" : "measurement file or directory");
         return PROF_EXIT_USAGE;
     }
     return -1;
+}
+
+/* Write the viewer of @db (diff: @base -> @db) into @out; -1 after printing why. */
+static int
+prof_write_viewer(const char *db, const char *base, const char *out)
+{
+    char err[512];
+
+    if (vw_write(db, base, out, err, sizeof err) < 0) {
+        prof_eprint(err);
+        return -1;
+    }
+    return 0;
 }
 
 /* Analyze and write the database; returns the exit status. */
@@ -662,6 +701,8 @@ prof_run(const struct prof_options *o, int nargs, char **args)
         goto out_error;
     prof_print_messages(ctx);
     prof_copy_dtd(o->db, o->verbose);
+    if (prof_write_viewer(o->db, NULL, o->db) < 0)
+        goto out_free;
 
     printf("database: %s/experiment.xml\n", o->db);
     if (!o->quiet)
@@ -695,6 +736,15 @@ main(int argc, char **argv)
     }
     LIBXML_TEST_VERSION
     status = PROF_EXIT_FAIL;
+    if (o.refresh_viewer != NULL || o.diff_base != NULL) {
+        if (o.refresh_viewer != NULL)
+            status = prof_write_viewer(o.refresh_viewer, NULL, o.refresh_viewer);
+        else
+            status = prof_write_viewer(argv[optind], o.diff_base, o.db);
+        status = status < 0 ? PROF_EXIT_FAIL : PROF_EXIT_OK;
+        xmlCleanupParser();
+        goto out_free;
+    }
     if (prof_check_db(&o) == 0)
         status = prof_run(&o, argc - optind, argv + optind);
     xmlCleanupParser();

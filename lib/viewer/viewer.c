@@ -1,0 +1,578 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * viewer.c -- write the zero-install viewer and its data into a database.
+ *
+ * The data is the finest top-down view lib/report builds (inlined frames,
+ * loops and statements kept, no root elided), renumbered in preorder and
+ * written column by column as JavaScript array literals with one string
+ * table (share/schemas/viewer-data.md).  The viewer (share/viewer/, the .js files)
+ * applies the transforms, views and statistics in the browser.
+ *
+ * Tool code: never prints, never exits.  Every string from the database
+ * goes through exp_json_str(), which escapes quotes, controls and <>&, so
+ * no name can end the script or start markup.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libxml/xmlreader.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "export/export.h"
+#include "report/report.h"
+#include "viewer/viewer.h"
+#include "viewer_internal.h"
+
+#define VW_FORMAT       1
+#define VW_MAX_SRC_SIZE (8u << 20) /* larger source files are not shown */
+
+struct vw_out {
+    const char *dir; /* output directory */
+    char *err;
+    size_t errlen;
+};
+
+static int
+vw_fail(struct vw_out *o, int rc, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(o->err, o->errlen, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+static char *
+vw_path(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+
+    if (p != NULL)
+        snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+/* Open @dir/@name for writing (replacing it, never following a symlink). */
+static FILE *
+vw_create(struct vw_out *o, const char *name, int *rc)
+{
+    char *path = vw_path(o->dir, name);
+    FILE *f = NULL;
+    int fd;
+
+    if (path == NULL) {
+        *rc = vw_fail(o, RPT_ENOMEM, "out of memory");
+        return NULL;
+    }
+    unlink(path); /* a symlink planted there is removed, not followed */
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0)
+        f = fdopen(fd, "w");
+    if (f == NULL) {
+        *rc = vw_fail(o, RPT_EIO, "%s: cannot write: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+    }
+    free(path);
+    return f;
+}
+
+static int
+vw_close(struct vw_out *o, FILE *f, const char *name)
+{
+    bool bad = ferror(f) != 0;
+
+    if (fclose(f) != 0 || bad)
+        return vw_fail(o, RPT_EIO, "%s/%s: write failed: %s", o->dir, name, strerror(errno));
+    return 0;
+}
+
+/* ---------------------------------------------------- experiment.xml extras */
+
+/* What rpt_db_read() does not keep: File src= and the Summary subtree. */
+struct vw_extra {
+    char **file_src; /* per file index: "src/...", or NULL */
+    int nfile_src;
+    FILE *summary; /* JSON array of [element, depth, {attributes}] (memstream) */
+    char *summary_buf;
+    size_t summary_len;
+};
+
+static void
+vw_extra_free(struct vw_extra *x)
+{
+    for (int i = 0; i < x->nfile_src; i++)
+        free(x->file_src[i]);
+    free(x->file_src);
+    free(x->summary_buf);
+}
+
+static void
+vw_summary_element(struct vw_extra *x, xmlTextReaderPtr r, const char *el, int depth, bool *first)
+{
+    bool first_attr = true;
+
+    fprintf(x->summary, "%s[", *first ? "" : ",\n");
+    *first = false;
+    exp_json_str(x->summary, el);
+    fprintf(x->summary, ",%d,{", depth);
+    while (xmlTextReaderMoveToNextAttribute(r) == 1) {
+        const char *n = (const char *)xmlTextReaderConstName(r);
+        const char *v = (const char *)xmlTextReaderConstValue(r);
+        if (!first_attr)
+            putc(',', x->summary);
+        first_attr = false;
+        exp_json_str(x->summary, n ? n : "?");
+        putc(':', x->summary);
+        exp_json_str(x->summary, v ? v : "");
+    }
+    xmlTextReaderMoveToElement(r);
+    fputs("}]", x->summary);
+}
+
+static int
+vw_read_extra(struct vw_out *o, const char *db, struct vw_extra *x)
+{
+    char *path = vw_path(db, "experiment.xml");
+    xmlTextReaderPtr r;
+    int summary_depth = -1, rc = 0, ret;
+    bool first = true;
+
+    memset(x, 0, sizeof *x);
+    if (path == NULL)
+        return vw_fail(o, RPT_ENOMEM, "out of memory");
+    x->summary = open_memstream(&x->summary_buf, &x->summary_len);
+    r = xmlReaderForFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    if (x->summary == NULL || r == NULL) {
+        rc = vw_fail(o, RPT_EIO, "%s: cannot open", path);
+        goto out;
+    }
+    while ((ret = xmlTextReaderRead(r)) == 1) {
+        const char *el = (const char *)xmlTextReaderConstName(r);
+        int depth = xmlTextReaderDepth(r);
+        int type = xmlTextReaderNodeType(r);
+
+        if (type == XML_READER_TYPE_END_ELEMENT && summary_depth >= 0 && depth == summary_depth) {
+            summary_depth = -1;
+            continue;
+        }
+        if (type != XML_READER_TYPE_ELEMENT || el == NULL)
+            continue;
+        if (strcmp(el, "SecCallPathProfileData") == 0 || strcmp(el, "SecFlatProfileData") == 0) {
+            xmlTextReaderNext(r); /* the CCT is read by rpt_db_read() */
+            continue;
+        }
+        if (strcmp(el, "Summary") == 0 && summary_depth < 0)
+            summary_depth = depth;
+        if (summary_depth >= 0) {
+            vw_summary_element(x, r, el, depth - summary_depth, &first);
+        } else if (strcmp(el, "File") == 0) {
+            char *si = (char *)xmlTextReaderGetAttribute(r, BAD_CAST "i");
+            char *src = (char *)xmlTextReaderGetAttribute(r, BAD_CAST "src");
+            long i = si ? strtol(si, NULL, 10) : -1;
+            if (src != NULL && i >= 0 && i < 10000000) {
+                if (i >= x->nfile_src) {
+                    char **g = realloc(x->file_src, (size_t)(i + 1) * sizeof *g);
+                    if (g == NULL) {
+                        xmlFree(si);
+                        xmlFree(src);
+                        rc = vw_fail(o, RPT_ENOMEM, "out of memory");
+                        goto out;
+                    }
+                    memset(g + x->nfile_src, 0, (size_t)(i + 1 - x->nfile_src) * sizeof *g);
+                    x->file_src = g;
+                    x->nfile_src = (int)i + 1;
+                }
+                free(x->file_src[i]);
+                x->file_src[i] = strdup(src);
+            }
+            xmlFree(si);
+            xmlFree(src);
+        }
+    }
+    if (ret < 0)
+        rc = vw_fail(o, RPT_EFORMAT, "%s: not well-formed XML", path);
+out:
+    if (r != NULL)
+        xmlFreeTextReader(r);
+    if (x->summary != NULL) {
+        fclose(x->summary);
+        x->summary = NULL;
+    }
+    free(path);
+    return rc;
+}
+
+/* ------------------------------------------------------------- sources */
+
+/*
+ * Copy @db/@src (a DB-relative "src/..." path written by csprof-prof) into
+ * the script @name as one JSON string.  A path that leaves src/, a symlink
+ * or a file larger than VW_MAX_SRC_SIZE is skipped (returns 1).
+ */
+static int
+vw_write_source(struct vw_out *o, const char *db, const char *src, int id, const char *name,
+                const char *var)
+{
+    char *path, *buf;
+    struct stat st;
+    FILE *f;
+    int fd, rc = 0;
+    ssize_t got;
+
+    if (strncmp(src, "src/", 4) != 0 || strstr(src, "..") != NULL)
+        return 1;
+    path = vw_path(db, src);
+    if (path == NULL)
+        return vw_fail(o, RPT_ENOMEM, "out of memory");
+    fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    free(path);
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        (size_t)st.st_size > VW_MAX_SRC_SIZE) {
+        if (fd >= 0)
+            close(fd);
+        return 1;
+    }
+    buf = malloc((size_t)st.st_size + 1);
+    if (buf == NULL) {
+        close(fd);
+        return vw_fail(o, RPT_ENOMEM, "out of memory");
+    }
+    got = read(fd, buf, (size_t)st.st_size);
+    close(fd);
+    if (got < 0) {
+        free(buf);
+        return 1;
+    }
+    buf[got] = '\0';
+    f = vw_create(o, name, &rc);
+    if (f != NULL) {
+        fprintf(f, "(window.%s = window.%s || {})[%d] = ", var, var, id);
+        exp_json_str(f, buf); /* NUL bytes end the text: a source file has none */
+        fputs(";\n", f);
+        rc = vw_close(o, f, name);
+    }
+    free(buf);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- data */
+
+static void
+vw_int_array(FILE *f, const char *key, const int64_t *v, uint32_t n)
+{
+    fprintf(f, ",\n\"%s\":[", key);
+    for (uint32_t i = 0; i < n; i++)
+        fprintf(f, i ? ",%lld" : "%lld", (long long)v[i]);
+    putc(']', f);
+}
+
+/* Preorder numbering of @t's nodes: order[k] is the node visited k-th. */
+static uint32_t *
+vw_preorder(const struct rpt_tree *t)
+{
+    uint32_t *order = malloc((size_t)t->nnodes * sizeof *order);
+    uint32_t *stack = malloc((size_t)t->nnodes * sizeof *stack);
+    uint32_t k = 0, sp = 0;
+
+    if (order == NULL || stack == NULL) {
+        free(order);
+        free(stack);
+        return NULL;
+    }
+    stack[sp++] = 0;
+    while (sp > 0) {
+        uint32_t n = stack[--sp], c, first = sp;
+        order[k++] = n;
+        for (c = t->nodes[n].first_child; c != 0; c = t->nodes[c].next_sibling)
+            stack[sp++] = c;
+        /* children were pushed in order: reverse them so the first pops first */
+        for (uint32_t a = first, b = sp; a + 1 < b; a++, b--) {
+            uint32_t tmp = stack[a];
+            stack[a] = stack[b - 1];
+            stack[b - 1] = tmp;
+        }
+    }
+    free(stack);
+    return order;
+}
+
+struct vw_data {
+    const struct rpt_db *db;
+    const struct rpt_tree *t;
+    const struct vw_extra *x;
+    const int *src_chunk; /* per file: source chunk number or -1 */
+};
+
+static int
+vw_write_data(struct vw_out *o, const struct vw_data *d, const char *name, const char *var,
+              const char *src_prefix, const char *base_name)
+{
+    const struct rpt_tree *t = d->t;
+    const struct rpt_db *db = d->db;
+    uint32_t n = t->nnodes, *order = NULL, *rank = NULL, nstr = 0;
+    uint32_t *str_of = NULL, str_cap = 0, *str_list = NULL;
+    int64_t *col = NULL;
+    FILE *f = NULL;
+    int rc = 0;
+
+    order = vw_preorder(t);
+    rank = malloc((size_t)n * sizeof *rank);
+    col = malloc((size_t)n * sizeof *col);
+    str_list = malloc((size_t)n * sizeof *str_list);
+    if (order == NULL || rank == NULL || col == NULL || str_list == NULL) {
+        rc = vw_fail(o, RPT_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (uint32_t k = 0; k < n; k++)
+        rank[order[k]] = k;
+    /* string table: names in order of first use (name ids are sparse across trees) */
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t id = t->nodes[order[k]].name;
+        if (id >= str_cap) {
+            uint32_t cap = id + 1 > 2 * str_cap ? id + 1 : 2 * str_cap;
+            uint32_t *g = realloc(str_of, (size_t)cap * sizeof *g);
+            if (g == NULL) {
+                rc = vw_fail(o, RPT_ENOMEM, "out of memory");
+                goto out;
+            }
+            for (uint32_t i = str_cap; i < cap; i++)
+                g[i] = UINT32_MAX;
+            str_of = g;
+            str_cap = cap;
+        }
+        if (str_of[id] == UINT32_MAX) {
+            str_of[id] = nstr;
+            str_list[nstr++] = id;
+        }
+    }
+
+    f = vw_create(o, name, &rc);
+    if (f == NULL)
+        goto out;
+    fprintf(f, "window.%s = {\"format\":%d,\n\"program\":", var, VW_FORMAT);
+    exp_json_str(f, db->program ? db->program : "?");
+    fputs(",\n\"dbVersion\":", f);
+    exp_json_str(f, db->version ? db->version : "?");
+    fputs(",\n\"generator\":\"csprof-prof " CSPROF_VERSION "\"", f);
+    if (base_name != NULL) {
+        fputs(",\n\"base\":", f);
+        exp_json_str(f, base_name);
+    }
+    fputs(",\n\"srcPrefix\":", f);
+    exp_json_str(f, src_prefix);
+    fputs(",\n\"metrics\":[", f);
+    for (int c = 0; c < t->nvalues; c++) {
+        const struct rpt_metric *m = &db->metrics[t->metric_of[c]];
+        fputs(c ? ",{\"name\":" : "{\"name\":", f);
+        exp_json_str(f, m->event ? m->event : m->name);
+        fputs(",\"unit\":", f);
+        exp_json_str(f, m->unit ? m->unit : "");
+        fputs(",\"rawUnit\":", f);
+        exp_json_str(f, m->raw_unit ? m->raw_unit : (m->unit ? m->unit : ""));
+        fprintf(f, ",\"rawPerUnit\":%.17g}", m->raw_per_unit);
+    }
+    fputs("],\n\"otherMetrics\":[", f);
+    for (int m = 0, k = 0; m < db->nmetrics; m++) {
+        if (db->metrics[m].additive || db->metrics[m].stat != NULL || !db->metrics[m].inclusive)
+            continue;
+        if (k++)
+            putc(',', f);
+        exp_json_str(f, db->metrics[m].name);
+    }
+    fputs("],\n\"modules\":[", f);
+    for (int m = 0; m < db->nmodules; m++) {
+        if (m)
+            putc(',', f);
+        exp_json_str(f, db->modules[m].name ? db->modules[m].name : "?");
+    }
+    fputs("],\n\"files\":[", f);
+    for (int i = 0; i < db->nfiles; i++) {
+        if (i)
+            putc(',', f);
+        exp_json_str(f, db->files[i] ? db->files[i] : "?");
+    }
+    fputs("],\n\"src\":{", f);
+    for (int i = 0, k = 0; i < db->nfiles; i++)
+        if (d->src_chunk[i] >= 0)
+            fprintf(f, "%s\"%d\":%d", k++ ? "," : "", i, d->src_chunk[i]);
+    fputs("},\n\"strings\":[", f);
+    for (uint32_t s = 0; s < nstr; s++) {
+        if (s)
+            fputs(s % 64 ? "," : ",\n", f);
+        exp_json_str(f, rpt_names_get(t->names, str_list[s]));
+    }
+    fprintf(f, "],\n\"n\":%u", n);
+
+    /* columns, in preorder; parent as the distance back to it (root: 0) */
+    for (uint32_t k = 0; k < n; k++)
+        col[k] = k == 0 ? 0 : (int64_t)k - rank[t->nodes[order[k]].parent];
+    vw_int_array(f, "parentDelta", col, n);
+    for (uint32_t k = 0; k < n; k++)
+        col[k] = t->nodes[order[k]].kind;
+    vw_int_array(f, "kind", col, n);
+    for (uint32_t k = 0; k < n; k++)
+        col[k] = str_of[t->nodes[order[k]].name];
+    vw_int_array(f, "name", col, n);
+    for (uint32_t k = 0; k < n; k++)
+        col[k] = t->nodes[order[k]].lm;
+    vw_int_array(f, "lm", col, n);
+    for (uint32_t k = 0; k < n; k++)
+        col[k] = t->nodes[order[k]].file;
+    vw_int_array(f, "file", col, n);
+    for (uint32_t k = 0; k < n; k++)
+        col[k] = t->nodes[order[k]].line;
+    vw_int_array(f, "line", col, n);
+    for (uint32_t k = 0; k < n; k++)
+        col[k] = t->nodes[order[k]].cs_file;
+    vw_int_array(f, "csFile", col, n);
+    for (uint32_t k = 0; k < n; k++)
+        col[k] = t->nodes[order[k]].cs_line;
+    vw_int_array(f, "csLine", col, n);
+    for (uint32_t k = 0; k < n; k++)
+        col[k] = (int64_t)llround(t->nodes[order[k]].calls);
+    vw_int_array(f, "calls", col, n);
+    fputs(",\n\"self\":[", f);
+    for (int c = 0; c < t->nvalues; c++) {
+        fputs(c ? ",\n[" : "\n[", f);
+        for (uint32_t k = 0; k < n; k++)
+            fprintf(f, k ? ",%lld" : "%lld", (long long)exp_raw(t, c, rpt_self(t, order[k], c)));
+        putc(']', f);
+    }
+    fputs("],\n\"inputs\":[", f);
+    for (int i = 0; i < db->ninputs; i++) {
+        const struct rpt_input *in = &db->inputs[i];
+        fputs(i ? ",\n{\"path\":" : "\n{\"path\":", f);
+        exp_json_str(f, in->path ? in->path : "?");
+        fprintf(f, ",\"read\":%s,\"pid\":%lld,\"tid\":%lld,\"thread\":%lld,\"rank\":%lld",
+                in->read ? "true" : "false", in->pid, in->tid, in->thread_index, in->rank);
+        fprintf(f, ",\"samples\":%.17g,\"cpuNs\":%.17g}", in->samples, in->cpu_ns);
+    }
+    fprintf(f, "],\n\"totals\":{\"threads\":%.17g,\"processes\":%.17g,\"samples\":%.17g",
+            db->threads, db->processes, db->samples);
+    fprintf(f, ",\"rootedPercent\":%.17g,\"unknownSamples\":%.17g,\"cpuSeconds\":%.17g}",
+            db->rooted_percent, db->unknown_samples, db->cpu_seconds);
+    fputs(",\n\"summary\":[", f);
+    if (d->x->summary_buf != NULL)
+        fwrite(d->x->summary_buf, 1, d->x->summary_len, f);
+    fputs("]};\n", f);
+    rc = vw_close(o, f, name);
+out:
+    free(order);
+    free(rank);
+    free(col);
+    free(str_of);
+    free(str_list);
+    return rc;
+}
+
+/* Read @db, write its data script @name (and its sources as @src_prefix-N.js). */
+static int
+vw_write_db(struct vw_out *o, const char *db_dir, const char *name, const char *var,
+            const char *src_prefix, const char *src_var, const char *base_name)
+{
+    struct rpt_view_options opt = {
+        .keep_inlines = true, .keep_loops = true, .statements = true, .keep_roots = true};
+    struct rpt_db *db = NULL;
+    struct rpt_tree *t = NULL;
+    struct vw_extra x;
+    int *src_chunk = NULL, rc;
+
+    rc = rpt_db_read(db_dir, &db, o->err, o->errlen);
+    if (rc < 0)
+        return rc;
+    rc = rpt_tree_build(db, &opt, NULL, &t, o->err, o->errlen);
+    if (rc < 0)
+        goto out_db;
+    rc = vw_read_extra(o, db_dir, &x);
+    if (rc < 0)
+        goto out_tree;
+    src_chunk = malloc(((size_t)db->nfiles + 1) * sizeof *src_chunk);
+    if (src_chunk == NULL) {
+        rc = vw_fail(o, RPT_ENOMEM, "out of memory");
+        goto out_extra;
+    }
+    for (int i = 0; i < db->nfiles; i++) {
+        char chunk[64];
+        src_chunk[i] = -1;
+        if (i >= x.nfile_src || x.file_src[i] == NULL)
+            continue;
+        snprintf(chunk, sizeof chunk, "viewer/%s%d.js", src_prefix, i);
+        rc = vw_write_source(o, db_dir, x.file_src[i], i, chunk, src_var);
+        if (rc < 0)
+            goto out_extra;
+        if (rc == 0)
+            src_chunk[i] = i;
+    }
+    {
+        struct vw_data d = {.db = db, .t = t, .x = &x, .src_chunk = src_chunk};
+        rc = vw_write_data(o, &d, name, var, src_prefix, base_name);
+    }
+out_extra:
+    free(src_chunk);
+    vw_extra_free(&x);
+out_tree:
+    rpt_tree_free(t);
+out_db:
+    rpt_db_free(db);
+    return rc;
+}
+
+static int
+vw_write_assets(struct vw_out *o)
+{
+    for (const struct vw_asset *a = vw_assets; a->name != NULL; a++) {
+        char name[128];
+        FILE *f;
+        int rc = 0;
+
+        snprintf(name, sizeof name, "%s%s", strcmp(a->name, "index.html") == 0 ? "" : "viewer/",
+                 a->name);
+        f = vw_create(o, name, &rc);
+        if (f == NULL)
+            return rc;
+        fwrite(a->bytes, 1, a->size, f);
+        if ((rc = vw_close(o, f, name)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
+int
+vw_write(const char *db, const char *base_db, const char *out, char *err, size_t errlen)
+{
+    struct vw_out o = {.dir = out, .err = err, .errlen = errlen};
+    char *vdir;
+    int rc;
+
+    if (mkdir(out, 0755) != 0 && errno != EEXIST)
+        return vw_fail(&o, RPT_EIO, "%s: cannot create the directory: %s", out, strerror(errno));
+    vdir = vw_path(out, "viewer");
+    if (vdir == NULL)
+        return vw_fail(&o, RPT_ENOMEM, "out of memory");
+    if (mkdir(vdir, 0755) != 0 && errno != EEXIST) {
+        rc = vw_fail(&o, RPT_EIO, "%s: cannot create the directory: %s", vdir, strerror(errno));
+        free(vdir);
+        return rc;
+    }
+    free(vdir);
+    if (base_db != NULL) {
+        rc =
+            vw_write_db(&o, base_db, "viewer/base.js", "CSPROF_BASE", "bsrc-", "CSPROF_BSRC", NULL);
+        if (rc < 0)
+            return rc;
+    }
+    rc = vw_write_db(&o, db, "viewer/data.js", "CSPROF_DB", "src-", "CSPROF_SRC",
+                     base_db != NULL ? "base.js" : NULL);
+    if (rc < 0)
+        return rc;
+    return vw_write_assets(&o);
+}
