@@ -69,7 +69,7 @@
   function encodeTransforms(list) {
     return list.map(function (x) {
       const arg = x.node !== undefined ? String(x.node) : x.name !== undefined ? x.name : x.lib !== undefined ? x.lib : '';
-      return arg === '' ? x.t : x.t + ':' + encodeURIComponent(arg);
+      return arg === '' ? x.t : x.t + ':' + encodeURIComponent(arg).replace(/~/g, '%7E');
     }).join('~');
   }
 

@@ -100,18 +100,18 @@
     return btree.incl[bmetric][bmatch[i]];
   }
   function columns() {
-    const m = st.metric, name = src.metrics[m].name + ' (' + unitOf(m) + ')';
+    const m = st.metric, name = '(' + unitOf(m) + ')';
     const cols = [
       { id: 'name', title: 'scope' },
       { id: 'incl', title: name + ' incl', num: true },
       { id: 'incl-pct', title: 'incl %', num: true },
       { id: 'excl', title: name + ' excl', num: true },
       { id: 'excl-pct', title: 'excl %', num: true },
-      { id: 'calls', title: 'calls (sampled)', num: true },
+      { id: 'calls', title: 'calls', num: true },
       { id: 'per-call', title: 'incl/call', num: true },
     ];
     for (let k = 0; k < src.metrics.length; k++)
-      if (k !== m) cols.push({ id: 'incl-' + k, title: src.metrics[k].name + ' incl', num: true, metric: k });
+      if (k !== m) cols.push({ id: 'incl-' + k, title: src.metrics[k].name, num: true, metric: k });
     if (base) {
       cols.push({ id: 'base', title: 'base incl', num: true });
       cols.push({ id: 'delta', title: 'Δ incl', num: true });
@@ -684,11 +684,13 @@
       if (!window.CSPROF_DB) { fail('viewer/data.js did not load: run csprof-prof --refresh-viewer DB'); return; }
       const t0 = performance.now();
       src = M.load(window.CSPROF_DB);
+      const fresh = !/sel=/.test(location.hash);
       readHash();
       $('program').textContent = src.data.program + (src.data.base ? ' (differential: base → this run)' : '');
       document.title = 'csprof: ' + src.data.program;
       const go = function () {
         rebuild();
+        if (fresh) for (const p of M.hotPath(tree, 0, st.metric, 0.5)) expanded.add(p);
         wire();
         render();
         window.csprofViewer.loadMs = performance.now() - t0;
