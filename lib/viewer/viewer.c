@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "export/export.h"
 #include "report/report.h"
@@ -213,6 +214,68 @@ out:
 
 /* ------------------------------------------------------------- sources */
 
+/* Length of the valid UTF-8 sequence at @p (1-4), or 0 when it is not one. */
+static size_t
+vw_utf8_len(const unsigned char *p, const unsigned char *end)
+{
+    size_t n = p[0] < 0x80             ? 1
+               : (p[0] & 0xe0) == 0xc0 ? 2
+               : (p[0] & 0xf0) == 0xe0 ? 3
+               : (p[0] & 0xf8) == 0xf0 ? 4
+                                       : 0;
+    uint32_t cp;
+
+    if (n == 0 || (size_t)(end - p) < n)
+        return 0;
+    if (n == 1)
+        return 1;
+    cp = p[0] & (0x7f >> n);
+    for (size_t k = 1; k < n; k++) {
+        if ((p[k] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (p[k] & 0x3f);
+    }
+    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+        cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0; /* overlong, out of range or a surrogate */
+    return n;
+}
+
+/*
+ * Source text as a JSON string: newlines and tabs kept (as \n, \t), other
+ * controls and < > & as \uXXXX, bytes that are not UTF-8 as U+FFFD.
+ */
+static void
+vw_json_text(FILE *f, const char *text, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)text, *end = p + len;
+
+    putc('"', f);
+    while (p < end) {
+        size_t n = vw_utf8_len(p, end);
+        if (n == 0) {
+            fputs("\\ufffd", f);
+            p++;
+        } else if (n > 1) {
+            fwrite(p, 1, n, f);
+            p += n;
+        } else {
+            unsigned char c = *p++;
+            if (c == '\n')
+                fputs("\\n", f);
+            else if (c == '\t')
+                fputs("\\t", f);
+            else if (c == '"' || c == '\\')
+                fprintf(f, "\\%c", c);
+            else if (c < 0x20 || c == '<' || c == '>' || c == '&' || c == 0x7f)
+                fprintf(f, "\\u%04x", c);
+            else
+                putc(c, f);
+        }
+    }
+    putc('"', f);
+}
+
 /*
  * Copy @db/@src (a DB-relative "src/..." path written by csprof-prof) into
  * the script @name as one JSON string.  A path that leaves src/, a symlink
@@ -256,7 +319,7 @@ vw_write_source(struct vw_out *o, const char *db, const char *src, int id, const
     f = vw_create(o, name, &rc);
     if (f != NULL) {
         fprintf(f, "(window.%s = window.%s || {})[%d] = ", var, var, id);
-        exp_json_str(f, buf); /* NUL bytes end the text: a source file has none */
+        vw_json_text(f, buf, (size_t)got);
         fputs(";\n", f);
         rc = vw_close(o, f, name);
     }
@@ -266,13 +329,113 @@ vw_write_source(struct vw_out *o, const char *db, const char *src, int id, const
 
 /* ---------------------------------------------------------------- data */
 
-static void
-vw_int_array(FILE *f, const char *key, const int64_t *v, uint32_t n)
+/*
+ * The node columns, packed: little-endian int32 and float64 arrays one after
+ * the other, gzipped (RFC 1952) and base64-encoded into one string, which
+ * the page inflates with DecompressionStream.  Parsing a JavaScript array
+ * literal costs about ten times more per node than reading a string.
+ */
+struct vw_pack {
+    unsigned char *buf; /* raw column bytes */
+    size_t len, cap;
+    FILE *names; /* the "columns" list (memstream) */
+    char *names_buf;
+    size_t names_len;
+    int ncols;
+};
+
+static int
+vw_pack_bytes(struct vw_pack *p, const void *v, size_t n)
 {
-    fprintf(f, ",\n\"%s\":[", key);
-    for (uint32_t i = 0; i < n; i++)
-        fprintf(f, i ? ",%lld" : "%lld", (long long)v[i]);
-    putc(']', f);
+    if (p->len + n > p->cap) {
+        size_t cap = p->cap ? p->cap : 1u << 20;
+        unsigned char *g;
+        while (cap < p->len + n)
+            cap *= 2;
+        g = realloc(p->buf, cap);
+        if (g == NULL)
+            return -1;
+        p->buf = g;
+        p->cap = cap;
+    }
+    memcpy(p->buf + p->len, v, n);
+    p->len += n;
+    return 0;
+}
+
+/* Append column @key (@n values) as int32 (when @f64 is false) or float64. */
+static int
+vw_pack_col(struct vw_pack *p, const char *key, int index, const int64_t *v, uint32_t n, bool f64)
+{
+    fprintf(p->names, "%s[\"%s\",\"%s\",%d]", p->ncols++ ? "," : "", key, f64 ? "f64" : "i32",
+            index);
+    for (uint32_t i = 0; i < n; i++) {
+        unsigned char b[8];
+        if (f64) {
+            double d = (double)v[i];
+            uint64_t u;
+            memcpy(&u, &d, sizeof u);
+            for (int k = 0; k < 8; k++)
+                b[k] = (unsigned char)(u >> (8 * k));
+        } else {
+            uint32_t u = (uint32_t)(int32_t)(v[i] > INT32_MAX   ? INT32_MAX
+                                             : v[i] < INT32_MIN ? INT32_MIN
+                                                                : v[i]);
+            for (int k = 0; k < 4; k++)
+                b[k] = (unsigned char)(u >> (8 * k));
+        }
+        if (vw_pack_bytes(p, b, f64 ? 8 : 4) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* gzip @p's bytes and write them base64-encoded as a JSON string. */
+static int
+vw_pack_write(struct vw_pack *p, FILE *f)
+{
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    z_stream z;
+    uLong bound;
+    unsigned char *gz;
+    size_t glen;
+
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return -1;
+    bound = deflateBound(&z, (uLong)p->len);
+    gz = malloc(bound);
+    if (gz == NULL) {
+        deflateEnd(&z);
+        return -1;
+    }
+    z.next_in = p->buf;
+    z.avail_in = (uInt)p->len;
+    z.next_out = gz;
+    z.avail_out = (uInt)bound;
+    if (deflate(&z, Z_FINISH) != Z_STREAM_END) {
+        deflateEnd(&z);
+        free(gz);
+        return -1;
+    }
+    glen = z.total_out;
+    deflateEnd(&z);
+    putc('"', f);
+    for (size_t i = 0; i < glen; i += 3) {
+        uint32_t w = (uint32_t)gz[i] << 16;
+        size_t left = glen - i;
+        if (left > 1)
+            w |= (uint32_t)gz[i + 1] << 8;
+        if (left > 2)
+            w |= gz[i + 2];
+        putc(b64[(w >> 18) & 63], f);
+        putc(b64[(w >> 12) & 63], f);
+        putc(left > 1 ? b64[(w >> 6) & 63] : '=', f);
+        putc(left > 2 ? b64[w & 63] : '=', f);
+    }
+    putc('"', f);
+    free(gz);
+    return 0;
 }
 
 /* Preorder numbering of @t's nodes: order[k] is the node visited k-th. */
@@ -321,6 +484,7 @@ vw_write_data(struct vw_out *o, const struct vw_data *d, const char *name, const
     uint32_t n = t->nnodes, *order = NULL, *rank = NULL, nstr = 0;
     uint32_t *str_of = NULL, str_cap = 0, *str_list = NULL;
     int64_t *col = NULL;
+    struct vw_pack pk = {0};
     FILE *f = NULL;
     int rc = 0;
 
@@ -413,41 +577,66 @@ vw_write_data(struct vw_out *o, const struct vw_data *d, const char *name, const
     fprintf(f, "],\n\"n\":%u", n);
 
     /* columns, in preorder; parent as the distance back to it (root: 0) */
-    for (uint32_t k = 0; k < n; k++)
-        col[k] = k == 0 ? 0 : (int64_t)k - rank[t->nodes[order[k]].parent];
-    vw_int_array(f, "parentDelta", col, n);
-    for (uint32_t k = 0; k < n; k++)
-        col[k] = t->nodes[order[k]].kind;
-    vw_int_array(f, "kind", col, n);
-    for (uint32_t k = 0; k < n; k++)
-        col[k] = str_of[t->nodes[order[k]].name];
-    vw_int_array(f, "name", col, n);
-    for (uint32_t k = 0; k < n; k++)
-        col[k] = t->nodes[order[k]].lm;
-    vw_int_array(f, "lm", col, n);
-    for (uint32_t k = 0; k < n; k++)
-        col[k] = t->nodes[order[k]].file;
-    vw_int_array(f, "file", col, n);
-    for (uint32_t k = 0; k < n; k++)
-        col[k] = t->nodes[order[k]].line;
-    vw_int_array(f, "line", col, n);
-    for (uint32_t k = 0; k < n; k++)
-        col[k] = t->nodes[order[k]].cs_file;
-    vw_int_array(f, "csFile", col, n);
-    for (uint32_t k = 0; k < n; k++)
-        col[k] = t->nodes[order[k]].cs_line;
-    vw_int_array(f, "csLine", col, n);
-    for (uint32_t k = 0; k < n; k++)
-        col[k] = (int64_t)llround(t->nodes[order[k]].calls);
-    vw_int_array(f, "calls", col, n);
-    fputs(",\n\"self\":[", f);
-    for (int c = 0; c < t->nvalues; c++) {
-        fputs(c ? ",\n[" : "\n[", f);
-        for (uint32_t k = 0; k < n; k++)
-            fprintf(f, k ? ",%lld" : "%lld", (long long)exp_raw(t, c, rpt_self(t, order[k], c)));
-        putc(']', f);
+    pk.names = open_memstream(&pk.names_buf, &pk.names_len);
+    if (pk.names == NULL) {
+        rc = vw_fail(o, RPT_ENOMEM, "out of memory");
+        goto out;
     }
-    fputs("],\n\"inputs\":[", f);
+    for (int c = 0; c < 9; c++) {
+        static const char *const keys[] = {"parentDelta", "kind",   "name",   "lm",   "file",
+                                           "line",        "csFile", "csLine", "calls"};
+        for (uint32_t k = 0; k < n; k++) {
+            const struct rpt_vnode *v = &t->nodes[order[k]];
+            int64_t x = 0;
+            switch (c) {
+            case 0:
+                x = k == 0 ? 0 : (int64_t)k - rank[v->parent];
+                break;
+            case 1:
+                x = v->kind;
+                break;
+            case 2:
+                x = str_of[v->name];
+                break;
+            case 3:
+                x = v->lm;
+                break;
+            case 4:
+                x = v->file;
+                break;
+            case 5:
+                x = v->line;
+                break;
+            case 6:
+                x = v->cs_file;
+                break;
+            case 7:
+                x = v->cs_line;
+                break;
+            default:
+                x = (int64_t)llround(v->calls);
+                break;
+            }
+            col[k] = x;
+        }
+        if (vw_pack_col(&pk, keys[c], -1, col, n, false) < 0)
+            goto out_nomem;
+    }
+    for (int c = 0; c < t->nvalues; c++) {
+        for (uint32_t k = 0; k < n; k++)
+            col[k] = exp_raw(t, c, rpt_self(t, order[k], c));
+        if (vw_pack_col(&pk, "self", c, col, n, true) < 0)
+            goto out_nomem;
+    }
+    fclose(pk.names);
+    pk.names = NULL;
+    fputs(",\n\"packed\":{\"encoding\":\"gzip+base64\",\"columns\":[", f);
+    fwrite(pk.names_buf, 1, pk.names_len, f);
+    fprintf(f, "],\"bytes\":%zu,\n\"data\":", pk.len);
+    if (vw_pack_write(&pk, f) < 0)
+        goto out_nomem;
+    fputs("}", f);
+    fputs(",\n\"inputs\":[", f);
     for (int i = 0; i < db->ninputs; i++) {
         const struct rpt_input *in = &db->inputs[i];
         fputs(i ? ",\n{\"path\":" : "\n{\"path\":", f);
@@ -465,7 +654,17 @@ vw_write_data(struct vw_out *o, const struct vw_data *d, const char *name, const
         fwrite(d->x->summary_buf, 1, d->x->summary_len, f);
     fputs("]};\n", f);
     rc = vw_close(o, f, name);
+    f = NULL;
+    goto out;
+out_nomem:
+    rc = vw_fail(o, RPT_ENOMEM, "out of memory");
 out:
+    if (f != NULL)
+        fclose(f);
+    if (pk.names != NULL)
+        fclose(pk.names);
+    free(pk.names_buf);
+    free(pk.buf);
     free(order);
     free(rank);
     free(col);

@@ -14,6 +14,33 @@
   const K = { ROOT: 0, FRAME: 1, INLINE: 2, LOOP: 3, STMT: 4, TRUNC: 5, GROUP: 6 };
   const KIND_NAMES = ['root', 'frame', 'inline', 'loop', 'statement', 'truncated', 'group'];
 
+  // Inflate the packed node columns of @d (data.js "packed": gzip+base64 of
+  // little-endian int32/float64 arrays) into d's column keys.  Returns a
+  // promise of @d; data without "packed" is returned as is.
+  function unpack(d) {
+    if (!d || !d.packed) return Promise.resolve(d);
+    const p = d.packed;
+    if (p.encoding !== 'gzip+base64') return Promise.reject(new Error('packed encoding ' + p.encoding + ' is unknown'));
+    const bin = atob(p.data);
+    const u = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
+    const stream = new Blob([u]).stream().pipeThrough(new DecompressionStream('gzip'));
+    return new Response(stream).arrayBuffer().then(function (buf) {
+      if (buf.byteLength !== p.bytes) throw new Error('packed columns: ' + buf.byteLength + ' bytes, expected ' + p.bytes);
+      let off = 0;
+      d.self = [];
+      for (const c of p.columns) {
+        const size = c[1] === 'f64' ? 8 : 4;
+        const bytes = buf.slice(off, off + size * d.n);
+        const a = size === 8 ? new Float64Array(bytes) : new Int32Array(bytes);
+        off += size * d.n;
+        if (c[0] === 'self') d.self[c[2]] = a; else d[c[0]] = a;
+      }
+      delete d.packed;
+      return d;
+    });
+  }
+
   // The data object (window.CSPROF_DB) as typed arrays.
   function load(d) {
     if (!d || d.format !== 1) throw new Error('viewer data format ' + (d && d.format) + ' is not 1: run csprof-prof --refresh-viewer DB');
@@ -115,6 +142,8 @@
     for (let m = 0; m < src.modules.length; m++)
       for (const l of hideLibs) if (src.modules[m].indexOf(l) >= 0) libHidden[m] = 1;
     const nm = src.metrics.length;
+    if (focusNode < 0 && focusFn.size === 0 && hide.size === 0 && !hideLibs.length && !rec && !noLoops && !noInl && !noStmt)
+      return identity(src);
     const map = new Int32Array(n).fill(-1);
     const v = {
       parent: [-1], kind: [K.ROOT], name: [src.name[0]], lm: [-1], file: [-1], line: [0],
@@ -122,19 +151,25 @@
     };
     for (let m = 0; m < nm; m++) v.self.push([src.self[m][0]]);
     map[0] = 0;
-    const keys = new Map();
+    const keys = new Map(), keys2 = new Map();
     // nearest frame of each view node (for recursion), by view index
     const frameOf = [0];
     // focus-function: whether a view node is under a focused frame
     const inFocus = [focusFn.size === 0 && focusNode < 0 ? 1 : 0];
     const anyFocus = focusFn.size > 0 || focusNode >= 0;
-    function child(p, i) {
-      const k = src.kind[i], nmId = src.name[i], cs = src.csLine[i];
-      const key = p + ':' + k + ':' + nmId + ':' + cs;
-      let c = keys.get(key);
+    function child(p, i, anySite) {
+      const k = src.kind[i], nmId = src.name[i], cs = anySite ? 0 : src.csLine[i];
+      // fast numeric key (parent, name); the full key only on a clash
+      const nkey = p * 1048576 + (nmId & 1048575);
+      let c = keys.get(nkey), key = null;
+      if (c !== undefined && (v.kind[c] !== k || v.name[c] !== nmId || v.csLine[c] !== cs)) {
+        key = p + ':' + k + ':' + nmId + ':' + cs;
+        c = keys2.get(key);
+      }
       if (c === undefined) {
         c = v.parent.length;
-        keys.set(key, c);
+        if (key === null && !keys.has(nkey)) keys.set(nkey, c);
+        else keys2.set(key || p + ':' + k + ':' + nmId + ':' + cs, c);
         v.parent.push(p); v.kind.push(k); v.name.push(nmId); v.lm.push(src.lm[i]);
         v.file.push(src.file[i]); v.line.push(src.line[i]); v.csFile.push(src.csFile[i]);
         v.csLine.push(cs); v.calls.push(0); v.rep.push(i);
@@ -150,11 +185,12 @@
       if (p < 0) continue; // parent dropped: whole subtree dropped
       const k = src.kind[i];
       const name = S[src.name[i]];
-      let merge = false;
+      let merge = false, anySite = false;
       if (focusNode >= 0 && i === focusNode) {
         p = 0; // the focused node becomes a child of the root
       } else if (focusFn.size > 0 && isFrame(k) && focusFn.has(name) && !inFocus[p]) {
-        p = 0;
+        p = 0; // every outermost call of a focused function: one merged root
+        anySite = true;
       }
       if ((k === K.LOOP && noLoops) || (k === K.INLINE && noInl) || (k === K.STMT && noStmt)) merge = true;
       else if (isFrame(k) && (hide.has(name) || (src.lm[i] >= 0 && libHidden[src.lm[i]]))) merge = true;
@@ -169,7 +205,7 @@
         addSelf(p, i);
         continue;
       }
-      const c = child(p, i);
+      const c = child(p, i, anySite);
       if (p === 0 && anyFocus && (i === focusNode || (focusFn.size > 0 && focusFn.has(name)))) inFocus[c] = 1;
       map[i] = c;
       v.calls[c] += src.calls[i];
@@ -179,6 +215,18 @@
       for (let m = 0; m < nm; m++) v.self[m][c] += src.self[m][i];
     }
     return finish(src, v, map, anyFocus ? inFocus : null);
+  }
+
+  // The view without transforms: the source arrays themselves.
+  function identity(src) {
+    const map = new Int32Array(src.n);
+    for (let i = 0; i < src.n; i++) map[i] = i;
+    const t = {
+      src: src, n: src.n, map: map, parent: src.parent, kind: src.kind, name: src.name, lm: src.lm,
+      file: src.file, line: src.line, csFile: src.csFile, csLine: src.csLine, calls: src.calls,
+      rep: map, self: src.self, incl: [],
+    };
+    return sums(t);
   }
 
   // Typed arrays, focus pruning, inclusive values and children lists.
@@ -211,6 +259,11 @@
       calls: Float64Array.from(v.calls), rep: Int32Array.from(v.rep),
       self: v.self.map(function (a) { return Float64Array.from(a); }), incl: [],
     };
+    return sums(t);
+  }
+
+  function sums(t) {
+    const N = t.n, nm = t.self.length;
     // parents precede children in creation order, so a reverse pass sums
     for (let m = 0; m < nm; m++) {
       const inc = Float64Array.from(t.self[m]);
@@ -532,7 +585,7 @@
   }
 
   const api = {
-    K: K, KIND_NAMES: KIND_NAMES, TRANSFORMS: TRANSFORMS, load: load, buildView: buildView,
+    K: K, KIND_NAMES: KIND_NAMES, TRANSFORMS: TRANSFORMS, load: load, unpack: unpack, buildView: buildView,
     encodeTransforms: encodeTransforms, decodeTransforms: decodeTransforms, children: children,
     nameOf: nameOf, depths: depths, hotPath: hotPath, bottomUpRoots: bottomUpRoots,
     bottomUpCallers: bottomUpCallers, flat: flat, matchTrees: matchTrees, matchMetric: matchMetric,

@@ -12,7 +12,8 @@
   const VIEWS = ['top-down', 'bottom-up', 'flat', 'flame', 'icicle', 'source', 'threads', 'quality'];
   const $ = function (id) { return document.getElementById(id); };
 
-  const st = { view: 'top-down', metric: 0, sort: 'incl', sel: 0, zoom: 0, t: [], q: '', flatten: 0, file: -1, line: 0 };
+  const st = { view: 'top-down', metric: 0, sort: 'incl', sel: 0, zoom: 0, t: [], q: '', flatten: 0, file: -1, line: 0, lines: false };
+  let stree = null, streeKey = null; // the view with statements, for the source pane
   let src = null, base = null, tree = null, btree = null, bmatch = null, bmetric = -1;
   let expanded = new Set(); // view nodes (top-down); keys (bottom-up/flat)
   let buRows = null, flatRoot = null, rows = [], tableEl = null;
@@ -58,6 +59,7 @@
     st.t = M.decodeTransforms(h.get('t') || '');
     st.q = h.get('q') || '';
     st.flatten = Number(h.get('fl') || 0) | 0;
+    st.lines = h.get('ln') === '1';
   }
   function writeHash() {
     const h = new URLSearchParams();
@@ -66,6 +68,7 @@
     if (st.t.length) h.set('t', M.encodeTransforms(st.t));
     if (st.q) h.set('q', st.q);
     if (st.flatten) h.set('fl', st.flatten);
+    if (st.lines) h.set('ln', '1');
     history.replaceState(null, '', '#' + h.toString());
   }
 
@@ -77,10 +80,15 @@
     status();
   }
 
+  // statements are shown only on request (ln=1); otherwise their cost is
+  // their loop's or frame's exclusive cost, as in the report
+  function viewTransforms() {
+    return st.lines || st.t.some(function (x) { return x.t === 'hide-statements'; }) ? st.t : st.t.concat([{ t: 'hide-statements' }]);
+  }
   function rebuild() {
-    tree = M.buildView(src, st.t);
+    tree = M.buildView(src, viewTransforms());
     if (base) {
-      const bt = st.t.filter(function (x) { return x.t !== 'focus-subtree'; });
+      const bt = viewTransforms().filter(function (x) { return x.t !== 'focus-subtree'; });
       btree = M.buildView(base, bt);
       bmatch = M.matchTrees(tree, btree);
       bmetric = M.matchMetric(tree, btree, st.metric);
@@ -259,6 +267,7 @@
         row.style.left = '0'; row.style.right = '0';
         row.dataset.name = r.name;
         row.dataset.index = k;
+        row.dataset.depth = r.depth;
         if (st.view === 'top-down' ? r.node === selv : (r.node === selv && r.depth === 0)) row.classList.add('sel');
         if (q && r.name.toLowerCase().indexOf(q) >= 0) row.classList.add('hit');
         for (const c of cols) {
@@ -433,7 +442,9 @@
     }
     const text = window.CSPROF_SRC[chunk].split('\n');
     const m = st.metric;
-    const sl = M.sourceLines(tree, f, m);
+    const key = M.encodeTransforms(st.t) + (st.lines ? '+ln' : '');
+    if (streeKey !== key) { stree = st.lines ? tree : M.buildView(src, st.t.filter(function (x) { return x.t !== 'hide-statements'; })); streeKey = key; }
+    const sl = M.sourceLines(stree, f, m);
     // % of the procedure: the enclosing frame of the selection
     let proc = v;
     while (proc > 0 && !M.isFrame(tree.kind[proc])) proc = tree.parent[proc];
@@ -534,6 +545,7 @@
       ' · unknown ' + t.unknownSamples + ' · threads ' + t.threads + ' · processes ' + t.processes + ' · CPU ' + (t.cpuSeconds >= 0 ? t.cpuSeconds.toFixed(3) + ' s' : '?')));
     const data = src.data.summary.map(function (e) {
       const a = e[2];
+      if (e[0] === 'Stat' && a.n !== undefined) return ['  '.repeat(e[1]) + a.n, String(a.v)];
       return ['  '.repeat(e[1]) + e[0], Object.keys(a).map(function (k) { return k + '=' + a[k]; }).join('  ')];
     });
     simpleTable(p, [['element', 'element'], ['values', 'values']], data, 0);
@@ -580,6 +592,7 @@
     status();
   }
   let lastRenderMs = 0;
+  const timing = {};
   function changed() { writeHash(); rebuild(); render(); }
   function addTransform(x) {
     st.t = st.t.filter(function (y) { return M.encodeTransforms([y]) !== M.encodeTransforms([x]); });
@@ -622,6 +635,7 @@
     $('flatten').addEventListener('click', function () { st.flatten++; if (st.view !== 'flat') st.view = 'flat'; writeHash(); render(); });
     $('unflatten').addEventListener('click', function () { st.flatten = Math.max(0, st.flatten - 1); writeHash(); render(); });
     $('copy').addEventListener('click', copyText);
+    $('lines').addEventListener('click', function () { st.lines = !st.lines; changed(); });
     $('t-focus').addEventListener('click', function () { addTransform({ t: 'focus-subtree', node: st.sel }); });
     $('t-focusfn').addEventListener('click', function () { const v = selNode(); if (v > 0) addTransform({ t: 'focus-function', name: M.nameOf(tree, v) }); });
     $('t-hide').addEventListener('click', function () { const v = selNode(); if (v > 0 && M.isFrame(tree.kind[v])) addTransform({ t: 'hide', name: M.nameOf(tree, v) }); });
@@ -649,7 +663,7 @@
   // The interface the end-to-end tests use (share/schemas/viewer-data.md).
   window.csprofViewer = {
     state: function () {
-      return { view: st.view, metric: st.metric, sort: st.sort, sel: st.sel, selName: M.nameOf(tree, selNode()) || src.data.program, zoom: st.zoom, transforms: M.encodeTransforms(st.t), search: st.q, flatten: st.flatten, diff: !!base, renderMs: lastRenderMs };
+      return { view: st.view, metric: st.metric, sort: st.sort, sel: st.sel, selName: M.nameOf(tree, selNode()) || src.data.program, zoom: st.zoom, transforms: M.encodeTransforms(st.t), search: st.q, flatten: st.flatten, lines: st.lines, diff: !!base, renderMs: lastRenderMs };
     },
     setState: function (o) {
       let rb = false;
@@ -660,6 +674,7 @@
       if (o.zoom !== undefined) st.zoom = o.zoom;
       if (o.search !== undefined) st.q = o.search;
       if (o.flatten !== undefined) st.flatten = o.flatten;
+      if (o.lines !== undefined) { st.lines = !!o.lines; rb = true; }
       if (o.transforms !== undefined) { st.t = typeof o.transforms === 'string' ? M.decodeTransforms(o.transforms) : o.transforms; rb = true; }
       if (o.expand) for (const x of o.expand) expanded.add(x);
       writeHash();
@@ -676,6 +691,7 @@
     expandAll: function () { for (let i = 0; i < tree.n; i++) expanded.add(i); render(); },
     hotPath: hotPath,
     tableText: tableText,
+    timing: timing,
     model: function () { return { tree: tree, src: src, base: btree }; },
   };
 
@@ -683,25 +699,36 @@
     try {
       if (!window.CSPROF_DB) { fail('viewer/data.js did not load: run csprof-prof --refresh-viewer DB'); return; }
       const t0 = performance.now();
-      src = M.load(window.CSPROF_DB);
+      timing.scriptsLoaded = t0;
+      M.unpack(window.CSPROF_DB).then(function (d) { timing.unpacked = performance.now(); started(d, t0); }).catch(function (e) { fail(e.message); });
+    } catch (e) {
+      fail(e && e.message ? e.message : String(e));
+    }
+  }
+  function started(d, t0) {
+    try {
+      src = M.load(d);
+      timing.loaded = performance.now();
       const fresh = !/sel=/.test(location.hash);
       readHash();
       $('program').textContent = src.data.program + (src.data.base ? ' (differential: base → this run)' : '');
       document.title = 'csprof: ' + src.data.program;
       const go = function () {
         rebuild();
+        timing.built = performance.now();
         if (fresh) for (const p of M.hotPath(tree, 0, st.metric, 0.5)) expanded.add(p);
         wire();
         render();
         window.csprofViewer.loadMs = performance.now() - t0;
+        // since navigation start: reading the data scripts included
+        document.documentElement.dataset.csprofReadyMs = Math.round(performance.now());
         document.documentElement.dataset.csprofReady = '1';
       };
       if (src.data.base) {
         loadScript('viewer/' + src.data.base, function (ok) {
           try {
             if (!ok || !window.CSPROF_BASE) { fail('viewer/' + src.data.base + ' did not load'); return; }
-            base = M.load(window.CSPROF_BASE);
-            go();
+            M.unpack(window.CSPROF_BASE).then(function (bd) { base = M.load(bd); go(); }).catch(function (e) { fail(e.message); });
           } catch (e) { fail(e.message); }
         });
       } else {
