@@ -47,7 +47,10 @@
 //   page.exceptions  [{text, url, line}]  uncaught exceptions and unhandled
 //                    rejections (Runtime.exceptionThrown) (array)
 //   page.requests    [{url, method, type}]  every Network.requestWillBeSent (array)
-//   page.errors()    -> console entries of type error/assert plus exceptions (sync)
+//   page.dialogs     [{type, message}]  alert/confirm/prompt/beforeunload dialogs,
+//                    each dismissed at once (Page.javascriptDialogOpening) (array)
+//   page.errors()    -> console entries of type error/assert, exceptions and
+//                    dialogs, as text (sync)
 //   page.nonFileRequests() -> requests whose URL is not file: (data: and
 //                    blob: and about: count as local; sync)
 //   page.evaluate(expr)           value of a JS expression (promises awaited,
@@ -275,6 +278,7 @@ class Page {
     this.console = [];
     this.exceptions = [];
     this.requests = [];
+    this.dialogs = [];
     this.loadWaiters = [];
   }
 
@@ -302,6 +306,10 @@ class Page {
       case 'Network.requestWillBeSent':
         this.requests.push({ url: p.request.url, method: p.request.method, type: p.type });
         break;
+      case 'Page.javascriptDialogOpening':
+        this.dialogs.push({ type: p.type, message: p.message });
+        this.send('Page.handleJavaScriptDialog', { accept: false }).catch(() => {});
+        break;
       case 'Page.loadEventFired': {
         const w = this.loadWaiters;
         this.loadWaiters = [];
@@ -316,7 +324,8 @@ class Page {
   errors() {
     return this.console.filter((c) => c.type === 'error' || c.type === 'assert')
       .map((c) => `console.${c.type}: ${c.text}` + (c.url ? ` (${c.url}:${c.line})` : ''))
-      .concat(this.exceptions.map((e) => `exception: ${e.text}` + (e.url ? ` (${e.url}:${e.line})` : '')));
+      .concat(this.exceptions.map((e) => `exception: ${e.text}` + (e.url ? ` (${e.url}:${e.line})` : '')))
+      .concat(this.dialogs.map((d) => `dialog ${d.type}: ${d.message}`));
   }
 
   nonFileRequests() {

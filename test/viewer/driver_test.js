@@ -74,6 +74,7 @@ cdp.main(async () => {
     const errs = page.errors();
     assert.ok(errs.some((e) => e.includes('deliberate console error')), `errors: ${errs.join(' | ')}`);
     assert.ok(errs.some((e) => e.includes('deliberate uncaught exception')), `errors: ${errs.join(' | ')}`);
+    assert.deepStrictEqual(page.dialogs, [{ type: 'alert', message: 'deliberate alert' }]);
     const remote = page.nonFileRequests().map((r) => r.url);
     assert.ok(remote.some((u) => u.startsWith('http://csprof.invalid/leak')), `non-file requests: ${remote}`);
     assert.ok(res.remote.startsWith('rejected'), `remote fetch: ${res.remote}`);
@@ -109,6 +110,7 @@ cdp.main(async () => {
     assert.throws(() => vl.assertClean(p2, 'fixture'), /console error/);
     p2.console.length = 0;
     p2.exceptions.length = 0;
+    p2.dialogs.length = 0;
     assert.throws(() => vl.assertClean(p2, 'fixture'), /leave file/);
   });
   console.log(`PASS: driver self-test (screenshot in ${outDir}/driver.png)`);

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: BSD-3-Clause
+//
+// measure.js -- times csprof's viewer (DB/index.html) in headless Chromium
+// (bench/viewer/run.sh calls it; not a test).
+//
+//   node bench/viewer/measure.js DB [REPS] [--placeholder]
+//
+// Per repetition, a fresh tab opens file://DB/index.html and the driver
+// times, through the page's contract (share/schemas/viewer-data.md):
+//   ready            navigation start -> data-csprof-ready="1" (in-page clock)
+//   hot path         csprofViewer.hotPath() (the 'h' key)
+//   sort by excl     setState({sort: 'excl'})
+//   view X           a click on [data-view=X] (first visit: lazy builds count)
+//   transform T      setState({transforms: T}); then back to none
+//   scroll           table scrolled by 200 rows until another row is first
+// Each action is timed in the page with performance.now(), from before the
+// action until the condition holds and two animation frames have passed
+// (layout and paint included).  The table prints the median and the range
+// over repetitions, the DOM element count after the action (only visible rows
+// may exist) and the JS heap.  With --placeholder (no viewer built yet) only
+// "ready" is timed, on bench/viewer/placeholder.html.
+'use strict';
+
+const path = require('path');
+const cdp = require('../../test/viewer/cdp.js');
+const vl = require('../../test/viewer/viewer_lib.js');
+
+const args = process.argv.slice(2);
+const placeholder = args.includes('--placeholder');
+const pos = args.filter((a) => !a.startsWith('--'));
+const db = pos[0];
+const reps = Number(pos[1] || 3);
+
+function median(a) {
+  const s = [...a].sort((x, y) => x - y);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+const frames = 'new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())))';
+
+// [label, action expression, condition expression]
+function actions(hotName) {
+  const acts = [
+    ['hot path (h)', 'csprofViewer.hotPath()', 'true'],
+    ['sort by exclusive', 'csprofViewer.setState({sort: "excl"})', 'csprofViewer.state().sort === "excl"'],
+    ['sort by inclusive', 'csprofViewer.setState({sort: "incl"})', 'csprofViewer.state().sort === "incl"'],
+  ];
+  for (const v of ['bottom-up', 'flat', 'flame', 'icicle', 'threads', 'quality', 'source', 'top-down']) {
+    acts.push([`view ${v}`, `document.querySelector('[data-view="${v}"]').click()`,
+      `csprofViewer.state().view === "${v}"`]);
+  }
+  const ts = ['hide-loops', 'collapse-recursion', 'hide-inlines'];
+  if (hotName) ts.push(`focus-function:${encodeURIComponent(hotName)}`, `hide:${encodeURIComponent(hotName)}`);
+  for (const t of ts) {
+    acts.push([`transform ${t.split(':')[0]}`, `csprofViewer.setState({transforms: ${JSON.stringify(t)}})`, 'true']);
+    acts.push(['  (remove it)', 'csprofViewer.setState({transforms: ""})', 'true']);
+  }
+  acts.push(['scroll 200 rows', `(() => {
+      const row = document.querySelector('[data-name]');
+      let el = row && row.parentElement;
+      while (el && !(el.scrollHeight > el.clientHeight + 10 && getComputedStyle(el).overflowY !== 'visible')) el = el.parentElement;
+      if (!el) throw new Error('no scrolling table');
+      window.__benchFirst = row.dataset.name + '|' + row.getBoundingClientRect().top;
+      el.scrollTop += 200 * (row.getBoundingClientRect().height || 20);
+    })()`, `(() => { const r = document.querySelector('[data-name]');
+      return r && (r.dataset.name + '|' + r.getBoundingClientRect().top) !== window.__benchFirst; })()`]);
+  return acts;
+}
+
+cdp.main(async () => {
+  if (!db) throw new Error('usage: measure.js DB [REPS] [--placeholder]');
+  const results = new Map(); // label -> {ms: [], dom: [], heap: []}
+  const add = (label, ms, dom, heap) => {
+    if (!results.has(label)) results.set(label, { ms: [], dom: [], heap: [] });
+    const r = results.get(label);
+    r.ms.push(ms);
+    r.dom.push(dom);
+    r.heap.push(heap);
+  };
+  const probe = `({dom: document.getElementsByTagName('*').length,
+    heap: performance.memory ? performance.memory.usedJSHeapSize : 0})`;
+  let version = '';
+  let nodes = null;
+  await cdp.withBrowser({ timeoutMs: 120000 }, async (browser) => {
+    version = browser.version;
+    for (let rep = 0; rep < reps; rep++) {
+      const page = await vl.openDb(browser, placeholder ? path.join(db, 'placeholder.html') : db,
+        { width: 1400, height: 900, timeoutMs: 120000 });
+      let p = await page.evaluate(probe);
+      add('ready (load + first paint)', page.readyMs, p.dom, p.heap);
+      if (placeholder) {
+        nodes = await page.evaluate('window.CSPROF_DB.n');
+        await page.close();
+        continue;
+      }
+      nodes = await page.evaluate('csprofViewer.model().src.data.n');
+      await page.evaluate('csprofViewer.hotPath()');
+      const hotName = await page.evaluate('csprofViewer.state().selName');
+      for (const [label, act, cond] of actions(hotName)) {
+        const ms = await page.timeInPage(act, cond, { timeoutMs: 120000 });
+        p = await page.evaluate(probe);
+        add(label, ms, p.dom, p.heap);
+      }
+      vl.assertClean(page, 'viewer');
+      await page.close();
+      process.stderr.write(`measure.js: repetition ${rep + 1}/${reps} done\n`);
+    }
+  });
+  const fmt = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
+  console.log(`viewer: ${placeholder ? 'placeholder page (no viewer built)' : db}; ${nodes} CCT nodes; ` +
+    `${version}, headless, --disable-gpu; ${reps} repetition(s), fresh tab each`);
+  console.log('');
+  console.log('| action | median ms | min–max ms | DOM elements | JS heap MB |');
+  console.log('|---|---:|---:|---:|---:|');
+  for (const [label, r] of results) {
+    console.log(`| ${label} | ${fmt(median(r.ms))} | ${fmt(Math.min(...r.ms))}–${fmt(Math.max(...r.ms))} | ` +
+      `${Math.max(...r.dom)} | ${(Math.max(...r.heap) / 1048576).toFixed(0)} |`);
+  }
+}, { timeoutMs: 3600000 });
