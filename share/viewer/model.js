@@ -321,8 +321,24 @@
   // it carries, carry: view nodes of the leaf occurrence (cost source),
   // incl[m], self[m]}.  Roots: one per procedure (and loop) name, with the
   // inclusive value of its outermost occurrences only (recursion counted once).
+  // Exclusive cost of each frame including its loops and statements (the
+  // cost spent in the procedure itself in that context); other nodes: own.
+  function frameSelf(t) {
+    if (t.fself) return t.fself;
+    const nm = t.self.length, out = [];
+    for (let m = 0; m < nm; m++) out.push(Float64Array.from(t.self[m]));
+    const owner = new Int32Array(t.n);
+    for (let i = 1; i < t.n; i++) {
+      const p = t.parent[i];
+      owner[i] = isFrame(t.kind[i]) ? i : (isFrame(t.kind[p]) || p === 0 ? p : owner[p]);
+      if (!isFrame(t.kind[i]) && owner[i] > 0) for (let m = 0; m < nm; m++) out[m][owner[i]] += t.self[m][i];
+    }
+    t.fself = out;
+    return out;
+  }
+
   function bottomUpRoots(t) {
-    const nm = t.incl.length;
+    const nm = t.incl.length, fs = frameSelf(t);
     const groups = new Map();
     const stackCount = new Map();
     // iterative DFS over the view tree to know whether a same-name ancestor exists
@@ -346,7 +362,7 @@
           const outer = onPath[t.name[i]] === 0;
           g.outer.push(outer ? 1 : 0);
           for (let m = 0; m < nm; m++) {
-            g.self[m] += t.self[m][i];
+            g.self[m] += fs[m][i];
             if (outer) g.incl[m] += t.incl[m][i];
           }
           onPath[t.name[i]]++;
@@ -370,7 +386,7 @@
   // grouped by (name, kind, call-site line of the entry), each with the part
   // of the row's cost that came through it.
   function bottomUpCallers(t, row) {
-    const nm = t.incl.length;
+    const nm = t.incl.length, fs = frameSelf(t);
     const groups = new Map(), out = [];
     for (let e = 0; e < row.entries.length; e++) {
       const i = row.entries[e], c = row.carry[e];
@@ -390,7 +406,7 @@
       g.calls += t.calls[i];
       for (let m = 0; m < nm; m++) {
         if (row.weight[e]) g.incl[m] += t.incl[m][c];
-        g.self[m] += t.self[m][c];
+        g.self[m] += fs[m][c];
       }
     }
     return out;
@@ -588,7 +604,7 @@
     K: K, KIND_NAMES: KIND_NAMES, TRANSFORMS: TRANSFORMS, load: load, unpack: unpack, buildView: buildView,
     encodeTransforms: encodeTransforms, decodeTransforms: decodeTransforms, children: children,
     nameOf: nameOf, depths: depths, hotPath: hotPath, bottomUpRoots: bottomUpRoots,
-    bottomUpCallers: bottomUpCallers, flat: flat, matchTrees: matchTrees, matchMetric: matchMetric,
+    bottomUpCallers: bottomUpCallers, frameSelf: frameSelf, flat: flat, matchTrees: matchTrees, matchMetric: matchMetric,
     stats: stats, sourceLines: sourceLines, pathOf: pathOf, isFrame: isFrame,
   };
   if (typeof module !== 'undefined' && module.exports) module.exports = api;

@@ -421,7 +421,7 @@
     main.textContent = '';
     const v = selNode();
     let f = st.file >= 0 ? st.file : tree.file[v] >= 0 ? tree.file[v] : tree.csFile[v];
-    let mark = st.file >= 0 ? st.line : tree.kind[v] === K.FRAME ? 0 : tree.line[v];
+    const mark = st.file >= 0 ? st.line : tree.line[v];
     const box = el('div', 'src');
     const hdr = el('div', 'hdr');
     box.appendChild(hdr);

@@ -175,6 +175,7 @@ test('bottom-up: recursion counted once, callers split the cost, per call site',
   const t1 = M.buildView(M.load(fig1()), []);
   const c = M.bottomUpRoots(t1).find(function (r) { return r.name === 'c'; });
   assert.strictEqual(c.incl[0], 400);
+  assert.strictEqual(c.self[0], 400, 'a procedure\'s exclusive cost includes its loops and statements');
   const cs = M.bottomUpCallers(t1, c);
   assert.strictEqual(cs.length, 6);
   assert.strictEqual(cs.filter(function (x) { return x.name === 'a'; }).reduce(function (s, x) { return s + x.calls; }, 0), 2);
