@@ -151,7 +151,8 @@ vw_read_extra(struct vw_out *o, const char *db, struct vw_extra *x)
     if (path == NULL)
         return vw_fail(o, RPT_ENOMEM, "out of memory");
     x->summary = open_memstream(&x->summary_buf, &x->summary_len);
-    r = xmlReaderForFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    r = xmlReaderForFile(
+        path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_HUGE);
     if (x->summary == NULL || r == NULL) {
         rc = vw_fail(o, RPT_EIO, "%s: cannot open", path);
         goto out;
