@@ -328,6 +328,220 @@ vw_write_source(struct vw_out *o, const char *db, const char *src, int id, const
     return rc;
 }
 
+/* --------------------------------------------------------- thread values */
+
+#define VW_THREAD_CELLS 400000 /* procedures x threads written at most */
+
+static uint32_t
+vw_le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static double
+vw_led(const unsigned char *p)
+{
+    uint64_t u = 0;
+    double d;
+
+    for (int k = 7; k >= 0; k--)
+        u = u << 8 | p[k];
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+/*
+ * Per-thread inclusive values of the heaviest procedures (outermost frames
+ * only, so recursion counts once) and of the whole run, from
+ * DB/thread-values.bin (share/schemas/thread-values.md), as the data key
+ * "threadValues": {threads: [thread index], procs: [name], columns: [view
+ * column], total: [[per thread] per column], values: [[[per thread] per
+ * proc] per column]}.  Nothing is written when the file is absent or does
+ * not match the database (its node count differs).
+ */
+static void
+vw_write_thread_values(FILE *f, const char *db_dir, const struct rpt_db *db,
+                       const struct rpt_tree *t)
+{
+    char *path = vw_path(db_dir, "thread-values.bin");
+    unsigned char *buf = NULL, *p, *end;
+    uint32_t ncols, nthreads, *tpos = NULL, *stack = NULL, sp = 0;
+    int32_t *procslot = NULL, *active = NULL;
+    uint8_t *outer = NULL;
+    double *tot = NULL, *val = NULL;
+    int *pick = NULL, npick = 0, *colmap = NULL;
+    struct stat st;
+    FILE *in = NULL;
+    uint64_t nnodes;
+    size_t got;
+
+    if (path == NULL || (in = fopen(path, "rb")) == NULL || fstat(fileno(in), &st) != 0 ||
+        st.st_size < 32)
+        goto out;
+    buf = malloc((size_t)st.st_size);
+    if (buf == NULL || (got = fread(buf, 1, (size_t)st.st_size, in)) != (size_t)st.st_size ||
+        memcmp(buf, "CSPTHRV1", 8) != 0)
+        goto out;
+    ncols = vw_le32(buf + 12);
+    nthreads = vw_le32(buf + 16);
+    nnodes = (uint64_t)vw_le32(buf + 24) | (uint64_t)vw_le32(buf + 28) << 32;
+    if (nnodes != db->nnodes || nthreads == 0 || nthreads > 10000000 || ncols > 4096)
+        goto out;
+    end = buf + got;
+    /* outermost frames: a DFS with a count of active frames per procedure */
+    outer = calloc(db->nnodes, 1);
+    active = calloc((size_t)db->nprocs + 1, sizeof *active);
+    stack = malloc((size_t)db->nnodes * 2 * sizeof *stack);
+    if (outer == NULL || active == NULL || stack == NULL)
+        goto out;
+    stack[sp++] = 0;
+    stack[sp++] = 0;
+    while (sp > 0) {
+        uint32_t leaving = stack[--sp], n = stack[--sp];
+        const struct rpt_node *v = &db->nodes[n];
+        bool frame = v->kind == RPT_CCT_FRAME && v->proc >= 0 && v->proc < db->nprocs;
+        if (leaving) {
+            if (frame)
+                active[v->proc]--;
+            continue;
+        }
+        if (frame) {
+            outer[n] = active[v->proc] == 0;
+            active[v->proc]++;
+        }
+        stack[sp++] = n;
+        stack[sp++] = 1;
+        for (uint32_t c = v->first_child; c != 0; c = db->nodes[c].next_sibling) {
+            stack[sp++] = c;
+            stack[sp++] = 0;
+        }
+    }
+    /* view column of each event column (event e has Metric 2e inclusive) */
+    colmap = malloc(((size_t)ncols + 1) * sizeof *colmap);
+    tpos = malloc((size_t)nthreads * sizeof *tpos);
+    procslot = malloc(((size_t)db->nprocs + 1) * sizeof *procslot);
+    tot = calloc((size_t)t->nvalues * nthreads, sizeof *tot);
+    if (colmap == NULL || tpos == NULL || procslot == NULL || tot == NULL)
+        goto out;
+    for (uint32_t e = 0; e < ncols; e++) {
+        colmap[e] = -1;
+        for (int c = 0; c < t->nvalues; c++)
+            if (t->metric_of[c] == (int)(2 * e))
+                colmap[e] = c;
+    }
+    /* pass 1: threads, and each procedure's total over threads (column 0) */
+    {
+        double *ptotal = calloc((size_t)db->nprocs + 1, sizeof *ptotal);
+        uint32_t nt = 0;
+        if (ptotal == NULL)
+            goto out;
+        for (p = buf + 32; p + 12 <= end;) {
+            uint32_t idx = vw_le32(p + 4), n = vw_le32(p + 8);
+            p += 12;
+            if (nt < nthreads)
+                tpos[nt++] = idx;
+            for (uint32_t k = 0; k < n && p + 16 <= end; k++) {
+                uint32_t node = vw_le32(p), cw = vw_le32(p + 4), e = cw & 0x3fffffff;
+                double incl = vw_led(p + 8);
+                p += (cw & 0xc0000000u) ? 16 : 24;
+                if (node < db->nnodes && e < ncols && colmap[e] == 0 && outer[node])
+                    ptotal[db->nodes[node].proc] += incl;
+            }
+        }
+        nthreads = nt;
+        /* the heaviest procedures, as many as VW_THREAD_CELLS allows */
+        int cap = (int)(VW_THREAD_CELLS / (nthreads ? nthreads : 1));
+        if (cap > 200)
+            cap = 200;
+        pick = malloc(((size_t)cap + 1) * sizeof *pick);
+        if (pick == NULL) {
+            free(ptotal);
+            goto out;
+        }
+        for (int q = 0; q < db->nprocs; q++)
+            procslot[q] = -1;
+        for (int r = 0; r < cap; r++) {
+            int best = -1;
+            for (int q = 0; q < db->nprocs; q++)
+                if (procslot[q] < 0 && ptotal[q] > 0 && (best < 0 || ptotal[q] > ptotal[best]))
+                    best = q;
+            if (best < 0)
+                break;
+            procslot[best] = npick;
+            pick[npick++] = best;
+        }
+        free(ptotal);
+    }
+    val = calloc((size_t)t->nvalues * (size_t)(npick ? npick : 1) * nthreads, sizeof *val);
+    if (val == NULL)
+        goto out;
+    /* pass 2: values */
+    {
+        uint32_t ti = 0;
+        for (p = buf + 32; p + 12 <= end && ti < nthreads; ti++) {
+            uint32_t n = vw_le32(p + 8);
+            p += 12;
+            for (uint32_t k = 0; k < n && p + 16 <= end; k++) {
+                uint32_t node = vw_le32(p), cw = vw_le32(p + 4), e = cw & 0x3fffffff;
+                double incl = vw_led(p + 8);
+                int c;
+                p += (cw & 0xc0000000u) ? 16 : 24;
+                if (node >= db->nnodes || e >= ncols || (c = colmap[e]) < 0)
+                    continue;
+                if (node == 0)
+                    tot[(size_t)c * nthreads + ti] = incl;
+                else if (outer[node] && procslot[db->nodes[node].proc] >= 0)
+                    val[((size_t)c * (size_t)npick + (size_t)procslot[db->nodes[node].proc]) *
+                            nthreads +
+                        ti] += incl;
+            }
+        }
+    }
+    fputs(",\n\"threadValues\":{\"threads\":[", f);
+    for (uint32_t k = 0; k < nthreads; k++)
+        fprintf(f, k ? ",%u" : "%u", tpos[k]);
+    fputs("],\n\"procs\":[", f);
+    for (int q = 0; q < npick; q++) {
+        if (q)
+            putc(',', f);
+        exp_json_str(f, db->procs[pick[q]].name);
+    }
+    fputs("],\n\"total\":[", f);
+    for (int c = 0; c < t->nvalues; c++) {
+        fputs(c ? ",[" : "[", f);
+        for (uint32_t k = 0; k < nthreads; k++)
+            fprintf(f, k ? ",%.10g" : "%.10g", tot[(size_t)c * nthreads + k]);
+        putc(']', f);
+    }
+    fputs("],\n\"values\":[", f);
+    for (int c = 0; c < t->nvalues; c++) {
+        fputs(c ? ",\n[" : "\n[", f);
+        for (int q = 0; q < npick; q++) {
+            fputs(q ? ",[" : "[", f);
+            for (uint32_t k = 0; k < nthreads; k++)
+                fprintf(f, k ? ",%.10g" : "%.10g",
+                        val[((size_t)c * (size_t)npick + (size_t)q) * nthreads + k]);
+            putc(']', f);
+        }
+        putc(']', f);
+    }
+    fputs("]}", f);
+out:
+    if (in != NULL)
+        fclose(in);
+    free(path);
+    free(buf);
+    free(outer);
+    free(active);
+    free(stack);
+    free(colmap);
+    free(tpos);
+    free(procslot);
+    free(tot);
+    free(val);
+    free(pick);
+}
+
 /* ---------------------------------------------------------------- data */
 
 /*
@@ -474,6 +688,7 @@ struct vw_data {
     const struct rpt_tree *t;
     const struct vw_extra *x;
     const int *src_chunk; /* per file: source chunk number or -1 */
+    const char *db_dir;
 };
 
 static int
@@ -650,6 +865,7 @@ vw_write_data(struct vw_out *o, const struct vw_data *d, const char *name, const
             db->threads, db->processes, db->samples);
     fprintf(f, ",\"rootedPercent\":%.17g,\"unknownSamples\":%.17g,\"cpuSeconds\":%.17g}",
             db->rooted_percent, db->unknown_samples, db->cpu_seconds);
+    vw_write_thread_values(f, d->db_dir, db, t);
     fputs(",\n\"summary\":[", f);
     if (d->x->summary_buf != NULL)
         fwrite(d->x->summary_buf, 1, d->x->summary_len, f);
@@ -713,7 +929,7 @@ vw_write_db(struct vw_out *o, const char *db_dir, const char *name, const char *
             src_chunk[i] = i;
     }
     {
-        struct vw_data d = {.db = db, .t = t, .x = &x, .src_chunk = src_chunk};
+        struct vw_data d = {.db = db, .t = t, .x = &x, .src_chunk = src_chunk, .db_dir = db_dir};
         rc = vw_write_data(o, &d, name, var, src_prefix, base_name);
     }
 out_extra:

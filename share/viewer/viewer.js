@@ -506,32 +506,60 @@
     tableEl = { head: head };
     return tb;
   }
+  // Per-thread inclusive values of the selected scope's procedure (or of the
+  // whole run), from data.js threadValues (in the metric's unit), or null.
+  function threadSeries() {
+    const tv = src.data.threadValues;
+    if (!tv) return null;
+    const m = st.metric;
+    let v = selNode();
+    while (v > 0 && tree.kind[v] !== K.FRAME) v = tree.parent[v];
+    if (v > 0) {
+      const k = tv.procs.indexOf(M.nameOf(tree, v));
+      if (k >= 0) return { what: M.nameOf(tree, v), values: tv.values[m][k], threads: tv.threads };
+      return { what: M.nameOf(tree, v), values: null, threads: tv.threads };
+    }
+    return { what: 'the whole program', values: tv.total[m], threads: tv.threads };
+  }
   function renderThreads() {
     const main = $('main');
     main.textContent = '';
     const p = el('div', 'panel');
     main.appendChild(p);
     const ins = src.data.inputs.filter(function (x) { return x.read; });
-    const cpu = ins.map(function (x) { return x.cpuNs > 0 ? x.cpuNs / 1e9 : 0; });
-    const smp = ins.map(function (x) { return x.samples > 0 ? x.samples : 0; });
-    const sc = M.stats(cpu), ss = M.stats(smp);
+    const ser = threadSeries();
+    const m = st.metric;
+    let values, label;
+    if (ser && ser.values) {
+      values = ser.values;
+      label = src.metrics[m].name + ' (' + unitOf(m) + ') of ' + ser.what + ', inclusive, per thread';
+    } else {
+      values = ins.map(function (x) { return x.cpuNs > 0 ? x.cpuNs / 1e9 : 0; });
+      label = 'CPU time (s) per thread' + (ser ? ' (' + ser.what + ' is not among the procedures with per-thread values)' : '');
+    }
+    const s = M.stats(values);
     p.appendChild(el('h3', '', 'Threads and processes: ' + ins.length + ' thread(s)'));
-    p.appendChild(el('p', '', 'CPU time (s): min ' + sc.min.toFixed(3) + ', mean ' + sc.mean.toFixed(3) + ', max ' + sc.max.toFixed(3) + ', CV ' + sc.cv.toFixed(3) +
-      ' · samples: min ' + ss.min + ', mean ' + ss.mean.toFixed(1) + ', max ' + ss.max + ', CV ' + ss.cv.toFixed(3)));
-    // plot: one bar per thread, mean line
+    p.appendChild(el('p', '', label));
+    const sp = el('p', '', 'min ' + s.min.toPrecision(4) + ' · mean ' + s.mean.toPrecision(4) + ' · max ' + s.max.toPrecision(4) + ' · coefficient of variation ' + s.cv.toFixed(3) + ' · threads ' + s.n);
+    sp.dataset.stats = JSON.stringify({ min: s.min, mean: s.mean, max: s.max, cv: s.cv, n: s.n });
+    sp.id = 'thread-stats';
+    p.appendChild(sp);
+    // plot: one bar per thread (by thread index), mean as a line
     const W = Math.min(900, (main.clientWidth || 900) - 30), H = 160;
     const cv = el('canvas');
     cv.width = W; cv.height = H;
     cv.dataset.chart = 'threads';
     p.appendChild(cv);
     const g = cv.getContext('2d');
-    const max = sc.max || 1, bw = W / Math.max(cpu.length, 1);
+    const max = s.max || 1, bw = W / Math.max(values.length, 1);
     g.fillStyle = '#4a8fd8';
-    cpu.forEach(function (v, k) { const h = v / max * (H - 10); g.fillRect(k * bw + 1, H - h, Math.max(bw - 2, 1), h); });
+    values.forEach(function (v, k) { const h = v / max * (H - 10); g.fillRect(k * bw + (bw > 3 ? 1 : 0), H - h, Math.max(bw - (bw > 3 ? 2 : 0), 0.5), h); });
     g.strokeStyle = '#c00';
-    g.beginPath(); const my = H - sc.mean / max * (H - 10); g.moveTo(0, my); g.lineTo(W, my); g.stroke();
-    simpleTable(p, [['thread', 'thread'], ['rank', 'process'], ['pid', 'pid'], ['tid', 'tid'], ['samples', 'samples'], ['cpu', 'CPU time (s)'], ['path', 'measurement file']],
-      ins.map(function (x) { return [String(x.thread), String(x.rank), String(x.pid), String(x.tid), String(x.samples), x.cpuNs >= 0 ? (x.cpuNs / 1e9).toFixed(4) : '', x.path]; }), 6);
+    g.beginPath(); const my = H - s.mean / max * (H - 10); g.moveTo(0, my); g.lineTo(W, my); g.stroke();
+    const valOf = new Map();
+    if (ser && ser.values) ser.threads.forEach(function (t, k) { valOf.set(t, ser.values[k]); });
+    simpleTable(p, [['thread', 'thread'], ['rank', 'process'], ['pid', 'pid'], ['tid', 'tid'], ['value', ser && ser.values ? 'selected' : ''], ['samples', 'samples'], ['cpu', 'CPU time (s)'], ['path', 'measurement file']],
+      ins.map(function (x) { return [String(x.thread), String(x.rank), String(x.pid), String(x.tid), valOf.has(x.thread) ? valOf.get(x.thread).toPrecision(4) : '', String(x.samples), x.cpuNs >= 0 ? (x.cpuNs / 1e9).toFixed(4) : '', x.path]; }), 7);
   }
 
   function renderQuality() {

@@ -154,6 +154,12 @@ cdp.main(async () => {
     await V.switchView(page, 'source');
     rows = await table(page);
     assert.ok(rows.some((r) => /for|while/.test(r.cols.source || '')), 'source pane shows fig1.c');
+    // threads: per-thread values of the selected procedure (one thread here)
+    await page.evaluate('window.csprofViewer.find("a")');
+    await V.switchView(page, 'threads');
+    const ts = JSON.parse(await page.evaluate('document.getElementById("thread-stats").dataset.stats'));
+    assert.ok(Math.abs(ts.mean - under(rep, 'a', 'main', 'inclusive')) < 0.002 && ts.cv === 0 && ts.n === 1,
+      `threads: a's per-thread value ${JSON.stringify(ts)}`);
     V.assertClean(page, 'views');
     await page.close();
 
