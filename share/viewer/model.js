@@ -24,15 +24,31 @@
     const bin = atob(p.data);
     const u = new Uint8Array(bin.length);
     for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
-    const stream = new Blob([u]).stream().pipeThrough(new DecompressionStream('gzip'));
-    return new Response(stream).arrayBuffer().then(function (buf) {
-      if (buf.byteLength !== p.bytes) throw new Error('packed columns: ' + buf.byteLength + ' bytes, expected ' + p.bytes);
+    // inflate straight into one buffer of the known size
+    const ds = new DecompressionStream('gzip');
+    const w = ds.writable.getWriter();
+    w.write(u);
+    w.close();
+    const reader = ds.readable.getReader();
+    const whole = new Uint8Array(p.bytes);
+    let got = 0;
+    function pump() {
+      return reader.read().then(function (r) {
+        if (r.done) return whole.buffer;
+        if (got + r.value.length > whole.length) throw new Error('packed columns: more than ' + p.bytes + ' bytes');
+        whole.set(r.value, got);
+        got += r.value.length;
+        return pump();
+      });
+    }
+    return pump().then(function (buf) {
+      if (got !== p.bytes) throw new Error('packed columns: ' + got + ' bytes, expected ' + p.bytes);
       let off = 0;
       d.self = [];
       for (const c of p.columns) {
         const size = c[1] === 'f64' ? 8 : 4;
-        const bytes = buf.slice(off, off + size * d.n);
-        const a = size === 8 ? new Float64Array(bytes) : new Int32Array(bytes);
+        const b = off % size === 0 ? buf : buf.slice(off, off + size * d.n), o = b === buf ? off : 0;
+        const a = size === 8 ? new Float64Array(b, o, d.n) : new Int32Array(b, o, d.n);
         off += size * d.n;
         if (c[0] === 'self') d.self[c[2]] = a; else d[c[0]] = a;
       }
