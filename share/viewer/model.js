@@ -367,7 +367,7 @@
         state[state.length - 1] = 1;
         const k = t.kind[i];
         if (k !== K.ROOT && k !== K.STMT) {
-          const key = k + ':' + t.name[i];
+          const key = t.name[i] * 8 + k;
           let g = groups.get(key);
           if (!g) {
             g = { name: t.src.strings[t.name[i]], kind: k, nameId: t.name[i], entries: [], outer: [], incl: new Float64Array(nm), self: new Float64Array(nm) };
@@ -452,6 +452,7 @@
     // static key of each view node (frames/loops/stmts), computed top-down
     const rowOf = new Array(t.n);
     const own = new Array(t.n);
+    const procRows = new Map();
     const active = new Map();
     const procOf = new Int32Array(t.n).fill(-1);
     const stack = [0], state = [0];
@@ -465,13 +466,20 @@
           const lm = t.lm[i] >= 0 ? t.lm[i] : (i > 0 && procOf[t.parent[i]] >= 0 ? t.lm[procOf[t.parent[i]]] : -1);
           const modName = lm >= 0 ? t.src.modules[lm] : '[unknown module]';
           const fileName = t.file[i] >= 0 ? t.src.files[t.file[i]] : '[unknown file]';
-          const mr = get(rootRow, 'M' + lm, modName, K.GROUP);
-          const fr = get(mr, 'M' + lm + 'F' + t.file[i], fileName, K.GROUP);
-          fr.file = t.file[i];
-          r = get(fr, 'M' + lm + 'F' + t.file[i] + 'P' + t.name[i], S[t.name[i]], K.FRAME);
-          r.file = t.file[i]; r.line = t.line[i];
+          let cached = procRows.get(t.name[i]);
+          if (cached && (cached.lm !== lm || cached.file !== t.file[i])) cached = null;
+          if (cached) {
+            r = cached;
+          } else {
+            const mr = get(rootRow, 'M' + lm, modName, K.GROUP);
+            const fr = get(mr, 'M' + lm + 'F' + t.file[i], fileName, K.GROUP);
+            fr.file = t.file[i];
+            r = get(fr, 'M' + lm + 'F' + t.file[i] + 'P' + t.name[i], S[t.name[i]], K.FRAME);
+            r.file = t.file[i]; r.line = t.line[i]; r.lm = lm; r.mr = mr; r.fr = fr;
+            procRows.set(t.name[i], r);
+          }
+          groupsOf = [r.mr, r.fr];
           procOf[i] = i;
-          groupsOf = [mr, fr];
         } else if (i > 0) {
           procOf[i] = procOf[t.parent[i]];
           if ((k === K.LOOP || k === K.STMT) && rowOf[t.parent[i]]) {
@@ -485,14 +493,14 @@
         if (groupsOf) {
           // a module or file counts the outermost frames it contains
           for (const gr of groupsOf) {
-            if (!active.get(gr.key)) for (let m = 0; m < nm; m++) gr.incl[m] += t.incl[m][i];
-            active.set(gr.key, (active.get(gr.key) || 0) + 1);
+            if (!active.get(gr)) for (let m = 0; m < nm; m++) gr.incl[m] += t.incl[m][i];
+            active.set(gr, (active.get(gr) || 0) + 1);
           }
         }
         if (r) {
           own[i] = groupsOf ? [r].concat(groupsOf) : [r];
-          const outer = !active.get(r.key);
-          active.set(r.key, (active.get(r.key) || 0) + 1);
+          const outer = !active.get(r);
+          active.set(r, (active.get(r) || 0) + 1);
           r.nodes.push(i);
           r.calls += t.calls[i];
           for (let m = 0; m < nm; m++) {
@@ -513,7 +521,7 @@
         for (let k2 = t.cstart[i + 1] - 1; k2 >= t.cstart[i]; k2--) { stack.push(t.clist[k2]); state.push(0); }
       } else {
         stack.pop(); state.pop();
-        if (own[i]) for (const r of own[i]) active.set(r.key, active.get(r.key) - 1);
+        if (own[i]) for (const r of own[i]) active.set(r, active.get(r) - 1);
       }
     }
     // modules and files: self and calls are the sums of their procedures'
