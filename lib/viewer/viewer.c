@@ -979,6 +979,16 @@ vw_write(const char *db, const char *base_db, const char *out, char *err, size_t
         free(vdir);
         return rc;
     }
+    {
+        struct stat st;
+        if (lstat(vdir, &st) != 0 || !S_ISDIR(st.st_mode)) { /* never write through a symlink */
+            rc = vw_fail(&o, RPT_EIO,
+                         "%s: is not a directory (csprof never writes through a symbolic link)",
+                         vdir);
+            free(vdir);
+            return rc;
+        }
+    }
     free(vdir);
     if (base_db != NULL) {
         rc =

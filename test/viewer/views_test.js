@@ -50,6 +50,17 @@ cdp.main(async () => {
   fs.writeFileSync(path.join(out, 'fig1.struct'), run(path.join(bin, 'csprof-struct'), [fig1], out));
   run(path.join(bin, 'csprof-prof'), ['-q', '-S', 'fig1.struct', '-I', srcDir, 'meas', '-o', 'db'], out);
   const db = path.join(out, 'db');
+  // bad input: one line naming the database, exit 1; a symlinked DB/viewer is refused
+  let r = child_process.spawnSync(path.join(bin, 'csprof-prof'), ['--refresh-viewer', path.join(out, 'none')], { encoding: 'utf8' });
+  assert.strictEqual(r.status, 1);
+  assert.ok(r.stderr.includes(path.join(out, 'none')), r.stderr);
+  fs.mkdirSync(path.join(out, 'evil', 'db'), { recursive: true });
+  fs.mkdirSync(path.join(out, 'evil', 'elsewhere'));
+  fs.copyFileSync(path.join(db, 'experiment.xml'), path.join(out, 'evil', 'db', 'experiment.xml'));
+  fs.symlinkSync(path.join(out, 'evil', 'elsewhere'), path.join(out, 'evil', 'db', 'viewer'));
+  r = child_process.spawnSync(path.join(bin, 'csprof-prof'), ['--refresh-viewer', path.join(out, 'evil', 'db')], { encoding: 'utf8' });
+  assert.strictEqual(r.status, 1, 'symlinked DB/viewer refused');
+  assert.deepStrictEqual(fs.readdirSync(path.join(out, 'evil', 'elsewhere')), [], 'nothing written through the symlink');
   for (const f of ['index.html', 'viewer/data.js', 'viewer/viewer.js', 'viewer/model.js', 'viewer/viewer.css'])
     assert.ok(fs.existsSync(path.join(db, f)), `csprof-prof wrote ${f}`);
   const rep = V.report(path.join(bin, 'csprof-report'), db, ['--view', 'top-down', '--inlines', 'keep', '--loops', 'hide']);

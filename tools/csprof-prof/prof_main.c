@@ -636,14 +636,15 @@ prof_parse_options(int argc, char **argv, struct prof_options *o, bool *dump)
     return -1;
 }
 
-/* Write the viewer of @db (diff: @base -> @db) into @out; -1 after printing why. */
+/* Write the viewer of @db (diff: @base -> @db) into @out; -1 after printing why after @prefix. */
 static int
-prof_write_viewer(const char *db, const char *base, const char *out)
+prof_write_viewer(const char *db, const char *base, const char *out, const char *prefix)
 {
-    char err[512];
+    char err[512], msg[600];
 
     if (vw_write(db, base, out, err, sizeof err) < 0) {
-        prof_eprint(err);
+        snprintf(msg, sizeof msg, "%s%s", prefix, err);
+        prof_eprint(msg);
         return -1;
     }
     return 0;
@@ -701,8 +702,9 @@ prof_run(const struct prof_options *o, int nargs, char **args)
         goto out_error;
     prof_print_messages(ctx);
     prof_copy_dtd(o->db, o->verbose);
-    if (prof_write_viewer(o->db, NULL, o->db) < 0)
-        goto out_free;
+    /* the database is complete without its viewer: a failure here is a warning */
+    if (prof_write_viewer(o->db, NULL, o->db, "warning: viewer not written: ") < 0)
+        fprintf(stderr, "csprof-prof: note: retry with csprof-prof --refresh-viewer %s\n", o->db);
 
     printf("database: %s/experiment.xml\n", o->db);
     if (!o->quiet)
@@ -738,9 +740,9 @@ main(int argc, char **argv)
     status = PROF_EXIT_FAIL;
     if (o.refresh_viewer != NULL || o.diff_base != NULL) {
         if (o.refresh_viewer != NULL)
-            status = prof_write_viewer(o.refresh_viewer, NULL, o.refresh_viewer);
+            status = prof_write_viewer(o.refresh_viewer, NULL, o.refresh_viewer, "");
         else
-            status = prof_write_viewer(argv[optind], o.diff_base, o.db);
+            status = prof_write_viewer(argv[optind], o.diff_base, o.db, "");
         status = status < 0 ? PROF_EXIT_FAIL : PROF_EXIT_OK;
         xmlCleanupParser();
         goto out_free;
