@@ -158,8 +158,11 @@
     for (let m = 0; m < src.modules.length; m++)
       for (const l of hideLibs) if (src.modules[m].indexOf(l) >= 0) libHidden[m] = 1;
     const nm = src.metrics.length;
-    if (focusNode < 0 && focusFn.size === 0 && hide.size === 0 && !hideLibs.length && !rec && !noLoops && !noInl && !noStmt)
-      return identity(src);
+    if (focusNode < 0 && focusFn.size === 0 && hide.size === 0 && !hideLibs.length && !rec && !noLoops && !noInl) {
+      if (!noStmt) return identity(src);
+      const t = dropLeaves(src, K.STMT);
+      if (t) return t;
+    }
     const map = new Int32Array(n).fill(-1);
     const v = {
       parent: [-1], kind: [K.ROOT], name: [src.name[0]], lm: [-1], file: [-1], line: [0],
@@ -231,6 +234,44 @@
       for (let m = 0; m < nm; m++) v.self[m][c] += src.self[m][i];
     }
     return finish(src, v, map, anyFocus ? inFocus : null);
+  }
+
+  // The view without the leaves of kind @kind, their cost moved to their
+  // parents: no child can clash with another, so no lookup is needed.
+  // Returns null when such a node has children (then buildView merges).
+  function dropLeaves(src, kind) {
+    const n = src.n, nm = src.metrics.length;
+    const map = new Int32Array(n);
+    let k = 0;
+    for (let i = 0; i < n; i++) {
+      if (src.kind[i] === kind && i > 0) {
+        if (src.end[i] !== i + 1) return null;
+        map[i] = -2;
+      } else {
+        map[i] = k++;
+      }
+    }
+    const rep = new Int32Array(k), parent = new Int32Array(k);
+    const cols = ['kind', 'name', 'lm', 'file', 'line', 'csFile', 'csLine', 'calls'];
+    const v = {};
+    for (const c of cols) v[c] = new src[c].constructor(k);
+    const self = [];
+    for (let m = 0; m < nm; m++) self.push(new Float64Array(k));
+    for (let i = 0; i < n; i++) {
+      let j = map[i];
+      if (j === -2) {
+        j = map[i] = map[src.parent[i]];
+        for (let m = 0; m < nm; m++) self[m][j] += src.self[m][i];
+        continue;
+      }
+      rep[j] = i;
+      parent[j] = i === 0 ? -1 : map[src.parent[i]];
+      for (const c of cols) v[c][j] = src[c][i];
+      for (let m = 0; m < nm; m++) self[m][j] += src.self[m][i];
+    }
+    const t = { src: src, n: k, map: map, parent: parent, rep: rep, self: self, incl: [] };
+    for (const c of cols) t[c] = v[c];
+    return sums(t);
   }
 
   // The view without transforms: the source arrays themselves.

@@ -86,6 +86,9 @@
     return st.lines || st.t.some(function (x) { return x.t === 'hide-statements'; }) ? st.t : st.t.concat([{ t: 'hide-statements' }]);
   }
   function rebuild() {
+    // top-down expansion survives a transform: kept as source nodes
+    const keep = [];
+    if (tree) for (const v of expanded) if (typeof v === 'number') keep.push(tree.rep[v]);
     tree = M.buildView(src, viewTransforms());
     if (base) {
       const bt = viewTransforms().filter(function (x) { return x.t !== 'focus-subtree'; });
@@ -95,6 +98,7 @@
     }
     buRows = null; flatRoot = null;
     expanded = new Set();
+    for (const s0 of keep) if (tree.map[s0] >= 0) expanded.add(tree.map[s0]);
     expandTo(selNode());
   }
   function expandTo(v) {
@@ -632,6 +636,20 @@
     if (k >= 0) st.t.splice(k, 1); else st.t.push({ t: name });
     changed();
   }
+  // First view of a database: the hot path, then the heaviest collapsed rows
+  // until about @want rows show (as profilers open the heaviest path).
+  function autoExpand(want) {
+    for (const p of M.hotPath(tree, 0, st.metric, 0.5)) expanded.add(p);
+    const inc = tree.incl[st.metric];
+    for (let round = 0; round < want; round++) {
+      const list = topDownRows();
+      if (list.length >= want) break;
+      let best = -1;
+      for (const r of list) if (!r.leaf && !expanded.has(r.node) && (best < 0 || inc[r.node] > inc[best])) best = r.node;
+      if (best < 0) break;
+      expanded.add(best);
+    }
+  }
   function hotPath() {
     const v = st.view === 'top-down' ? selNode() : 0;
     const path = M.hotPath(tree, v, st.metric, 0.5);
@@ -744,7 +762,7 @@
       const go = function () {
         rebuild();
         timing.built = performance.now();
-        if (fresh) for (const p of M.hotPath(tree, 0, st.metric, 0.5)) expanded.add(p);
+        if (fresh) autoExpand(60);
         wire();
         render();
         window.csprofViewer.loadMs = performance.now() - t0;

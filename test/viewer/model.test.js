@@ -103,6 +103,17 @@ test('hide-loops and hide-statements merge into the enclosing frame', function (
   assert.strictEqual(t.incl[0][0], 400);
 });
 
+test('hide-statements alone (leaves dropped) equals the general merge', function () {
+  const src = M.load(fig1());
+  const fast = M.buildView(src, [{ t: 'hide-statements' }]);
+  const slow = M.buildView(src, [{ t: 'hide-statements' }, { t: 'hide', name: 'no such function' }]);
+  checkProperties(fast);
+  assert.strictEqual(fast.n, slow.n);
+  const key = (t) => Array.from({ length: t.n }, (_, i) => M.pathOf(t, i).join('/') + '=' + t.incl[0][i] + '/' + t.self[0][i] + '/' + t.calls[i]).sort();
+  assert.deepStrictEqual(key(fast), key(slow));
+  for (let i = 0; i < src.n; i++) assert.ok(fast.map[i] >= 0 && fast.map[i] < fast.n);
+});
+
 test('hide (merge into callers): c disappears, its cost is a\'s and b\'s own', function () {
   const src = M.load(fig1());
   const t = M.buildView(src, [{ t: 'hide', name: 'c' }, { t: 'hide-loops' }, { t: 'hide-statements' }]);
