@@ -99,6 +99,8 @@
     buRows = null; flatRoot = null;
     expanded = new Set();
     for (const s0 of keep) if (tree.map[s0] >= 0) expanded.add(tree.map[s0]);
+    // a node that a transform had merged away is opened again with its kept descendants
+    for (const v of Array.from(expanded)) expandTo(v);
     expandTo(selNode());
   }
   function expandTo(v) {
