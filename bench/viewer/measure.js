@@ -12,7 +12,8 @@
 //   sort by excl     setState({sort: 'excl'})
 //   view X           a click on [data-view=X] (first visit: lazy builds count)
 //   transform T      setState({transforms: T}); then back to none
-//   scroll           table scrolled by 200 rows until another row is first
+//   scroll           the bottom-up table scrolled by 200 rows until another
+//                    row is first
 // Each action is timed in the page with performance.now(), from before the
 // action until the condition holds and two animation frames have passed
 // (layout and paint included).  The table prints the median and the range
@@ -38,7 +39,7 @@ function median(a) {
 
 const frames = 'new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())))';
 
-// [label, action expression, condition expression]
+// [label, action expression, condition expression, untimed setup expression]
 function actions(hotName) {
   const acts = [
     ['hot path (h)', 'csprofViewer.hotPath()', 'true'],
@@ -55,7 +56,8 @@ function actions(hotName) {
     acts.push([`transform ${t.split(':')[0]}`, `csprofViewer.setState({transforms: ${JSON.stringify(t)}})`, 'true']);
     acts.push(['  (remove it)', 'csprofViewer.setState({transforms: ""})', 'true']);
   }
-  acts.push(['scroll 200 rows', `(() => {
+  // scrolling needs a long table: the bottom-up view lists every procedure
+  acts.push(['scroll 200 rows (bottom-up)', `(() => {
       const row = document.querySelector('[data-name]');
       let el = row && row.parentElement;
       while (el && !(el.scrollHeight > el.clientHeight + 10 && getComputedStyle(el).overflowY !== 'visible')) el = el.parentElement;
@@ -63,7 +65,8 @@ function actions(hotName) {
       window.__benchFirst = row.dataset.name + '|' + row.getBoundingClientRect().top;
       el.scrollTop += 200 * (row.getBoundingClientRect().height || 20);
     })()`, `(() => { const r = document.querySelector('[data-name]');
-      return r && (r.dataset.name + '|' + r.getBoundingClientRect().top) !== window.__benchFirst; })()`]);
+      return r && (r.dataset.name + '|' + r.getBoundingClientRect().top) !== window.__benchFirst; })()`,
+  `document.querySelector('[data-view="bottom-up"]').click()`]);
   return acts;
 }
 
@@ -96,7 +99,11 @@ cdp.main(async () => {
       nodes = await page.evaluate('csprofViewer.model().src.data.n');
       await page.evaluate('csprofViewer.hotPath()');
       const hotName = await page.evaluate('csprofViewer.state().selName');
-      for (const [label, act, cond] of actions(hotName)) {
+      for (const [label, act, cond, setup] of actions(hotName)) {
+        if (setup) {
+          await page.evaluate(setup);
+          await page.evaluate(frames);
+        }
         const ms = await page.timeInPage(act, cond, { timeoutMs: 120000 });
         p = await page.evaluate(probe);
         add(label, ms, p.dom, p.heap);
@@ -107,7 +114,7 @@ cdp.main(async () => {
     }
   });
   const fmt = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
-  console.log(`viewer: ${placeholder ? 'placeholder page (no viewer built)' : db}; ${nodes} CCT nodes; ` +
+  console.log(`viewer: ${placeholder ? 'placeholder.html (loads the data file only)' : db}; ${nodes} CCT nodes; ` +
     `${version}, headless, --disable-gpu; ${reps} repetition(s), fresh tab each`);
   console.log('');
   console.log('| action | median ms | min–max ms | DOM elements | JS heap MB |');

@@ -17,7 +17,10 @@
 # -v: wall, CPU, peak RSS).  measure.js opens DB/index.html over file:// in
 # headless Chromium and times the interactions (see its header).  Until
 # csprof-prof writes a viewer, a placeholder page loading a data file of
-# the same node count is timed (ready only).  BENCH_KEEP=DIR keeps the
+# the same node count is timed (ready only); once it does, the placeholder
+# on the viewer's own data file is timed too, as the baseline of the same
+# run (the viewer's ready time / the placeholder's is the load-independent
+# figure).  BENCH_KEEP=DIR keeps the
 # files in DIR.  Needs nm, /usr/bin/time, node and chromium.
 set -u
 build=${1:-build}
@@ -61,21 +64,30 @@ done
 t1=$(date +%s.%N)
 awk -v a="$t0" -v b="$t1" 'BEGIN { printf "csprof-struct of the 4 modules: %.1f s\n", b - a }'
 
-# csprof-prof makes about 2.2 database nodes of one measurement node here.
+# csprof-prof makes about 1.27 calling-context nodes (frames, inlined frames,
+# loops, statements: the nodes of csprof-report and of the viewer) of one
+# measurement node here.
 mkdir "$tmp/m"
-"$gen" "$tmp/m" $((nodes * 10 / 22)) 4 "${specs[@]}" 2> "$tmp/gen.err" || { cat "$tmp/gen.err" >&2; exit 1; }
+"$gen" "$tmp/m" $((nodes * 100 / 127)) 4 "${specs[@]}" 2> "$tmp/gen.err" || { cat "$tmp/gen.err" >&2; exit 1; }
 echo "measurement files: $(ls "$tmp/m" | wc -l), $(du -sh "$tmp/m" | cut -f1), $(awk '{ n += $3 } END { print n }' "$tmp/gen.err") nodes in all"
 /usr/bin/time -v "$prof" -q "${sopts[@]}" -o "$tmp/db" "$tmp/m" > /dev/null 2> "$tmp/time.txt" ||
     { cat "$tmp/time.txt" >&2; exit 1; }
 awk -F': ' '/Elapsed \(wall/ { w = $2 } /User time/ { u = $2 } /System time/ { s = $2 }
     /Maximum resident/ { r = $2 }
     END { printf "csprof-prof: %s wall, %.1f s CPU, peak RSS %.0f MB\n", w, u + s, r / 1024 }' "$tmp/time.txt"
-dbnodes=$(grep -o '<PF \|<A \|<L \|<C \|<S ' "$tmp/db/experiment.xml" | wc -l)
-echo "database: $dbnodes calling-context nodes in experiment.xml (PF, A, L, C, S); $(du -sh "$tmp/db" | cut -f1) on disk"
+dbnodes=$(($(grep -o '<PF \|<A \|<L \|<S ' "$tmp/db/experiment.xml" | wc -l) + 1))
+echo "database: $dbnodes calling-context nodes (the root and experiment.xml's PF, A, L, S elements); $(du -sh "$tmp/db" | cut -f1) on disk"
 [ -d "$tmp/db/viewer" ] && echo "viewer data: $(du -ch "$tmp/db/viewer"/*.js | tail -1 | cut -f1) in DB/viewer/*.js"
 echo
 if [ -f "$tmp/db/index.html" ]; then
     node "$here/measure.js" "$tmp/db" "$reps"
+    echo
+    echo "Baseline in the same run: placeholder.html on the same DB/viewer/data.js (load the"
+    echo "data, one inclusive pass, 40 rows): the floor of any viewer of this data file."
+    mkdir -p "$tmp/ph/viewer"
+    cp "$here/placeholder.html" "$tmp/ph/"
+    ln -s "$tmp/db/viewer/data.js" "$tmp/ph/viewer/data.js"
+    node "$here/measure.js" "$tmp/ph" "$reps" --placeholder
 else
     echo "(csprof-prof wrote no DB/index.html: timing the placeholder page with a data file of $dbnodes nodes)"
     mkdir -p "$tmp/ph/viewer"

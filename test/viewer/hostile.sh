@@ -25,8 +25,8 @@
 # viewer) and node + chromium are here, hostile_view.js opens it.
 # Environment (ctest): CSPROF_BIN, CSPROF_SCHEMAS, CC, CXX, GEN (hostile_gen),
 # VIEWER_OUT.
-. "$(dirname "$0")/../integration/lib.sh"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/../integration/lib.sh"
 out=${VIEWER_OUT:-$work/out}/hostile
 rm -rf "$out" && mkdir -p "$out" || exit 1
 command -v python3 > /dev/null || { echo "SKIP: python3 not found"; exit 77; }
