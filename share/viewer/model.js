@@ -164,17 +164,22 @@
       if (t) return t;
     }
     const map = new Int32Array(n).fill(-1);
+    // view nodes are at most the source nodes: preallocated columns, count v.n
     const v = {
-      parent: [-1], kind: [K.ROOT], name: [src.name[0]], lm: [-1], file: [-1], line: [0],
-      csFile: [-1], csLine: [0], calls: [0], rep: [0], self: [],
+      n: 1, parent: new Int32Array(n), kind: new Uint8Array(n), name: new Int32Array(n),
+      lm: new Int32Array(n), file: new Int32Array(n), line: new Int32Array(n),
+      csFile: new Int32Array(n), csLine: new Int32Array(n), calls: new Float64Array(n),
+      rep: new Int32Array(n), self: [],
     };
-    for (let m = 0; m < nm; m++) v.self.push([src.self[m][0]]);
+    v.parent[0] = -1; v.kind[0] = K.ROOT; v.name[0] = src.name[0]; v.lm[0] = -1; v.file[0] = -1; v.csFile[0] = -1;
+    for (let m = 0; m < nm; m++) { v.self.push(new Float64Array(n)); v.self[m][0] = src.self[m][0]; }
     map[0] = 0;
     const keys = new Map(), keys2 = new Map();
     // nearest frame of each view node (for recursion), by view index
-    const frameOf = [0];
+    const frameOf = new Int32Array(n);
     // focus-function: whether a view node is under a focused frame
-    const inFocus = [focusFn.size === 0 && focusNode < 0 ? 1 : 0];
+    const inFocus = new Uint8Array(n);
+    inFocus[0] = focusFn.size === 0 && focusNode < 0 ? 1 : 0;
     const anyFocus = focusFn.size > 0 || focusNode >= 0;
     function child(p, i, anySite) {
       const k = src.kind[i], nmId = src.name[i], cs = anySite ? 0 : src.csLine[i];
@@ -186,15 +191,14 @@
         c = keys2.get(key);
       }
       if (c === undefined) {
-        c = v.parent.length;
+        c = v.n++;
         if (key === null && !keys.has(nkey)) keys.set(nkey, c);
         else keys2.set(key || p + ':' + k + ':' + nmId + ':' + cs, c);
-        v.parent.push(p); v.kind.push(k); v.name.push(nmId); v.lm.push(src.lm[i]);
-        v.file.push(src.file[i]); v.line.push(src.line[i]); v.csFile.push(src.csFile[i]);
-        v.csLine.push(cs); v.calls.push(0); v.rep.push(i);
-        for (let m = 0; m < nm; m++) v.self[m].push(0);
-        frameOf.push(isFrame(k) ? c : frameOf[p]);
-        inFocus.push(inFocus[p]);
+        v.parent[c] = p; v.kind[c] = k; v.name[c] = nmId; v.lm[c] = src.lm[i];
+        v.file[c] = src.file[i]; v.line[c] = src.line[i]; v.csFile[c] = src.csFile[i];
+        v.csLine[c] = cs; v.rep[c] = i;
+        frameOf[c] = isFrame(k) ? c : frameOf[p];
+        inFocus[c] = inFocus[p];
       }
       return c;
     }
@@ -286,9 +290,14 @@
     return sums(t);
   }
 
+  // The first @N values of @a as a @Type array (a copy).
+  function typed(a, N, Type) {
+    return ArrayBuffer.isView(a) ? a.slice(0, N) : Type.from(a);
+  }
+
   // Typed arrays, focus pruning, inclusive values and children lists.
   function finish(src, v, map, inFocus) {
-    let N = v.parent.length;
+    let N = v.n !== undefined ? v.n : v.parent.length;
     const nm = v.self.length;
     if (inFocus) {
       // keep the root and the nodes in focus; the root's self is dropped
@@ -307,14 +316,15 @@
       for (let i = 0; i < map.length; i++) if (map[i] >= 0) map[i] = keep[map[i]];
       v = w;
       N = v.parent.length;
+      v.n = N;
     }
     const t = {
       src: src, n: N, map: map,
-      parent: Int32Array.from(v.parent), kind: Uint8Array.from(v.kind), name: Int32Array.from(v.name),
-      lm: Int32Array.from(v.lm), file: Int32Array.from(v.file), line: Int32Array.from(v.line),
-      csFile: Int32Array.from(v.csFile), csLine: Int32Array.from(v.csLine),
-      calls: Float64Array.from(v.calls), rep: Int32Array.from(v.rep),
-      self: v.self.map(function (a) { return Float64Array.from(a); }), incl: [],
+      parent: typed(v.parent, N, Int32Array), kind: typed(v.kind, N, Uint8Array), name: typed(v.name, N, Int32Array),
+      lm: typed(v.lm, N, Int32Array), file: typed(v.file, N, Int32Array), line: typed(v.line, N, Int32Array),
+      csFile: typed(v.csFile, N, Int32Array), csLine: typed(v.csLine, N, Int32Array),
+      calls: typed(v.calls, N, Float64Array), rep: typed(v.rep, N, Int32Array),
+      self: v.self.map(function (a) { return typed(a, N, Float64Array); }), incl: [],
     };
     return sums(t);
   }
