@@ -34,6 +34,20 @@ cdp.main(async () => {
           /__csprofPwned/.test(e.outerHTML)).length})`);
       assert.deepStrictEqual(pwned, { flag: null, payload: 0 }, `${db}: script from the data ran`);
       assert.deepStrictEqual(page.dialogs, [], `${db}: dialogs opened`);
+      // every procedure the report names is shown literally (as text, not markup)
+      if (process.env.CSPROF_BIN) {
+        const rep = vl.report(path.join(process.env.CSPROF_BIN, 'csprof-report'), db,
+          ['--view', 'bottom-up', '--depth', '1']);
+        const want = rep.nodes.filter((n) => n.depth === 1 && n.kind === 'frame').map((n) => n.name);
+        await vl.setState(page, { view: 'bottom-up', transforms: '', search: '' });
+        const shown = await vl.rows(page);
+        for (const name of want) {
+          const row = shown.find((r) => r.name === name);
+          assert.ok(row, `${db}: procedure ${JSON.stringify(name)} listed in bottom-up`);
+          assert.ok(row.cols.name.endsWith(name), `${db}: ${JSON.stringify(name)} shown as text`);
+        }
+        assert.ok(want.length > 0, `${db}: the report names procedures`);
+      }
       vl.assertClean(page, db);
       console.log(`ok: ${db}: ${views.length} views, no script from the data ran`);
       await page.close();

@@ -33,6 +33,7 @@
 #include "report/report.h"
 #include "structure/structure.h"
 #include "support/text.h"
+#include "viewer/viewer.h"
 
 #ifdef CSPROF_PROF_MPI
 #    include "prof_mpi.h"
@@ -63,6 +64,9 @@ struct prof_options {
     enum prof_runs runs;
     const char **structs, **derived, **roots, **replace_old, **replace_new;
     size_t nstructs, nderived, nroots, nreplace;
+    const char *refresh_viewer; /* --refresh-viewer DB */
+    const char *diff_base;      /* --diff-viewer BASE_DB */
+    bool db_given;              /* -o was given */
 };
 
 static void __attribute__((noreturn)) prof_die_oom(void)
@@ -106,6 +110,8 @@ prof_usage(FILE *out)
           "                   [-I DIR]... [--replace-path OLD=NEW]... [--runs sum|separate]\n"
           "                   MEASUREMENTS...\n"
           "       csprof-prof --dump FILE...\n"
+          "       csprof-prof --refresh-viewer DB\n"
+          "       csprof-prof --diff-viewer BASE_DB DB -o DIFF_DB\n"
           "\n"
           "Merge csprof measurement files into an experiment database DB/experiment.xml\n"
           "(schema: share/csprof/schemas/experiment.dtd) and print a summary.\n"
@@ -131,6 +137,9 @@ prof_usage(FILE *out)
           "                          (default: top procedures, hottest call paths, sample\n"
           "                          quality), or every fact on its own \"key: value\" line\n"
           "      --dump              print each measurement FILE as text and exit\n"
+          "      --refresh-viewer DB rewrite DB/index.html and DB/viewer/ from DB and exit\n"
+          "      --diff-viewer BASE_DB  write a differential viewer of BASE_DB -> DB into\n"
+          "                          DIFF_DB (-o) and exit\n"
           "  -v, --verbose           print notes about load modules\n"
           "  -h, --help              print this help and exit\n"
           "  -V, --version           print the version and exit\n"
@@ -626,7 +635,7 @@ prof_parse_runs(const char *arg, enum prof_runs *runs)
 static int
 prof_parse_options(int argc, char **argv, struct prof_options *o, bool *dump)
 {
-    enum { OPT_DUMP = 256, OPT_REPLACE, OPT_RUNS, OPT_SUMMARY };
+    enum { OPT_DUMP = 256, OPT_REPLACE, OPT_RUNS, OPT_SUMMARY, OPT_REFRESH, OPT_DIFFVIEW };
     static const struct option longopts[] = {
         {"structure", required_argument, NULL, 'S'},
         {"output", required_argument, NULL, 'o'},
@@ -638,6 +647,8 @@ prof_parse_options(int argc, char **argv, struct prof_options *o, bool *dump)
         {"runs", required_argument, NULL, OPT_RUNS},
         {"jobs", required_argument, NULL, 'j'},
         {"dump", no_argument, NULL, OPT_DUMP},
+        {"refresh-viewer", required_argument, NULL, OPT_REFRESH},
+        {"diff-viewer", required_argument, NULL, OPT_DIFFVIEW},
         {"quiet", no_argument, NULL, 'q'},
         {"summary", required_argument, NULL, OPT_SUMMARY},
         {"verbose", no_argument, NULL, 'v'},
@@ -668,6 +679,7 @@ prof_parse_options(int argc, char **argv, struct prof_options *o, bool *dump)
                 return PROF_EXIT_USAGE;
             }
             o->db = optarg;
+            o->db_given = true;
             break;
         case 'f':
             o->force = true;
@@ -715,6 +727,12 @@ prof_parse_options(int argc, char **argv, struct prof_options *o, bool *dump)
         case OPT_DUMP:
             *dump = true;
             break;
+        case OPT_REFRESH:
+            o->refresh_viewer = optarg;
+            break;
+        case OPT_DIFFVIEW:
+            o->diff_base = optarg;
+            break;
         case 'q':
             o->quiet = true;
             break;
@@ -746,12 +764,34 @@ prof_parse_options(int argc, char **argv, struct prof_options *o, bool *dump)
             return PROF_EXIT_USAGE;
         }
     }
-    if (optind >= argc) {
+    if (o->refresh_viewer != NULL && (o->diff_base != NULL || optind < argc)) {
+        fputs("csprof-prof: --refresh-viewer takes one DB and no other argument\n", stderr);
+        return PROF_EXIT_USAGE;
+    }
+    if (o->diff_base != NULL && (optind + 1 != argc || !o->db_given)) {
+        fputs("csprof-prof: --diff-viewer BASE_DB needs one DB and -o DIFF_DB\n", stderr);
+        return PROF_EXIT_USAGE;
+    }
+    if (optind >= argc && o->refresh_viewer == NULL) {
         fprintf(stderr, "csprof-prof: no %s given (try --help)\n",
                 *dump ? "file to dump" : "measurement file or directory");
         return PROF_EXIT_USAGE;
     }
     return -1;
+}
+
+/* Write the viewer of @db (diff: @base -> @db) into @out; -1 after printing why after @prefix. */
+static int
+prof_write_viewer(const char *db, const char *base, const char *out, const char *prefix)
+{
+    char err[512], msg[600];
+
+    if (vw_write(db, base, out, err, sizeof err) < 0) {
+        snprintf(msg, sizeof msg, "%s%s", prefix, err);
+        prof_eprint(msg);
+        return -1;
+    }
+    return 0;
 }
 
 /* Analyze and write the database; returns the exit status. */
@@ -832,6 +872,9 @@ prof_run(const struct prof_options *o, int nargs, char **args)
         goto out_error;
     prof_print_messages(ctx);
     prof_copy_dtd(o->db, o->verbose);
+    /* the database is complete without its viewer: a failure here is a warning */
+    if (prof_write_viewer(o->db, NULL, o->db, "warning: viewer not written: ") < 0)
+        fprintf(stderr, "csprof-prof: note: retry with csprof-prof --refresh-viewer %s\n", o->db);
 
     printf("database: %s/experiment.xml\n", o->db);
     if (!o->quiet && o->full_summary)
@@ -871,6 +914,15 @@ main(int argc, char **argv)
     }
     LIBXML_TEST_VERSION
     status = PROF_EXIT_FAIL;
+    if (o.refresh_viewer != NULL || o.diff_base != NULL) {
+        if (o.refresh_viewer != NULL)
+            status = prof_write_viewer(o.refresh_viewer, NULL, o.refresh_viewer, "");
+        else
+            status = prof_write_viewer(argv[optind], o.diff_base, o.db, "");
+        status = status < 0 ? PROF_EXIT_FAIL : PROF_EXIT_OK;
+        xmlCleanupParser();
+        goto out_free;
+    }
 #ifdef CSPROF_PROF_MPI
     /* Rank 0 alone looks at (and writes) the database directory. */
     if (prof_mpi_bcast_int(prof_mpi_rank() == 0 ? prof_check_db(&o) : 0) == 0)

@@ -1,0 +1,1004 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * viewer.c -- write the zero-install viewer and its data into a database.
+ *
+ * The data is the finest top-down view lib/report builds (inlined frames,
+ * loops and statements kept, no root elided), renumbered in preorder and
+ * written column by column as JavaScript array literals with one string
+ * table (share/schemas/viewer-data.md).  The viewer (share/viewer/, the .js files)
+ * applies the transforms, views and statistics in the browser.
+ *
+ * Tool code: never prints, never exits.  Every string from the database
+ * goes through exp_json_str(), which escapes quotes, controls and <>&, so
+ * no name can end the script or start markup.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libxml/xmlreader.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "export/export.h"
+#include "report/report.h"
+#include "viewer/viewer.h"
+#include "viewer_internal.h"
+
+#define VW_FORMAT       1
+#define VW_MAX_SRC_SIZE (8u << 20) /* larger source files are not shown */
+
+struct vw_out {
+    const char *dir; /* output directory */
+    char *err;
+    size_t errlen;
+};
+
+static int
+vw_fail(struct vw_out *o, int rc, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(o->err, o->errlen, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+static char *
+vw_path(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+
+    if (p != NULL)
+        snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+/* Open @dir/@name for writing (replacing it, never following a symlink). */
+static FILE *
+vw_create(struct vw_out *o, const char *name, int *rc)
+{
+    char *path = vw_path(o->dir, name);
+    FILE *f = NULL;
+    int fd;
+
+    if (path == NULL) {
+        *rc = vw_fail(o, RPT_ENOMEM, "out of memory");
+        return NULL;
+    }
+    unlink(path); /* a symlink planted there is removed, not followed */
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0)
+        f = fdopen(fd, "w");
+    if (f == NULL) {
+        *rc = vw_fail(o, RPT_EIO, "%s: cannot write: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+    }
+    free(path);
+    return f;
+}
+
+static int
+vw_close(struct vw_out *o, FILE *f, const char *name)
+{
+    bool bad = ferror(f) != 0;
+
+    if (fclose(f) != 0 || bad)
+        return vw_fail(o, RPT_EIO, "%s/%s: write failed: %s", o->dir, name, strerror(errno));
+    return 0;
+}
+
+/* ---------------------------------------------------- experiment.xml extras */
+
+/* What rpt_db_read() does not keep: File src= and the Summary subtree. */
+struct vw_extra {
+    char **file_src; /* per file index: "src/...", or NULL */
+    int nfile_src;
+    FILE *summary; /* JSON array of [element, depth, {attributes}] (memstream) */
+    char *summary_buf;
+    size_t summary_len;
+};
+
+static void
+vw_extra_free(struct vw_extra *x)
+{
+    for (int i = 0; i < x->nfile_src; i++)
+        free(x->file_src[i]);
+    free(x->file_src);
+    free(x->summary_buf);
+}
+
+static void
+vw_summary_element(struct vw_extra *x, xmlTextReaderPtr r, const char *el, int depth, bool *first)
+{
+    bool first_attr = true;
+
+    fprintf(x->summary, "%s[", *first ? "" : ",\n");
+    *first = false;
+    exp_json_str(x->summary, el);
+    fprintf(x->summary, ",%d,{", depth);
+    while (xmlTextReaderMoveToNextAttribute(r) == 1) {
+        const char *n = (const char *)xmlTextReaderConstName(r);
+        const char *v = (const char *)xmlTextReaderConstValue(r);
+        if (!first_attr)
+            putc(',', x->summary);
+        first_attr = false;
+        exp_json_str(x->summary, n ? n : "?");
+        putc(':', x->summary);
+        exp_json_str(x->summary, v ? v : "");
+    }
+    xmlTextReaderMoveToElement(r);
+    fputs("}]", x->summary);
+}
+
+static int
+vw_read_extra(struct vw_out *o, const char *db, struct vw_extra *x)
+{
+    char *path = vw_path(db, "experiment.xml");
+    xmlTextReaderPtr r;
+    int summary_depth = -1, rc = 0, ret;
+    bool first = true;
+
+    memset(x, 0, sizeof *x);
+    if (path == NULL)
+        return vw_fail(o, RPT_ENOMEM, "out of memory");
+    x->summary = open_memstream(&x->summary_buf, &x->summary_len);
+    r = xmlReaderForFile(
+        path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_HUGE);
+    if (x->summary == NULL || r == NULL) {
+        rc = vw_fail(o, RPT_EIO, "%s: cannot open", path);
+        goto out;
+    }
+    while ((ret = xmlTextReaderRead(r)) == 1) {
+        const char *el = (const char *)xmlTextReaderConstName(r);
+        int depth = xmlTextReaderDepth(r);
+        int type = xmlTextReaderNodeType(r);
+
+        if (type == XML_READER_TYPE_END_ELEMENT && summary_depth >= 0 && depth == summary_depth) {
+            summary_depth = -1;
+            continue;
+        }
+        if (type != XML_READER_TYPE_ELEMENT || el == NULL)
+            continue;
+        if (strcmp(el, "SecCallPathProfileData") == 0 || strcmp(el, "SecFlatProfileData") == 0) {
+            xmlTextReaderNext(r); /* the CCT is read by rpt_db_read() */
+            continue;
+        }
+        if (strcmp(el, "Summary") == 0 && summary_depth < 0)
+            summary_depth = depth;
+        if (summary_depth >= 0) {
+            vw_summary_element(x, r, el, depth - summary_depth, &first);
+        } else if (strcmp(el, "File") == 0) {
+            char *si = (char *)xmlTextReaderGetAttribute(r, BAD_CAST "i");
+            char *src = (char *)xmlTextReaderGetAttribute(r, BAD_CAST "src");
+            long i = si ? strtol(si, NULL, 10) : -1;
+            if (src != NULL && i >= 0 && i < 10000000) {
+                if (i >= x->nfile_src) {
+                    char **g = realloc(x->file_src, (size_t)(i + 1) * sizeof *g);
+                    if (g == NULL) {
+                        xmlFree(si);
+                        xmlFree(src);
+                        rc = vw_fail(o, RPT_ENOMEM, "out of memory");
+                        goto out;
+                    }
+                    memset(g + x->nfile_src, 0, (size_t)(i + 1 - x->nfile_src) * sizeof *g);
+                    x->file_src = g;
+                    x->nfile_src = (int)i + 1;
+                }
+                free(x->file_src[i]);
+                x->file_src[i] = strdup(src);
+            }
+            xmlFree(si);
+            xmlFree(src);
+        }
+    }
+    if (ret < 0)
+        rc = vw_fail(o, RPT_EFORMAT, "%s: not well-formed XML", path);
+out:
+    if (r != NULL)
+        xmlFreeTextReader(r);
+    if (x->summary != NULL) {
+        fclose(x->summary);
+        x->summary = NULL;
+    }
+    free(path);
+    return rc;
+}
+
+/* ------------------------------------------------------------- sources */
+
+/* Length of the valid UTF-8 sequence at @p (1-4), or 0 when it is not one. */
+static size_t
+vw_utf8_len(const unsigned char *p, const unsigned char *end)
+{
+    size_t n = p[0] < 0x80             ? 1
+               : (p[0] & 0xe0) == 0xc0 ? 2
+               : (p[0] & 0xf0) == 0xe0 ? 3
+               : (p[0] & 0xf8) == 0xf0 ? 4
+                                       : 0;
+    uint32_t cp;
+
+    if (n == 0 || (size_t)(end - p) < n)
+        return 0;
+    if (n == 1)
+        return 1;
+    cp = p[0] & (0x7f >> n);
+    for (size_t k = 1; k < n; k++) {
+        if ((p[k] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (p[k] & 0x3f);
+    }
+    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+        cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0; /* overlong, out of range or a surrogate */
+    return n;
+}
+
+/*
+ * Source text as a JSON string: newlines and tabs kept (as \n, \t), other
+ * controls and < > & as \uXXXX, bytes that are not UTF-8 as U+FFFD.
+ */
+static void
+vw_json_text(FILE *f, const char *text, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)text, *end = p + len;
+
+    putc('"', f);
+    while (p < end) {
+        size_t n = vw_utf8_len(p, end);
+        if (n == 0) {
+            fputs("\\ufffd", f);
+            p++;
+        } else if (n > 1) {
+            fwrite(p, 1, n, f);
+            p += n;
+        } else {
+            unsigned char c = *p++;
+            if (c == '\n')
+                fputs("\\n", f);
+            else if (c == '\t')
+                fputs("\\t", f);
+            else if (c == '"' || c == '\\')
+                fprintf(f, "\\%c", c);
+            else if (c < 0x20 || c == '<' || c == '>' || c == '&' || c == 0x7f)
+                fprintf(f, "\\u%04x", c);
+            else
+                putc(c, f);
+        }
+    }
+    putc('"', f);
+}
+
+/*
+ * Copy @db/@src (a DB-relative "src/..." path written by csprof-prof) into
+ * the script @name as one JSON string.  A path that leaves src/, a symlink
+ * or a file larger than VW_MAX_SRC_SIZE is skipped (returns 1).
+ */
+static int
+vw_write_source(struct vw_out *o, const char *db, const char *src, int id, const char *name,
+                const char *var)
+{
+    char *path, *buf;
+    struct stat st;
+    FILE *f;
+    int fd, rc = 0;
+    ssize_t got;
+
+    if (strncmp(src, "src/", 4) != 0 || strstr(src, "..") != NULL)
+        return 1;
+    path = vw_path(db, src);
+    if (path == NULL)
+        return vw_fail(o, RPT_ENOMEM, "out of memory");
+    fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    free(path);
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        (size_t)st.st_size > VW_MAX_SRC_SIZE) {
+        if (fd >= 0)
+            close(fd);
+        return 1;
+    }
+    buf = malloc((size_t)st.st_size + 1);
+    if (buf == NULL) {
+        close(fd);
+        return vw_fail(o, RPT_ENOMEM, "out of memory");
+    }
+    got = read(fd, buf, (size_t)st.st_size);
+    close(fd);
+    if (got < 0) {
+        free(buf);
+        return 1;
+    }
+    buf[got] = '\0';
+    f = vw_create(o, name, &rc);
+    if (f != NULL) {
+        fprintf(f, "(window.%s = window.%s || {})[%d] = ", var, var, id);
+        vw_json_text(f, buf, (size_t)got);
+        fputs(";\n", f);
+        rc = vw_close(o, f, name);
+    }
+    free(buf);
+    return rc;
+}
+
+/* --------------------------------------------------------- thread values */
+
+#define VW_THREAD_CELLS 400000 /* procedures x threads written at most */
+
+static uint32_t
+vw_le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static double
+vw_led(const unsigned char *p)
+{
+    uint64_t u = 0;
+    double d;
+
+    for (int k = 7; k >= 0; k--)
+        u = u << 8 | p[k];
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+/*
+ * Per-thread inclusive values of the heaviest procedures (outermost frames
+ * only, so recursion counts once) and of the whole run, from
+ * DB/thread-values.bin (share/schemas/thread-values.md), as the data key
+ * "threadValues": {threads: [thread index], procs: [name], columns: [view
+ * column], total: [[per thread] per column], values: [[[per thread] per
+ * proc] per column]}.  Nothing is written when the file is absent or does
+ * not match the database (its node count differs).
+ */
+static void
+vw_write_thread_values(FILE *f, const char *db_dir, const struct rpt_db *db,
+                       const struct rpt_tree *t)
+{
+    char *path = vw_path(db_dir, "thread-values.bin");
+    unsigned char *buf = NULL, *p, *end;
+    uint32_t ncols, nthreads, *tpos = NULL, *stack = NULL, sp = 0;
+    int32_t *procslot = NULL, *active = NULL;
+    uint8_t *outer = NULL;
+    double *tot = NULL, *val = NULL;
+    int *pick = NULL, npick = 0, *colmap = NULL;
+    struct stat st;
+    FILE *in = NULL;
+    uint64_t nnodes;
+    size_t got;
+
+    if (path == NULL || (in = fopen(path, "rb")) == NULL || fstat(fileno(in), &st) != 0 ||
+        st.st_size < 32)
+        goto out;
+    buf = malloc((size_t)st.st_size);
+    if (buf == NULL || (got = fread(buf, 1, (size_t)st.st_size, in)) != (size_t)st.st_size ||
+        memcmp(buf, "CSPTHRV1", 8) != 0)
+        goto out;
+    ncols = vw_le32(buf + 12);
+    nthreads = vw_le32(buf + 16);
+    nnodes = (uint64_t)vw_le32(buf + 24) | (uint64_t)vw_le32(buf + 28) << 32;
+    if (nnodes != db->nnodes || nthreads == 0 || nthreads > 10000000 || ncols > 4096)
+        goto out;
+    end = buf + got;
+    /* outermost frames: a DFS with a count of active frames per procedure */
+    outer = calloc(db->nnodes, 1);
+    active = calloc((size_t)db->nprocs + 1, sizeof *active);
+    stack = malloc((size_t)db->nnodes * 2 * sizeof *stack);
+    if (outer == NULL || active == NULL || stack == NULL)
+        goto out;
+    stack[sp++] = 0;
+    stack[sp++] = 0;
+    while (sp > 0) {
+        uint32_t leaving = stack[--sp], n = stack[--sp];
+        const struct rpt_node *v = &db->nodes[n];
+        bool frame = v->kind == RPT_CCT_FRAME && v->proc >= 0 && v->proc < db->nprocs;
+        if (leaving) {
+            if (frame)
+                active[v->proc]--;
+            continue;
+        }
+        if (frame) {
+            outer[n] = active[v->proc] == 0;
+            active[v->proc]++;
+        }
+        stack[sp++] = n;
+        stack[sp++] = 1;
+        for (uint32_t c = v->first_child; c != 0; c = db->nodes[c].next_sibling) {
+            stack[sp++] = c;
+            stack[sp++] = 0;
+        }
+    }
+    /* view column of each event column (event e has Metric 2e inclusive) */
+    colmap = malloc(((size_t)ncols + 1) * sizeof *colmap);
+    tpos = malloc((size_t)nthreads * sizeof *tpos);
+    procslot = malloc(((size_t)db->nprocs + 1) * sizeof *procslot);
+    tot = calloc((size_t)t->nvalues * nthreads, sizeof *tot);
+    if (colmap == NULL || tpos == NULL || procslot == NULL || tot == NULL)
+        goto out;
+    for (uint32_t e = 0; e < ncols; e++) {
+        colmap[e] = -1;
+        for (int c = 0; c < t->nvalues; c++)
+            if (t->metric_of[c] == (int)(2 * e))
+                colmap[e] = c;
+    }
+    /* pass 1: threads, and each procedure's total over threads (column 0) */
+    {
+        double *ptotal = calloc((size_t)db->nprocs + 1, sizeof *ptotal);
+        uint32_t nt = 0;
+        if (ptotal == NULL)
+            goto out;
+        for (p = buf + 32; p + 12 <= end;) {
+            uint32_t idx = vw_le32(p + 4), n = vw_le32(p + 8);
+            p += 12;
+            if (nt < nthreads)
+                tpos[nt++] = idx;
+            for (uint32_t k = 0; k < n && p + 16 <= end; k++) {
+                uint32_t node = vw_le32(p), cw = vw_le32(p + 4), e = cw & 0x3fffffff;
+                double incl = vw_led(p + 8);
+                p += (cw & 0xc0000000u) ? 16 : 24;
+                if (node < db->nnodes && e < ncols && colmap[e] == 0 && outer[node])
+                    ptotal[db->nodes[node].proc] += incl;
+            }
+        }
+        nthreads = nt;
+        /* the heaviest procedures, as many as VW_THREAD_CELLS allows */
+        int cap = (int)(VW_THREAD_CELLS / (nthreads ? nthreads : 1));
+        if (cap > 200)
+            cap = 200;
+        pick = malloc(((size_t)cap + 1) * sizeof *pick);
+        if (pick == NULL) {
+            free(ptotal);
+            goto out;
+        }
+        for (int q = 0; q < db->nprocs; q++)
+            procslot[q] = -1;
+        for (int r = 0; r < cap; r++) {
+            int best = -1;
+            for (int q = 0; q < db->nprocs; q++)
+                if (procslot[q] < 0 && ptotal[q] > 0 && (best < 0 || ptotal[q] > ptotal[best]))
+                    best = q;
+            if (best < 0)
+                break;
+            procslot[best] = npick;
+            pick[npick++] = best;
+        }
+        free(ptotal);
+    }
+    val = calloc((size_t)t->nvalues * (size_t)(npick ? npick : 1) * nthreads, sizeof *val);
+    if (val == NULL)
+        goto out;
+    /* pass 2: values */
+    {
+        uint32_t ti = 0;
+        for (p = buf + 32; p + 12 <= end && ti < nthreads; ti++) {
+            uint32_t n = vw_le32(p + 8);
+            p += 12;
+            for (uint32_t k = 0; k < n && p + 16 <= end; k++) {
+                uint32_t node = vw_le32(p), cw = vw_le32(p + 4), e = cw & 0x3fffffff;
+                double incl = vw_led(p + 8);
+                int c;
+                p += (cw & 0xc0000000u) ? 16 : 24;
+                if (node >= db->nnodes || e >= ncols || (c = colmap[e]) < 0)
+                    continue;
+                if (node == 0)
+                    tot[(size_t)c * nthreads + ti] = incl;
+                else if (outer[node] && procslot[db->nodes[node].proc] >= 0)
+                    val[((size_t)c * (size_t)npick + (size_t)procslot[db->nodes[node].proc]) *
+                            nthreads +
+                        ti] += incl;
+            }
+        }
+    }
+    fputs(",\n\"threadValues\":{\"threads\":[", f);
+    for (uint32_t k = 0; k < nthreads; k++)
+        fprintf(f, k ? ",%u" : "%u", tpos[k]);
+    fputs("],\n\"procs\":[", f);
+    for (int q = 0; q < npick; q++) {
+        if (q)
+            putc(',', f);
+        exp_json_str(f, db->procs[pick[q]].name);
+    }
+    fputs("],\n\"total\":[", f);
+    for (int c = 0; c < t->nvalues; c++) {
+        fputs(c ? ",[" : "[", f);
+        for (uint32_t k = 0; k < nthreads; k++)
+            fprintf(f, k ? ",%.10g" : "%.10g", tot[(size_t)c * nthreads + k]);
+        putc(']', f);
+    }
+    fputs("],\n\"values\":[", f);
+    for (int c = 0; c < t->nvalues; c++) {
+        fputs(c ? ",\n[" : "\n[", f);
+        for (int q = 0; q < npick; q++) {
+            fputs(q ? ",[" : "[", f);
+            for (uint32_t k = 0; k < nthreads; k++)
+                fprintf(f, k ? ",%.10g" : "%.10g",
+                        val[((size_t)c * (size_t)npick + (size_t)q) * nthreads + k]);
+            putc(']', f);
+        }
+        putc(']', f);
+    }
+    fputs("]}", f);
+out:
+    if (in != NULL)
+        fclose(in);
+    free(path);
+    free(buf);
+    free(outer);
+    free(active);
+    free(stack);
+    free(colmap);
+    free(tpos);
+    free(procslot);
+    free(tot);
+    free(val);
+    free(pick);
+}
+
+/* ---------------------------------------------------------------- data */
+
+/*
+ * The node columns, packed: little-endian int32 and float64 arrays one after
+ * the other, gzipped (RFC 1952) and base64-encoded into one string, which
+ * the page inflates with DecompressionStream.  Parsing a JavaScript array
+ * literal costs about ten times more per node than reading a string.
+ */
+struct vw_pack {
+    unsigned char *buf; /* raw column bytes */
+    size_t len, cap;
+    FILE *names; /* the "columns" list (memstream) */
+    char *names_buf;
+    size_t names_len;
+    int ncols;
+};
+
+static int
+vw_pack_bytes(struct vw_pack *p, const void *v, size_t n)
+{
+    if (p->len + n > p->cap) {
+        size_t cap = p->cap ? p->cap : 1u << 20;
+        unsigned char *g;
+        while (cap < p->len + n)
+            cap *= 2;
+        g = realloc(p->buf, cap);
+        if (g == NULL)
+            return -1;
+        p->buf = g;
+        p->cap = cap;
+    }
+    memcpy(p->buf + p->len, v, n);
+    p->len += n;
+    return 0;
+}
+
+/* Append column @key (@n values) as int32 (when @f64 is false) or float64. */
+static int
+vw_pack_col(struct vw_pack *p, const char *key, int index, const int64_t *v, uint32_t n, bool f64)
+{
+    fprintf(p->names, "%s[\"%s\",\"%s\",%d]", p->ncols++ ? "," : "", key, f64 ? "f64" : "i32",
+            index);
+    for (uint32_t i = 0; i < n; i++) {
+        unsigned char b[8];
+        if (f64) {
+            double d = (double)v[i];
+            uint64_t u;
+            memcpy(&u, &d, sizeof u);
+            for (int k = 0; k < 8; k++)
+                b[k] = (unsigned char)(u >> (8 * k));
+        } else {
+            uint32_t u = (uint32_t)(int32_t)(v[i] > INT32_MAX   ? INT32_MAX
+                                             : v[i] < INT32_MIN ? INT32_MIN
+                                                                : v[i]);
+            for (int k = 0; k < 4; k++)
+                b[k] = (unsigned char)(u >> (8 * k));
+        }
+        if (vw_pack_bytes(p, b, f64 ? 8 : 4) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* gzip @p's bytes and write them base64-encoded as a JSON string. */
+static int
+vw_pack_write(struct vw_pack *p, FILE *f)
+{
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    z_stream z;
+    uLong bound;
+    unsigned char *gz;
+    size_t glen;
+
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return -1;
+    bound = deflateBound(&z, (uLong)p->len);
+    gz = malloc(bound);
+    if (gz == NULL) {
+        deflateEnd(&z);
+        return -1;
+    }
+    z.next_in = p->buf;
+    z.avail_in = (uInt)p->len;
+    z.next_out = gz;
+    z.avail_out = (uInt)bound;
+    if (deflate(&z, Z_FINISH) != Z_STREAM_END) {
+        deflateEnd(&z);
+        free(gz);
+        return -1;
+    }
+    glen = z.total_out;
+    deflateEnd(&z);
+    putc('"', f);
+    for (size_t i = 0; i < glen; i += 3) {
+        uint32_t w = (uint32_t)gz[i] << 16;
+        size_t left = glen - i;
+        if (left > 1)
+            w |= (uint32_t)gz[i + 1] << 8;
+        if (left > 2)
+            w |= gz[i + 2];
+        putc(b64[(w >> 18) & 63], f);
+        putc(b64[(w >> 12) & 63], f);
+        putc(left > 1 ? b64[(w >> 6) & 63] : '=', f);
+        putc(left > 2 ? b64[w & 63] : '=', f);
+    }
+    putc('"', f);
+    free(gz);
+    return 0;
+}
+
+/* Preorder numbering of @t's nodes: order[k] is the node visited k-th. */
+static uint32_t *
+vw_preorder(const struct rpt_tree *t)
+{
+    uint32_t *order = malloc((size_t)t->nnodes * sizeof *order);
+    uint32_t *stack = malloc((size_t)t->nnodes * sizeof *stack);
+    uint32_t k = 0, sp = 0;
+
+    if (order == NULL || stack == NULL) {
+        free(order);
+        free(stack);
+        return NULL;
+    }
+    stack[sp++] = 0;
+    while (sp > 0) {
+        uint32_t n = stack[--sp], c, first = sp;
+        order[k++] = n;
+        for (c = t->nodes[n].first_child; c != 0; c = t->nodes[c].next_sibling)
+            stack[sp++] = c;
+        /* children were pushed in order: reverse them so the first pops first */
+        for (uint32_t a = first, b = sp; a + 1 < b; a++, b--) {
+            uint32_t tmp = stack[a];
+            stack[a] = stack[b - 1];
+            stack[b - 1] = tmp;
+        }
+    }
+    free(stack);
+    return order;
+}
+
+struct vw_data {
+    const struct rpt_db *db;
+    const struct rpt_tree *t;
+    const struct vw_extra *x;
+    const int *src_chunk; /* per file: source chunk number or -1 */
+    const char *db_dir;
+};
+
+static int
+vw_write_data(struct vw_out *o, const struct vw_data *d, const char *name, const char *var,
+              const char *src_prefix, const char *base_name)
+{
+    const struct rpt_tree *t = d->t;
+    const struct rpt_db *db = d->db;
+    uint32_t n = t->nnodes, *order = NULL, *rank = NULL, nstr = 0;
+    uint32_t *str_of = NULL, str_cap = 0, *str_list = NULL;
+    int64_t *col = NULL;
+    struct vw_pack pk = {0};
+    FILE *f = NULL;
+    int rc = 0;
+
+    order = vw_preorder(t);
+    rank = malloc((size_t)n * sizeof *rank);
+    col = malloc((size_t)n * sizeof *col);
+    str_list = malloc((size_t)n * sizeof *str_list);
+    if (order == NULL || rank == NULL || col == NULL || str_list == NULL) {
+        rc = vw_fail(o, RPT_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (uint32_t k = 0; k < n; k++)
+        rank[order[k]] = k;
+    /* string table: names in order of first use (name ids are sparse across trees) */
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t id = t->nodes[order[k]].name;
+        if (id >= str_cap) {
+            uint32_t cap = id + 1 > 2 * str_cap ? id + 1 : 2 * str_cap;
+            uint32_t *g = realloc(str_of, (size_t)cap * sizeof *g);
+            if (g == NULL) {
+                rc = vw_fail(o, RPT_ENOMEM, "out of memory");
+                goto out;
+            }
+            for (uint32_t i = str_cap; i < cap; i++)
+                g[i] = UINT32_MAX;
+            str_of = g;
+            str_cap = cap;
+        }
+        if (str_of[id] == UINT32_MAX) {
+            str_of[id] = nstr;
+            str_list[nstr++] = id;
+        }
+    }
+
+    f = vw_create(o, name, &rc);
+    if (f == NULL)
+        goto out;
+    fprintf(f, "window.%s = {\"format\":%d,\n\"program\":", var, VW_FORMAT);
+    exp_json_str(f, db->program ? db->program : "?");
+    fputs(",\n\"dbVersion\":", f);
+    exp_json_str(f, db->version ? db->version : "?");
+    fputs(",\n\"generator\":\"csprof-prof " CSPROF_VERSION "\"", f);
+    if (base_name != NULL) {
+        fputs(",\n\"base\":", f);
+        exp_json_str(f, base_name);
+    }
+    fputs(",\n\"srcPrefix\":", f);
+    exp_json_str(f, src_prefix);
+    fputs(",\n\"metrics\":[", f);
+    for (int c = 0; c < t->nvalues; c++) {
+        const struct rpt_metric *m = &db->metrics[t->metric_of[c]];
+        fputs(c ? ",{\"name\":" : "{\"name\":", f);
+        exp_json_str(f, m->event ? m->event : m->name);
+        fputs(",\"unit\":", f);
+        exp_json_str(f, m->unit ? m->unit : "");
+        fputs(",\"rawUnit\":", f);
+        exp_json_str(f, m->raw_unit ? m->raw_unit : (m->unit ? m->unit : ""));
+        fprintf(f, ",\"rawPerUnit\":%.17g}", m->raw_per_unit);
+    }
+    fputs("],\n\"otherMetrics\":[", f);
+    for (int m = 0, k = 0; m < db->nmetrics; m++) {
+        if (db->metrics[m].additive || db->metrics[m].stat != NULL || !db->metrics[m].inclusive)
+            continue;
+        if (k++)
+            putc(',', f);
+        exp_json_str(f, db->metrics[m].name);
+    }
+    fputs("],\n\"modules\":[", f);
+    for (int m = 0; m < db->nmodules; m++) {
+        if (m)
+            putc(',', f);
+        exp_json_str(f, db->modules[m].name ? db->modules[m].name : "?");
+    }
+    fputs("],\n\"files\":[", f);
+    for (int i = 0; i < db->nfiles; i++) {
+        if (i)
+            putc(',', f);
+        exp_json_str(f, db->files[i] ? db->files[i] : "?");
+    }
+    fputs("],\n\"src\":{", f);
+    for (int i = 0, k = 0; i < db->nfiles; i++)
+        if (d->src_chunk[i] >= 0)
+            fprintf(f, "%s\"%d\":%d", k++ ? "," : "", i, d->src_chunk[i]);
+    fputs("},\n\"strings\":[", f);
+    for (uint32_t s = 0; s < nstr; s++) {
+        if (s)
+            fputs(s % 64 ? "," : ",\n", f);
+        exp_json_str(f, rpt_names_get(t->names, str_list[s]));
+    }
+    fprintf(f, "],\n\"n\":%u", n);
+
+    /* columns, in preorder; parent as the distance back to it (root: 0) */
+    pk.names = open_memstream(&pk.names_buf, &pk.names_len);
+    if (pk.names == NULL) {
+        rc = vw_fail(o, RPT_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (int c = 0; c < 9; c++) {
+        static const char *const keys[] = {"parentDelta", "kind",   "name",   "lm",   "file",
+                                           "line",        "csFile", "csLine", "calls"};
+        for (uint32_t k = 0; k < n; k++) {
+            const struct rpt_vnode *v = &t->nodes[order[k]];
+            int64_t x = 0;
+            switch (c) {
+            case 0:
+                x = k == 0 ? 0 : (int64_t)k - rank[v->parent];
+                break;
+            case 1:
+                x = v->kind;
+                break;
+            case 2:
+                x = str_of[v->name];
+                break;
+            case 3:
+                x = v->lm;
+                break;
+            case 4:
+                x = v->file;
+                break;
+            case 5:
+                x = v->line;
+                break;
+            case 6:
+                x = v->cs_file;
+                break;
+            case 7:
+                x = v->cs_line;
+                break;
+            default:
+                x = (int64_t)llround(v->calls);
+                break;
+            }
+            col[k] = x;
+        }
+        if (vw_pack_col(&pk, keys[c], -1, col, n, false) < 0)
+            goto out_nomem;
+    }
+    for (int c = 0; c < t->nvalues; c++) {
+        for (uint32_t k = 0; k < n; k++)
+            col[k] = exp_raw(t, c, rpt_self(t, order[k], c));
+        if (vw_pack_col(&pk, "self", c, col, n, true) < 0)
+            goto out_nomem;
+    }
+    fclose(pk.names);
+    pk.names = NULL;
+    fputs(",\n\"packed\":{\"encoding\":\"gzip+base64\",\"columns\":[", f);
+    fwrite(pk.names_buf, 1, pk.names_len, f);
+    fprintf(f, "],\"bytes\":%zu,\n\"data\":", pk.len);
+    if (vw_pack_write(&pk, f) < 0)
+        goto out_nomem;
+    fputs("}", f);
+    fputs(",\n\"inputs\":[", f);
+    for (int i = 0; i < db->ninputs; i++) {
+        const struct rpt_input *in = &db->inputs[i];
+        fputs(i ? ",\n{\"path\":" : "\n{\"path\":", f);
+        exp_json_str(f, in->path ? in->path : "?");
+        fprintf(f, ",\"read\":%s,\"pid\":%lld,\"tid\":%lld,\"thread\":%lld,\"rank\":%lld",
+                in->read ? "true" : "false", in->pid, in->tid, in->thread_index, in->rank);
+        fprintf(f, ",\"samples\":%.17g,\"cpuNs\":%.17g}", in->samples, in->cpu_ns);
+    }
+    fprintf(f, "],\n\"totals\":{\"threads\":%.17g,\"processes\":%.17g,\"samples\":%.17g",
+            db->threads, db->processes, db->samples);
+    fprintf(f, ",\"rootedPercent\":%.17g,\"unknownSamples\":%.17g,\"cpuSeconds\":%.17g}",
+            db->rooted_percent, db->unknown_samples, db->cpu_seconds);
+    vw_write_thread_values(f, d->db_dir, db, t);
+    fputs(",\n\"summary\":[", f);
+    if (d->x->summary_buf != NULL)
+        fwrite(d->x->summary_buf, 1, d->x->summary_len, f);
+    fputs("]};\n", f);
+    rc = vw_close(o, f, name);
+    f = NULL;
+    goto out;
+out_nomem:
+    rc = vw_fail(o, RPT_ENOMEM, "out of memory");
+out:
+    if (f != NULL)
+        fclose(f);
+    if (pk.names != NULL)
+        fclose(pk.names);
+    free(pk.names_buf);
+    free(pk.buf);
+    free(order);
+    free(rank);
+    free(col);
+    free(str_of);
+    free(str_list);
+    return rc;
+}
+
+/* Read @db, write its data script @name (and its sources as @src_prefix-N.js). */
+static int
+vw_write_db(struct vw_out *o, const char *db_dir, const char *name, const char *var,
+            const char *src_prefix, const char *src_var, const char *base_name)
+{
+    struct rpt_view_options opt = {
+        .keep_inlines = true, .keep_loops = true, .statements = true, .keep_roots = true};
+    struct rpt_db *db = NULL;
+    struct rpt_tree *t = NULL;
+    struct vw_extra x;
+    int *src_chunk = NULL, rc;
+
+    rc = rpt_db_read(db_dir, &db, o->err, o->errlen);
+    if (rc < 0)
+        return rc;
+    rc = rpt_tree_build(db, &opt, NULL, &t, o->err, o->errlen);
+    if (rc < 0)
+        goto out_db;
+    rc = vw_read_extra(o, db_dir, &x);
+    if (rc < 0)
+        goto out_tree;
+    src_chunk = malloc(((size_t)db->nfiles + 1) * sizeof *src_chunk);
+    if (src_chunk == NULL) {
+        rc = vw_fail(o, RPT_ENOMEM, "out of memory");
+        goto out_extra;
+    }
+    for (int i = 0; i < db->nfiles; i++) {
+        char chunk[64];
+        src_chunk[i] = -1;
+        if (i >= x.nfile_src || x.file_src[i] == NULL)
+            continue;
+        snprintf(chunk, sizeof chunk, "viewer/%s%d.js", src_prefix, i);
+        rc = vw_write_source(o, db_dir, x.file_src[i], i, chunk, src_var);
+        if (rc < 0)
+            goto out_extra;
+        if (rc == 0)
+            src_chunk[i] = i;
+    }
+    {
+        struct vw_data d = {.db = db, .t = t, .x = &x, .src_chunk = src_chunk, .db_dir = db_dir};
+        rc = vw_write_data(o, &d, name, var, src_prefix, base_name);
+    }
+out_extra:
+    free(src_chunk);
+    vw_extra_free(&x);
+out_tree:
+    rpt_tree_free(t);
+out_db:
+    rpt_db_free(db);
+    return rc;
+}
+
+static int
+vw_write_assets(struct vw_out *o)
+{
+    for (const struct vw_asset *a = vw_assets; a->name != NULL; a++) {
+        char name[128];
+        FILE *f;
+        int rc = 0;
+
+        snprintf(name, sizeof name, "%s%s", strcmp(a->name, "index.html") == 0 ? "" : "viewer/",
+                 a->name);
+        f = vw_create(o, name, &rc);
+        if (f == NULL)
+            return rc;
+        fwrite(a->bytes, 1, a->size, f);
+        if ((rc = vw_close(o, f, name)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
+int
+vw_write(const char *db, const char *base_db, const char *out, char *err, size_t errlen)
+{
+    struct vw_out o = {.dir = out, .err = err, .errlen = errlen};
+    char *vdir;
+    int rc;
+
+    if (mkdir(out, 0755) != 0 && errno != EEXIST)
+        return vw_fail(&o, RPT_EIO, "%s: cannot create the directory: %s", out, strerror(errno));
+    vdir = vw_path(out, "viewer");
+    if (vdir == NULL)
+        return vw_fail(&o, RPT_ENOMEM, "out of memory");
+    if (mkdir(vdir, 0755) != 0 && errno != EEXIST) {
+        rc = vw_fail(&o, RPT_EIO, "%s: cannot create the directory: %s", vdir, strerror(errno));
+        free(vdir);
+        return rc;
+    }
+    {
+        struct stat st;
+        if (lstat(vdir, &st) != 0 || !S_ISDIR(st.st_mode)) { /* never write through a symlink */
+            rc = vw_fail(&o, RPT_EIO,
+                         "%s: is not a directory (csprof never writes through a symbolic link)",
+                         vdir);
+            free(vdir);
+            return rc;
+        }
+    }
+    free(vdir);
+    if (base_db != NULL) {
+        rc =
+            vw_write_db(&o, base_db, "viewer/base.js", "CSPROF_BASE", "bsrc-", "CSPROF_BSRC", NULL);
+        if (rc < 0)
+            return rc;
+    }
+    rc = vw_write_db(&o, db, "viewer/data.js", "CSPROF_DB", "src-", "CSPROF_SRC",
+                     base_db != NULL ? "base.js" : NULL);
+    if (rc < 0)
+        return rc;
+    return vw_write_assets(&o);
+}

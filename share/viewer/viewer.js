@@ -1,0 +1,791 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// viewer.js -- csprof viewer user interface: views, selection, transforms,
+// URL state.  The model (model.js) does the tree work; this file only draws.
+// Every string from the program is inserted with textContent or drawn on a
+// canvas, never parsed as HTML.  No network: data arrives through classic
+// <script> files (viewer/data.js, viewer/src-N.js), which work on file://.
+(function () {
+  'use strict';
+  const M = window.csprofModel;
+  const K = M.K;
+  const ROW = 20;
+  const VIEWS = ['top-down', 'bottom-up', 'flat', 'flame', 'icicle', 'source', 'threads', 'quality'];
+  const $ = function (id) { return document.getElementById(id); };
+
+  const st = { view: 'top-down', metric: 0, sort: 'incl', sel: 0, zoom: 0, t: [], q: '', flatten: 0, file: -1, line: 0, lines: false };
+  let stree = null, streeKey = null; // the view with statements, for the source pane
+  let src = null, base = null, tree = null, btree = null, bmatch = null, bmetric = -1;
+  let expanded = new Set(); // view nodes (top-down); keys (bottom-up/flat)
+  let buRows = null, flatRoot = null, rows = [], tableEl = null;
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function fail(msg) {
+    const e = $('csprof-error');
+    e.hidden = false;
+    e.textContent = 'csprof viewer: ' + msg;
+    document.documentElement.dataset.csprofReady = 'error';
+  }
+
+  // ------------------------------------------------------------ formatting
+
+  function unitOf(m) { return src.metrics[m].unit; }
+  function fmt(v, m) {
+    const per = src.metrics[m].rawPerUnit || 1;
+    const x = v / per;
+    if (x === 0) return '0';
+    const a = Math.abs(x);
+    if (a >= 1000) return x.toFixed(0);
+    if (a >= 1) return x.toPrecision(4).replace(/\.?0+$/, '');
+    return x.toPrecision(3);
+  }
+  function pct(v, tot) { return tot ? (100 * v / tot).toFixed(1) + '%' : '-'; }
+  function kindClass(k) { return 'k-' + M.KIND_NAMES[k]; }
+
+  // ----------------------------------------------------------------- state
+
+  function readHash() {
+    const h = new URLSearchParams(location.hash.replace(/^#/, ''));
+    if (VIEWS.indexOf(h.get('v')) >= 0) st.view = h.get('v');
+    if (h.has('m')) st.metric = Math.max(0, Math.min(src.metrics.length - 1, Number(h.get('m')) | 0));
+    if (h.has('s')) st.sort = h.get('s');
+    if (h.has('sel')) st.sel = Math.max(0, Math.min(src.n - 1, Number(h.get('sel')) | 0));
+    if (h.has('z')) st.zoom = Math.max(0, Math.min(src.n - 1, Number(h.get('z')) | 0));
+    st.t = M.decodeTransforms(h.get('t') || '');
+    st.q = h.get('q') || '';
+    st.flatten = Number(h.get('fl') || 0) | 0;
+    st.lines = h.get('ln') === '1';
+  }
+  function writeHash() {
+    const h = new URLSearchParams();
+    h.set('v', st.view); h.set('m', st.metric); h.set('s', st.sort); h.set('sel', st.sel);
+    if (st.zoom) h.set('z', st.zoom);
+    if (st.t.length) h.set('t', M.encodeTransforms(st.t));
+    if (st.q) h.set('q', st.q);
+    if (st.flatten) h.set('fl', st.flatten);
+    if (st.lines) h.set('ln', '1');
+    history.replaceState(null, '', '#' + h.toString());
+  }
+
+  // view node of the selection (a source node index kept in the URL)
+  function selNode() { const v = tree.map[st.sel]; return v >= 0 ? v : 0; }
+  function select(viewNode) {
+    st.sel = tree.rep[viewNode];
+    writeHash();
+    status();
+  }
+
+  // statements are shown only on request (ln=1); otherwise their cost is
+  // their loop's or frame's exclusive cost, as in the report
+  function viewTransforms() {
+    return st.lines || st.t.some(function (x) { return x.t === 'hide-statements'; }) ? st.t : st.t.concat([{ t: 'hide-statements' }]);
+  }
+  function rebuild() {
+    // top-down expansion survives a transform: kept as source nodes
+    const keep = [];
+    if (tree) for (const v of expanded) if (typeof v === 'number') keep.push(tree.rep[v]);
+    tree = M.buildView(src, viewTransforms());
+    if (base) {
+      const bt = viewTransforms().filter(function (x) { return x.t !== 'focus-subtree'; });
+      btree = M.buildView(base, bt);
+      bmatch = M.matchTrees(tree, btree);
+      bmetric = M.matchMetric(tree, btree, st.metric);
+    }
+    buRows = null; flatRoot = null;
+    expanded = new Set();
+    for (const s0 of keep) if (tree.map[s0] >= 0) expanded.add(tree.map[s0]);
+    // a node that a transform had merged away is opened again with its kept descendants
+    for (const v of Array.from(expanded)) expandTo(v);
+    expandTo(selNode());
+  }
+  function expandTo(v) {
+    for (let p = tree.parent[v]; p >= 0; p = tree.parent[p]) expanded.add(p);
+  }
+
+  // -------------------------------------------------------------- columns
+
+  function baseIncl(i) {
+    if (!btree || bmetric < 0 || bmatch[i] < 0) return 0;
+    return btree.incl[bmetric][bmatch[i]];
+  }
+  function columns() {
+    const m = st.metric, name = '(' + unitOf(m) + ')';
+    const cols = [
+      { id: 'name', title: 'scope' },
+      { id: 'incl', title: name + ' incl', num: true },
+      { id: 'incl-pct', title: 'incl %', num: true },
+      { id: 'excl', title: name + ' excl', num: true },
+      { id: 'excl-pct', title: 'excl %', num: true },
+      { id: 'calls', title: 'calls', num: true },
+      { id: 'per-call', title: 'incl/call', num: true },
+    ];
+    for (let k = 0; k < src.metrics.length; k++)
+      if (k !== m) cols.push({ id: 'incl-' + k, title: src.metrics[k].name, num: true, metric: k });
+    if (base) {
+      cols.push({ id: 'base', title: 'base incl', num: true });
+      cols.push({ id: 'delta', title: 'Δ incl', num: true });
+    }
+    return cols;
+  }
+
+  // A row: {name, kind, depth, open (null: leaf), incl[], self[], calls, node, base, key}
+  function cellText(r, c) {
+    const m = st.metric, tot = tree.incl[m][0];
+    switch (c.id) {
+      case 'name': return r.name;
+      case 'incl': return fmt(r.incl[m], m);
+      case 'incl-pct': return pct(r.incl[m], tot);
+      case 'excl': return fmt(r.self[m], m);
+      case 'excl-pct': return pct(r.self[m], tot);
+      case 'calls': return r.calls ? String(Math.round(r.calls)) : '';
+      case 'per-call': return r.calls ? fmt(r.incl[m] / r.calls, m) : '';
+      case 'base': return r.base === undefined ? '' : fmt(r.base, m);
+      case 'delta': return r.base === undefined ? '' : (r.incl[m] - r.base >= 0 ? '+' : '') + fmt(r.incl[m] - r.base, m);
+      default: return c.metric !== undefined ? fmt(r.incl[c.metric], c.metric) : '';
+    }
+  }
+  function sortKey(r) {
+    const m = st.metric;
+    switch (st.sort) {
+      case 'excl': case 'excl-pct': return r.self[m];
+      case 'calls': return r.calls;
+      case 'per-call': return r.calls ? r.incl[m] / r.calls : 0;
+      case 'delta': return r.base === undefined ? 0 : Math.abs(r.incl[m] - r.base);
+      case 'name': return 0;
+      default:
+        if (st.sort.indexOf('incl-') === 0 && st.sort !== 'incl-pct') return r.incl[Number(st.sort.slice(5))] || 0;
+        return r.incl[m];
+    }
+  }
+  function sortRows(list) {
+    if (st.sort === 'name') return list.sort(function (a, b) { return a.name < b.name ? -1 : a.name > b.name ? 1 : 0; });
+    return list.sort(function (a, b) { return sortKey(b) - sortKey(a) || (a.name < b.name ? -1 : 1); });
+  }
+
+  // ------------------------------------------------------------- row lists
+
+  function nodeRow(i, depth) {
+    const nm = src.metrics.length, incl = [], self = [];
+    for (let m = 0; m < nm; m++) { incl.push(tree.incl[m][i]); self.push(tree.self[m][i]); }
+    const leaf = tree.cstart[i] === tree.cstart[i + 1];
+    return { name: M.nameOf(tree, i), kind: tree.kind[i], depth: depth, node: i, key: i, incl: incl, self: self, calls: tree.calls[i], leaf: leaf, base: base ? baseIncl(i) : undefined };
+  }
+  function topDownRows() {
+    const out = [];
+    const stack = [[0, 0]];
+    while (stack.length) {
+      const e = stack.pop(), i = e[0], d = e[1];
+      if (i !== 0) out.push(nodeRow(i, d - 1));
+      if (i === 0 || expanded.has(i)) {
+        const kids = sortRows(M.children(tree, i).map(function (c) { return nodeRow(c, 0); }));
+        for (let k = kids.length - 1; k >= 0; k--) stack.push([kids[k].node, d + 1]);
+      }
+    }
+    return out;
+  }
+  function groupRow(g, depth, key) {
+    return { name: g.name + (g.csLine ? ' :' + g.csLine : ''), kind: g.kind, depth: depth, node: g.entries[0], key: key, incl: Array.from(g.incl), self: Array.from(g.self), calls: g.calls || 0, leaf: false, g: g, base: undefined };
+  }
+  function bottomUpRows() {
+    if (!buRows) buRows = M.bottomUpRoots(tree);
+    const out = [];
+    const stack = sortRows(buRows.map(function (g) { return groupRow(g, 0, 'b:' + g.kind + ':' + g.name); })).reverse();
+    while (stack.length) {
+      const r = stack.pop();
+      out.push(r);
+      if (expanded.has(r.key)) {
+        const kids = sortRows(M.bottomUpCallers(tree, r.g).map(function (g) { return groupRow(g, r.depth + 1, r.key + '/' + g.kind + ':' + g.name + ':' + g.csLine); }));
+        if (!kids.length) r.leaf = true;
+        for (let k = kids.length - 1; k >= 0; k--) stack.push(kids[k]);
+      }
+    }
+    return out;
+  }
+  function flatRows() {
+    if (!flatRoot) flatRoot = M.flat(tree);
+    // flatten: the top level is the rows st.flatten levels down
+    let level = [flatRoot];
+    for (let f = 0; f <= st.flatten; f++) {
+      const next = [];
+      for (const r of level) {
+        if (r.children.length && f <= st.flatten) for (const c of r.children) next.push(c);
+        else if (f > 0) next.push(r);
+      }
+      if (!next.length) break;
+      level = next;
+    }
+    const out = [];
+    function fr(r, depth) {
+      return { name: r.name, kind: r.kind, depth: depth, node: r.nodes.length ? r.nodes[0] : 0, key: 'f:' + r.key, incl: Array.from(r.incl), self: Array.from(r.self), calls: r.calls, leaf: !r.children.length, fr: r, base: undefined };
+    }
+    const stack = sortRows(level.map(function (r) { return fr(r, 0); })).reverse();
+    while (stack.length) {
+      const r = stack.pop();
+      out.push(r);
+      if (expanded.has(r.key)) {
+        const kids = sortRows(r.fr.children.map(function (c) { return fr(c, r.depth + 1); }));
+        for (let k = kids.length - 1; k >= 0; k--) stack.push(kids[k]);
+      }
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------- table widget
+
+  function renderTable(list) {
+    rows = list;
+    const main = $('main');
+    main.textContent = '';
+    const cols = columns();
+    const t = el('div', 'table');
+    t.dataset.table = st.view;
+    const head = el('div', 'thead');
+    for (const c of cols) {
+      const h = el('span', 'cell ' + (c.num ? 'num' : 'c-name'), c.title + (st.sort === c.id ? ' ▼' : ''));
+      h.dataset.col = c.id;
+      h.addEventListener('click', function () { st.sort = c.id; writeHash(); render(); });
+      head.appendChild(h);
+    }
+    const scroll = el('div', 'scroll');
+    const body = el('div', 'rows');
+    body.style.height = (list.length * ROW) + 'px';
+    scroll.appendChild(body);
+    t.appendChild(head);
+    t.appendChild(scroll);
+    main.appendChild(t);
+    tableEl = { scroll: scroll, body: body, cols: cols };
+    const q = st.q.toLowerCase();
+    const selv = selNode();
+    function paint() {
+      const top = scroll.scrollTop, h = scroll.clientHeight || 600;
+      const a = Math.max(0, Math.floor(top / ROW) - 10), b = Math.min(list.length, Math.ceil((top + h) / ROW) + 10);
+      body.textContent = '';
+      for (let k = a; k < b; k++) {
+        const r = list[k];
+        const row = el('div', 'row');
+        row.style.position = 'absolute';
+        row.style.top = (k * ROW) + 'px';
+        row.style.left = '0'; row.style.right = '0';
+        row.dataset.name = r.name;
+        row.dataset.index = k;
+        row.dataset.depth = r.depth;
+        if (st.view === 'top-down' ? r.node === selv : (r.node === selv && r.depth === 0)) row.classList.add('sel');
+        if (q && r.name.toLowerCase().indexOf(q) >= 0) row.classList.add('hit');
+        for (const c of cols) {
+          const txt = cellText(r, c);
+          const cell = el('span', 'cell ' + (c.num ? 'num' : 'c-name'));
+          cell.dataset.col = c.id;
+          if (c.id === 'name') {
+            cell.style.paddingLeft = (6 + 14 * r.depth) + 'px';
+            const tw = el('span', 'tw', r.leaf ? '' : expanded.has(r.key) ? '▾' : '▸');
+            tw.dataset.twisty = '1';
+            cell.appendChild(tw);
+            const nm = el('span', kindClass(r.kind), txt);
+            cell.appendChild(nm);
+            cell.title = r.name.length > 200 ? r.name.slice(0, 4096) : r.name;
+          } else {
+            cell.textContent = txt;
+            if (c.id === 'delta' && r.base !== undefined) cell.classList.add(r.incl[st.metric] > r.base ? 'up' : r.incl[st.metric] < r.base ? 'down' : 'same');
+          }
+          row.appendChild(cell);
+        }
+        row.addEventListener('click', function (ev) {
+          if (ev.target.dataset.twisty) toggle(r);
+          else { select(r.node); if (st.view === 'top-down') render(true); }
+        });
+        row.addEventListener('dblclick', function () { toggle(r); });
+        body.appendChild(row);
+      }
+    }
+    scroll.addEventListener('scroll', paint);
+    paint();
+    tableEl.paint = paint;
+  }
+  function toggle(r) {
+    if (r.leaf) return;
+    if (expanded.has(r.key)) expanded.delete(r.key); else expanded.add(r.key);
+    render(true);
+  }
+  function tableText() {
+    const cols = columns();
+    const lines = [cols.map(function (c) { return c.title; }).join('\t')];
+    for (const r of rows) lines.push(cols.map(function (c) { const x = cellText(r, c); return c.id === 'name' ? '  '.repeat(r.depth) + x : x; }).join('\t'));
+    return lines.join('\n') + '\n';
+  }
+
+  // ---------------------------------------------------------- flame/icicle
+
+  let flameRects = [];
+  function hue(s) { let h = 0; for (let k = 0; k < s.length; k++) h = (h * 31 + s.charCodeAt(k)) | 0; return Math.abs(h) % 360; }
+  function renderFlame(icicle) {
+    const main = $('main');
+    main.textContent = '';
+    const cv = el('canvas');
+    cv.dataset.chart = st.view;
+    main.appendChild(cv);
+    const W = main.clientWidth || 1000, H = main.clientHeight || 600;
+    const dpr = window.devicePixelRatio || 1;
+    cv.width = W * dpr; cv.height = H * dpr;
+    cv.style.width = W + 'px'; cv.style.height = H + 'px';
+    const g = cv.getContext('2d');
+    g.scale(dpr, dpr);
+    g.font = '11px system-ui, sans-serif';
+    g.textBaseline = 'middle';
+    const m = st.metric, inc = tree.incl[m];
+    let z = tree.map[st.zoom];
+    if (!(z >= 0)) z = 0;
+    const total = inc[z] || 1;
+    const q = st.q.toLowerCase();
+    const RH = 16;
+    const maxRows = Math.floor(H / RH);
+    flameRects = [];
+    let hits = 0;
+    // zoom path: ancestors of z drawn full width below it
+    const anc = [];
+    for (let p = z; p >= 0; p = tree.parent[p]) anc.unshift(p);
+    const stack = [];
+    const d0 = anc.length - 1;
+    for (let k = 0; k < anc.length - 1; k++) box(anc[k], 0, W, k);
+    stack.push([z, 0, d0]);
+    const selv = selNode();
+    while (stack.length) {
+      const e = stack.pop(), i = e[0], x = e[1], d = e[2];
+      const w = inc[i] / total * W;
+      if (w < 0.5 || d >= maxRows) continue; // culled with its subtree
+      box(i, x, w, d);
+      let cx = x;
+      const kids = M.children(tree, i, function (c) { return inc[c]; });
+      for (const c of kids) {
+        if (tree.kind[c] === K.STMT) continue;
+        stack.push([c, cx, d + 1]);
+        cx += inc[c] / total * W;
+      }
+    }
+    function box(i, x, w, d) {
+      const y = icicle ? d * RH : H - (d + 1) * RH;
+      const name = i === 0 ? src.data.program : M.nameOf(tree, i);
+      let col;
+      if (base) {
+        const b = baseIncl(i), a = inc[i];
+        const r = a + b > 0 ? (a - b) / (a + b) : 0;
+        col = r > 0 ? 'hsl(0,' + Math.round(30 + 60 * r) + '%,70%)' : r < 0 ? 'hsl(120,' + Math.round(30 - 60 * r) + '%,70%)' : '#ddd';
+      } else {
+        const k = tree.kind[i];
+        col = k === K.LOOP ? '#d9c2ec' : k === K.INLINE ? 'hsl(' + hue(name) + ',45%,82%)' : 'hsl(' + hue(tree.lm[i] >= 0 ? src.modules[tree.lm[i]] : name) % 60 + 10 + ',75%,' + (65 + (hue(name) % 15)) + '%)';
+      }
+      const hit = q && name.toLowerCase().indexOf(q) >= 0;
+      if (hit) { col = '#f0e442'; hits++; }
+      g.fillStyle = col;
+      g.fillRect(x, y, Math.max(w - 0.5, 0.5), RH - 1);
+      if (i === selv) { g.strokeStyle = '#0366d6'; g.lineWidth = 2; g.strokeRect(x + 1, y + 1, w - 2, RH - 3); }
+      if (w > 30) {
+        g.fillStyle = '#000';
+        let s = name;
+        const maxc = Math.floor((w - 6) / 6.2);
+        if (s.length > maxc) s = s.slice(0, Math.max(maxc - 1, 1)) + '…';
+        g.fillText(s, x + 3, y + RH / 2);
+      }
+      flameRects.push([x, y, w, i]);
+    }
+    cv.dataset.boxes = flameRects.length;
+    cv.dataset.hits = hits;
+    cv.addEventListener('click', function (ev) {
+      const r = cv.getBoundingClientRect(), px = ev.clientX - r.left, py = ev.clientY - r.top;
+      for (const b of flameRects) if (px >= b[0] && px < b[0] + b[2] && py >= b[1] && py < b[1] + RH) {
+        st.zoom = tree.rep[b[3]];
+        select(b[3]);
+        render();
+        return;
+      }
+    });
+    cv.addEventListener('mousemove', function (ev) {
+      const r = cv.getBoundingClientRect(), px = ev.clientX - r.left, py = ev.clientY - r.top;
+      for (const b of flameRects) if (px >= b[0] && px < b[0] + b[2] && py >= b[1] && py < b[1] + RH) {
+        const i = b[3];
+        cv.title = (i === 0 ? src.data.program : M.nameOf(tree, i)) + '\n' + fmt(inc[i], m) + ' ' + unitOf(m) + ' (' + pct(inc[i], inc[0]) + ')' + (tree.calls[i] ? ', ' + tree.calls[i] + ' calls' : '');
+        return;
+      }
+    });
+  }
+
+  // ---------------------------------------------------------------- source
+
+  function loadScript(path, done) {
+    const s = document.createElement('script');
+    s.src = path;
+    s.onload = function () { done(true); };
+    s.onerror = function () { done(false); };
+    document.body.appendChild(s);
+  }
+  function renderSource() {
+    const main = $('main');
+    main.textContent = '';
+    const v = selNode();
+    let f = st.file >= 0 ? st.file : tree.file[v] >= 0 ? tree.file[v] : tree.csFile[v];
+    const mark = st.file >= 0 ? st.line : tree.line[v];
+    const box = el('div', 'src');
+    const hdr = el('div', 'hdr');
+    box.appendChild(hdr);
+    main.appendChild(box);
+    if (!(f >= 0)) { hdr.textContent = 'The selected scope has no source file.'; return; }
+    hdr.appendChild(el('span', '', src.files[f] + (mark ? ':' + mark : '')));
+    if (M.isFrame(tree.kind[v]) && tree.csFile[v] >= 0 && st.file < 0) {
+      const b = el('button', '', 'show call site ' + src.files[tree.csFile[v]].replace(/.*\//, '') + ':' + tree.csLine[v]);
+      b.addEventListener('click', function () { st.file = tree.csFile[v]; st.line = tree.csLine[v]; render(); });
+      hdr.appendChild(b);
+    }
+    const chunk = src.data.src[String(f)];
+    const store = window.CSPROF_SRC || {};
+    if (chunk === undefined) { hdr.appendChild(el('span', '', ' — source not copied into the database (csprof-prof -I DIR)')); return; }
+    if (store[chunk] === undefined) {
+      loadScript('viewer/' + src.data.srcPrefix + chunk + '.js', function (ok) { if (ok) render(); else hdr.appendChild(el('span', '', ' — source chunk missing')); });
+      return;
+    }
+    const text = window.CSPROF_SRC[chunk].split('\n');
+    const m = st.metric;
+    const key = M.encodeTransforms(st.t) + (st.lines ? '+ln' : '');
+    if (streeKey !== key) { stree = st.lines ? tree : M.buildView(src, st.t.filter(function (x) { return x.t !== 'hide-statements'; })); streeKey = key; }
+    const sl = M.sourceLines(stree, f, m);
+    // % of the procedure: the enclosing frame of the selection
+    let proc = v;
+    while (proc > 0 && !M.isFrame(tree.kind[proc])) proc = tree.parent[proc];
+    const ptot = tree.incl[m][proc];
+    const brackets = new Array(text.length + 2).fill('');
+    for (const lp of sl.loops) for (let l = lp[0]; l <= lp[1] && l <= text.length; l++) brackets[l] = l === lp[0] ? '┌' : l === lp[1] ? '└' : '│';
+    const list = [];
+    for (let l = 1; l <= text.length; l++) {
+      const r = sl.lines.get(l) || { incl: 0, self: 0, calls: 0 };
+      list.push({ l: l, code: text[l - 1], r: r });
+    }
+    const cols = [['line', 'line'], ['incl', 'incl'], ['excl', 'excl'], ['calls', 'calls'], ['proc-pct', '% of proc']];
+    const head = el('div', 'thead');
+    for (const c of cols) { const h = el('span', 'cell num', c[1]); h.dataset.col = c[0]; head.appendChild(h); }
+    head.appendChild(el('span', 'bracket', ''));
+    head.appendChild(el('span', 'cell code', 'source'));
+    box.appendChild(head);
+    const scroll = el('div', 'scroll'), body = el('div', 'rows');
+    body.style.height = list.length * ROW + 'px';
+    scroll.appendChild(body);
+    box.appendChild(scroll);
+    rows = list.map(function (x) { return { name: String(x.l), depth: 0, incl: [], self: [], calls: 0, src: x }; });
+    function paint() {
+      const top = scroll.scrollTop, h = scroll.clientHeight || 600;
+      const a = Math.max(0, Math.floor(top / ROW) - 10), b = Math.min(list.length, Math.ceil((top + h) / ROW) + 10);
+      body.textContent = '';
+      for (let k = a; k < b; k++) {
+        const x = list[k];
+        const row = el('div', 'row' + (x.l === mark ? ' mark' : ''));
+        row.style.position = 'absolute'; row.style.top = k * ROW + 'px'; row.style.left = '0'; row.style.right = '0';
+        row.dataset.name = String(x.l);
+        const vals = [String(x.l), x.r.incl ? fmt(x.r.incl, m) : '', x.r.self ? fmt(x.r.self, m) : '', x.r.calls ? String(Math.round(x.r.calls)) : '', x.r.incl && ptot ? pct(x.r.incl, ptot) : ''];
+        cols.forEach(function (c, j) { const s = el('span', 'cell num', vals[j]); s.dataset.col = c[0]; row.appendChild(s); });
+        const br = el('span', 'bracket', brackets[x.l]); br.dataset.col = 'loop'; row.appendChild(br);
+        const code = el('span', 'cell code', x.code); code.dataset.col = 'source'; row.appendChild(code);
+        body.appendChild(row);
+      }
+    }
+    scroll.addEventListener('scroll', paint);
+    paint();
+    if (mark > 5) { scroll.scrollTop = (mark - 5) * ROW; paint(); }
+  }
+
+  // --------------------------------------------------------------- threads
+
+  function simpleTable(parent, head, data, nameCol) {
+    const tb = el('table');
+    const tr = el('tr');
+    for (const h of head) { const th = el('th', '', h[1]); th.dataset.col = h[0]; tr.appendChild(th); }
+    tb.appendChild(tr);
+    for (const d of data) {
+      const r = el('tr');
+      r.dataset.name = d[nameCol];
+      head.forEach(function (h, j) { const td = el('td', '', d[j]); td.dataset.col = h[0]; r.appendChild(td); });
+      tb.appendChild(r);
+    }
+    parent.appendChild(tb);
+    rows = data.map(function (d) { return { name: String(d[nameCol]), depth: 0, cells: d, incl: [], self: [] }; });
+    tableEl = { head: head };
+    return tb;
+  }
+  // Per-thread inclusive values of the selected scope's procedure (or of the
+  // whole run), from data.js threadValues (in the metric's unit), or null.
+  function threadSeries() {
+    const tv = src.data.threadValues;
+    if (!tv) return null;
+    const m = st.metric;
+    let v = selNode();
+    while (v > 0 && tree.kind[v] !== K.FRAME) v = tree.parent[v];
+    if (v > 0) {
+      const k = tv.procs.indexOf(M.nameOf(tree, v));
+      if (k >= 0) return { what: M.nameOf(tree, v), values: tv.values[m][k], threads: tv.threads };
+      return { what: M.nameOf(tree, v), values: null, threads: tv.threads };
+    }
+    return { what: 'the whole program', values: tv.total[m], threads: tv.threads };
+  }
+  function renderThreads() {
+    const main = $('main');
+    main.textContent = '';
+    const p = el('div', 'panel');
+    main.appendChild(p);
+    const ins = src.data.inputs.filter(function (x) { return x.read; });
+    const ser = threadSeries();
+    const m = st.metric;
+    let values, label;
+    if (ser && ser.values) {
+      values = ser.values;
+      label = src.metrics[m].name + ' (' + unitOf(m) + ') of ' + ser.what + ', inclusive, per thread';
+    } else {
+      values = ins.map(function (x) { return x.cpuNs > 0 ? x.cpuNs / 1e9 : 0; });
+      label = 'CPU time (s) per thread' + (ser ? ' (' + ser.what + ' is not among the procedures with per-thread values)' : '');
+    }
+    const s = M.stats(values);
+    p.appendChild(el('h3', '', 'Threads and processes: ' + ins.length + ' thread(s)'));
+    p.appendChild(el('p', '', label));
+    const sp = el('p', '', 'min ' + s.min.toPrecision(4) + ' · mean ' + s.mean.toPrecision(4) + ' · max ' + s.max.toPrecision(4) + ' · coefficient of variation ' + s.cv.toFixed(3) + ' · threads ' + s.n);
+    sp.dataset.stats = JSON.stringify({ min: s.min, mean: s.mean, max: s.max, cv: s.cv, n: s.n });
+    sp.id = 'thread-stats';
+    p.appendChild(sp);
+    // plot: one bar per thread (by thread index), mean as a line
+    const W = Math.min(900, (main.clientWidth || 900) - 30), H = 160;
+    const cv = el('canvas');
+    cv.width = W; cv.height = H;
+    cv.dataset.chart = 'threads';
+    p.appendChild(cv);
+    const g = cv.getContext('2d');
+    const max = s.max || 1, bw = W / Math.max(values.length, 1);
+    g.fillStyle = '#4a8fd8';
+    values.forEach(function (v, k) { const h = v / max * (H - 10); g.fillRect(k * bw + (bw > 3 ? 1 : 0), H - h, Math.max(bw - (bw > 3 ? 2 : 0), 0.5), h); });
+    g.strokeStyle = '#c00';
+    g.beginPath(); const my = H - s.mean / max * (H - 10); g.moveTo(0, my); g.lineTo(W, my); g.stroke();
+    const valOf = new Map();
+    if (ser && ser.values) ser.threads.forEach(function (t, k) { valOf.set(t, ser.values[k]); });
+    simpleTable(p, [['thread', 'thread'], ['rank', 'process'], ['pid', 'pid'], ['tid', 'tid'], ['value', ser && ser.values ? 'selected' : ''], ['samples', 'samples'], ['cpu', 'CPU time (s)'], ['path', 'measurement file']],
+      ins.map(function (x) { return [String(x.thread), String(x.rank), String(x.pid), String(x.tid), valOf.has(x.thread) ? valOf.get(x.thread).toPrecision(4) : '', String(x.samples), x.cpuNs >= 0 ? (x.cpuNs / 1e9).toFixed(4) : '', x.path]; }), 7);
+  }
+
+  function renderQuality() {
+    const main = $('main');
+    main.textContent = '';
+    const p = el('div', 'panel');
+    main.appendChild(p);
+    const t = src.data.totals;
+    p.appendChild(el('h3', '', 'Sample quality'));
+    p.appendChild(el('p', '', 'samples ' + t.samples + ' · rooted ' + (t.rootedPercent >= 0 ? t.rootedPercent.toFixed(1) + '%' : '?') +
+      ' · unknown ' + t.unknownSamples + ' · threads ' + t.threads + ' · processes ' + t.processes + ' · CPU ' + (t.cpuSeconds >= 0 ? t.cpuSeconds.toFixed(3) + ' s' : '?')));
+    const data = src.data.summary.map(function (e) {
+      const a = e[2];
+      if (e[0] === 'Stat' && a.n !== undefined) return ['  '.repeat(e[1]) + a.n, String(a.v)];
+      return ['  '.repeat(e[1]) + e[0], Object.keys(a).map(function (k) { return k + '=' + a[k]; }).join('  ')];
+    });
+    simpleTable(p, [['element', 'element'], ['values', 'values']], data, 0);
+  }
+
+  // ----------------------------------------------------------------- frame
+
+  function status() {
+    const v = selNode();
+    const m = st.metric;
+    const path = M.pathOf(tree, v);
+    const s = path.length > 6 ? path.slice(0, 2).concat(['…'], path.slice(-3)) : path;
+    $('status').textContent = (s.join(' → ') || src.data.program) + ' · ' + fmt(tree.incl[m][v], m) + ' ' + unitOf(m) + ' incl (' + pct(tree.incl[m][v], tree.incl[m][0]) + ')' + (tree.calls[v] ? ' · ' + tree.calls[v] + ' calls' : '');
+  }
+  function renderChips() {
+    const c = $('chips');
+    c.textContent = '';
+    st.t.forEach(function (x, k) {
+      const arg = x.node !== undefined ? M.nameOf(tree, Math.max(0, tree.map[x.node])) : x.name !== undefined ? x.name : x.lib !== undefined ? x.lib : '';
+      const chip = el('span', 'chip', x.t + (arg ? ': ' + (arg.length > 40 ? arg.slice(0, 40) + '…' : arg) : ''));
+      chip.dataset.transform = x.t;
+      const b = el('button', '', '×');
+      b.title = 'remove';
+      b.addEventListener('click', function () { st.t.splice(k, 1); changed(); });
+      chip.appendChild(b);
+      c.appendChild(chip);
+    });
+  }
+  function render(keepScroll) {
+    const scrollTop = keepScroll && tableEl && tableEl.scroll ? tableEl.scroll.scrollTop : 0;
+    for (const b of document.querySelectorAll('#views [data-view]')) b.classList.toggle('on', b.dataset.view === st.view);
+    renderChips();
+    const t0 = performance.now();
+    if (st.view === 'top-down') renderTable(topDownRows());
+    else if (st.view === 'bottom-up') renderTable(bottomUpRows());
+    else if (st.view === 'flat') renderTable(flatRows());
+    else if (st.view === 'flame') renderFlame(false);
+    else if (st.view === 'icicle') renderFlame(true);
+    else if (st.view === 'source') renderSource();
+    else if (st.view === 'threads') renderThreads();
+    else renderQuality();
+    if (scrollTop && tableEl && tableEl.scroll) { tableEl.scroll.scrollTop = scrollTop; tableEl.paint(); }
+    lastRenderMs = performance.now() - t0;
+    status();
+  }
+  let lastRenderMs = 0;
+  const timing = {};
+  function changed() { writeHash(); rebuild(); render(); }
+  function addTransform(x) {
+    st.t = st.t.filter(function (y) { return M.encodeTransforms([y]) !== M.encodeTransforms([x]); });
+    st.t.push(x);
+    changed();
+  }
+  function toggleTransform(name) {
+    const k = st.t.findIndex(function (y) { return y.t === name; });
+    if (k >= 0) st.t.splice(k, 1); else st.t.push({ t: name });
+    changed();
+  }
+  // First view of a database: the hot path, then the heaviest collapsed rows
+  // until about @want rows show (as profilers open the heaviest path).
+  function autoExpand(want) {
+    for (const p of M.hotPath(tree, 0, st.metric, 0.5)) expanded.add(p);
+    const inc = tree.incl[st.metric];
+    for (let round = 0; round < want; round++) {
+      const list = topDownRows();
+      if (list.length >= want) break;
+      let best = -1;
+      for (const r of list) if (!r.leaf && !expanded.has(r.node) && (best < 0 || inc[r.node] > inc[best])) best = r.node;
+      if (best < 0) break;
+      expanded.add(best);
+    }
+  }
+  function hotPath() {
+    const v = st.view === 'top-down' ? selNode() : 0;
+    const path = M.hotPath(tree, v, st.metric, 0.5);
+    for (const p of path) expanded.add(p);
+    select(path[path.length - 1]);
+    if (st.view !== 'top-down') st.view = 'top-down';
+    writeHash();
+    render();
+    // scroll the selected row into view
+    const k = rows.findIndex(function (r) { return r.node === path[path.length - 1]; });
+    if (k >= 0 && tableEl && tableEl.scroll) { tableEl.scroll.scrollTop = Math.max(0, (k - 5) * ROW); tableEl.paint(); }
+  }
+  function copyText() {
+    const s = tableText();
+    if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(s).catch(function () {});
+    return s;
+  }
+
+  function wire() {
+    for (const b of document.querySelectorAll('#views [data-view]')) b.addEventListener('click', function () { st.view = b.dataset.view; st.file = -1; writeHash(); render(); });
+    const ms = $('metric');
+    src.metrics.forEach(function (m, k) { const o = el('option', '', m.name + ' (' + m.unit + ')'); o.value = k; ms.appendChild(o); });
+    ms.value = st.metric;
+    ms.addEventListener('change', function () { st.metric = Number(ms.value); if (base) bmetric = M.matchMetric(tree, btree, st.metric); writeHash(); render(); });
+    const se = $('search');
+    se.value = st.q;
+    se.addEventListener('input', function () { st.q = se.value; writeHash(); render(true); });
+    $('hot').addEventListener('click', hotPath);
+    $('flatten').addEventListener('click', function () { st.flatten++; if (st.view !== 'flat') st.view = 'flat'; writeHash(); render(); });
+    $('unflatten').addEventListener('click', function () { st.flatten = Math.max(0, st.flatten - 1); writeHash(); render(); });
+    $('copy').addEventListener('click', copyText);
+    $('lines').addEventListener('click', function () { st.lines = !st.lines; changed(); });
+    $('t-focus').addEventListener('click', function () { addTransform({ t: 'focus-subtree', node: st.sel }); });
+    $('t-focusfn').addEventListener('click', function () { const v = selNode(); if (v > 0) addTransform({ t: 'focus-function', name: M.nameOf(tree, v) }); });
+    $('t-hide').addEventListener('click', function () { const v = selNode(); if (v > 0 && M.isFrame(tree.kind[v])) addTransform({ t: 'hide', name: M.nameOf(tree, v) }); });
+    $('t-hidelib').addEventListener('click', function () { const v = selNode(); if (tree.lm[v] >= 0) addTransform({ t: 'hide-lib', lib: src.modules[tree.lm[v]] }); });
+    $('t-rec').addEventListener('click', function () { toggleTransform('collapse-recursion'); });
+    $('t-loops').addEventListener('click', function () { toggleTransform('hide-loops'); });
+    $('t-inl').addEventListener('click', function () { toggleTransform('hide-inlines'); });
+    document.addEventListener('keydown', function (ev) {
+      if (ev.target && ev.target.tagName === 'INPUT') return;
+      if (ev.key === 'h') hotPath();
+      else if ((ev.key === 'ArrowDown' || ev.key === 'ArrowUp') && rows.length && (st.view === 'top-down')) {
+        const v = selNode();
+        let k = rows.findIndex(function (r) { return r.node === v; });
+        k = Math.max(0, Math.min(rows.length - 1, k + (ev.key === 'ArrowDown' ? 1 : -1)));
+        select(rows[k].node); render(true); ev.preventDefault();
+      } else if ((ev.key === 'ArrowRight' || ev.key === 'ArrowLeft') && st.view === 'top-down') {
+        const v = selNode();
+        if (ev.key === 'ArrowRight') expanded.add(v); else expanded.delete(v);
+        render(true); ev.preventDefault();
+      }
+    });
+    window.addEventListener('resize', function () { render(true); });
+  }
+
+  // The interface the end-to-end tests use (share/schemas/viewer-data.md).
+  window.csprofViewer = {
+    state: function () {
+      return { view: st.view, metric: st.metric, sort: st.sort, sel: st.sel, selName: M.nameOf(tree, selNode()) || src.data.program, zoom: st.zoom, transforms: M.encodeTransforms(st.t), search: st.q, flatten: st.flatten, lines: st.lines, diff: !!base, renderMs: lastRenderMs };
+    },
+    setState: function (o) {
+      let rb = false;
+      if (o.view !== undefined) st.view = o.view;
+      if (o.metric !== undefined) st.metric = o.metric;
+      if (o.sort !== undefined) st.sort = o.sort;
+      if (o.sel !== undefined) { st.sel = o.sel; expandTo(selNode()); }
+      if (o.zoom !== undefined) st.zoom = o.zoom;
+      if (o.search !== undefined) st.q = o.search;
+      if (o.flatten !== undefined) st.flatten = o.flatten;
+      if (o.lines !== undefined) { st.lines = !!o.lines; rb = true; }
+      if (o.transforms !== undefined) { st.t = typeof o.transforms === 'string' ? M.decodeTransforms(o.transforms) : o.transforms; rb = true; }
+      if (o.expand) for (const x of o.expand) expanded.add(x);
+      writeHash();
+      if (rb) rebuild();
+      if (o.sel !== undefined) expandTo(selNode());
+      render();
+      return this.state();
+    },
+    // select the first view node named @name (in preorder); returns its source index or -1
+    find: function (name) {
+      for (let i = 1; i < tree.n; i++) if (M.nameOf(tree, i) === name) { st.sel = tree.rep[i]; expandTo(i); writeHash(); render(); return st.sel; }
+      return -1;
+    },
+    expandAll: function () { for (let i = 0; i < tree.n; i++) expanded.add(i); render(); },
+    hotPath: hotPath,
+    tableText: tableText,
+    timing: timing,
+    model: function () { return { tree: tree, src: src, base: btree }; },
+  };
+
+  function start() {
+    try {
+      if (!window.CSPROF_DB) { fail('viewer/data.js did not load: run csprof-prof --refresh-viewer DB'); return; }
+      const t0 = performance.now();
+      timing.scriptsLoaded = t0;
+      M.unpack(window.CSPROF_DB).then(function (d) { timing.unpacked = performance.now(); started(d, t0); }).catch(function (e) { fail(e.message); });
+    } catch (e) {
+      fail(e && e.message ? e.message : String(e));
+    }
+  }
+  function started(d, t0) {
+    try {
+      src = M.load(d);
+      timing.loaded = performance.now();
+      const fresh = !/sel=/.test(location.hash);
+      readHash();
+      $('program').textContent = src.data.program + (src.data.base ? ' (differential: base → this run)' : '');
+      document.title = 'csprof: ' + src.data.program;
+      const go = function () {
+        rebuild();
+        timing.built = performance.now();
+        if (fresh) autoExpand(60);
+        wire();
+        render();
+        window.csprofViewer.loadMs = performance.now() - t0;
+        // since navigation start: reading the data scripts included
+        document.documentElement.dataset.csprofReadyMs = Math.round(performance.now());
+        document.documentElement.dataset.csprofReady = '1';
+      };
+      if (src.data.base) {
+        loadScript('viewer/' + src.data.base, function (ok) {
+          try {
+            if (!ok || !window.CSPROF_BASE) { fail('viewer/' + src.data.base + ' did not load'); return; }
+            M.unpack(window.CSPROF_BASE).then(function (bd) { base = M.load(bd); go(); }).catch(function (e) { fail(e.message); });
+          } catch (e) { fail(e.message); }
+        });
+      } else {
+        go();
+      }
+    } catch (e) {
+      fail(e && e.message ? e.message : String(e));
+    }
+  }
+  window.addEventListener('error', function (ev) { fail(ev.message || 'script error'); });
+  if (document.readyState === 'complete') start(); else window.addEventListener('load', start);
+})();

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Unit tests of the viewer's model (share/viewer/model.js) with node's test
+// runner: `node --test test/viewer/model.test.js` (node 18 and later).
+// Fixtures are small trees in the data format of share/schemas/viewer-data.md,
+// built here from nested lists, so every expected value is computed by hand.
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const path = require('node:path');
+const M = require(path.join(__dirname, '..', '..', 'share', 'viewer', 'model.js'));
+const K = M.K;
+
+// Build viewer data from [name, kind, self, {calls, lm, file, line, csLine}, children...]
+function data(rootKids, opt) {
+  opt = opt || {};
+  const d = { format: 1, program: 'prog', srcPrefix: 'src-', metrics: [{ name: 'CPUTIME', unit: 's', rawUnit: 'ns', rawPerUnit: 1 }, { name: 'samples', unit: 'samples', rawPerUnit: 1 }],
+    modules: opt.modules || ['/bin/prog', '/lib/libm.so.6'], files: ['prog.c'], src: {}, strings: ['prog'], n: 0,
+    parentDelta: [], kind: [], name: [], lm: [], file: [], line: [], csFile: [], csLine: [], calls: [], self: [[], []], inputs: [], totals: {}, summary: [] };
+  const sid = new Map([['prog', 0]]);
+  function str(s) { if (!sid.has(s)) { sid.set(s, d.strings.length); d.strings.push(s); } return sid.get(s); }
+  function add(parent, nm, kind, self, o) {
+    const i = d.n++;
+    d.parentDelta.push(parent < 0 ? 0 : i - parent);
+    d.kind.push(kind); d.name.push(str(nm)); d.lm.push(o.lm === undefined ? (kind === K.FRAME ? 0 : -1) : o.lm);
+    d.file.push(o.file === undefined ? 0 : o.file); d.line.push(o.line || 0); d.csFile.push(o.csLine ? 0 : -1);
+    d.csLine.push(o.csLine || 0); d.calls.push(o.calls || 0); d.self[0].push(self); d.self[1].push(self / 10);
+    return i;
+  }
+  const root = add(-1, 'prog', K.ROOT, 0, { lm: -1, file: -1 });
+  const stack = rootKids.map(function (c) { return [root, c]; }).reverse();
+  while (stack.length) {
+    const e = stack.pop(), p = e[0], spec = e[1];
+    const i = add(p, spec[0], spec[1], spec[2], spec[3] || {});
+    for (let k = spec.length - 1; k >= 4; k--) stack.push([i, spec[k]]);
+  }
+  return d;
+}
+const F = K.FRAME, L = K.LOOP, S = K.STMT, I = K.INLINE;
+
+// Figure 1: main calls a and b; a calls c twice, b calls c four times;
+// c's cost is in a loop at line 32.
+function fig1() {
+  function c(cs, cost) { return ['c', F, 0, { calls: 1, csLine: cs, line: 30 }, ['loop at prog.c:32', L, 0, { line: 32 }, ['prog.c:32', S, cost, { line: 32 }]]]; }
+  return data([['main', F, 0, { calls: 1 },
+    ['a', F, 0, { calls: 1, csLine: 59 }, c(49, 100), c(50, 100)],
+    ['b', F, 0, { calls: 1, csLine: 60 }, c(39, 50), c(40, 50), c(41, 50), c(42, 50)]]]);
+}
+
+function byName(t, name) {
+  const out = [];
+  for (let i = 0; i < t.n; i++) if (M.nameOf(t, i) === name) out.push(i);
+  return out;
+}
+function sum(t, nodes, m) { return nodes.reduce(function (s, i) { return s + t.incl[m || 0][i]; }, 0); }
+function checkProperties(t) {
+  for (let m = 0; m < t.incl.length; m++) {
+    let self = 0;
+    for (let i = 0; i < t.n; i++) {
+      self += t.self[m][i];
+      let kids = 0;
+      for (let k = t.cstart[i]; k < t.cstart[i + 1]; k++) kids += t.incl[m][t.clist[k]];
+      assert.ok(Math.abs(t.incl[m][i] - t.self[m][i] - kids) < 1e-9, 'inclusive = exclusive + children at ' + M.nameOf(t, i));
+    }
+    assert.ok(Math.abs(self - t.incl[m][0]) < 1e-9, 'sum of exclusive = root inclusive');
+  }
+}
+
+test('load: parents, preorder subtree ends, metrics', function () {
+  const src = M.load(fig1());
+  assert.strictEqual(src.parent[0], -1);
+  assert.strictEqual(src.end[0], src.n);
+  for (let i = 1; i < src.n; i++) assert.ok(src.parent[i] < i && src.end[i] <= src.end[src.parent[i]]);
+  assert.throws(function () { M.load({ format: 2 }); }, /format/);
+});
+
+test('top-down: Figure 1 totals, c under a vs under b, call counts 2:4', function () {
+  const t = M.buildView(M.load(fig1()), []);
+  checkProperties(t);
+  assert.strictEqual(t.incl[0][0], 400);
+  const a = byName(t, 'a')[0], b = byName(t, 'b')[0];
+  const ca = M.children(t, a), cb = M.children(t, b);
+  assert.strictEqual(sum(t, ca), 200);
+  assert.strictEqual(sum(t, cb), 200);
+  assert.strictEqual(ca.reduce(function (s, i) { return s + t.calls[i]; }, 0), 2);
+  assert.strictEqual(cb.reduce(function (s, i) { return s + t.calls[i]; }, 0), 4);
+  // sorted children: largest first
+  const kids = M.children(t, byName(t, 'main')[0], function (i) { return t.incl[0][i]; });
+  assert.deepStrictEqual(kids.map(function (i) { return t.incl[0][i]; }), [200, 200]);
+});
+
+test('hot path follows the heaviest child', function () {
+  const d = data([['main', F, 0, {}, ['x', F, 10, {}], ['y', F, 0, {}, ['z', F, 90, {}]]]]);
+  const t = M.buildView(M.load(d), []);
+  assert.deepStrictEqual(M.hotPath(t, 0, 0, 0.5).map(function (i) { return M.nameOf(t, i); }), ['prog', 'main', 'y', 'z']);
+});
+
+test('hide-loops and hide-statements merge into the enclosing frame', function () {
+  const t = M.buildView(M.load(fig1()), [{ t: 'hide-loops' }, { t: 'hide-statements' }]);
+  checkProperties(t);
+  assert.strictEqual(byName(t, 'loop at prog.c:32').length, 0);
+  assert.strictEqual(byName(t, 'prog.c:32').length, 0);
+  assert.strictEqual(t.self[0][byName(t, 'c')[0]], 100);
+  assert.strictEqual(t.incl[0][0], 400);
+});
+
+test('hide-statements alone (leaves dropped) equals the general merge', function () {
+  const src = M.load(fig1());
+  const fast = M.buildView(src, [{ t: 'hide-statements' }]);
+  const slow = M.buildView(src, [{ t: 'hide-statements' }, { t: 'hide', name: 'no such function' }]);
+  checkProperties(fast);
+  assert.strictEqual(fast.n, slow.n);
+  const key = (t) => Array.from({ length: t.n }, (_, i) => M.pathOf(t, i).join('/') + '=' + t.incl[0][i] + '/' + t.self[0][i] + '/' + t.calls[i]).sort();
+  assert.deepStrictEqual(key(fast), key(slow));
+  for (let i = 0; i < src.n; i++) assert.ok(fast.map[i] >= 0 && fast.map[i] < fast.n);
+});
+
+test('hide (merge into callers): c disappears, its cost is a\'s and b\'s own', function () {
+  const src = M.load(fig1());
+  const t = M.buildView(src, [{ t: 'hide', name: 'c' }, { t: 'hide-loops' }, { t: 'hide-statements' }]);
+  checkProperties(t);
+  assert.strictEqual(byName(t, 'c').length, 0);
+  assert.strictEqual(t.self[0][byName(t, 'a')[0]], 200);
+  assert.strictEqual(t.self[0][byName(t, 'b')[0]], 200);
+  // every source node maps somewhere (nothing is dropped by a merge)
+  for (let i = 0; i < src.n; i++) assert.ok(t.map[i] >= 0);
+});
+
+test('hide-lib merges frames of matching modules into their callers', function () {
+  const d = data([['main', F, 1, {}, ['sin', F, 5, { lm: 1 }, ['__sin_fma', F, 7, { lm: 1 }]], ['work', F, 3, {}]]]);
+  const t = M.buildView(M.load(d), [{ t: 'hide-lib', lib: 'libm' }]);
+  checkProperties(t);
+  assert.strictEqual(byName(t, 'sin').length + byName(t, '__sin_fma').length, 0);
+  assert.strictEqual(t.self[0][byName(t, 'main')[0]], 13);
+});
+
+test('focus-function: one merged subtree per function, outermost occurrences only', function () {
+  const d = data([['main', F, 0, {}, ['f', F, 2, {}, ['f', F, 3, {}]], ['g', F, 0, {}, ['f', F, 4, {}]], ['h', F, 9, {}]]]);
+  const t = M.buildView(M.load(d), [{ t: 'focus-function', name: 'f' }]);
+  checkProperties(t);
+  const roots = M.children(t, 0);
+  assert.deepStrictEqual(roots.map(function (i) { return M.nameOf(t, i); }), ['f']);
+  assert.strictEqual(t.incl[0][0], 9, 'h is outside the focus; f counted once (2+3+4)');
+});
+
+test('focus-subtree keeps one node and its descendants', function () {
+  const src = M.load(fig1());
+  const b = byName(M.buildView(src, []), 'b')[0];
+  const t0 = M.buildView(src, []);
+  const t = M.buildView(src, [{ t: 'focus-subtree', node: t0.rep[b] }]);
+  checkProperties(t);
+  assert.strictEqual(t.incl[0][0], 200);
+  assert.strictEqual(byName(t, 'a').length, 0);
+  assert.strictEqual(t.map[t0.rep[byName(t0, 'a')[0]]], -1);
+});
+
+test('collapse-recursion merges a frame into a caller frame of the same name', function () {
+  const d = data([['main', F, 0, {}, ['f', F, 1, {}, ['f', F, 2, {}, ['f', F, 3, {}, ['g', F, 4, {}]]]]]]);
+  const t = M.buildView(M.load(d), [{ t: 'collapse-recursion' }]);
+  checkProperties(t);
+  const f = byName(t, 'f');
+  assert.strictEqual(f.length, 1);
+  assert.strictEqual(t.self[0][f[0]], 6);
+  assert.strictEqual(t.parent[byName(t, 'g')[0]], f[0]);
+});
+
+test('hide-inlines merges inlined frames into their caller', function () {
+  const d = data([['main', F, 0, {}, ['inl', I, 5, {}], ['k', F, 1, {}]]]);
+  const t = M.buildView(M.load(d), [{ t: 'hide-inlines' }]);
+  assert.strictEqual(byName(t, 'inl').length, 0);
+  assert.strictEqual(t.self[0][byName(t, 'main')[0]], 5);
+});
+
+test('bottom-up: recursion counted once, callers split the cost, per call site', function () {
+  // hpcviewer's example shape: g recursive under f; g's inclusive must not double count
+  const d = data([['main', F, 0, {}, ['f', F, 1, { csLine: 3 }, ['g', F, 2, { csLine: 5 }, ['g', F, 3, { csLine: 7 }]]], ['g', F, 4, { csLine: 9 }]]]);
+  const t = M.buildView(M.load(d), []);
+  const roots = M.bottomUpRoots(t);
+  const g = roots.find(function (r) { return r.name === 'g'; });
+  assert.strictEqual(g.incl[0], 9, 'outermost g: 2+3 under f, 4 under main');
+  assert.strictEqual(g.self[0], 9);
+  const callers = M.bottomUpCallers(t, g);
+  const byCaller = {};
+  for (const c of callers) byCaller[c.name + ':' + c.csLine] = c.incl[0];
+  assert.deepStrictEqual(byCaller, { 'f:5': 5, 'g:7': 0, 'main:9': 4 });
+  // Figure 1: c's callers a and b, one row per call site
+  const t1 = M.buildView(M.load(fig1()), []);
+  const c = M.bottomUpRoots(t1).find(function (r) { return r.name === 'c'; });
+  assert.strictEqual(c.incl[0], 400);
+  assert.strictEqual(c.self[0], 400, 'a procedure\'s exclusive cost includes its loops and statements');
+  const cs = M.bottomUpCallers(t1, c);
+  assert.strictEqual(cs.length, 6);
+  assert.strictEqual(cs.filter(function (x) { return x.name === 'a'; }).reduce(function (s, x) { return s + x.calls; }, 0), 2);
+  assert.strictEqual(cs.filter(function (x) { return x.name === 'b'; }).reduce(function (s, x) { return s + x.calls; }, 0), 4);
+});
+
+test('flat: module -> file -> procedure -> loop -> statement, no double counting', function () {
+  const d = data([['main', F, 0, {}, ['f', F, 1, {}, ['f', F, 2, {}, ['loop at prog.c:4', L, 0, { line: 4 }, ['prog.c:5', S, 3, { line: 5 }]]]]]]);
+  const t = M.buildView(M.load(d), []);
+  const root = M.flat(t);
+  assert.strictEqual(root.incl[0], 6);
+  const mod = root.children[0];
+  assert.strictEqual(mod.name, '/bin/prog');
+  assert.strictEqual(mod.incl[0], 6, 'a module counts its outermost frames');
+  const file = mod.children[0];
+  const f = file.children.find(function (r) { return r.name === 'f'; });
+  assert.strictEqual(f.incl[0], 6, 'recursive f counted once');
+  assert.strictEqual(f.self[0], 6, 'f own + its loop\'s statements');
+  const loop = f.children[0];
+  assert.strictEqual(loop.kind, K.LOOP);
+  assert.strictEqual(loop.incl[0], 3);
+  assert.strictEqual(loop.children[0].name, 'prog.c:5');
+});
+
+test('diff: a tree matches itself; changed costs show up', function () {
+  const a = M.buildView(M.load(fig1()), []);
+  const m = M.matchTrees(a, a);
+  for (let i = 0; i < a.n; i++) assert.strictEqual(m[i], i);
+  const d2 = fig1();
+  d2.strings.push('new');
+  d2.self[0][d2.self[0].length - 1] += 25;
+  const b = M.buildView(M.load(d2), []);
+  const mb = M.matchTrees(b, a);
+  assert.strictEqual(b.incl[0][0] - a.incl[0][mb[0]], 25);
+  assert.strictEqual(M.matchMetric(b, a, 1), 1);
+});
+
+test('transforms round-trip through the URL grammar, hostile names included', function () {
+  const list = [{ t: 'focus-subtree', node: 12 }, { t: 'hide', name: 'a~b:c</script>"\n' }, { t: 'hide-lib', lib: 'libc.so' }, { t: 'collapse-recursion' }, { t: 'hide-loops' }];
+  const s = M.encodeTransforms(list);
+  assert.ok(!/[<>"\n]/.test(s));
+  assert.deepStrictEqual(M.decodeTransforms(s), list);
+  assert.deepStrictEqual(M.decodeTransforms('bogus~hide-inlines'), [{ t: 'hide-inlines' }]);
+});
+
+test('stats: min, mean, max, coefficient of variation', function () {
+  const s = M.stats([2, 4, 4, 4, 5, 5, 7, 9]);
+  assert.strictEqual(s.min, 2);
+  assert.strictEqual(s.max, 9);
+  assert.strictEqual(s.mean, 5);
+  assert.strictEqual(s.sd, 2);
+  assert.strictEqual(s.cv, 0.4);
+  assert.strictEqual(M.stats([]).n, 0);
+});
+
+test('source lines: statement costs, call-site lines with calls, loop brackets', function () {
+  const t = M.buildView(M.load(fig1()), []);
+  const sl = M.sourceLines(t, 0, 0);
+  assert.strictEqual(sl.lines.get(32).self, 400);
+  assert.strictEqual(sl.lines.get(49).incl, 100);
+  assert.strictEqual(sl.lines.get(49).calls, 1);
+  assert.strictEqual(sl.lines.get(60).incl, 200);
+  assert.ok(sl.loops.length > 0 && sl.loops.every(function (l) { return l[0] === 32 && l[1] === 32; }));
+});
