@@ -32,6 +32,56 @@ shares() {
         rel_ratio_ge "$am" $((all - idle)) 0.90
 }
 
+# within_rt DB FUNC [ANCESTOR]: inclusive CPUTIME of the outermost FUNC frames
+# (below an ANCESTOR frame) that have a frame of the OpenMP runtime (libgomp,
+# libomp) above them: a body run by the runtime and left below its frames.
+within_rt() {
+    local db=$1 f a="" rt m
+    f=$(or_ids n $(proc_ids "$db" "$2"))
+    [ -n "${3:-}" ] && a="[ancestor::PF[$(or_ids n $(proc_ids "$db" "$3"))]]"
+    rt=$(xp "$db" "string(//LoadModule[contains(@n,'/libgomp.') or contains(@n,'/libomp.')]/@i)")
+    m=$(metric_id "$db" "$rel_ev" inclusive)
+    xp "$db" "sum(//PF[$f][not(ancestor::PF[$f])]$a[ancestor::PF[@lm='${rt:-none}']]/M[@n='$m']/@v)"
+}
+
+# merged TAG DIR: the database of one run (csprof-prof): the work through
+# the procedures holding the regions' call sites, the nested region's work
+# below both call sites, the tasks' work below their creation site (in the
+# region's body, not below the runtime's task scheduling), and the runtime's
+# own time named.
+merged() {
+    local db=$2.db w wm ws wrt t trt i io tot rtx mx rt
+    check "$1: database" rel_db "$2" "$db" || return
+    w=$(incl_of "$db" "$rel_ev" region_work)
+    wm=$(rel_incl_within "$db" "$rel_ev" region_work main)
+    ws=$(awk -v a="$(rel_incl_within "$db" "$rel_ev" region_work outer_region)" \
+        -v b="$(rel_incl_within "$db" "$rel_ev" region_work task_region)" \
+        -v c="$(rel_incl_within "$db" "$rel_ev" region_work loop_region)" 'BEGIN { print a + b + c }')
+    wrt=$(within_rt "$db" region_work)
+    t=$(rel_incl_within "$db" "$rel_ev" region_work task_region)
+    trt=$(within_rt "$db" region_work task_region)
+    i=$(incl_of "$db" "$rel_ev" inner_region)
+    io=$(rel_incl_within "$db" "$rel_ev" inner_region outer_region)
+    mx=$(metric_id "$db" "$rel_ev" exclusive)
+    tot=$(xp "$db" "string(//SecCallPathProfileData/M[@n='$(metric_id "$db" "$rel_ev" inclusive)']/@v)")
+    rt=$(xp "$db" "string(//LoadModule[contains(@n,'/libgomp.') or contains(@n,'/libomp.')]/@i)")
+    rtx=$(xp "$db" "sum(//PF[$(or_ids n $(xp "$db" "//Procedure[@lm='${rt:-none}'][contains(@n,'+0x')]/@i" |
+        sed 's/ i="\([0-9]*\)"/\1 /g'))]/M[@n='$mx']/@v)")
+    echo "  $1 (database, s): region_work $w, under main $wm, through the regions' call sites $ws," \
+        "below runtime frames $wrt; tasks $t (below runtime frames $trt); inner region $i," \
+        "below outer_region $io; total $tot, in unnamed runtime code $rtx"
+    check "$1: >= 90% of the work under main in the database ($wm of $w s)" rel_ratio_ge "$wm" "$w" 0.90
+    check "$1: >= 90% of the work through the regions' call sites ($ws of $w s)" \
+        rel_ratio_ge "$ws" "$w" 0.90
+    check "$1: <= 10% of the work below the runtime's frames ($wrt of $w s)" \
+        rel_ratio_ge "$(awk -v a="$w" -v b="$wrt" 'BEGIN { print a - b }')" "$w" 0.90
+    check "$1: >= 90% of the tasks' work below their creation site, not the runtime ($trt of $t s)" \
+        rel_ratio_ge "$(awk -v a="$t" -v b="$trt" 'BEGIN { print a - b }')" "$t" 0.90
+    check "$1: nested region below both call sites ($io of $i s)" rel_ratio_ge "$io" "$i" 0.90
+    check "$1: <= 10% of the time in unnamed runtime code ($rtx of $tot s)" \
+        rel_ratio_ge "$(awk -v a="$tot" -v b="$rtx" 'BEGIN { print a - b }')" "$tot" 0.90
+}
+
 for lang in c fortran clang; do
     if [ $lang = c ]; then
         command -v gcc > /dev/null || { echo "no gcc: C part skipped"; continue; }
@@ -63,6 +113,7 @@ for lang in c fortran clang; do
         if check "$lang run $r: one measurement file ($n)" [ "$n" -eq 1 ]; then
             shares "$lang run $r" $lang.$r.m/*.cspm $bin $fn
         fi
+        merged "$lang run $r" $lang.$r.m
     done
 done
 [ "$passed" -gt 0 ] || rel_skip "neither gcc nor gfortran with OpenMP"
