@@ -82,4 +82,14 @@ void csprof_omp_barrier(void);
 extern void (*const mon_omp_idle_fn)(void);
 extern void (*const mon_omp_barrier_fn)(void);
 
+/* OMPT (omp_ompt.c): the runtime's ompt_get_state, async-signal-safe by the OpenMP specification
+ * (5.0, 4.6.1.2), NULL while no runtime has taken csprof as its tool; and the load-map id of the
+ * runtime's module (UINT32_MAX when unknown).  A thread's states (OpenMP 5.0, 4.4.4.26): */
+typedef int mon_ompt_get_state_fn(uint64_t *wait_id);
+extern mon_ompt_get_state_fn *_Atomic mon_ompt_get_state;
+extern uint32_t mon_ompt_module;
+#define MON_OMPT_WAIT_LO 0x010 /* ompt_state_wait_barrier ... */
+#define MON_OMPT_WAIT_HI 0x02f /* ... ompt_state_wait_taskwait, _taskgroup: below, a wait */
+#define MON_OMPT_IDLE    0x100 /* ompt_state_idle: waiting for work */
+
 #endif /* CSP_MON_OMP_H */
