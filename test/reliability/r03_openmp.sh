@@ -2,14 +2,20 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # OpenMP creation contexts (reliability.md row 3, issue 11): a C and a
 # Fortran program (programs/omp_nest.c, omp_nest.f90; libgomp; the C one
-# also built with clang against LLVM's libomp) with a
-# parallel region holding a nested region, a region creating tasks, and a
-# parallel loop, OMP_NUM_THREADS=8.  Samples in the outlined bodies run on
-# libgomp's threads, whose own stacks begin at start_thread; csprof must
-# put them below the call site of the construct in main's calling context
-# (seed 004): >= 90% of the samples in region_work lie under main, and
+# also built with clang against LLVM's libomp) with a parallel region
+# holding a nested region, a region creating tasks, and a parallel loop,
+# OMP_NUM_THREADS=8; the clang build runs twice: with OMPT (csprof is
+# libomp's tool) and without (CSPROF_OMPT=0).  Samples in the outlined
+# bodies run on the runtime's threads, whose own stacks begin at
+# start_thread; csprof must put them below the call site of the construct
+# in main's calling context (seed 004): >= 90% of the samples in
+# region_work lie under main, and
 # >= 90% of all samples except the runtime's idle loop (csprof_omp_idle)
-# too.  Output and exit status are the baseline's.  Skipped (77) when the
+# too; in the merged database (merged below) the work lies below the
+# procedures holding the regions' call sites, the tasks' work below their
+# creation site, the nested region below both call sites, and the runtime's
+# time is named (csprof_omp_barrier, csprof_omp_idle, its exported names).
+# Output and exit status are the baseline's.  Skipped (77) when the
 # compiler or its OpenMP runtime is missing.
 . "$(dirname "$0")/lib.sh"
 runs=$(rel_runs 1)
@@ -82,11 +88,17 @@ merged() {
         rel_ratio_ge "$(awk -v a="$tot" -v b="$rtx" 'BEGIN { print a - b }')" "$tot" 0.90
 }
 
-for lang in c fortran clang; do
+for lang in c fortran clang clang-noompt; do
+    unset CSPROF_OMPT
     if [ $lang = c ]; then
         command -v gcc > /dev/null || { echo "no gcc: C part skipped"; continue; }
         rel_build omp_c gcc "-fopenmp -I$rel_dir/programs" omp_nest.c
         bin=./omp_c fn=region_work
+    elif [ $lang = clang-noompt ]; then
+        # The same without OMPT: creation contexts from the overrides alone.
+        [ -x ./omp_clang ] || continue
+        export CSPROF_OMPT=0
+        bin=./omp_clang fn=region_work
     elif [ $lang = clang ]; then
         # LLVM's libomp (libomp-dev): regions through __kmpc_fork_call.
         if ! command -v clang > /dev/null ||
