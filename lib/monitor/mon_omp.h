@@ -13,7 +13,11 @@
  * frames (start_thread, the runtime's thread loop).  A team thread's samples
  * outside any region are the runtime's waiting: below the region's context
  * as csprof_omp_barrier while the region it last ran is still open, else
- * at the root as csprof_omp_idle.
+ * at the root as csprof_omp_idle.  Where the runtime has taken csprof as
+ * its OMPT tool (LLVM's libomp, omp_ompt.c), the thread's state as the
+ * runtime reports it decides instead: a body's samples while it waits at a
+ * barrier, taskwait or taskgroup end in csprof_omp_barrier (the runtime's
+ * frames replaced), and a team thread's samples in the idle state are idle.
  */
 #ifndef CSP_MON_OMP_H
 #define CSP_MON_OMP_H

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * omp.c -- overrides of libgomp's entry points that record OpenMP creation
- * contexts (mon_omp.h).
+ * omp.c -- overrides of the OpenMP runtimes' entry points that record
+ * OpenMP creation contexts (mon_omp.h): libgomp's (GCC) and LLVM libomp's
+ * (clang).
  *
  * GCC outlines the body of `#pragma omp parallel` into a function and calls
  * GOMP_parallel (or GOMP_parallel_loop_*, GOMP_parallel_sections) with it;
- * `#pragma omp task` calls GOMP_task.  Each override walks the creating
+ * `#pragma omp task` calls GOMP_task.  clang calls libomp's
+ * __kmpc_fork_call and __kmpc_omp_task_alloc (sections below).  Each override walks the creating
  * thread's stack (program context, the thread's own sampling held off by
  * its `inside` flag), keeps the calling context as CCT keys, and hands
  * the runtime a runner in the section csprof_omp_run instead of the body:

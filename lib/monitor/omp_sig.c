@@ -5,8 +5,9 @@
  * Runs in signal context, from take_sample (sample_sig.c) after a full walk:
  * the per-thread arena (through lib/cct), the load-map snapshot's keys, and
  * plain reads of other threads' OpenMP state (never freed; a stale read
- * only changes which placeholder a waiting sample gets).  Nothing here
- * allocates, locks or calls libc.
+ * only changes which placeholder a waiting sample gets), and the OpenMP
+ * runtime's ompt_get_state (async-signal-safe by the OpenMP specification)
+ * when OMPT is active.  Nothing here allocates, locks or calls libc.
  */
 #include <stdatomic.h>
 #include <stdbool.h>
