@@ -16,7 +16,8 @@
 # creation site, the nested region below both call sites, and the runtime's
 # time is named (csprof_omp_barrier, csprof_omp_idle, its exported names).
 # Output and exit status are the baseline's.  Skipped (77) when the
-# compiler or its OpenMP runtime is missing.
+# compiler or its OpenMP runtime is missing.  REL_OMP_LANGS picks the
+# variants (default: c fortran clang clang-noompt).
 . "$(dirname "$0")/lib.sh"
 runs=$(rel_runs 1)
 export OMP_NUM_THREADS=8
@@ -88,7 +89,7 @@ merged() {
         rel_ratio_ge "$(awk -v a="$tot" -v b="$rtx" 'BEGIN { print a - b }')" "$tot" 0.90
 }
 
-for lang in c fortran clang clang-noompt; do
+for lang in ${REL_OMP_LANGS:-c fortran clang clang-noompt}; do
     unset CSPROF_OMPT
     if [ $lang = c ]; then
         command -v gcc > /dev/null || { echo "no gcc: C part skipped"; continue; }
