@@ -28,6 +28,7 @@ packages=(
   time python3                                            # bench/
   golang-go valgrind python3-jsonschema                   # readers of csprof-report's exports (tests)
   openmpi-bin libopenmpi-dev                              # MPI tests (ranks, rel_43)
+  mpich libmpich-dev                                      # rel_27 with MPICH too (Open MPI stays the default mpicc/mpirun)
   libomp-dev                                              # OpenMP tests with LLVM's runtime
   chromium nodejs fonts-dejavu-core                       # viewer tests: headless Chromium over CDP (test/viewer/cdp.js)
 )

@@ -13,7 +13,11 @@
  * frames (start_thread, the runtime's thread loop).  A team thread's samples
  * outside any region are the runtime's waiting: below the region's context
  * as csprof_omp_barrier while the region it last ran is still open, else
- * at the root as csprof_omp_idle.
+ * at the root as csprof_omp_idle.  Where the runtime has taken csprof as
+ * its OMPT tool (LLVM's libomp, omp_ompt.c), the thread's state as the
+ * runtime reports it decides instead: a body's samples while it waits at a
+ * barrier, taskwait or taskgroup end in csprof_omp_barrier (the runtime's
+ * frames replaced), and a team thread's samples in the idle state are idle.
  */
 #ifndef CSP_MON_OMP_H
 #define CSP_MON_OMP_H
@@ -81,5 +85,15 @@ void csprof_omp_idle(void);
 void csprof_omp_barrier(void);
 extern void (*const mon_omp_idle_fn)(void);
 extern void (*const mon_omp_barrier_fn)(void);
+
+/* OMPT (omp_ompt.c): the runtime's ompt_get_state, async-signal-safe by the OpenMP specification
+ * (5.0, 4.6.1.2), NULL while no runtime has taken csprof as its tool; and the load-map id of the
+ * runtime's module (UINT32_MAX when unknown).  A thread's states (OpenMP 5.0, 4.4.4.26): */
+typedef int mon_ompt_get_state_fn(uint64_t *wait_id);
+extern mon_ompt_get_state_fn *_Atomic mon_ompt_get_state;
+extern uint32_t mon_ompt_module;
+#define MON_OMPT_WAIT_LO 0x010 /* ompt_state_wait_barrier ... */
+#define MON_OMPT_WAIT_HI 0x02f /* ... ompt_state_wait_taskwait, _taskgroup: below, a wait */
+#define MON_OMPT_IDLE    0x100 /* ompt_state_idle: waiting for work */
 
 #endif /* CSP_MON_OMP_H */

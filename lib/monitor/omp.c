@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * omp.c -- overrides of libgomp's entry points that record OpenMP creation
- * contexts (mon_omp.h).
+ * omp.c -- overrides of the OpenMP runtimes' entry points that record
+ * OpenMP creation contexts (mon_omp.h): libgomp's (GCC) and LLVM libomp's
+ * (clang).
  *
  * GCC outlines the body of `#pragma omp parallel` into a function and calls
  * GOMP_parallel (or GOMP_parallel_loop_*, GOMP_parallel_sections) with it;
- * `#pragma omp task` calls GOMP_task.  Each override walks the creating
+ * `#pragma omp task` calls GOMP_task.  clang calls libomp's
+ * __kmpc_fork_call and __kmpc_omp_task_alloc (sections below).  Each override walks the creating
  * thread's stack (program context, the thread's own sampling held off by
  * its `inside` flag), keeps the calling context as CCT keys, and hands
  * the runtime a runner in the section csprof_omp_run instead of the body:
@@ -582,4 +584,79 @@ __kmpc_fork_call(void *loc, int32_t argc, kmp_micro *micro, ...)
     a[0] = &r;
     MON_KMP_CALL(argc + 1, real, loc, argc + 1, run_kmp)
     region_end(&r);
+}
+
+/* ---- LLVM's libomp: explicit tasks ---- */
+
+/*
+ * clang's `#pragma omp task` calls __kmpc_omp_task_alloc(loc, gtid, flags,
+ * sizeof_kmp_task_t, sizeof_shareds, entry), which returns a kmp_task_t:
+ * the shared-variable pointer and the entry libomp calls as
+ * entry(gtid, task), followed by the compiler's private data
+ * (sizeof_kmp_task_t bytes in all); libomp places the shared variables
+ * right after it, at a pointer-aligned offset.  The override asks for
+ * sizeof(struct kmp_task_header) more bytes of task and at least one word
+ * of shared variables, so that the header lies just below the shared
+ * variables, after everything the compiler's code touches, and replaces the
+ * entry by run_kmp_task.  libomp copies a task with its shared-variable
+ * offset (taskloop), so a copy's header is found the same way.
+ */
+struct kmp_task_prefix { /* the start of libomp's kmp_task_t (kmp.h) */
+    void *shareds;
+    int32_t (*routine)(int32_t, void *);
+};
+
+struct kmp_task_header {
+    int32_t (*routine)(int32_t, void *); /* the program's entry */
+    bool rooted;
+    uint32_t nkeys;
+    uintptr_t keys[MON_OMP_MAX_TASK_PATH];
+};
+
+typedef void *kmp_task_alloc_fn(void *, int32_t, int32_t, size_t, size_t,
+                                int32_t (*)(int32_t, void *));
+
+__attribute__((section("csprof_omp_run"), noinline, noclone)) static int32_t
+run_kmp_task(int32_t gtid, void *task)
+{
+    struct kmp_task_prefix *t = task;
+    struct kmp_task_header *h = (void *)((char *)t->shareds - sizeof(*h));
+    bool pushed = run_begin(h->keys, h->nkeys, h->rooted, NULL, 0, false);
+    int32_t rc = h->routine(gtid, task);
+
+    run_end(pushed, false);
+    __asm__ volatile("" ::: "memory");
+    return rc;
+}
+
+void *__kmpc_omp_task_alloc(void *loc, int32_t gtid, int32_t flags, size_t sizeof_task,
+                            size_t sizeof_shareds, int32_t (*entry)(int32_t, void *));
+
+CSP_EXPORT void *
+__kmpc_omp_task_alloc(void *loc, int32_t gtid, int32_t flags, size_t sizeof_task,
+                      size_t sizeof_shareds, int32_t (*entry)(int32_t, void *))
+{
+    static kmp_task_alloc_fn *real;
+    struct mon_thread *td = omp_thread();
+    struct kmp_task_prefix *t;
+    struct kmp_task_header *h;
+    size_t task_sz = (sizeof_task + sizeof(void *) - 1) / sizeof(void *) * sizeof(void *);
+
+    RESOLVE(real, "__kmpc_omp_task_alloc");
+    if (td == NULL || td->inside || entry == NULL || sizeof_task < sizeof(*t) ||
+        sizeof_task > SIZE_MAX / 2 || sizeof_shareds > SIZE_MAX / 2)
+        return real(loc, gtid, flags, sizeof_task, sizeof_shareds, entry);
+    t = real(loc, gtid, flags, task_sz + sizeof(*h), sizeof_shareds > 0 ? sizeof_shareds : 1,
+             entry);
+    if (t == NULL || t->shareds == NULL || t->routine != entry ||
+        (char *)t->shareds - sizeof(*h) < (char *)t + sizeof_task)
+        return t; /* not the layout this override knows: the task runs unchanged */
+    h = (void *)((char *)t->shareds - sizeof(*h));
+    h->routine = entry;
+    enter(td);
+    h->nkeys = capture(td, (uintptr_t)__builtin_return_address(0), h->keys, MON_OMP_MAX_TASK_PATH,
+                       &h->rooted);
+    leave(td);
+    t->routine = run_kmp_task;
+    return t;
 }

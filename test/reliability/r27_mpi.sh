@@ -11,17 +11,18 @@
 # The merged database attributes time inside MPI to the MPI call (its
 # exported name, from libmpi's .dynsym: Debian's libmpi is stripped).  The
 # other form, `csrun mpirun ...`, must warn once and still profile the
-# ranks.  Skipped (77) when mpicc or mpirun is missing.
+# ranks.  The whole suite runs with Open MPI (mpicc.openmpi, mpirun.openmpi:
+# Debian's default) and again with MPICH (mpicc.mpich, mpirun.mpich: Debian's
+# mpich and libmpich-dev, installed beside Open MPI at a lower alternatives
+# priority) when it is installed.  Skipped (77) when no MPI is installed.
 . "$(dirname "$0")/lib.sh"
 runs=$(rel_runs 1)
 
-command -v mpicc > /dev/null || rel_skip "mpicc not installed (Debian: libopenmpi-dev)"
-command -v mpirun > /dev/null || rel_skip "mpirun not installed (Debian: openmpi-bin)"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-rel_build mpi_ring mpicc "-I$rel_dir/programs" mpi_ring.c
+prog=mpi_ring
 
 # rank_files DIR: the rank files of DIR in name order, one per line.
-rank_files() { find "$1" -maxdepth 1 -name 'mpi_ring-r*.cspm' -printf '%f\n' | LC_ALL=C sort; }
+rank_files() { find "$1" -maxdepth 1 -name "$prog-r*.cspm" -printf '%f\n' | LC_ALL=C sort; }
 
 # tagged DIR: 4 rank files, the k-th in name order is rank k, and each of its
 # records says rank k and world size 4.
@@ -29,7 +30,7 @@ tagged() {
     local dir=$1 k=0 f bad=0 ranks sizes
     [ "$(rank_files "$dir" | wc -l)" -eq 4 ] || { echo "  files: $(rank_files "$dir" | tr '\n' ' ')"; return 1; }
     for f in $(rank_files "$dir"); do
-        case "$f" in mpi_ring-r0000$k-*) ;; *) echo "  file $f is not rank $k's"; bad=1 ;; esac
+        case "$f" in "$prog"-r0000$k-*) ;; *) echo "  file $f is not rank $k's"; bad=1 ;; esac
         [ -s "$dir/$f.txt" ] || csprof-prof --dump "$dir/$f" > "$dir/$f.txt" 2> /dev/null
         ranks=$(sed -n 's/^header .* rank=\(-\{0,1\}[0-9]*\) .*/\1/p' "$dir/$f.txt" | sort -u | tr '\n' ' ')
         sizes=$(sed -n 's/^stat name="mpi.world_size" value=//p' "$dir/$f.txt" | sort -u | tr '\n' ' ')
@@ -48,7 +49,7 @@ rooted() {
     for f in $(rank_files "$dir"); do
         rec=$(rel_stat "$dir/$f" samples.recorded)
         part=$(rel_stat "$dir/$f" samples.partial)
-        inmain=$(rel_samples_in "$dir/$f" ./mpi_ring main)
+        inmain=$(rel_samples_in "$dir/$f" ./$prog main)
         tot=$(rel_samples_total "$dir/$f")
         echo "  $f: $rec samples, $part partial, $inmain of $tot under main"
         rel_ratio_ge $((rec - part)) "$rec" 0.95 || bad=1
@@ -63,7 +64,7 @@ rooted() {
 ratio_in() {
     local dir=$1 lo=$2 hi=$3 f k=0 r0=0 rest=0 n r
     for f in $(rank_files "$dir"); do
-        n=$(rel_samples_in "$dir/$f" ./mpi_ring burn)
+        n=$(rel_samples_in "$dir/$f" ./$prog burn)
         if [ $k -eq 0 ]; then r0=$n; else rest=$((rest + n)); fi
         k=$((k + 1))
     done
@@ -72,52 +73,75 @@ ratio_in() {
     between "$r" "$lo" "$hi"
 }
 
-rel_plain ring mpirun -np 4 ./mpi_ring 4 0.06
-check "ring baseline exits 0" [ "$(cat ring.rc)" -eq 0 ]
-rel_plain imb mpirun -np 4 ./mpi_ring 4 0.06 imbalance
-check "imbalanced baseline exits 0" [ "$(cat imb.rc)" -eq 0 ]
-rel_launcher=(mpirun -np 4)
-for ((r = 1; r <= runs; r++)); do
-    rel_prof r$r r$r.m ./mpi_ring 4 0.06
-    check "ring run $r: no hang, output and exit status identical" rel_same r$r ring
-    check "ring run $r: 4 rank files in rank order, tagged rank and world size 4" tagged r$r.m
-    check "ring run $r: complete walks, rooted at main" rooted r$r.m
-    check "ring run $r: balanced ranks (ratio in [0.6, 1.5])" ratio_in r$r.m 0.6 1.5
+# suite NAME MPICC MPIRUN: the ring and imbalanced runs with one MPI implementation.
+suite() {
+    local m=$1 cc=$2 run=$3 r mpi burn n
+    prog=mpi_ring_$m
+    rel_build $prog $cc "-I$rel_dir/programs" mpi_ring.c
+    rel_plain $m.ring $run -np 4 ./$prog 4 0.06
+    check "$m: ring baseline exits 0" [ "$(cat $m.ring.rc)" -eq 0 ]
+    rel_plain $m.imb $run -np 4 ./$prog 4 0.06 imbalance
+    check "$m: imbalanced baseline exits 0" [ "$(cat $m.imb.rc)" -eq 0 ]
+    rel_launcher=($run -np 4)
+    for ((r = 1; r <= runs; r++)); do
+        rel_prof $m.r$r $m.r$r.m ./$prog 4 0.06
+        check "$m: ring run $r: no hang, output and exit status identical" rel_same $m.r$r $m.ring
+        check "$m: ring run $r: 4 rank files in rank order, tagged rank and world size 4" tagged $m.r$r.m
+        check "$m: ring run $r: complete walks, rooted at main" rooted $m.r$r.m
+        check "$m: ring run $r: balanced ranks (ratio in [0.6, 1.5])" ratio_in $m.r$r.m 0.6 1.5
 
-    rel_prof i$r i$r.m ./mpi_ring 4 0.06 imbalance
-    check "imbalanced run $r: no hang, output and exit status identical" rel_same i$r imb
-    check "imbalanced run $r: 4 rank files in rank order, tagged rank and world size 4" tagged i$r.m
-    check "imbalanced run $r: complete walks, rooted at main" rooted i$r.m
-    check "imbalanced run $r: rank 0 does twice the work (ratio in [1.5, 2.7])" ratio_in i$r.m 1.5 2.7
-done
-rel_launcher=()
+        rel_prof $m.i$r $m.i$r.m ./$prog 4 0.06 imbalance
+        check "$m: imbalanced run $r: no hang, output and exit status identical" rel_same $m.i$r $m.imb
+        check "$m: imbalanced run $r: 4 rank files in rank order, tagged rank and world size 4" tagged $m.i$r.m
+        check "$m: imbalanced run $r: complete walks, rooted at main" rooted $m.i$r.m
+        check "$m: imbalanced run $r: rank 0 does twice the work (ratio in [1.5, 2.7])" ratio_in $m.i$r.m 1.5 2.7
+    done
+    rel_launcher=()
 
-# Time inside MPI: under ring_pass, in the named MPI receive (MPI_Recv is a
-# weak alias of PMPI_Recv in Open MPI: either name).  Measured in wall-clock
-# time (one more imbalanced run at REALTIME): ranks 1-3 wait there for rank 0,
-# and how much CPU time that wait burns depends on Open MPI's polling and on
-# the machine's load (on an idle 2-core VM, under 1 % of the CPU time).
-check "database of the last imbalanced run" rel_db i$runs.m db &&
-    check "4 ranks in the database ($(rel_summary db processes) processes)" \
-        [ "$(rel_summary db processes)" -eq 4 ]
-rel_launcher=(mpirun -np 4)
-REL_EVENT=REALTIME@1000 rel_prof w w.m ./mpi_ring 4 0.06 imbalance
-rel_launcher=()
-check "imbalanced REALTIME run: no hang, output and exit status identical" rel_same w imb
-if check "database of the REALTIME run" rel_db w.m wdb; then
-    mpi=$(awk -v a="$(rel_incl_within wdb REALTIME MPI_Recv ring_pass)" \
-        -v b="$(rel_incl_within wdb REALTIME PMPI_Recv ring_pass)" 'BEGIN { print a + b }')
-    burn=$(rel_incl_within wdb REALTIME burn main)
-    check "wall-clock time in MPI_Recv under ring_pass ($mpi s) >= 10 % of that in burn ($burn s)" \
-        rel_ratio_ge "$mpi" "$burn" 0.10
+    # Time inside MPI: under ring_pass, in the named MPI receive (MPI_Recv is a
+    # weak alias of PMPI_Recv in Open MPI and MPICH: either name).  Measured in
+    # wall-clock time (one more imbalanced run at REALTIME): ranks 1-3 wait there
+    # for rank 0, and how much CPU time that wait burns depends on the library's
+    # polling and on the machine's load (Open MPI on an idle 2-core VM: under 1 %
+    # of the CPU time).
+    rel_launcher=($run -np 4)
+    REL_EVENT=REALTIME@1000 rel_prof $m.w $m.w.m ./$prog 4 0.06 imbalance
+    rel_launcher=()
+    check "$m: imbalanced REALTIME run: no hang, output and exit status identical" rel_same $m.w $m.imb
+    if check "$m: database of the REALTIME run" rel_db $m.w.m $m.wdb; then
+        check "$m: 4 ranks in the database ($(rel_summary $m.wdb processes) processes)" \
+            [ "$(rel_summary $m.wdb processes)" -eq 4 ]
+        mpi=$(awk -v a="$(rel_incl_within $m.wdb REALTIME MPI_Recv ring_pass)" \
+            -v b="$(rel_incl_within $m.wdb REALTIME PMPI_Recv ring_pass)" 'BEGIN { print a + b }')
+        burn=$(rel_incl_within $m.wdb REALTIME burn main)
+        check "$m: wall-clock time in MPI_Recv under ring_pass ($mpi s) >= 10 % of that in burn ($burn s)" \
+            rel_ratio_ge "$mpi" "$burn" 0.10
+    fi
+
+    # csrun outside the launcher: a one-line warning naming the right form, and the ranks are
+    # still profiled (the launcher passes csrun's environment on).
+    timeout -k 5 300 csrun -e "$REL_EVENT" -o $m.outside.m $run -np 2 ./$prog 2 0.05 \
+        > $m.outside.out 2> $m.outside.err
+    check "$m: csrun $run: exits 0" [ $? -eq 0 ]
+    check "$m: csrun $run: warns with the right form" \
+        grep -q "^csrun: warning: '$run' is an MPI launcher.*$run \[options\] csrun" $m.outside.err
+    n=$(rank_files $m.outside.m | wc -l)
+    check "$m: csrun $run: both ranks profiled ($n rank files)" [ "$n" -eq 2 ]
+}
+
+ran=0
+if command -v mpicc.openmpi > /dev/null && command -v mpirun.openmpi > /dev/null; then
+    suite openmpi mpicc.openmpi mpirun.openmpi
+    ran=1
+else
+    echo "Open MPI not installed (Debian: openmpi-bin libopenmpi-dev): its suite skipped"
 fi
+if command -v mpicc.mpich > /dev/null && command -v mpirun.mpich > /dev/null; then
+    suite mpich mpicc.mpich mpirun.mpich
+    ran=1
+else
+    echo "MPICH not installed (Debian: mpich libmpich-dev): its suite skipped"
+fi
+[ $ran -eq 1 ] || rel_skip "no MPI installed (Debian: openmpi-bin libopenmpi-dev, mpich libmpich-dev)"
 
-# csrun outside the launcher: a one-line warning naming the right form, and the ranks are
-# still profiled (the launcher passes csrun's environment on).
-timeout -k 5 300 csrun -e "$REL_EVENT" -o outside.m mpirun -np 2 ./mpi_ring 2 0.05 > outside.out 2> outside.err
-check "csrun mpirun: exits 0" [ $? -eq 0 ]
-check "csrun mpirun: warns with the right form" \
-    grep -q "^csrun: warning: 'mpirun' is an MPI launcher.*mpirun \[options\] csrun" outside.err
-n=$(rank_files outside.m | wc -l)
-check "csrun mpirun: both ranks profiled ($n rank files)" [ "$n" -eq 2 ]
 finish
