@@ -250,11 +250,11 @@ rel_files() {
     echo "$n"
 }
 
-# rel_db DIR DB: merge DIR's profiles into database DB (summary in DB.log);
+# rel_db DIR DB: merge DIR's profiles into database DB (the full key: value summary in DB.log);
 # fails, printing the log, if csprof-prof fails.
 rel_db() {
     rm -rf "$2"
-    csprof-prof -o "$2" "$1" > "$2.log" 2>&1 && return 0
+    csprof-prof --summary full -o "$2" "$1" > "$2.log" 2>&1 && return 0
     sed 's/^/    /' "$2.log" | head -n 20
     return 1
 }
