@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * formula.h -- derived-metric formulas: one parser and one evaluator for
+ * csprof-prof -M 'NAME=EXPR' (lib/profile/prof_derived.c) and
+ * csprof-report --metric (lib/report/formula.c).
+ *
+ * The grammar (HPCView, seed 003 §2), parsed by recursive descent into
+ * postfix code:
+ *   expr    := term (('+' | '-') term)*
+ *   term    := unary (('*' | '/') unary)*
+ *   unary   := '-' unary | primary
+ *   primary := NUMBER | '(' expr ')' | FUNC '(' expr [',' expr] ')'
+ *            | NAME | '{' any characters but '}' '}'
+ *   FUNC    := min | max (two arguments) | sqrt | log (one argument)
+ *   NAME    := [A-Za-z_][A-Za-z0-9_.:]*
+ * NUMBER is what strtod() reads from a digit, or from '.' and a digit.
+ * Parentheses and unary minus nest at most 64 deep.  What a NAME means is
+ * the caller's business: a resolver maps it to a column index.
+ *
+ * Tool code: uses malloc.  Never prints.  [not async-signal-safe]
+ */
+#ifndef CSP_FORMULA_H
+#define CSP_FORMULA_H
+
+#include <stddef.h>
+
+struct csp_formula; /* opaque: a compiled formula */
+
+enum csp_formula_status {
+    CSP_FORMULA_OK = 0,
+    CSP_FORMULA_ENOMEM = -1,     /* allocation failed */
+    CSP_FORMULA_EEND = -2,       /* an operand expected, the text ended */
+    CSP_FORMULA_ECHAR = -3,      /* an operand expected, another character found */
+    CSP_FORMULA_EBADNUM = -4,    /* '.' that does not start a number */
+    CSP_FORMULA_ERANGE = -5,     /* a number strtod() reads as infinite */
+    CSP_FORMULA_ERPAREN = -6,    /* ')' expected */
+    CSP_FORMULA_ERBRACE = -7,    /* '}' expected */
+    CSP_FORMULA_ECOMMA = -8,     /* ',' expected: min and max take 2 arguments */
+    CSP_FORMULA_EFUNC = -9,      /* unknown function */
+    CSP_FORMULA_ENAME = -10,     /* the resolver does not know this name */
+    CSP_FORMULA_EDEPTH = -11,    /* nested too deeply */
+    CSP_FORMULA_ETRAILING = -12, /* an operator or the end expected */
+};
+
+/* Compile-time options; 0 is csprof-prof's behaviour. */
+enum csp_formula_flags {
+    /* Any isspace() character separates tokens (default: ' ' and '\t' only). */
+    CSP_FORMULA_ANY_SPACE = 1u << 0,
+    /* Accept a number strtod() reads as infinite (default: CSP_FORMULA_ERANGE). */
+    CSP_FORMULA_HUGE_NUMBERS = 1u << 1,
+    /*
+     * How csp_formula_eval() treats an operation without a real result
+     * (x/0, sqrt of a negative number or NaN, log of a non-positive number
+     * or NaN) and non-finite values.  Default: such an operation makes the
+     * whole value 0, and so does a non-finite final value (NaN may still
+     * vanish through min/max, which are a < b ? a : b and a > b ? a : b).
+     * With this flag: that operation alone gives 0 and evaluation goes on;
+     * a non-finite result of + - * / min max becomes 0; min and max are
+     * fmin() and fmax(); the final value is not checked.
+     */
+    CSP_FORMULA_ZERO_LOCALLY = 1u << 2,
+};
+
+/* Where compilation stopped.  Offsets count bytes of the text from 0. */
+struct csp_formula_error {
+    size_t start; /* first character of the offending token: the name for
+                     CSP_FORMULA_ENAME (inside braces) and CSP_FORMULA_EFUNC,
+                     else equal to at */
+    size_t at;    /* where the parser stood: after the name and the blanks
+                     following it (after the '}') for ENAME and EFUNC */
+    size_t len;   /* ENAME and EFUNC: length of the name; else 0 */
+};
+
+/*
+ * Map the metric name @name (@len bytes, not NUL-terminated) to a column
+ * index >= 0, or return -1 if there is no such metric.  @arg is the
+ * caller's context, passed through.
+ */
+typedef int csp_formula_resolve_fn(const char *name, size_t len, void *arg);
+
+/* Value of column @col (an index a resolver returned) for one evaluation. */
+typedef double csp_formula_value_fn(int col, void *arg);
+
+/*
+ * Compile @text (NUL-terminated; the caller keeps it) with @flags (enum
+ * csp_formula_flags), resolving every NAME through @resolve(@arg).
+ * Returns CSP_FORMULA_OK with *@out set (the caller owns it: free with
+ * csp_formula_free()), or a negative enum csp_formula_status with *@out
+ * NULL and, unless the status is CSP_FORMULA_ENOMEM, *@err (when non-NULL)
+ * saying where.  The first error found is the one reported.
+ * [not async-signal-safe]
+ */
+int csp_formula_compile(const char *text, unsigned flags, csp_formula_resolve_fn *resolve,
+                        void *arg, struct csp_formula **out, struct csp_formula_error *err);
+
+/*
+ * Doubles of scratch csp_formula_eval() needs for @f (the deepest its
+ * operand stack gets; at least 1).  [not async-signal-safe]
+ */
+size_t csp_formula_scratch(const struct csp_formula *f);
+
+/*
+ * Value of @f, with each referenced column's value from @value(col, @arg),
+ * in the caller's units.  @scratch holds csp_formula_scratch(@f) doubles;
+ * the caller owns it, and may share it between formulas evaluated one at a
+ * time.  Undefined operations follow the compile flags (see
+ * CSP_FORMULA_ZERO_LOCALLY).  Cannot fail.  [not async-signal-safe]
+ */
+double csp_formula_eval(const struct csp_formula *f, csp_formula_value_fn *value, void *arg,
+                        double *scratch);
+
+/* Free @f; NULL is allowed.  [not async-signal-safe] */
+void csp_formula_free(struct csp_formula *f);
+
+/*
+ * A static one-line description of a negative csp_formula status (the
+ * wording csprof-prof prints); the caller must not free it.
+ * [not async-signal-safe: not meant for signal context, though it calls nothing]
+ */
+const char *csp_formula_strerror(int status);
+
+#endif /* CSP_FORMULA_H */

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// test_formula.c -- cmocka tests of the derived-metric formula parser and
+// evaluator (support/formula.h): precedence, parentheses, unary minus, each
+// function, the two treatments of undefined operations, and the status and
+// positions of errors (unknown name, trailing text, ...).
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "support/formula.h"
+
+/* Columns: a = 8, b = 2, zero = 0, neg = -4; "A" is not "a". */
+static const struct {
+    const char *name;
+    double value;
+} columns[] = {{"a", 8}, {"b", 2}, {"zero", 0}, {"neg", -4}, {"x.y:z", 5}};
+
+static int
+resolve(const char *name, size_t len, void *arg)
+{
+    (void)arg;
+    for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); i++)
+        if (strlen(columns[i].name) == len && memcmp(columns[i].name, name, len) == 0)
+            return (int)i;
+    return -1;
+}
+
+static double
+value(int col, void *arg)
+{
+    (void)arg;
+    return columns[col].value;
+}
+
+/* Compile @text with @flags and evaluate it; fail the test if it does not compile. */
+static double
+eval(const char *text, unsigned flags)
+{
+    struct csp_formula *f = NULL;
+    struct csp_formula_error err = {0};
+    double scratch[128], v;
+    int rc = csp_formula_compile(text, flags, resolve, NULL, &f, &err);
+
+    if (rc != CSP_FORMULA_OK)
+        fail_msg("'%s': %s at %zu", text, csp_formula_strerror(rc), err.start);
+    assert_true(csp_formula_scratch(f) >= 1 && csp_formula_scratch(f) <= 128);
+    v = csp_formula_eval(f, value, NULL, scratch);
+    csp_formula_free(f);
+    return v;
+}
+
+static void
+test_values(void **state)
+{
+    static const struct {
+        const char *text;
+        double want; /* the same with flags 0 and CSP_FORMULA_ZERO_LOCALLY */
+    } cases[] = {
+        {"1 + 2 * 3", 7},       /* precedence */
+        {"(1 + 2) * 3", 9},     /* parentheses */
+        {"8 - 2 - 1", 5},       /* left associative */
+        {"a / b / 2", 2},       /* left associative */
+        {"a - b * 3 + 1", 3},   /* mixed */
+        {"-a", -8},             /* unary minus */
+        {"--a", 8},             /* twice */
+        {"-a * -b", 16},        /* binds tighter than '*' */
+        {"2 - -a", 10},         /* after a binary operator */
+        {"-(a + b)", -10},      /* on a group */
+        {"min(a, b)", 2},       /* functions */
+        {"max(a, b)", 8},       /* */
+        {"sqrt(a * b)", 4},     /* */
+        {"log(1)", 0},          /* */
+        {"log(a) / log(b)", 3}, /* */
+        {"max(min(a, 3), b) + sqrt(16)", 7},
+        {"{a} + {x.y:z}", 13}, /* braces, name characters */
+        {"x.y:z", 5},          /* */
+        {".5 * 4 + 1e1", 12},  /* numbers as strtod() reads them */
+        {" \ta\t*\t2 ", 16},   /* blanks */
+        {"((((a))))", 8},      /* */
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        double v0 = eval(cases[i].text, 0);
+        double v1 = eval(cases[i].text, CSP_FORMULA_ZERO_LOCALLY);
+
+        if (fabs(v0 - cases[i].want) > 1e-12 || fabs(v1 - cases[i].want) > 1e-12)
+            fail_msg("'%s': %g and %g, want %g", cases[i].text, v0, v1, cases[i].want);
+    }
+}
+
+/* x/0, sqrt(< 0), log(<= 0), infinities and NaN under both treatments. */
+static void
+test_undefined(void **state)
+{
+    static const struct {
+        const char *text;
+        double whole; /* flags 0: the whole value is 0 */
+        double local; /* CSP_FORMULA_ZERO_LOCALLY: only the operation is */
+    } cases[] = {
+        {"a / zero", 0, 0},
+        {"1 + a / zero", 0, 1},
+        {"1 + a / (b - 2)", 0, 1},
+        {"5 + sqrt(neg)", 0, 5},
+        {"5 + log(zero)", 0, 5},
+        {"5 + log(neg)", 0, 5},
+        {"a / 0.5", 16, 16},
+        {"min(1e300 * 1e300, 5)", 5, 0},                /* inf: kept, or 0 in its place */
+        {"1 / (1e300 * 1e300)", 0, 0},                  /* */
+        {"1e300 * 1e300", 0, 0},                        /* non-finite result */
+        {"min(sqrt(-1e300 * 1e300 * 0 + 1), 3)", 3, 1}, /* NaN vanishes through min, or is 0 */
+        {"min(3, sqrt(-1e300 * 1e300 * 0 + 1))", 0, 1}, /* NaN stays: 0 */
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        double w = eval(cases[i].text, 0);
+        double l = eval(cases[i].text, CSP_FORMULA_ZERO_LOCALLY);
+
+        if (w != cases[i].whole || l != cases[i].local)
+            fail_msg("'%s': %g and %g, want %g and %g", cases[i].text, w, l, cases[i].whole,
+                     cases[i].local);
+    }
+}
+
+static void
+test_errors(void **state)
+{
+    static const struct {
+        const char *text;
+        unsigned flags;
+        int rc;
+        size_t start, at, len;
+    } cases[] = {
+        {"nosuch * 2", 0, CSP_FORMULA_ENAME, 0, 7, 6}, /* unknown name */
+        {"a + {A}", 0, CSP_FORMULA_ENAME, 5, 7, 1},    /* names are exact */
+        {"a + ", 0, CSP_FORMULA_EEND, 4, 4, 0},
+        {"a + )", 0, CSP_FORMULA_ECHAR, 4, 4, 0},
+        {"a + .x", 0, CSP_FORMULA_EBADNUM, 4, 4, 0},
+        {"a 2", 0, CSP_FORMULA_ETRAILING, 2, 2, 0}, /* trailing garbage */
+        {"a)", 0, CSP_FORMULA_ETRAILING, 1, 1, 0},  /* */
+        {"(a", 0, CSP_FORMULA_ERPAREN, 2, 2, 0},
+        {"sqrt(a", 0, CSP_FORMULA_ERPAREN, 6, 6, 0},
+        {"{a", 0, CSP_FORMULA_ERBRACE, 0, 0, 0},
+        {"min(a)", 0, CSP_FORMULA_ECOMMA, 5, 5, 0},
+        {"sqrt(a, b)", 0, CSP_FORMULA_ERPAREN, 6, 6, 0},
+        {"pow (2, 3)", 0, CSP_FORMULA_EFUNC, 0, 4, 3}, /* unknown function */
+        {"1e999", 0, CSP_FORMULA_ERANGE, 0, 0, 0},
+        {"a\n+ b", 0, CSP_FORMULA_ETRAILING, 1, 1, 0}, /* '\n' is no blank by default */
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct csp_formula *f = (struct csp_formula *)&f; /* must become NULL */
+        struct csp_formula_error err = {99, 99, 99};
+        int rc = csp_formula_compile(cases[i].text, cases[i].flags, resolve, NULL, &f, &err);
+
+        if (rc != cases[i].rc || f != NULL || err.start != cases[i].start ||
+            err.at != cases[i].at || err.len != cases[i].len)
+            fail_msg("'%s': rc %d start %zu at %zu len %zu", cases[i].text, rc, err.start, err.at,
+                     err.len);
+        assert_non_null(csp_formula_strerror(rc));
+    }
+    assert_string_equal(csp_formula_strerror(CSP_FORMULA_ENAME), "no metric of this name");
+}
+
+static void
+test_flags_and_depth(void **state)
+{
+    char deep[200];
+    struct csp_formula *f = NULL;
+    struct csp_formula_error err;
+    size_t i;
+
+    (void)state;
+    assert_true(eval("a\n+\rb", CSP_FORMULA_ANY_SPACE) == 10);
+    assert_true(isinf(eval("1e999", CSP_FORMULA_HUGE_NUMBERS | CSP_FORMULA_ZERO_LOCALLY)));
+    assert_true(eval("1e999", CSP_FORMULA_HUGE_NUMBERS) == 0); /* non-finite: 0 */
+
+    for (i = 0; i < 63; i++) /* 63 groups inside the top-level expression: accepted */
+        deep[i] = '(';
+    deep[i] = 'a';
+    memset(deep + i + 1, ')', 63);
+    deep[i + 64] = '\0';
+    assert_true(eval(deep, 0) == 8);
+    memmove(deep + 1, deep, strlen(deep) + 1); /* 64: too deep */
+    memcpy(deep + strlen(deep), ")", 2);
+    assert_int_equal(csp_formula_compile(deep, 0, resolve, NULL, &f, &err), CSP_FORMULA_EDEPTH);
+    assert_null(f);
+    csp_formula_free(NULL);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_values),
+        cmocka_unit_test(test_undefined),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_flags_and_depth),
+    };
+    size_t total = sizeof(tests) / sizeof(tests[0]);
+    int failed = cmocka_run_group_tests_name("support formula", tests, NULL, NULL);
+
+    printf("%zu passed, %d failed\n", total - (size_t)failed, failed);
+    return failed == 0 ? 0 : 1;
+}
