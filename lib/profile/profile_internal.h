@@ -14,7 +14,7 @@
  *   prof_tree.c    the presentation tree and its inclusive/exclusive metrics;
  *   prof_stats.c   per-thread and per-process values and their statistics;
  *   prof_flat.c    the static (flat) view;
- *   prof_derived.c derived metrics (expression parser and evaluation);
+ *   prof_derived.c derived metrics (over support/formula.h's parser);
  *   prof_source.c  source files copied into the database;
  *   prof_summary.c numbers for the run summary;
  *   prof_xml.c     DB/experiment.xml (share/schemas/experiment.dtd);
@@ -36,6 +36,7 @@
 
 #include "profile/profile.h"
 
+struct csp_formula;
 struct fmt_profile;
 struct prof_modshare;
 struct struct_module;
@@ -405,19 +406,11 @@ void prof_flat_free(struct prof_flat *f);
 
 /* ---- prof_derived.c: derived metrics ------------------------------------- */
 
-struct prof_expr_op {
-    uint32_t op;  /* enum prof_expr_opcode in prof_derived.c */
-    uint32_t ref; /* metric reference: event index, or PROF_EV_SAMPLES / PROF_EV_CALLS */
-    double k;     /* constant */
-};
-#define PROF_EV_CALLS (UINT32_MAX - 1)
-
 struct prof_derived {
     char *name, *formula;
-    struct prof_expr_op *code; /* postfix */
-    size_t ncode;
-    double *incl, *excl;           /* per CCT node (prof_finish) */
-    double *flat_incl, *flat_excl; /* per static-view node */
+    struct csp_formula *formula_code; /* compiled @formula (support/formula.h) */
+    double *incl, *excl;              /* per CCT node (prof_finish) */
+    double *flat_incl, *flat_excl;    /* per static-view node */
 };
 /* Evaluate every derived metric on the tree and the static view (prof_finish). */
 void prof_derived_compute(struct prof_ctx *ctx);
