@@ -3,14 +3,9 @@
  * formula.c -- derived metrics of a database (csprof-prof -M 'NAME=EXPR',
  * stored as Metric formula="EXPR") evaluated on the nodes of a view.
  *
- * Tool code.  The grammar is csprof-prof's (lib/profile/prof_derived.c,
- * after HPCView, seed 003 §2), parsed by recursive descent into postfix code:
- *   expr    := term (('+' | '-') term)*
- *   term    := unary (('*' | '/') unary)*
- *   unary   := '-' unary | primary
- *   primary := NUMBER | '(' expr ')' | FUNC '(' expr [',' expr] ')'
- *            | NAME | '{' any characters but '}' '}'
- *   FUNC    := min | max (two arguments) | sqrt | log (one argument)
+ * Tool code.  The grammar is csprof-prof's, and so is the parser
+ * (support/formula.h), compiled with CSP_FORMULA_ANY_SPACE,
+ * CSP_FORMULA_HUGE_NUMBERS and CSP_FORMULA_ZERO_LOCALLY.
  * A NAME is an event of the view's value columns ("CPUTIME", "samples") or
  * "calls".  A view node's inclusive value is computed from the inclusive
  * operands, its exclusive value from the exclusive ones, as csprof-prof
@@ -18,307 +13,120 @@
  * are the stored ones, and where a view merged nodes (hidden frames, merged
  * siblings, flat rows) the formula is applied to the merged values, not
  * summed.  x/0, sqrt of a negative number and log of a non-positive one
- * give 0.
+ * give 0 in their place, and so does a non-finite result of a binary
+ * operation; the rest of the formula is still evaluated (csprof-prof makes
+ * the whole value 0 instead).  Error messages keep this file's wording and
+ * name the position where the parser stopped.
  */
-#include <ctype.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "report/report_internal.h"
+#include "support/formula.h"
 
-enum { F_CONST, F_REF, F_CALLS, F_NEG, F_ADD, F_SUB, F_MUL, F_DIV, F_MIN, F_MAX, F_SQRT, F_LOG };
-
-struct fop {
-    int op;
-    int col;
-    double v;
-};
+/* rpt_formula_eval() answers 0 for formulas whose operand stack gets this deep. */
+#define RPT_FORMULA_MAX_STACK 78
 
 struct rpt_formula {
-    struct fop *code;
-    size_t n, cap;
+    struct csp_formula *code;
 };
 
-struct parser {
-    const struct rpt_tree *t;
-    const char *expr, *p;
-    struct rpt_formula *f;
-    int depth;
-    int rc;
-    char *err;
-    size_t errlen;
-};
-
-static void
-emit(struct parser *ps, int op, int col, double v)
+/* A name's column: a value column of the tree, nvalues for "calls", or -1. */
+static int
+resolve(const char *name, size_t len, void *arg)
 {
-    if (ps->rc != RPT_OK)
-        return;
-    ps->f->code = rpt_grow(ps->f->code, &ps->f->cap, ps->f->n + 1, sizeof *ps->f->code);
-    if (ps->f->code == NULL) {
-        ps->rc = RPT_ENOMEM;
-        return;
-    }
-    ps->f->code[ps->f->n++] = (struct fop){op, col, v};
-}
-
-static void
-fail(struct parser *ps, const char *what)
-{
-    if (ps->rc == RPT_OK) {
-        rpt_errf(ps->err, ps->errlen, "formula '%s': position %zu: %s", ps->expr,
-                 (size_t)(ps->p - ps->expr) + 1, what);
-        ps->rc = RPT_EINVAL;
-    }
-}
-
-static void
-skip(struct parser *ps)
-{
-    while (isspace((unsigned char)*ps->p))
-        ps->p++;
-}
-
-static void expr(struct parser *ps);
-
-static void
-reference(struct parser *ps, const char *name, size_t len)
-{
+    const struct rpt_tree *t = arg;
     char buf[256];
 
-    if (len >= sizeof buf) {
-        fail(ps, "name too long");
-        return;
-    }
+    if (len >= sizeof buf)
+        return -1; /* "name too long" */
     memcpy(buf, name, len);
     buf[len] = '\0';
-    if (strcasecmp(buf, "calls") == 0) {
-        emit(ps, F_CALLS, 0, 0);
-        return;
-    }
-    for (int c = 0; c < ps->t->nvalues; c++)
-        if (strcasecmp(ps->t->db->metrics[ps->t->metric_of[c]].event, buf) == 0) {
-            emit(ps, F_REF, c, 0);
-            return;
-        }
-    fail(ps, "unknown metric (an event of the database, samples or calls)");
+    if (strcasecmp(buf, "calls") == 0)
+        return t->nvalues;
+    for (int c = 0; c < t->nvalues; c++)
+        if (strcasecmp(t->db->metrics[t->metric_of[c]].event, buf) == 0)
+            return c;
+    return -1;
 }
 
-static void
-primary(struct parser *ps)
+static const char *
+reason(int rc, size_t len)
 {
-    const char *s;
-
-    skip(ps);
-    s = ps->p;
-    if (isdigit((unsigned char)*s) || *s == '.') {
-        char *end;
-        double v = strtod(s, &end);
-        if (end == s) {
-            fail(ps, "bad number");
-            return;
-        }
-        ps->p = end;
-        emit(ps, F_CONST, 0, v);
-    } else if (*s == '(') {
-        ps->p++;
-        expr(ps);
-        skip(ps);
-        if (*ps->p != ')')
-            fail(ps, "')' expected");
-        else
-            ps->p++;
-    } else if (*s == '{') {
-        const char *e = strchr(s, '}');
-        if (e == NULL) {
-            fail(ps, "'}' expected");
-            return;
-        }
-        ps->p = e + 1;
-        reference(ps, s + 1, (size_t)(e - s - 1));
-    } else if (isalpha((unsigned char)*s) || *s == '_') {
-        size_t len = 0;
-        while (isalnum((unsigned char)s[len]) || s[len] == '_' || s[len] == '.' || s[len] == ':')
-            len++;
-        ps->p = s + len;
-        skip(ps);
-        if (*ps->p == '(') {
-            static const struct {
-                const char *name;
-                int op, args;
-            } fn[] = {{"min", F_MIN, 2}, {"max", F_MAX, 2}, {"sqrt", F_SQRT, 1}, {"log", F_LOG, 1}};
-            size_t k;
-            for (k = 0; k < 4; k++)
-                if (strlen(fn[k].name) == len && strncmp(fn[k].name, s, len) == 0)
-                    break;
-            if (k == 4) {
-                fail(ps, "unknown function (min, max, sqrt, log)");
-                return;
-            }
-            ps->p++;
-            expr(ps);
-            for (int a = 1; a < fn[k].args; a++) {
-                skip(ps);
-                if (*ps->p != ',') {
-                    fail(ps, "',' expected");
-                    return;
-                }
-                ps->p++;
-                expr(ps);
-            }
-            skip(ps);
-            if (*ps->p != ')') {
-                fail(ps, "')' expected");
-                return;
-            }
-            ps->p++;
-            emit(ps, fn[k].op, 0, 0);
-        } else {
-            reference(ps, s, len);
-        }
-    } else {
-        fail(ps, *s ? "unexpected character" : "unexpected end");
+    switch (rc) {
+    case CSP_FORMULA_EEND:
+        return "unexpected end";
+    case CSP_FORMULA_ECHAR:
+        return "unexpected character";
+    case CSP_FORMULA_EBADNUM:
+        return "bad number";
+    case CSP_FORMULA_ECOMMA:
+        return "',' expected";
+    case CSP_FORMULA_ENAME:
+        return len >= 256 ? "name too long"
+                          : "unknown metric (an event of the database, samples or calls)";
+    case CSP_FORMULA_ETRAILING:
+        return "unexpected text after the formula";
+    default:
+        return csp_formula_strerror(rc);
     }
-}
-
-static void
-unary(struct parser *ps)
-{
-    skip(ps);
-    if (*ps->p == '-') {
-        ps->p++;
-        if (++ps->depth > 64) {
-            fail(ps, "nested too deeply");
-            return;
-        }
-        unary(ps);
-        ps->depth--;
-        emit(ps, F_NEG, 0, 0);
-        return;
-    }
-    primary(ps);
-}
-
-static void
-term(struct parser *ps)
-{
-    unary(ps);
-    for (;;) {
-        char c;
-        skip(ps);
-        c = *ps->p;
-        if (ps->rc != RPT_OK || (c != '*' && c != '/'))
-            return;
-        ps->p++;
-        unary(ps);
-        emit(ps, c == '*' ? F_MUL : F_DIV, 0, 0);
-    }
-}
-
-static void
-expr(struct parser *ps)
-{
-    if (++ps->depth > 64) {
-        fail(ps, "nested too deeply");
-        return;
-    }
-    term(ps);
-    for (;;) {
-        char c;
-        skip(ps);
-        c = *ps->p;
-        if (ps->rc != RPT_OK || (c != '+' && c != '-'))
-            break;
-        ps->p++;
-        term(ps);
-        emit(ps, c == '+' ? F_ADD : F_SUB, 0, 0);
-    }
-    ps->depth--;
 }
 
 int
 rpt_formula_compile(const struct rpt_tree *t, const char *text, struct rpt_formula **out, char *err,
                     size_t errlen)
 {
-    struct parser ps = {t, text, text, NULL, 0, RPT_OK, err, errlen};
+    struct csp_formula_error where;
+    struct rpt_formula *f;
+    int rc;
 
     *out = NULL;
-    ps.f = calloc(1, sizeof *ps.f);
-    if (ps.f == NULL)
+    f = calloc(1, sizeof *f);
+    if (f == NULL)
         return RPT_ENOMEM;
-    expr(&ps);
-    skip(&ps);
-    if (ps.rc == RPT_OK && *ps.p != '\0')
-        fail(&ps, "unexpected text after the formula");
-    if (ps.rc != RPT_OK) {
-        rpt_formula_free(ps.f);
-        return ps.rc;
+    rc = csp_formula_compile(
+        text, CSP_FORMULA_ANY_SPACE | CSP_FORMULA_HUGE_NUMBERS | CSP_FORMULA_ZERO_LOCALLY, resolve,
+        (void *)t, &f->code, &where);
+    if (rc != CSP_FORMULA_OK) {
+        free(f);
+        if (rc == CSP_FORMULA_ENOMEM)
+            return RPT_ENOMEM;
+        rpt_errf(err, errlen, "formula '%s': position %zu: %s", text, where.at + 1,
+                 reason(rc, where.len));
+        return RPT_EINVAL;
     }
-    *out = ps.f;
+    *out = f;
     return RPT_OK;
+}
+
+struct operands {
+    const struct rpt_tree *t;
+    uint32_t node;
+    bool inclusive;
+};
+
+static double
+operand(int col, void *arg)
+{
+    const struct operands *o = arg;
+
+    if (col == o->t->nvalues)
+        return o->t->nodes[o->node].calls;
+    return o->inclusive ? rpt_incl(o->t, o->node, col) : rpt_self(o->t, o->node, col);
 }
 
 double
 rpt_formula_eval(const struct rpt_formula *f, const struct rpt_tree *t, uint32_t node,
                  bool inclusive)
 {
-    double st[80];
-    size_t sp = 0;
+    struct operands o = {t, node, inclusive};
+    double st[RPT_FORMULA_MAX_STACK];
 
-    for (size_t i = 0; i < f->n; i++) {
-        const struct fop *o = &f->code[i];
-        double a, b;
-        if (sp >= 78)
-            return 0; /* deeper than any formula the parser accepts */
-        switch (o->op) {
-        case F_CONST:
-            st[sp++] = o->v;
-            continue;
-        case F_REF:
-            st[sp++] = inclusive ? rpt_incl(t, node, o->col) : rpt_self(t, node, o->col);
-            continue;
-        case F_CALLS:
-            st[sp++] = t->nodes[node].calls;
-            continue;
-        case F_NEG:
-            st[sp - 1] = -st[sp - 1];
-            continue;
-        case F_SQRT:
-            st[sp - 1] = st[sp - 1] >= 0 ? sqrt(st[sp - 1]) : 0;
-            continue;
-        case F_LOG:
-            st[sp - 1] = st[sp - 1] > 0 ? log(st[sp - 1]) : 0;
-            continue;
-        default:
-            break;
-        }
-        b = st[--sp];
-        a = st[sp - 1];
-        switch (o->op) {
-        case F_ADD:
-            a += b;
-            break;
-        case F_SUB:
-            a -= b;
-            break;
-        case F_MUL:
-            a *= b;
-            break;
-        case F_DIV:
-            a = b != 0 ? a / b : 0;
-            break;
-        case F_MIN:
-            a = fmin(a, b);
-            break;
-        default:
-            a = fmax(a, b);
-            break;
-        }
-        st[sp - 1] = isfinite(a) ? a : 0;
-    }
-    return sp == 1 ? st[0] : 0;
+    /* As before the parser was shared: such formulas give 0, not their value. */
+    if (csp_formula_scratch(f->code) >= RPT_FORMULA_MAX_STACK)
+        return 0;
+    return csp_formula_eval(f->code, operand, &o, st);
 }
 
 void
@@ -326,6 +134,6 @@ rpt_formula_free(struct rpt_formula *f)
 {
     if (f == NULL)
         return;
-    free(f->code);
+    csp_formula_free(f->code);
     free(f);
 }
