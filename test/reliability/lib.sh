@@ -153,13 +153,33 @@ rel_hang_limit() {
     awk -v w="$rel_base_wall" 'BEGIN { printf "%d\n", 3 * w + 10.999 }'
 }
 
+# rel_thread_states PID: one line per thread of PID and of its descendants,
+# "pid tid comm state wchan syscall" from /proc (state R: running or
+# runnable; S with wchan futex_wait*: waiting on a lock or condition).
+rel_thread_states() {
+    local todo=("$1") p t kids
+    while [ ${#todo[@]} -gt 0 ]; do
+        p=${todo[0]}
+        todo=("${todo[@]:1}")
+        for t in /proc/"$p"/task/*; do
+            [ -d "$t" ] || continue
+            echo "$p ${t##*/} $(cat "$t/comm" 2> /dev/null)" \
+                "$(awk '{ sub(/^.*\) /, ""); print $1 }' "$t/stat" 2> /dev/null)" \
+                "$(cat "$t/wchan" 2> /dev/null)" "$(cut -d' ' -f1 "$t/syscall" 2> /dev/null)"
+        done
+        kids=$(cat /proc/"$p"/task/*/children 2> /dev/null)
+        for t in $kids; do todo+=("$t"); done
+    done
+}
+
 # rel_prof TAG OUTDIR CMD...: one profiled run, `csrun -q -e $REL_EVENT -o
 # OUTDIR CMD...` (OUTDIR is emptied first), pinned as configured, under the
 # hang limit.  Writes TAG.out (stdout), TAG.err (stderr, kept apart), TAG.rc,
-# TAG.wall.  A run that hits the limit is killed, reported as a failed check
+# TAG.wall, and TAG.threads for a run that reaches the limit (rel_thread_states).
+# A run that hits the limit is killed, reported as a failed check
 # "hang" (TAG.hang exists) and rel_prof returns 2; otherwise 0.
 rel_prof() {
-    local tag=$1 dir=$2 limit t0 t1 rc
+    local tag=$1 dir=$2 limit t0 t1 rc pid watcher i
     shift 2
     rel_close_run
     rel_runs_made=$((rel_runs_made + 1))
@@ -167,8 +187,22 @@ rel_prof() {
     limit=$(rel_hang_limit)
     t0=$(rel_now)
     rel_pinned timeout -k "$REL_GRACE" "$limit" "${rel_launcher[@]}" csrun -q -e "$REL_EVENT" -o "$dir" "$@" \
-        > "$tag.out" 2> "$tag.err" < /dev/null
+        > "$tag.out" 2> "$tag.err" < /dev/null &
+    pid=$!
+    # Two seconds before the limit, record the state of every thread of the run (TAG.threads),
+    # so that a killed run tells a deadlock (threads asleep in futex) from a slow one (running).
+    (
+        for ((i = 0; i < limit - 2; i++)); do
+            kill -0 "$pid" 2> /dev/null || exit 0
+            sleep 1
+        done
+        rel_thread_states "$pid" > "$tag.threads"
+    ) > /dev/null 2>&1 < /dev/null &
+    watcher=$!
+    wait "$pid"
     rc=$?
+    kill "$watcher" 2> /dev/null
+    wait "$watcher" 2> /dev/null
     t1=$(rel_now)
     echo "$rc" > "$tag.rc"
     awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }' > "$tag.wall"
@@ -189,7 +223,8 @@ rel_prof() {
 rel_same() {
     local ok=0
     if [ -e "$1.hang" ]; then
-        echo "  $1: hung (killed after $(cat "$1.wall") s)"
+        echo "  $1: hung (killed after $(cat "$1.wall") s); its threads 2 s before (pid tid comm state wchan syscall):"
+        head -n 40 "$1.threads" 2> /dev/null | sed 's/^/    /'
         return 1
     fi
     if [ "$(cat "$1.rc")" != "$(cat "$2.rc")" ]; then
