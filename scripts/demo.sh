@@ -13,3 +13,5 @@ $bin/csrun -e CPUTIME@1000 ../build/examples/fig1
 $bin/csprof-struct ../build/examples/fig1 > fig1.struct
 $bin/csprof-prof -S fig1.struct measurements/ -o db
 $bin/csprof-report --view top-down --depth 8 db
+{ set +x; } 2> /dev/null
+echo "viewer: open $(pwd)/db/index.html in a browser (no server needed)"
