@@ -422,6 +422,35 @@ add_value(struct reader *rd, const struct attrs *a, int depth)
 }
 
 /* Handle one element start.  *skip: skip the subtree (unknown element). */
+/* An element inside SecFlatProfileData (rd->in_flat: the static view) or
+ * SecCallPathProfileData (the calling-context tree): a metric value of the
+ * innermost open scope, or a child scope of it; anything else is skipped and
+ * counted. */
+static int
+section_element(struct reader *rd, xmlTextReaderPtr r, const char *el, int depth, bool empty,
+                bool *skip)
+{
+    struct attrs a;
+    uint32_t id;
+    int kind, rc;
+
+    if (strcmp(el, "M") == 0) {
+        read_attrs(r, &a);
+        return add_value(rd, &a, depth);
+    }
+    kind = rd->in_flat ? static_kind(el) : cct_kind(el);
+    if (kind < 0 || rd->nstack == 0 || rd->stack_depth[rd->nstack - 1] != depth - 1) {
+        *skip = true;
+        rd->db->skipped_elements++;
+        return RPT_OK;
+    }
+    read_attrs(r, &a);
+    rc = rd->in_flat ? new_snode(rd, kind, &a, &id) : new_node(rd, kind, &a, &id);
+    if (rc == RPT_OK && !empty)
+        rc = push(rd, id, depth);
+    return rc;
+}
+
 static int
 start_element(struct reader *rd, xmlTextReaderPtr r, const char *el, int depth, bool empty,
               bool *skip)
@@ -429,26 +458,11 @@ start_element(struct reader *rd, xmlTextReaderPtr r, const char *el, int depth, 
     struct rpt_db *db = rd->db;
     struct attrs a;
     uint32_t id;
-    int kind, rc;
+    int rc;
 
     *skip = false;
-    if (rd->in_flat) {
-        if (strcmp(el, "M") == 0) {
-            read_attrs(r, &a);
-            return add_value(rd, &a, depth);
-        }
-        kind = static_kind(el);
-        if (kind < 0 || rd->nstack == 0 || rd->stack_depth[rd->nstack - 1] != depth - 1) {
-            *skip = true;
-            db->skipped_elements++;
-            return RPT_OK;
-        }
-        read_attrs(r, &a);
-        rc = new_snode(rd, kind, &a, &id);
-        if (rc == RPT_OK && !empty)
-            rc = push(rd, id, depth);
-        return rc;
-    }
+    if (rd->in_flat || rd->in_cct)
+        return section_element(rd, r, el, depth, empty, skip);
     if (strcmp(el, "SecFlatProfileData") == 0) {
         if (rd->nsnodes != 0 || empty)
             return rd->nsnodes != 0 ? RPT_EFORMAT : RPT_OK;
@@ -456,23 +470,6 @@ start_element(struct reader *rd, xmlTextReaderPtr r, const char *el, int depth, 
         rd->flat_depth = depth;
         rc = new_snode(rd, RPT_STATIC_ROOT, NULL, &id);
         if (rc == RPT_OK)
-            rc = push(rd, id, depth);
-        return rc;
-    }
-    if (rd->in_cct) {
-        if (strcmp(el, "M") == 0) {
-            read_attrs(r, &a);
-            return add_value(rd, &a, depth);
-        }
-        kind = cct_kind(el);
-        if (kind < 0 || rd->nstack == 0 || rd->stack_depth[rd->nstack - 1] != depth - 1) {
-            *skip = true;
-            db->skipped_elements++;
-            return RPT_OK;
-        }
-        read_attrs(r, &a);
-        rc = new_node(rd, kind, &a, &id);
-        if (rc == RPT_OK && !empty)
             rc = push(rd, id, depth);
         return rc;
     }
