@@ -890,21 +890,26 @@ out:
     return rc;
 }
 
-/* Read @db, write its data script @name (and its sources as @src_prefix-N.js). */
+/* Write the data script @name of database @db_dir (and its sources as @src_prefix-N.js);
+ * @loaded is the database already read (borrowed), or NULL to read it here. */
 static int
-vw_write_db(struct vw_out *o, const char *db_dir, const char *name, const char *var,
-            const char *src_prefix, const char *src_var, const char *base_name)
+vw_write_db(struct vw_out *o, const char *db_dir, const struct rpt_db *loaded, const char *name,
+            const char *var, const char *src_prefix, const char *src_var, const char *base_name)
 {
     struct rpt_view_options opt = {
         .keep_inlines = true, .keep_loops = true, .statements = true, .keep_roots = true};
-    struct rpt_db *db = NULL;
+    struct rpt_db *owned = NULL;
+    const struct rpt_db *db = loaded;
     struct rpt_tree *t = NULL;
     struct vw_extra x;
     int *src_chunk = NULL, rc;
 
-    rc = rpt_db_read(db_dir, &db, o->err, o->errlen);
-    if (rc < 0)
-        return rc;
+    if (db == NULL) {
+        rc = rpt_db_read(db_dir, &owned, o->err, o->errlen);
+        if (rc < 0)
+            return rc;
+        db = owned;
+    }
     rc = rpt_tree_build(db, &opt, NULL, &t, o->err, o->errlen);
     if (rc < 0)
         goto out_db;
@@ -938,7 +943,7 @@ out_extra:
 out_tree:
     rpt_tree_free(t);
 out_db:
-    rpt_db_free(db);
+    rpt_db_free(owned);
     return rc;
 }
 
@@ -963,7 +968,8 @@ vw_write_assets(struct vw_out *o)
 }
 
 int
-vw_write(const char *db, const char *base_db, const char *out, char *err, size_t errlen)
+vw_write(const char *db, const struct rpt_db *db_read, const char *base_db, const char *out,
+         char *err, size_t errlen)
 {
     struct vw_out o = {.dir = out, .err = err, .errlen = errlen};
     char *vdir;
@@ -991,12 +997,12 @@ vw_write(const char *db, const char *base_db, const char *out, char *err, size_t
     }
     free(vdir);
     if (base_db != NULL) {
-        rc =
-            vw_write_db(&o, base_db, "viewer/base.js", "CSPROF_BASE", "bsrc-", "CSPROF_BSRC", NULL);
+        rc = vw_write_db(&o, base_db, NULL, "viewer/base.js", "CSPROF_BASE", "bsrc-", "CSPROF_BSRC",
+                         NULL);
         if (rc < 0)
             return rc;
     }
-    rc = vw_write_db(&o, db, "viewer/data.js", "CSPROF_DB", "src-", "CSPROF_SRC",
+    rc = vw_write_db(&o, db, db_read, "viewer/data.js", "CSPROF_DB", "src-", "CSPROF_SRC",
                      base_db != NULL ? "base.js" : NULL);
     if (rc < 0)
         return rc;

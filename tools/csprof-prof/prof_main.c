@@ -280,12 +280,12 @@ prof_summary_print(const struct prof_summary *s, FILE *out)
  * sample quality comes from the summary of lib/profile.
  */
 static void
-prof_print_screen(const struct prof_options *o, const struct prof_summary *s, FILE *out)
+prof_print_screen(const struct prof_options *o, const struct prof_summary *s,
+                  const struct rpt_db *db, const char *db_err, FILE *out)
 {
     const struct prof_shortfall *f = &s->shortfall;
     struct rpt_view_options vo = {.keep_inlines = true};
     struct exp_table_options to = {0};
-    struct rpt_db *db = NULL;
     struct rpt_tree *t = NULL, *flat = NULL;
     const char *cols = getenv("COLUMNS");
     unsigned width = 100, rows = o->top_set ? o->top : 5;
@@ -294,8 +294,9 @@ prof_print_screen(const struct prof_options *o, const struct prof_summary *s, FI
 
     if (cols != NULL && atoi(cols) >= 40 && atoi(cols) <= 1000)
         width = (unsigned)atoi(cols);
-    if (rpt_db_read(o->db, &db, err, sizeof err) != RPT_OK ||
-        rpt_tree_build(db, &vo, NULL, &t, err, sizeof err) != RPT_OK) {
+    if (db == NULL)
+        snprintf(err, sizeof err, "%s", db_err);
+    if (db == NULL || rpt_tree_build(db, &vo, NULL, &t, err, sizeof err) != RPT_OK) {
         fprintf(stderr, "csprof-prof: cannot read the database back for the summary: %s\n",
                 err[0] ? err : "out of memory");
         goto out;
@@ -350,7 +351,6 @@ prof_print_screen(const struct prof_options *o, const struct prof_summary *s, FI
 out:
     rpt_tree_free(flat);
     rpt_tree_free(t);
-    rpt_db_free(db);
 }
 
 /* Print and forget the library's collected messages. */
@@ -780,13 +780,15 @@ prof_parse_options(int argc, char **argv, struct prof_options *o, bool *dump)
     return -1;
 }
 
-/* Write the viewer of @db (diff: @base -> @db) into @out; -1 after printing why after @prefix. */
+/* Write the viewer of @db (diff: @base -> @db) into @out; @db_read is @db already read (or
+ * NULL).  -1 after printing why after @prefix. */
 static int
-prof_write_viewer(const char *db, const char *base, const char *out, const char *prefix)
+prof_write_viewer(const char *db, const struct rpt_db *db_read, const char *base, const char *out,
+                  const char *prefix)
 {
     char err[512], msg[600];
 
-    if (vw_write(db, base, out, err, sizeof err) < 0) {
+    if (vw_write(db, db_read, base, out, err, sizeof err) < 0) {
         snprintf(msg, sizeof msg, "%s%s", prefix, err);
         prof_eprint(msg);
         return -1;
@@ -819,6 +821,8 @@ prof_run(const struct prof_options *o, int nargs, char **args)
     struct prof_summary summary;
     struct timespec t0, t1;
     struct prof_ctx *ctx = NULL;
+    struct rpt_db *written = NULL; /* the database read back, for the viewer and summary */
+    char db_err[512] = "";
     int status = PROF_EXIT_FAIL, rc, i;
     bool have_summary = false;
     size_t k;
@@ -872,21 +876,25 @@ prof_run(const struct prof_options *o, int nargs, char **args)
         goto out_error;
     prof_print_messages(ctx);
     prof_copy_dtd(o->db, o->verbose);
+    /* The viewer and the one-screen summary read the database back: once, for both. */
+    if (rpt_db_read(o->db, &written, db_err, sizeof db_err) != RPT_OK)
+        written = NULL;
     /* the database is complete without its viewer: a failure here is a warning */
-    if (prof_write_viewer(o->db, NULL, o->db, "warning: viewer not written: ") < 0)
+    if (prof_write_viewer(o->db, written, NULL, o->db, "warning: viewer not written: ") < 0)
         fprintf(stderr, "csprof-prof: note: retry with csprof-prof --refresh-viewer %s\n", o->db);
 
     printf("database: %s/experiment.xml\n", o->db);
     if (!o->quiet && o->full_summary)
         prof_summary_print(&summary, stdout);
     else if (!o->quiet)
-        prof_print_screen(o, &summary, stdout);
+        prof_print_screen(o, &summary, written, db_err[0] ? db_err : "out of memory", stdout);
     status = fflush(stdout) == 0 ? PROF_EXIT_OK : PROF_EXIT_FAIL;
     goto out_free;
 
 out_error:
     prof_print_error(ctx, rc);
 out_free:
+    rpt_db_free(written);
     if (have_summary)
         prof_summary_free(&summary);
     prof_free(ctx);
@@ -916,9 +924,9 @@ main(int argc, char **argv)
     status = PROF_EXIT_FAIL;
     if (o.refresh_viewer != NULL || o.diff_base != NULL) {
         if (o.refresh_viewer != NULL)
-            status = prof_write_viewer(o.refresh_viewer, NULL, o.refresh_viewer, "");
+            status = prof_write_viewer(o.refresh_viewer, NULL, NULL, o.refresh_viewer, "");
         else
-            status = prof_write_viewer(argv[optind], o.diff_base, o.db, "");
+            status = prof_write_viewer(argv[optind], NULL, o.diff_base, o.db, "");
         status = status < 0 ? PROF_EXIT_FAIL : PROF_EXIT_OK;
         xmlCleanupParser();
         goto out_free;
