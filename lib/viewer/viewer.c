@@ -683,6 +683,32 @@ vw_preorder(const struct rpt_tree *t)
     return order;
 }
 
+/*
+ * The derived metrics of @db (csprof-prof -M NAME=FORMULA: inclusive
+ * Metric elements with a formula) as the data key "derived": [{name,
+ * formula}], name being the metric's event name.  The viewer evaluates each
+ * formula on every row's own inclusive and exclusive values (a ratio does
+ * not add up along the tree), as csprof-report does.
+ */
+static void
+vw_write_derived(FILE *f, const struct rpt_db *db)
+{
+    int k = 0;
+
+    fputs(",\n\"derived\":[", f);
+    for (int m = 0; m < db->nmetrics; m++) {
+        const struct rpt_metric *x = &db->metrics[m];
+        if (!x->inclusive || x->formula == NULL)
+            continue;
+        fputs(k++ ? ",{\"name\":" : "{\"name\":", f);
+        exp_json_str(f, x->event ? x->event : x->name);
+        fputs(",\"formula\":", f);
+        exp_json_str(f, x->formula);
+        putc('}', f);
+    }
+    putc(']', f);
+}
+
 struct vw_data {
     const struct rpt_db *db;
     const struct rpt_tree *t;
@@ -768,7 +794,9 @@ vw_write_data(struct vw_out *o, const struct vw_data *d, const char *name, const
             putc(',', f);
         exp_json_str(f, db->metrics[m].name);
     }
-    fputs("],\n\"modules\":[", f);
+    putc(']', f);
+    vw_write_derived(f, db);
+    fputs(",\n\"modules\":[", f);
     for (int m = 0; m < db->nmodules; m++) {
         if (m)
             putc(',', f);

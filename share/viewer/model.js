@@ -675,12 +675,280 @@
     return p.reverse();
   }
 
+
+  // ------------------------------------------------------- derived metrics
+
+  // Compile a derived-metric formula (csprof-prof -M grammar, lib/support/
+  // formula.h, with csprof-report's options: any white space separates
+  // tokens, huge numbers accepted):
+  //   expr := term (('+'|'-') term)*     term := unary (('*'|'/') unary)*
+  //   unary := '-' unary | primary
+  //   primary := NUMBER | '(' expr ')' | FUNC '(' expr [',' expr] ')' | NAME | '{' chars '}'
+  // A NAME is resolved by @resolve(name) to a column >= 0 (or -1: unknown).
+  // Hand-written recursive descent into postfix code (no eval: the page's
+  // Content-Security-Policy forbids it, and names are untrusted).  Returns
+  // {code: [[op, arg]], depth} or throws Error('position P: reason').
+  function compileFormula(text, resolve) {
+    text = String(text);
+    let p = 0, depth = 0, sp = 0, maxSp = 0;
+    const code = [];
+    function fail(msg, at) { throw new Error('position ' + ((at === undefined ? p : at) + 1) + ': ' + msg); }
+    function emit(op, arg, pushes) { code.push([op, arg]); sp += pushes; if (sp > maxSp) maxSp = sp; }
+    function blanks() { while (p < text.length && /[ \t\n\v\f\r]/.test(text[p])) p++; }
+    function isDigit(c) { return c >= '0' && c <= '9'; }
+    function number() {
+      if (text[p] === '.' && !isDigit(text[p + 1] || '')) fail('bad number');
+      const rest = text.slice(p);
+      // strtod: hexadecimal (0x1.8p3) or decimal (1.5e-3)
+      let m = /^0[xX]([0-9a-fA-F]*)(?:\.([0-9a-fA-F]*))?(?:[pP]([+-]?\d+))?/.exec(rest);
+      if (m && (m[1] || m[2])) {
+        let v = m[1] ? parseInt(m[1], 16) : 0;
+        const fr = m[2] || '';
+        for (let k = 0; k < fr.length; k++) v += parseInt(fr[k], 16) / Math.pow(16, k + 1);
+        if (m[3]) v *= Math.pow(2, Number(m[3]));
+        p += m[0].length;
+        emit('k', v, 1);
+        return;
+      }
+      m = /^(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?/.exec(rest);
+      p += m[0].length;
+      emit('k', Number(m[0]), 1);
+    }
+    function ref(name, at) {
+      const col = resolve(name);
+      if (!(col >= 0)) fail('unknown metric ' + JSON.stringify(name.length > 80 ? name.slice(0, 80) + '…' : name), at);
+      emit('r', col, 1);
+    }
+    const FUNCS = { min: 2, max: 2, sqrt: 1, log: 1 };
+    function primary() {
+      blanks();
+      const start = p, c = text[p];
+      if (c === '(') {
+        p++; expr(); blanks();
+        if (text[p] !== ')') fail("')' expected");
+        p++;
+        return;
+      }
+      if (c !== undefined && (isDigit(c) || c === '.')) return number();
+      if (c === '{') {
+        const close = text.indexOf('}', p);
+        if (close < 0) fail("'}' expected");
+        p = close + 1;
+        return ref(text.slice(start + 1, close), start);
+      }
+      if (c === undefined) fail('unexpected end');
+      if (!/[A-Za-z_]/.test(c)) fail('unexpected character');
+      while (p < text.length && /[A-Za-z0-9_.:]/.test(text[p])) p++;
+      const name = text.slice(start, p);
+      blanks();
+      if (text[p] !== '(') return ref(name, start);
+      if (!Object.prototype.hasOwnProperty.call(FUNCS, name)) fail('unknown function ' + name, start);
+      p++;
+      expr(); blanks();
+      if (FUNCS[name] === 2) {
+        if (text[p] !== ',') fail("',' expected");
+        p++;
+        expr(); blanks();
+      }
+      if (text[p] !== ')') fail("')' expected");
+      p++;
+      emit(name, 0, 1 - FUNCS[name]);
+    }
+    function unary() {
+      blanks();
+      if (text[p] === '-') {
+        p++;
+        if (++depth > 64) fail('nested too deeply');
+        unary();
+        depth--;
+        emit('neg', 0, 0);
+        return;
+      }
+      primary();
+    }
+    function term() {
+      unary();
+      for (;;) {
+        blanks();
+        const op = text[p];
+        if (op !== '*' && op !== '/') return;
+        p++;
+        unary();
+        emit(op, 0, -1);
+      }
+    }
+    function expr() {
+      if (++depth > 64) fail('nested too deeply');
+      term();
+      for (;;) {
+        blanks();
+        const op = text[p];
+        if (op !== '+' && op !== '-') break;
+        p++;
+        term();
+        emit(op, 0, -1);
+      }
+      depth--;
+    }
+    expr();
+    blanks();
+    if (p < text.length) fail('unexpected text after the formula');
+    return { code: code, depth: Math.max(maxSp, 1) };
+  }
+
+  // Value of compiled formula @f with column values from @value(col), as
+  // csprof-report computes it (CSP_FORMULA_ZERO_LOCALLY): x/0, sqrt of a
+  // negative number and log of a non-positive one give 0 in their place, a
+  // non-finite result of + - * / min max gives 0; min/max ignore NaN.
+  function evalFormula(f, value) {
+    if (f.depth >= 78) return 0; // csprof-report's operand stack limit
+    const st = [];
+    for (const o of f.code) {
+      const op = o[0];
+      if (op === 'k') { st.push(o[1]); continue; }
+      if (op === 'r') { st.push(value(o[1])); continue; }
+      if (op === 'neg') { st[st.length - 1] = -st[st.length - 1]; continue; }
+      if (op === 'sqrt') { const x = st[st.length - 1]; st[st.length - 1] = x >= 0 ? Math.sqrt(x) : 0; continue; }
+      if (op === 'log') { const x = st[st.length - 1]; st[st.length - 1] = x > 0 ? Math.log(x) : 0; continue; }
+      const b = st.pop(), a0 = st[st.length - 1];
+      let a;
+      if (op === '+') a = a0 + b;
+      else if (op === '-') a = a0 - b;
+      else if (op === '*') a = a0 * b;
+      else if (op === '/') a = b !== 0 ? a0 / b : 0;
+      else if (op === 'min') a = Number.isNaN(a0) ? b : Number.isNaN(b) ? a0 : Math.min(a0, b);
+      else a = Number.isNaN(a0) ? b : Number.isNaN(b) ? a0 : Math.max(a0, b);
+      st[st.length - 1] = Number.isFinite(a) ? a : 0;
+    }
+    return st.length === 1 ? st[0] : 0;
+  }
+
+  // A derived metric over the value columns of @src (model of load()):
+  // NAME is a metric's event name ("CPUTIME", "samples"; any case) or
+  // "calls".  Returns {name, formula, f} or throws Error naming the formula.
+  function derivedMetric(src, name, formula) {
+    const nm = src.metrics.length;
+    let f;
+    try {
+      f = compileFormula(formula, function (s) {
+        const l = s.toLowerCase();
+        if (l === 'calls') return nm;
+        for (let m = 0; m < nm; m++) if (String(src.metrics[m].name).toLowerCase() === l) return m;
+        return -1;
+      });
+    } catch (e) {
+      throw new Error('formula ' + JSON.stringify(formula) + ': ' + e.message);
+    }
+    return { name: name, formula: formula, f: f };
+  }
+
+  // Value of derived metric @d for one row: the formula over the row's
+  // inclusive values (@inclusive) or exclusive ones (raw, per metric, as in
+  // the data), in each metric's display unit, and the row's calls.  A ratio
+  // is not additive, so every row (merged, bottom-up, flat) evaluates it on
+  // its own sums, as csprof-report does.
+  function derivedValue(src, d, incl, self, calls, inclusive) {
+    const nm = src.metrics.length, vals = inclusive ? incl : self;
+    return evalFormula(d.f, function (col) {
+      if (col === nm) return calls || 0;
+      return vals[col] / (src.metrics[col].rawPerUnit || 1);
+    });
+  }
+
+  // Decode the URL's derived columns "NAME=FORMULA~..." (URI-encoded parts).
+  function decodeDerived(s) {
+    if (!s) return [];
+    return s.split('~').map(function (part) {
+      const x = decodeURIComponent(part), eq = x.indexOf('=');
+      return eq > 0 ? { name: x.slice(0, eq), formula: x.slice(eq + 1) } : null;
+    }).filter(Boolean);
+  }
+  function encodeDerived(list) {
+    return list.map(function (x) { return encodeURIComponent(x.name + '=' + x.formula).replace(/~/g, '%7E'); }).join('~');
+  }
+
+  // ------------------------------------------------ differential: base only
+
+  // View tree @t extended with the calling contexts of base view tree @b
+  // that @match (matchTrees(t, b)) leaves unmatched: each is appended under
+  // its parent's counterpart with no value of its own (exclusive 0 in every
+  // metric), so every view shows it with current value 0 and a negative
+  // change.  Names, modules and files are added to an overlay of t's source
+  // tables.  Returns {t: the extended tree (t itself when nothing is base
+  // only), match: Int32Array for the extended tree, nodes: number of
+  // base-only nodes, total: [base inclusive of the base-only subtrees per
+  // base metric]}.
+  function baseOnly(t, b, match) {
+    const nb = b.n, nmB = b.incl.length;
+    const back = new Int32Array(nb).fill(-1);
+    for (let i = 0; i < t.n; i++) if (match[i] >= 0) back[match[i]] = i;
+    let extra = 0;
+    const total = new Float64Array(nmB);
+    for (let j = 1; j < nb; j++) if (back[j] < 0) {
+      extra++;
+      if (back[b.parent[j]] >= 0) for (let m = 0; m < nmB; m++) total[m] += b.incl[m][j];
+    }
+    if (extra === 0) return { t: t, match: match, nodes: 0, total: Array.from(total) };
+    const N = t.n + extra, nm = t.self.length, S0 = t.src;
+    const src = Object.create(S0);
+    src.strings = S0.strings.slice(); src.modules = S0.modules.slice(); src.files = S0.files.slice();
+    const sid = new Map(), lid = new Map(), fid = new Map();
+    function idOf(map, list, s) {
+      if (s === undefined) return -1;
+      if (!map.size) list.forEach(function (x, k) { if (!map.has(x)) map.set(x, k); });
+      let k = map.get(s);
+      if (k === undefined) { k = list.length; list.push(s); map.set(s, k); }
+      return k;
+    }
+    const v = { src: src, n: N, map: t.map, incl: [], self: [] };
+    for (const c of ['parent', 'kind', 'name', 'lm', 'file', 'line', 'csFile', 'csLine', 'calls', 'rep']) {
+      v[c] = new t[c].constructor(N);
+      v[c].set(t[c].subarray(0, t.n));
+    }
+    for (let m = 0; m < nm; m++) { const a = new Float64Array(N); a.set(t.self[m].subarray(0, t.n)); v.self.push(a); }
+    const m2 = new Int32Array(N).fill(-1);
+    m2.set(match.subarray(0, t.n));
+    let k = t.n;
+    for (let j = 1; j < nb; j++) {
+      if (back[j] >= 0) continue;
+      back[j] = k;
+      const p = back[b.parent[j]];
+      v.parent[k] = p; v.kind[k] = b.kind[j];
+      v.name[k] = idOf(sid, src.strings, b.src.strings[b.name[j]]);
+      v.lm[k] = b.lm[j] >= 0 ? idOf(lid, src.modules, b.src.modules[b.lm[j]]) : -1;
+      v.file[k] = b.file[j] >= 0 ? idOf(fid, src.files, b.src.files[b.file[j]]) : -1;
+      v.csFile[k] = b.csFile[j] >= 0 ? idOf(fid, src.files, b.src.files[b.csFile[j]]) : -1;
+      v.line[k] = b.line[j]; v.csLine[k] = b.csLine[j]; v.calls[k] = 0;
+      v.rep[k] = v.rep[p]; // selecting a base-only node selects its nearest current ancestor
+      m2[k] = j;
+      k++;
+    }
+    return { t: sums(v), match: m2, nodes: extra, total: Array.from(total) };
+  }
+
+  // View tree @t (extended by baseOnly()) with the base's values instead of
+  // its own: each node's exclusive value is that of its match in base view
+  // tree @b (0 when none), per metric of @t matched by name.  Bottom-up and
+  // flat rows of this tree, built by the same functions, are the base values
+  // of the current rows with the same keys.
+  function baseValues(t, b, match) {
+    const v = Object.assign({}, t, { self: [], incl: [], fself: undefined });
+    for (let m = 0; m < t.self.length; m++) {
+      const bm = matchMetric(t, b, m), a = new Float64Array(t.n);
+      if (bm >= 0) for (let i = 0; i < t.n; i++) if (match[i] >= 0) a[i] = b.self[bm][match[i]];
+      v.self.push(a);
+    }
+    return sums(v);
+  }
+
   const api = {
     K: K, KIND_NAMES: KIND_NAMES, TRANSFORMS: TRANSFORMS, load: load, unpack: unpack, buildView: buildView,
     encodeTransforms: encodeTransforms, decodeTransforms: decodeTransforms, children: children,
     nameOf: nameOf, depths: depths, hotPath: hotPath, bottomUpRoots: bottomUpRoots,
     bottomUpCallers: bottomUpCallers, frameSelf: frameSelf, flat: flat, matchTrees: matchTrees, matchMetric: matchMetric,
     stats: stats, sourceLines: sourceLines, pathOf: pathOf, isFrame: isFrame,
+    compileFormula: compileFormula, evalFormula: evalFormula, derivedMetric: derivedMetric,
+    derivedValue: derivedValue, decodeDerived: decodeDerived, encodeDerived: encodeDerived, baseOnly: baseOnly, baseValues: baseValues,
   };
   if (typeof module !== 'undefined' && module.exports) module.exports = api;
   else root.csprofModel = api;

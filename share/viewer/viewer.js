@@ -12,11 +12,14 @@
   const VIEWS = ['top-down', 'bottom-up', 'flat', 'flame', 'icicle', 'source', 'threads', 'quality'];
   const $ = function (id) { return document.getElementById(id); };
 
-  const st = { view: 'top-down', metric: 0, sort: 'incl', sel: 0, zoom: 0, t: [], q: '', flatten: 0, file: -1, line: 0, lines: false };
+  const st = { view: 'top-down', metric: 0, sort: 'incl', sel: 0, zoom: 0, t: [], q: '', flatten: 0, file: -1, line: 0, lines: false, dm: [] };
   let stree = null, streeKey = null; // the view with statements, for the source pane
   let src = null, base = null, tree = null, btree = null, bmatch = null, bmetric = -1;
   let expanded = new Set(); // view nodes (top-down); keys (bottom-up/flat)
   let buRows = null, flatRoot = null, rows = [], tableEl = null;
+  let derived = [], derivedErr = ''; // compiled derived columns (data.js derived + URL dm)
+  let bview = null, bbu = null, bflat = null; // differential: the current tree with the base's values, its bottom-up and flat rows
+  let bonly = null; // differential: base-only contexts {nodes, total}
 
   function el(tag, cls, text) {
     const e = document.createElement(tag);
@@ -60,6 +63,7 @@
     st.q = h.get('q') || '';
     st.flatten = Number(h.get('fl') || 0) | 0;
     st.lines = h.get('ln') === '1';
+    st.dm = M.decodeDerived(h.get('dm') || '');
   }
   function writeHash() {
     const h = new URLSearchParams();
@@ -69,6 +73,7 @@
     if (st.q) h.set('q', st.q);
     if (st.flatten) h.set('fl', st.flatten);
     if (st.lines) h.set('ln', '1');
+    if (st.dm.length) h.set('dm', M.encodeDerived(st.dm));
     history.replaceState(null, '', '#' + h.toString());
   }
 
@@ -94,6 +99,11 @@
       const bt = viewTransforms().filter(function (x) { return x.t !== 'focus-subtree'; });
       btree = M.buildView(base, bt);
       bmatch = M.matchTrees(tree, btree);
+      bonly = M.baseOnly(tree, btree, bmatch);
+      tree = bonly.t;
+      bmatch = bonly.match;
+      bview = M.baseValues(tree, btree, bmatch);
+      bbu = null; bflat = null;
       bmetric = M.matchMetric(tree, btree, st.metric);
     }
     buRows = null; flatRoot = null;
@@ -126,6 +136,10 @@
     ];
     for (let k = 0; k < src.metrics.length; k++)
       if (k !== m) cols.push({ id: 'incl-' + k, title: src.metrics[k].name, num: true, metric: k });
+    derived.forEach(function (d, k) {
+      cols.push({ id: 'd-' + k, title: d.name, num: true, derived: k, inclusive: true });
+      cols.push({ id: 'dx-' + k, title: d.name + ' excl', num: true, derived: k, inclusive: false });
+    });
     if (base) {
       cols.push({ id: 'base', title: 'base incl', num: true });
       cols.push({ id: 'delta', title: 'Δ incl', num: true });
@@ -146,7 +160,9 @@
       case 'per-call': return r.calls ? fmt(r.incl[m] / r.calls, m) : '';
       case 'base': return r.base === undefined ? '' : fmt(r.base, m);
       case 'delta': return r.base === undefined ? '' : (r.incl[m] - r.base >= 0 ? '+' : '') + fmt(r.incl[m] - r.base, m);
-      default: return c.metric !== undefined ? fmt(r.incl[c.metric], c.metric) : '';
+      default:
+        if (c.derived !== undefined) return fmtDerived(derivedOf(r, c.derived, c.inclusive));
+        return c.metric !== undefined ? fmt(r.incl[c.metric], c.metric) : '';
     }
   }
   function sortKey(r) {
@@ -158,10 +174,47 @@
       case 'delta': return r.base === undefined ? 0 : Math.abs(r.incl[m] - r.base);
       case 'name': return 0;
       default:
+        if (/^dx?-\d+$/.test(st.sort) && derived[Number(st.sort.split('-')[1])]) return derivedOf(r, Number(st.sort.split('-')[1]), st.sort[1] !== 'x');
         if (st.sort.indexOf('incl-') === 0 && st.sort !== 'incl-pct') return r.incl[Number(st.sort.slice(5))] || 0;
         return r.incl[m];
     }
   }
+  // ------------------------------------------------------ derived columns
+
+  // Compile the database's derived metrics (data.js derived) and the page's
+  // own (URL dm); a formula that does not compile is left out and named.
+  function compileDerived() {
+    derived = []; derivedErr = '';
+    const all = (src.data.derived || []).concat(st.dm);
+    for (const x of all) {
+      try { derived.push(M.derivedMetric(src, String(x.name), String(x.formula))); } catch (e) { derivedErr += (derivedErr ? '; ' : '') + e.message; }
+    }
+    const de = $('derive-err');
+    if (de) { de.textContent = derivedErr; de.hidden = !derivedErr; }
+  }
+  // Value of derived column @k for table row @r (its own sums, not added up).
+  function derivedOf(r, k, inclusive) {
+    return M.derivedValue(src, derived[k], r.incl, r.self, r.calls, inclusive);
+  }
+  function fmtDerived(x) {
+    if (x === 0) return '0';
+    const a = Math.abs(x);
+    if (a >= 1e6 || a < 1e-3) return x.toExponential(3);
+    return x.toPrecision(4).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+  }
+  function addDerived(text) {
+    const eq = text.indexOf('=');
+    const de = $('derive-err');
+    if (eq <= 0) { de.textContent = 'a derived column is NAME=FORMULA, e.g. ipc=cycles/instructions'; de.hidden = false; return false; }
+    const x = { name: text.slice(0, eq).trim(), formula: text.slice(eq + 1) };
+    try { M.derivedMetric(src, x.name, x.formula); } catch (e) { de.textContent = e.message; de.hidden = false; return false; }
+    st.dm.push(x);
+    compileDerived();
+    writeHash();
+    render();
+    return true;
+  }
+
   function sortRows(list) {
     if (st.sort === 'name') return list.sort(function (a, b) { return a.name < b.name ? -1 : a.name > b.name ? 1 : 0; });
     return list.sort(function (a, b) { return sortKey(b) - sortKey(a) || (a.name < b.name ? -1 : 1); });
@@ -191,15 +244,38 @@
   function groupRow(g, depth, key) {
     return { name: g.name + (g.csLine ? ' :' + g.csLine : ''), kind: g.kind, depth: depth, node: g.entries[0], key: key, incl: Array.from(g.incl), self: Array.from(g.self), calls: g.calls || 0, leaf: false, g: g, base: undefined };
   }
+  // Differential: the base's value of a row from its twin @g in the base
+  // tree's bottom-up or flat rows (null: none, value 0).
+  function withBase(r, g) {
+    if (!base) return r;
+    r.bg = g;
+    r.base = g ? g.incl[st.metric] : 0;
+    return r;
+  }
+  function buBase(g) {
+    if (!base) return null;
+    if (!bbu) { bbu = new Map(); for (const x of M.bottomUpRoots(bview)) bbu.set(x.kind + ':' + x.nameId, x); }
+    return bbu.get(g.kind + ':' + g.nameId) || null;
+  }
+  function flatBase(r) {
+    if (!base) return null;
+    if (!bflat) {
+      bflat = new Map();
+      const stk = [M.flat(bview)];
+      while (stk.length) { const x = stk.pop(); bflat.set(x.key, x); for (const c of x.children) stk.push(c); }
+    }
+    return bflat.get(r.key) || null;
+  }
   function bottomUpRows() {
     if (!buRows) buRows = M.bottomUpRoots(tree);
     const out = [];
-    const stack = sortRows(buRows.map(function (g) { return groupRow(g, 0, 'b:' + g.kind + ':' + g.name); })).reverse();
+    const stack = sortRows(buRows.map(function (g) { return withBase(groupRow(g, 0, 'b:' + g.kind + ':' + g.name), buBase(g, null)); })).reverse();
     while (stack.length) {
       const r = stack.pop();
       out.push(r);
       if (expanded.has(r.key)) {
-        const kids = sortRows(M.bottomUpCallers(tree, r.g).map(function (g) { return groupRow(g, r.depth + 1, r.key + '/' + g.kind + ':' + g.name + ':' + g.csLine); }));
+        const bcallers = base && r.bg ? new Map(M.bottomUpCallers(bview, r.bg).map(function (g) { return [g.kind + ':' + g.nameId + ':' + g.csLine, g]; })) : null;
+        const kids = sortRows(M.bottomUpCallers(tree, r.g).map(function (g) { return withBase(groupRow(g, r.depth + 1, r.key + '/' + g.kind + ':' + g.name + ':' + g.csLine), bcallers ? bcallers.get(g.kind + ':' + g.nameId + ':' + g.csLine) || null : null); }));
         if (!kids.length) r.leaf = true;
         for (let k = kids.length - 1; k >= 0; k--) stack.push(kids[k]);
       }
@@ -221,7 +297,7 @@
     }
     const out = [];
     function fr(r, depth) {
-      return { name: r.name, kind: r.kind, depth: depth, node: r.nodes.length ? r.nodes[0] : 0, key: 'f:' + r.key, incl: Array.from(r.incl), self: Array.from(r.self), calls: r.calls, leaf: !r.children.length, fr: r, base: undefined };
+      return { name: r.name, kind: r.kind, depth: depth, node: r.nodes.length ? r.nodes[0] : 0, key: 'f:' + r.key, incl: Array.from(r.incl), self: Array.from(r.self), calls: r.calls, leaf: !r.children.length, fr: r, base: base ? (flatBase(r) ? flatBase(r).incl[st.metric] : 0) : undefined };
     }
     const stack = sortRows(level.map(function (r) { return fr(r, 0); })).reverse();
     while (stack.length) {
@@ -592,7 +668,8 @@
     const m = st.metric;
     const path = M.pathOf(tree, v);
     const s = path.length > 6 ? path.slice(0, 2).concat(['…'], path.slice(-3)) : path;
-    $('status').textContent = (s.join(' → ') || src.data.program) + ' · ' + fmt(tree.incl[m][v], m) + ' ' + unitOf(m) + ' incl (' + pct(tree.incl[m][v], tree.incl[m][0]) + ')' + (tree.calls[v] ? ' · ' + tree.calls[v] + ' calls' : '');
+    $('status').textContent = (s.join(' → ') || src.data.program) + ' · ' + fmt(tree.incl[m][v], m) + ' ' + unitOf(m) + ' incl (' + pct(tree.incl[m][v], tree.incl[m][0]) + ')' + (tree.calls[v] ? ' · ' + tree.calls[v] + ' calls' : '') +
+      (bonly && bmetric >= 0 ? ' · base only: ' + bonly.nodes + ' contexts, ' + fmt(bonly.total[bmetric], m) + ' ' + unitOf(m) : '');
   }
   function renderChips() {
     const c = $('chips');
@@ -683,6 +760,9 @@
     $('flatten').addEventListener('click', function () { st.flatten++; if (st.view !== 'flat') st.view = 'flat'; writeHash(); render(); });
     $('unflatten').addEventListener('click', function () { st.flatten = Math.max(0, st.flatten - 1); writeHash(); render(); });
     $('copy').addEventListener('click', copyText);
+    $('derive').addEventListener('keydown', function (ev) { if (ev.key === 'Enter' && addDerived($('derive').value)) $('derive').value = ''; });
+    $('derive-add').addEventListener('click', function () { if (addDerived($('derive').value)) $('derive').value = ''; });
+    $('derive-clear').addEventListener('click', function () { st.dm = []; compileDerived(); writeHash(); render(); });
     $('lines').addEventListener('click', function () { st.lines = !st.lines; changed(); });
     $('t-focus').addEventListener('click', function () { addTransform({ t: 'focus-subtree', node: st.sel }); });
     $('t-focusfn').addEventListener('click', function () { const v = selNode(); if (v > 0) addTransform({ t: 'focus-function', name: M.nameOf(tree, v) }); });
@@ -711,7 +791,7 @@
   // The interface the end-to-end tests use (share/schemas/viewer-data.md).
   window.csprofViewer = {
     state: function () {
-      return { view: st.view, metric: st.metric, sort: st.sort, sel: st.sel, selName: M.nameOf(tree, selNode()) || src.data.program, zoom: st.zoom, transforms: M.encodeTransforms(st.t), search: st.q, flatten: st.flatten, lines: st.lines, diff: !!base, renderMs: lastRenderMs };
+      return { view: st.view, metric: st.metric, sort: st.sort, sel: st.sel, selName: M.nameOf(tree, selNode()) || src.data.program, zoom: st.zoom, transforms: M.encodeTransforms(st.t), search: st.q, flatten: st.flatten, lines: st.lines, diff: !!base, renderMs: lastRenderMs, derived: M.encodeDerived(st.dm), derivedColumns: derived.map(function (d) { return d.name; }), derivedError: derivedErr, baseOnly: bonly ? { nodes: bonly.nodes, total: bonly.total } : null };
     },
     setState: function (o) {
       let rb = false;
@@ -723,6 +803,7 @@
       if (o.search !== undefined) st.q = o.search;
       if (o.flatten !== undefined) st.flatten = o.flatten;
       if (o.lines !== undefined) { st.lines = !!o.lines; rb = true; }
+      if (o.derived !== undefined) { st.dm = typeof o.derived === 'string' ? M.decodeDerived(o.derived) : o.derived; compileDerived(); }
       if (o.transforms !== undefined) { st.t = typeof o.transforms === 'string' ? M.decodeTransforms(o.transforms) : o.transforms; rb = true; }
       if (o.expand) for (const x of o.expand) expanded.add(x);
       writeHash();
@@ -759,6 +840,7 @@
       timing.loaded = performance.now();
       const fresh = !/sel=/.test(location.hash);
       readHash();
+      compileDerived();
       $('program').textContent = src.data.program + (src.data.base ? ' (differential: base → this run)' : '');
       document.title = 'csprof: ' + src.data.program;
       const go = function () {

@@ -251,3 +251,101 @@ test('source lines: statement costs, call-site lines with calls, loop brackets',
   assert.strictEqual(sl.lines.get(60).incl, 200);
   assert.ok(sl.loops.length > 0 && sl.loops.every(function (l) { return l[0] === 32 && l[1] === 32; }));
 });
+
+// ------------------------------------------------------- derived metrics
+
+// Evaluate @text with CPUTIME = @cpu (display unit), samples = @smp, calls = @calls.
+function ev(text, cpu, smp, calls) {
+  const src = M.load(fig1());
+  const d = M.derivedMetric(src, 'x', text);
+  return M.derivedValue(src, d, [cpu, smp], [0, 0], calls, true);
+}
+
+test('derived formulas: the -M grammar, evaluated as csprof-report does', function () {
+  assert.strictEqual(ev('CPUTIME + samples * 2', 3, 5, 0), 13);
+  assert.strictEqual(ev('(CPUTIME + samples) * 2', 3, 5, 0), 16);
+  assert.strictEqual(ev('CPUTIME - samples - 1', 10, 3, 0), 6, 'left associative');
+  assert.strictEqual(ev('24 / CPUTIME / 2', 3, 0, 0), 4);
+  assert.strictEqual(ev('--CPUTIME', 3, 0, 0), 3, 'unary minus nests');
+  assert.strictEqual(ev('-CPUTIME*2', 3, 0, 0), -6);
+  assert.strictEqual(ev('cputime/Calls', 3, 0, 4), 0.75, 'names ignore case; calls');
+  assert.strictEqual(ev('{CPUTIME} + {samples}', 1, 2, 0), 3, 'braced names');
+  assert.strictEqual(ev('min(CPUTIME, samples) + max(CPUTIME,samples)', 1, 2, 0), 3);
+  assert.strictEqual(ev('sqrt(CPUTIME) + log(samples)', 16, 1, 0), 4);
+  assert.strictEqual(ev('1.5e2 + .5 + 0x10', 0, 0, 0), 166.5, 'strtod numbers: exponent, leading dot, hexadecimal');
+  assert.strictEqual(ev(' CPUTIME\n/\tsamples ', 6, 3, 0), 2, 'any white space separates');
+  // operations without a real result give 0 in their place, the rest goes on
+  assert.strictEqual(ev('CPUTIME / calls + 1', 5, 0, 0), 1, 'x/0 is 0');
+  assert.strictEqual(ev('sqrt(0 - CPUTIME) + 2', 4, 0, 0), 2);
+  assert.strictEqual(ev('log(0) + log(-1) + 3', 0, 0, 0), 3);
+  assert.strictEqual(ev('1e308 * 1e308 + 1', 0, 0, 0), 1, 'non-finite product is 0');
+  // the row's exclusive values when asked for
+  const src = M.load(fig1());
+  const d = M.derivedMetric(src, 'r', 'samples / CPUTIME');
+  assert.strictEqual(M.derivedValue(src, d, [10, 1], [4, 2], 0, false), 0.5);
+  // raw values are converted to the metric's display unit
+  src.metrics[0].rawPerUnit = 1e9;
+  assert.strictEqual(M.derivedValue(src, d, [2e9, 6], [0, 0], 0, true), 3);
+});
+
+test('derived formulas: errors name the position, no code runs', function () {
+  const src = M.load(fig1());
+  const bad = [['CPUTIME +', /position 10: unexpected end/], ['CPUTIME $ 2', /position 9: unexpected text/],
+    ['nosuch + 1', /position 1: unknown metric "nosuch"/], ['foo(1)', /unknown function foo/],
+    ['min(1)', /',' expected/], ['(1', /'\)' expected/], ['{CPUTIME', /'}' expected/], ['. + 1', /bad number/],
+    ['constructor', /unknown metric/], ['__proto__(1)', /unknown function/], ['alert(1)', /unknown function/],
+    ['-'.repeat(70) + '1', /nested too deeply/]];
+  for (const [text, re] of bad) assert.throws(function () { M.derivedMetric(src, 'x', text); }, re, text);
+  // names from the URL round-trip, hostile ones included
+  const list = [{ name: 'a~b', formula: 'CPUTIME/{samples}' }, { name: '</script>', formula: '1=2' }];
+  const s = M.encodeDerived(list);
+  assert.ok(!/[<>~]/.test(s.replace(/~/g, '').replace(/%7E/g, '')) && s.split('~').length === 2);
+  assert.deepStrictEqual(M.decodeDerived(s), list);
+});
+
+test('derived column on merged rows: the formula of the sums, not the sum of the formulas', function () {
+  const src = M.load(fig1());
+  const d = M.derivedMetric(src, 'percall', 'CPUTIME / calls');
+  const t = M.buildView(src, [{ t: 'focus-function', name: 'c' }]);
+  const c = byName(t, 'c')[0];
+  // c: 6 calls, 400 of CPUTIME in all: 400 / 6, not the sum of 100/1 + ... = 400
+  const v = M.derivedValue(src, d, [t.incl[0][c], t.incl[1][c]], [t.self[0][c], t.self[1][c]], t.calls[c], true);
+  assert.strictEqual(v, 400 / 6);
+});
+
+// ------------------------------------------- differential: base-only nodes
+
+test('diff: contexts only in the base are appended with value 0 and the base value', function () {
+  const cur = M.buildView(M.load(fig1()), []);
+  // base: fig1 plus d under a (cost 70, with a loop) and e under main (cost 30)
+  const bd = data([['main', F, 0, { calls: 1 },
+    ['a', F, 0, { calls: 1, csLine: 59 }, ['c', F, 0, { calls: 1, csLine: 49, line: 30 }, ['loop at prog.c:32', L, 0, { line: 32 }, ['prog.c:32', S, 100, { line: 32 }]]],
+      ['d', F, 0, { calls: 3, csLine: 51, lm: 1 }, ['loop at prog.c:70', L, 70, { line: 70 }]]],
+    ['e', F, 30, { calls: 1, csLine: 61 }]]], { modules: ['/bin/prog', '/lib/libd.so'] });
+  const base = M.buildView(M.load(bd), []);
+  const match = M.matchTrees(cur, base);
+  const r = M.baseOnly(cur, base, match);
+  assert.strictEqual(r.nodes, 3, 'd, its loop and e');
+  assert.deepStrictEqual(r.total, [100, 10], 'base-only total: d 70 + e 30');
+  const t = r.t;
+  assert.strictEqual(t.n, cur.n + 3);
+  checkProperties(t);
+  const dn = byName(t, 'd'), en = byName(t, 'e');
+  assert.strictEqual(dn.length, 1);
+  assert.strictEqual(M.nameOf(t, t.parent[dn[0]]), 'a');
+  assert.strictEqual(M.nameOf(t, t.parent[en[0]]), 'main');
+  assert.strictEqual(t.incl[0][dn[0]], 0, 'current value 0');
+  assert.strictEqual(t.src.modules[t.lm[dn[0]]], '/lib/libd.so', 'module carried over');
+  assert.strictEqual(base.incl[0][r.match[dn[0]]], 70, 'matched to its base node');
+  assert.strictEqual(t.incl[0][0], cur.incl[0][0], 'current totals unchanged');
+  // the base's values on the extended tree: its bottom-up and flat rows show d
+  const bv = M.baseValues(t, base, r.match);
+  assert.strictEqual(bv.incl[0][0], base.incl[0][0], 'every base context is in the extended tree');
+  const bu = M.bottomUpRoots(bv).find(function (g) { return g.name === 'd'; });
+  assert.strictEqual(bu.incl[0], 70);
+  assert.ok(M.bottomUpRoots(t).some(function (g) { return g.name === 'd' && g.incl[0] === 0; }), 'current bottom-up lists d at 0');
+  const fl = M.flat(bv);
+  assert.ok(fl.children.some(function (m) { return m.name === '/lib/libd.so' && m.incl[0] === 70; }), 'flat: d\'s module with the base value');
+  // a tree against itself: nothing is base only
+  assert.strictEqual(M.baseOnly(cur, cur, M.matchTrees(cur, cur)).nodes, 0);
+});
