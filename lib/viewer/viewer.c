@@ -332,6 +332,55 @@ vw_write_source(struct vw_out *o, const char *db, const char *src, int id, const
 
 #define VW_THREAD_CELLS 400000 /* procedures x threads written at most */
 
+/*
+ * For each node of @db, 1 when it is a procedure frame with no frame of the
+ * same procedure above it (its outermost activation: recursion counts
+ * once), else 0.  An iterative DFS with a count of active frames per
+ * procedure.  Returns a calloc'ed array of db->nnodes bytes (the caller
+ * frees it), or NULL when out of memory.
+ */
+static uint8_t *
+vw_outer_frames(const struct rpt_db *db)
+{
+    uint8_t *outer = calloc(db->nnodes ? db->nnodes : 1, 1);
+    int32_t *active = calloc((size_t)db->nprocs + 1, sizeof *active);
+    uint32_t *stack = malloc(((size_t)db->nnodes * 2 + 2) * sizeof *stack), sp = 0;
+
+    if (outer == NULL || active == NULL || stack == NULL || db->nnodes == 0) {
+        free(active);
+        free(stack);
+        if (db->nnodes == 0)
+            return outer;
+        free(outer);
+        return NULL;
+    }
+    stack[sp++] = 0;
+    stack[sp++] = 0;
+    while (sp > 0) {
+        uint32_t leaving = stack[--sp], n = stack[--sp];
+        const struct rpt_node *v = &db->nodes[n];
+        bool frame = v->kind == RPT_CCT_FRAME && v->proc >= 0 && v->proc < db->nprocs;
+        if (leaving) {
+            if (frame)
+                active[v->proc]--;
+            continue;
+        }
+        if (frame) {
+            outer[n] = active[v->proc] == 0;
+            active[v->proc]++;
+        }
+        stack[sp++] = n;
+        stack[sp++] = 1;
+        for (uint32_t c = v->first_child; c != 0; c = db->nodes[c].next_sibling) {
+            stack[sp++] = c;
+            stack[sp++] = 0;
+        }
+    }
+    free(active);
+    free(stack);
+    return outer;
+}
+
 static uint32_t
 vw_le32(const unsigned char *p)
 {
@@ -365,8 +414,8 @@ vw_write_thread_values(FILE *f, const char *db_dir, const struct rpt_db *db,
 {
     char *path = vw_path(db_dir, "thread-values.bin");
     unsigned char *buf = NULL, *p, *end;
-    uint32_t ncols, nthreads, *tpos = NULL, *stack = NULL, sp = 0;
-    int32_t *procslot = NULL, *active = NULL;
+    uint32_t ncols, nthreads, *tpos = NULL;
+    int32_t *procslot = NULL;
     uint8_t *outer = NULL;
     double *tot = NULL, *val = NULL;
     int *pick = NULL, npick = 0, *colmap = NULL;
@@ -388,34 +437,9 @@ vw_write_thread_values(FILE *f, const char *db_dir, const struct rpt_db *db,
     if (nnodes != db->nnodes || nthreads == 0 || nthreads > 10000000 || ncols > 4096)
         goto out;
     end = buf + got;
-    /* outermost frames: a DFS with a count of active frames per procedure */
-    outer = calloc(db->nnodes, 1);
-    active = calloc((size_t)db->nprocs + 1, sizeof *active);
-    stack = malloc((size_t)db->nnodes * 2 * sizeof *stack);
-    if (outer == NULL || active == NULL || stack == NULL)
+    outer = vw_outer_frames(db);
+    if (outer == NULL)
         goto out;
-    stack[sp++] = 0;
-    stack[sp++] = 0;
-    while (sp > 0) {
-        uint32_t leaving = stack[--sp], n = stack[--sp];
-        const struct rpt_node *v = &db->nodes[n];
-        bool frame = v->kind == RPT_CCT_FRAME && v->proc >= 0 && v->proc < db->nprocs;
-        if (leaving) {
-            if (frame)
-                active[v->proc]--;
-            continue;
-        }
-        if (frame) {
-            outer[n] = active[v->proc] == 0;
-            active[v->proc]++;
-        }
-        stack[sp++] = n;
-        stack[sp++] = 1;
-        for (uint32_t c = v->first_child; c != 0; c = db->nodes[c].next_sibling) {
-            stack[sp++] = c;
-            stack[sp++] = 0;
-        }
-    }
     /* view column of each event column (event e has Metric 2e inclusive) */
     colmap = malloc(((size_t)ncols + 1) * sizeof *colmap);
     tpos = malloc((size_t)nthreads * sizeof *tpos);
@@ -532,8 +556,6 @@ out:
     free(path);
     free(buf);
     free(outer);
-    free(active);
-    free(stack);
     free(colmap);
     free(tpos);
     free(procslot);
@@ -653,6 +675,235 @@ vw_pack_write(struct vw_pack *p, FILE *f)
     return 0;
 }
 
+/* Append column @key[@index] of @n doubles (little-endian float64) to @p. */
+static int
+vw_pack_f64(struct vw_pack *p, const char *key, int index, const double *v, size_t n)
+{
+    fprintf(p->names, "%s[\"%s\",\"f64\",%d]", p->ncols++ ? "," : "", key, index);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char b[8];
+        uint64_t u;
+        memcpy(&u, &v[i], sizeof u);
+        for (int k = 0; k < 8; k++)
+            b[k] = (unsigned char)(u >> (8 * k));
+        if (vw_pack_bytes(p, b, 8) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Sparse per-thread values: one entry per (procedure, thread) with a value. */
+struct vw_tentries {
+    int64_t *proc, *thread; /* procedure slot, thread position */
+    double *val;            /* nvalues per entry */
+    size_t n, cap;
+};
+
+static int
+vw_tentry_add(struct vw_tentries *e, int nvalues, int64_t proc, int64_t thread, const double *v)
+{
+    if (e->n == e->cap) {
+        size_t cap = e->cap ? 2 * e->cap : 4096;
+        int64_t *a = realloc(e->proc, cap * sizeof *a);
+        if (a == NULL)
+            return -1;
+        e->proc = a;
+        a = realloc(e->thread, cap * sizeof *a);
+        if (a == NULL)
+            return -1;
+        e->thread = a;
+        double *d = realloc(e->val, cap * (size_t)(nvalues ? nvalues : 1) * sizeof *d);
+        if (d == NULL)
+            return -1;
+        e->val = d;
+        e->cap = cap;
+    }
+    e->proc[e->n] = proc;
+    e->thread[e->n] = thread;
+    memcpy(e->val + e->n * (size_t)nvalues, v, (size_t)nvalues * sizeof *v);
+    e->n++;
+    return 0;
+}
+
+/*
+ * Per-thread inclusive values of every procedure (outermost frames only, so
+ * recursion counts once), from DB/thread-values.bin, into the script @name
+ * (share/schemas/viewer-data.md, threads.js), which the page loads when
+ * the Threads view needs a procedure that data.js threadValues lacks.
+ * Sparse: one entry per (procedure, thread) with a nonzero value, packed
+ * like the node columns.  Returns 1 when written, 0 when there is nothing
+ * to write (no file, or it does not match the database: that is not an
+ * error, the page says the values are not available), or a negative
+ * RPT_E* with the message in @o.
+ */
+static int
+vw_write_thread_script(struct vw_out *o, const char *db_dir, const struct rpt_db *db,
+                       const struct rpt_tree *t, const char *name)
+{
+    char *path = vw_path(db_dir, "thread-values.bin");
+    unsigned char *buf = NULL, *p, *end;
+    uint32_t ncols, nthreads, nt = 0, *tpos = NULL;
+    int32_t *slot = NULL, nslot = 0, *touched = NULL, ntouched = 0;
+    int *colmap = NULL, rc = 0, nv = t->nvalues;
+    uint8_t *outer = NULL, *mark = NULL;
+    double *acc = NULL;
+    struct vw_tentries e = {0};
+    struct vw_pack pk = {0};
+    struct stat st;
+    FILE *in = NULL, *f = NULL;
+    uint64_t nnodes;
+
+    if (path == NULL)
+        return vw_fail(o, RPT_ENOMEM, "out of memory");
+    if ((in = fopen(path, "rb")) == NULL || fstat(fileno(in), &st) != 0 || st.st_size < 32)
+        goto out;
+    buf = malloc((size_t)st.st_size);
+    if (buf == NULL)
+        goto out_nomem;
+    if (fread(buf, 1, (size_t)st.st_size, in) != (size_t)st.st_size ||
+        memcmp(buf, "CSPTHRV1", 8) != 0)
+        goto out;
+    end = buf + st.st_size;
+    ncols = vw_le32(buf + 12);
+    nthreads = vw_le32(buf + 16);
+    nnodes = (uint64_t)vw_le32(buf + 24) | (uint64_t)vw_le32(buf + 28) << 32;
+    if (nnodes != db->nnodes || nthreads == 0 || nthreads > 10000000 || ncols > 4096)
+        goto out;
+    outer = vw_outer_frames(db);
+    colmap = malloc(((size_t)ncols + 1) * sizeof *colmap);
+    tpos = malloc((size_t)nthreads * sizeof *tpos);
+    slot = malloc(((size_t)db->nprocs + 1) * sizeof *slot);
+    touched = malloc(((size_t)db->nprocs + 1) * sizeof *touched);
+    acc = calloc(((size_t)db->nprocs + 1) * (size_t)(nv ? nv : 1), sizeof *acc);
+    mark = calloc((size_t)db->nprocs + 1, 1);
+    if (outer == NULL || colmap == NULL || tpos == NULL || slot == NULL || touched == NULL ||
+        acc == NULL || mark == NULL)
+        goto out_nomem;
+    for (uint32_t c = 0; c < ncols; c++) {
+        colmap[c] = -1;
+        for (int k = 0; k < nv; k++)
+            if (t->metric_of[k] == (int)(2 * c))
+                colmap[c] = k;
+    }
+    for (int q = 0; q < db->nprocs; q++)
+        slot[q] = -1;
+    /* one group per thread: sum its outermost frames per procedure, then emit */
+    for (p = buf + 32; p + 12 <= end && nt < nthreads; nt++) {
+        uint32_t n = vw_le32(p + 8);
+        tpos[nt] = vw_le32(p + 4);
+        p += 12;
+        for (uint32_t k = 0; k < n && p + 16 <= end; k++) {
+            uint32_t node = vw_le32(p), cw = vw_le32(p + 4), c = cw & 0x3fffffff;
+            double incl = vw_led(p + 8);
+            int32_t q;
+            p += (cw & 0xc0000000u) ? 16 : 24;
+            if (node == 0 || node >= db->nnodes || c >= ncols || colmap[c] < 0 || !outer[node])
+                continue;
+            q = db->nodes[node].proc;
+            if (q < 0 || q >= db->nprocs)
+                continue;
+            if (!mark[q]) {
+                mark[q] = 1;
+                touched[ntouched++] = q;
+            }
+            acc[(size_t)q * (size_t)nv + (size_t)colmap[c]] += incl;
+        }
+        for (int32_t k = 0; k < ntouched; k++) {
+            int32_t q = touched[k];
+            double *v = acc + (size_t)q * (size_t)nv;
+            bool any = false;
+            for (int c = 0; c < nv; c++)
+                any = any || v[c] != 0;
+            if (any) {
+                if (slot[q] < 0)
+                    slot[q] = nslot++;
+                if (vw_tentry_add(&e, nv, slot[q], nt, v) < 0)
+                    goto out_nomem;
+            }
+            memset(v, 0, (size_t)nv * sizeof *v);
+            mark[q] = 0;
+        }
+        ntouched = 0;
+    }
+    f = vw_create(o, name, &rc);
+    if (f == NULL)
+        goto out;
+    fputs("window.CSPROF_THREADS = {\"format\":1,\n\"threads\":[", f);
+    for (uint32_t k = 0; k < nt; k++)
+        fprintf(f, k ? ",%u" : "%u", tpos[k]);
+    fputs("],\n\"procs\":[", f);
+    {
+        int32_t *of_slot = malloc(((size_t)nslot + 1) * sizeof *of_slot);
+        if (of_slot == NULL)
+            goto out_nomem;
+        for (int q = 0; q < db->nprocs; q++)
+            if (slot[q] >= 0)
+                of_slot[slot[q]] = q;
+        for (int32_t k = 0; k < nslot; k++) {
+            if (k)
+                fputs(k % 64 ? "," : ",\n", f);
+            exp_json_str(f, db->procs[of_slot[k]].name);
+        }
+        free(of_slot);
+    }
+    fprintf(f, "],\n\"n\":%zu", e.n);
+    pk.names = open_memstream(&pk.names_buf, &pk.names_len);
+    if (pk.names == NULL || vw_pack_col(&pk, "proc", -1, e.proc, (uint32_t)e.n, false) < 0 ||
+        vw_pack_col(&pk, "thread", -1, e.thread, (uint32_t)e.n, false) < 0)
+        goto out_nomem;
+    {
+        double *col = malloc((e.n + 1) * sizeof *col);
+        if (col == NULL)
+            goto out_nomem;
+        for (int c = 0; c < nv; c++) {
+            for (size_t k = 0; k < e.n; k++)
+                col[k] = e.val[k * (size_t)nv + (size_t)c];
+            if (vw_pack_f64(&pk, "self", c, col, e.n) < 0) {
+                free(col);
+                goto out_nomem;
+            }
+        }
+        free(col);
+    }
+    fclose(pk.names);
+    pk.names = NULL;
+    fputs(",\n\"packed\":{\"encoding\":\"gzip+base64\",\"columns\":[", f);
+    fwrite(pk.names_buf, 1, pk.names_len, f);
+    fprintf(f, "],\"bytes\":%zu,\n\"data\":", pk.len);
+    if (vw_pack_write(&pk, f) < 0)
+        goto out_nomem;
+    fputs("}};\n", f);
+    rc = vw_close(o, f, name);
+    f = NULL;
+    if (rc == 0)
+        rc = 1;
+    goto out;
+out_nomem:
+    rc = vw_fail(o, RPT_ENOMEM, "out of memory");
+out:
+    if (f != NULL)
+        fclose(f);
+    if (in != NULL)
+        fclose(in);
+    if (pk.names != NULL)
+        fclose(pk.names);
+    free(pk.names_buf);
+    free(pk.buf);
+    free(e.proc);
+    free(e.thread);
+    free(e.val);
+    free(path);
+    free(buf);
+    free(outer);
+    free(colmap);
+    free(tpos);
+    free(slot);
+    free(touched);
+    free(mark);
+    free(acc);
+    return rc;
+}
+
 /* Preorder numbering of @t's nodes: order[k] is the node visited k-th. */
 static uint32_t *
 vw_preorder(const struct rpt_tree *t)
@@ -715,6 +966,7 @@ struct vw_data {
     const struct vw_extra *x;
     const int *src_chunk; /* per file: source chunk number or -1 */
     const char *db_dir;
+    const char *threads_script; /* "threads.js" when written, else NULL */
 };
 
 static int
@@ -894,6 +1146,10 @@ vw_write_data(struct vw_out *o, const struct vw_data *d, const char *name, const
     fprintf(f, ",\"rootedPercent\":%.17g,\"unknownSamples\":%.17g,\"cpuSeconds\":%.17g}",
             db->rooted_percent, db->unknown_samples, db->cpu_seconds);
     vw_write_thread_values(f, d->db_dir, db, t);
+    if (d->threads_script != NULL) {
+        fputs(",\n\"threadsScript\":", f);
+        exp_json_str(f, d->threads_script);
+    }
     fputs(",\n\"summary\":[", f);
     if (d->x->summary_buf != NULL)
         fwrite(d->x->summary_buf, 1, d->x->summary_len, f);
@@ -963,6 +1219,12 @@ vw_write_db(struct vw_out *o, const char *db_dir, const struct rpt_db *loaded, c
     }
     {
         struct vw_data d = {.db = db, .t = t, .x = &x, .src_chunk = src_chunk, .db_dir = db_dir};
+        if (strcmp(var, "CSPROF_DB") == 0) { /* the base's are not shown */
+            rc = vw_write_thread_script(o, db_dir, db, t, "viewer/threads.js");
+            if (rc < 0)
+                goto out_extra;
+            d.threads_script = rc > 0 ? "threads.js" : NULL;
+        }
         rc = vw_write_data(o, &d, name, var, src_prefix, base_name);
     }
 out_extra:

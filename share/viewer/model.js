@@ -941,6 +941,34 @@
     return sums(v);
   }
 
+  // ----------------------------------------------- per-thread values (all)
+
+  // Index the unpacked threads.js data @d (share/schemas/viewer-data.md):
+  // {threads, procs, n, proc, thread, self[column]} -> {threads, byName:
+  // Map(name -> [entry])}.
+  function threadIndex(d) {
+    const byName = new Map();
+    for (let k = 0; k < d.n; k++) {
+      const name = d.procs[d.proc[k]];
+      let l = byName.get(name);
+      if (!l) { l = []; byName.set(name, l); }
+      l.push(k);
+    }
+    return { data: d, threads: d.threads, byName: byName };
+  }
+
+  // Inclusive value of metric @m of the procedures named @name in each
+  // thread (index @ti.threads order; 0 where a thread has none), or null
+  // when no thread has a value for it.  Procedures of the same name in
+  // different modules are added together.
+  function threadValuesOf(ti, name, m) {
+    const l = ti.byName.get(name);
+    if (!l || !ti.data.self[m]) return null;
+    const out = new Array(ti.threads.length).fill(0);
+    for (const k of l) out[ti.data.thread[k]] += ti.data.self[m][k];
+    return out;
+  }
+
   const api = {
     K: K, KIND_NAMES: KIND_NAMES, TRANSFORMS: TRANSFORMS, load: load, unpack: unpack, buildView: buildView,
     encodeTransforms: encodeTransforms, decodeTransforms: decodeTransforms, children: children,
@@ -949,6 +977,7 @@
     stats: stats, sourceLines: sourceLines, pathOf: pathOf, isFrame: isFrame,
     compileFormula: compileFormula, evalFormula: evalFormula, derivedMetric: derivedMetric,
     derivedValue: derivedValue, decodeDerived: decodeDerived, encodeDerived: encodeDerived, baseOnly: baseOnly, baseValues: baseValues,
+    threadIndex: threadIndex, threadValuesOf: threadValuesOf,
   };
   if (typeof module !== 'undefined' && module.exports) module.exports = api;
   else root.csprofModel = api;

@@ -599,9 +599,35 @@
     if (v > 0) {
       const k = tv.procs.indexOf(M.nameOf(tree, v));
       if (k >= 0) return { what: M.nameOf(tree, v), values: tv.values[m][k], threads: tv.threads };
-      return { what: M.nameOf(tree, v), values: null, threads: tv.threads };
+      return allThreadValues(M.nameOf(tree, v), m) || { what: M.nameOf(tree, v), values: null, threads: tv.threads };
     }
     return { what: 'the whole program', values: tv.total[m], threads: tv.threads };
+  }
+  // Per-thread values of every procedure: viewer/threads.js, loaded when
+  // first needed (a classic script works from file://).  Returns the series,
+  // {what, values: null, note} while loading or when not available, or null
+  // when the database has no such script.
+  let threadsIdx = null, threadsState = '';
+  function allThreadValues(name, m) {
+    const file = src.data.threadsScript;
+    if (!file) return null;
+    if (!threadsIdx) {
+      if (threadsState === '') {
+        threadsState = 'loading';
+        loadScript('viewer/' + file, function (ok) {
+          if (!ok || !window.CSPROF_THREADS) { threadsState = 'failed'; if (st.view === 'threads') render(); return; }
+          M.unpack(window.CSPROF_THREADS).then(function (d) {
+            threadsIdx = M.threadIndex(d);
+            threadsState = 'ready';
+            if (st.view === 'threads') render();
+          }).catch(function () { threadsState = 'failed'; if (st.view === 'threads') render(); });
+        });
+      }
+      return { what: name, values: null, threads: [], note: threadsState === 'failed' ? 'viewer/' + file + ' did not load' : 'loading per-thread values…' };
+    }
+    const values = M.threadValuesOf(threadsIdx, name, m);
+    if (!values) return { what: name, values: null, threads: threadsIdx.threads, note: 'no thread has a value of ' + src.metrics[m].name + ' for it' };
+    return { what: name, values: values, threads: threadsIdx.threads };
   }
   function renderThreads() {
     const main = $('main');
@@ -617,11 +643,13 @@
       label = src.metrics[m].name + ' (' + unitOf(m) + ') of ' + ser.what + ', inclusive, per thread';
     } else {
       values = ins.map(function (x) { return x.cpuNs > 0 ? x.cpuNs / 1e9 : 0; });
-      label = 'CPU time (s) per thread' + (ser ? ' (' + ser.what + ' is not among the procedures with per-thread values)' : '');
+      label = 'CPU time (s) per thread' + (ser ? ' (per-thread values of ' + ser.what + ' are not available: ' + (ser.note || 'the database has no per-thread values for it') + ')' : '');
     }
     const s = M.stats(values);
     p.appendChild(el('h3', '', 'Threads and processes: ' + ins.length + ' thread(s)'));
-    p.appendChild(el('p', '', label));
+    const lp = el('p', '', label);
+    lp.id = 'thread-label';
+    p.appendChild(lp);
     const sp = el('p', '', 'min ' + s.min.toPrecision(4) + ' · mean ' + s.mean.toPrecision(4) + ' · max ' + s.max.toPrecision(4) + ' · coefficient of variation ' + s.cv.toFixed(3) + ' · threads ' + s.n);
     sp.dataset.stats = JSON.stringify({ min: s.min, mean: s.mean, max: s.max, cv: s.cv, n: s.n });
     sp.id = 'thread-stats';
