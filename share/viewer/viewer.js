@@ -252,6 +252,12 @@
     r.base = g ? g.incl[st.metric] : 0;
     return r;
   }
+  // A bottom-up procedure row's calls: the sampled calls of all its
+  // occurrences, as csprof-report's bottom-up view counts them.
+  function rootCalls(r) {
+    if (r.g.calls === undefined) { let c = 0; for (const e of r.g.entries) c += tree.calls[e]; r.calls = c; }
+    return r;
+  }
   function buBase(g) {
     if (!base) return null;
     if (!bbu) { bbu = new Map(); for (const x of M.bottomUpRoots(bview)) bbu.set(x.kind + ':' + x.nameId, x); }
@@ -269,7 +275,7 @@
   function bottomUpRows() {
     if (!buRows) buRows = M.bottomUpRoots(tree);
     const out = [];
-    const stack = sortRows(buRows.map(function (g) { return withBase(groupRow(g, 0, 'b:' + g.kind + ':' + g.name), buBase(g, null)); })).reverse();
+    const stack = sortRows(buRows.map(function (g) { return withBase(rootCalls(groupRow(g, 0, 'b:' + g.kind + ':' + g.name)), buBase(g, null)); })).reverse();
     while (stack.length) {
       const r = stack.pop();
       out.push(r);
