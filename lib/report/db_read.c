@@ -114,6 +114,21 @@ attr_ll(const struct attrs *a, const char *name, long long dflt)
     return (errno != 0 || *end != '\0') ? dflt : x;
 }
 
+/* Attribute @name as a hexadecimal address ("0x10a0"), or 0 when absent or malformed. */
+static uint64_t
+attr_addr(const struct attrs *a, const char *name)
+{
+    const char *v = attr(a, name);
+    char *end;
+    unsigned long long x;
+
+    if (v == NULL || v[0] != '0' || (v[1] != 'x' && v[1] != 'X'))
+        return 0;
+    errno = 0;
+    x = strtoull(v + 2, &end, 16);
+    return (errno != 0 || *end != '\0' || end == v + 2) ? 0 : (uint64_t)x;
+}
+
 static double
 attr_d(const struct attrs *a, const char *name, double dflt)
 {
@@ -345,6 +360,7 @@ new_node(struct reader *rd, int kind, const struct attrs *a, uint32_t *out)
         n->file = (int32_t)attr_ll(a, "f", -1);
         n->line = (int32_t)attr_ll(a, "l", 0);
         n->id = (uint32_t)attr_ll(a, "i", 0);
+        n->addr = attr_addr(a, "a");
     }
     if (id != 0) {
         if (rd->last_child[parent] == 0)

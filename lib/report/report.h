@@ -109,6 +109,8 @@ struct rpt_node {
     int32_t proc;          /* FRAME/INLINE: procedure index, else -1 */
     int32_t lm;            /* FRAME: load module or -1 */
     int32_t file, line;    /* -1 / 0 when absent */
+    uint64_t addr;         /* a: address relative to the load module lm (a frame's entry,
+                              a loop's or statement's first instruction); 0 when absent */
 };
 
 /* Kinds of stored static-view scopes (SecFlatProfileData; experiment.dtd Static*). */
@@ -237,6 +239,8 @@ struct rpt_vnode {
     int32_t file, line;       /* FRAME: declaration; LOOP/STMT: location; -1/0 if unknown */
     int32_t cs_file, cs_line; /* call site (file/line of the C or A), -1/0 if unknown */
     double calls;             /* sampled call count of the calls that entered this frame */
+    uint64_t addr;            /* module-relative address (rpt_node.addr) of the first stored node
+                      it was built from; 0 when unknown */
 };
 
 struct rpt_names; /* opaque: interned strings */

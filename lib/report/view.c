@@ -450,6 +450,7 @@ build_node(struct build_ctx *x, uint32_t n, uint32_t target, const struct pendin
     proto.file = sn->file;
     proto.line = sn->line;
     proto.cs_file = -1;
+    proto.addr = sn->addr;
     switch (sn->kind) {
     case RPT_CCT_CALLSITE:
         add_self(x, target, n);

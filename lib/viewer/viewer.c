@@ -1124,6 +1124,10 @@ vw_write_data(struct vw_out *o, const struct vw_data *d, const char *name, const
         if (vw_pack_col(&pk, "self", c, col, n, true) < 0)
             goto out_nomem;
     }
+    for (uint32_t k = 0; k < n; k++) /* below 2^53: exact as float64 */
+        col[k] = (int64_t)(t->nodes[order[k]].addr & ((UINT64_C(1) << 53) - 1));
+    if (vw_pack_col(&pk, "addr", -1, col, n, true) < 0)
+        goto out_nomem;
     fclose(pk.names);
     pk.names = NULL;
     fputs(",\n\"packed\":{\"encoding\":\"gzip+base64\",\"columns\":[", f);

@@ -369,7 +369,8 @@
             cell.appendChild(tw);
             const nm = el('span', kindClass(r.kind), txt);
             cell.appendChild(nm);
-            cell.title = r.name.length > 200 ? r.name.slice(0, 4096) : r.name;
+            cell.title = (r.name.length > 200 ? r.name.slice(0, 4096) : r.name) + (rowWhere(r) ? '\n' + rowWhere(r) : '');
+            cell.dataset.where = rowWhere(r);
           } else {
             cell.textContent = txt;
             if (c.id === 'delta' && r.base !== undefined) cell.classList.add(r.incl[st.metric] > r.base ? 'up' : r.incl[st.metric] < r.base ? 'down' : 'same');
@@ -395,8 +396,8 @@
   }
   function tableText() {
     const cols = columns();
-    const lines = [cols.map(function (c) { return c.title; }).join('\t')];
-    for (const r of rows) lines.push(cols.map(function (c) { const x = cellText(r, c); return c.id === 'name' ? '  '.repeat(r.depth) + x : x; }).join('\t'));
+    const lines = [cols.map(function (c) { return c.title; }).concat(rows.length && rows[0].cells ? [] : ['module+offset']).join('\t')];
+    for (const r of rows) lines.push(cols.map(function (c) { const x = cellText(r, c); return c.id === 'name' ? '  '.repeat(r.depth) + x : x; }).concat(r.cells ? [] : [rowWhere(r)]).join('\t'));
     return lines.join('\n') + '\n';
   }
 
@@ -695,6 +696,23 @@
     simpleTable(p, [['element', 'element'], ['values', 'values']], data, 0);
   }
 
+  // ------------------------------------------------- load module + offset
+
+  // Where view node @v's code is: "module+0xOFFSET" (the module's file
+  // name, the address relative to it, as perf and pprof write it), the
+  // module alone when the database has no address, '' when unknown.
+  function whereOf(v) {
+    if (!(v > 0) || v >= tree.n || (bonly && bonly.nodes && v >= tree.n - bonly.nodes)) return '';
+    const lm = tree.lm[v];
+    if (lm < 0 || lm >= tree.src.modules.length) return '';
+    const mod = String(tree.src.modules[lm]).replace(/^.*\//, '');
+    const a = src.data.addr ? src.data.addr[tree.rep[v]] : 0;
+    return a > 0 ? mod + '+0x' + a.toString(16) : mod;
+  }
+  function rowWhere(r) {
+    return r.kind === K.GROUP || r.kind === K.ROOT || r.node === undefined ? '' : whereOf(r.node);
+  }
+
   // ----------------------------------------------------------------- frame
 
   function status() {
@@ -703,6 +721,7 @@
     const path = M.pathOf(tree, v);
     const s = path.length > 6 ? path.slice(0, 2).concat(['…'], path.slice(-3)) : path;
     $('status').textContent = (s.join(' → ') || src.data.program) + ' · ' + fmt(tree.incl[m][v], m) + ' ' + unitOf(m) + ' incl (' + pct(tree.incl[m][v], tree.incl[m][0]) + ')' + (tree.calls[v] ? ' · ' + tree.calls[v] + ' calls' : '') +
+      (whereOf(v) ? ' · ' + whereOf(v) : '') +
       (bonly && bmetric >= 0 ? ' · base only: ' + bonly.nodes + ' contexts, ' + fmt(bonly.total[bmetric], m) + ' ' + unitOf(m) : '');
   }
   function renderChips() {

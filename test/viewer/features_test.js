@@ -10,6 +10,8 @@
 //  - a generated program of 2 threads calling 240 procedures: the Threads
 //    view of a procedure outside data.js's heaviest 200 shows per-thread
 //    values equal to csprof-report --view threads;
+//  - load module + offset of a, b and c in the status line, the row's
+//    tooltip and the copied text equal their symbol addresses (nm);
 //  - the same program with one more procedure (the base) against it
 //    (csprof-prof --diff-viewer): that procedure shows in top-down,
 //    bottom-up and flat with value 0 and a negative change, and the status
@@ -123,6 +125,27 @@ cdp.main(async () => {
     assert.strictEqual((await V.state(page)).derivedColumns.length, 3);
     const text = await page.evaluate('window.csprofViewer.tableText()');
     assert.ok(text.split('\n')[0].includes('percall'), 'copied text has the derived columns');
+    // load module + offset of each procedure: the symbol's address in fig1 (nm)
+    const nm = child_process.spawnSync('nm', [fig1], { encoding: 'utf8' });
+    if (nm.status === 0) {
+      for (const name of ['a', 'b', 'c']) {
+        const m = new RegExp('^0*([0-9a-f]+) [Tt] ' + name + '$', 'm').exec(nm.stdout);
+        assert.ok(m, `nm lists ${name}`);
+        const want = path.basename(fig1) + '+0x' + m[1];
+        await V.setState(page, { view: 'top-down' });
+        await page.evaluate(`window.csprofViewer.find(${JSON.stringify(name)})`);
+        const status = await page.evaluate('document.getElementById("status").textContent');
+        assert.ok(status.endsWith(' · ' + want) || status.includes(' · ' + want + ' '), `status of ${name} names ${want}: ${status}`);
+        await V.setState(page, { view: 'bottom-up' });
+        const where = await page.evaluate(`[...document.querySelectorAll('[data-name]')].filter((r) => r.dataset.name === ${JSON.stringify(name)}).map((r) => r.querySelector('[data-col="name"]').dataset.where)`);
+        assert.deepStrictEqual(where, [want], `bottom-up row ${name}: its module+offset`);
+        const tt = await page.evaluate('window.csprofViewer.tableText()');
+        assert.ok(tt.split('\n').some((l) => l.startsWith(name + '\t') && l.endsWith('\t' + want)), `copied text of ${name} ends with ${want}`);
+      }
+      await V.setState(page, { view: 'top-down' });
+    } else {
+      console.log('features_test: nm not found, module+offset not checked');
+    }
     await page.screenshot(path.join(out, 'derived.png'));
     V.assertClean(page, 'derived');
     await page.close();
