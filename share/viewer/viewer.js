@@ -405,6 +405,19 @@
 
   let flameRects = [];
   function hue(s) { let h = 0; for (let k = 0; k < s.length; k++) h = (h * 31 + s.charCodeAt(k)) | 0; return Math.abs(h) % 360; }
+  // Box widths: the inclusive values @inc, plus, in a differential viewer,
+  // the base's value of the contexts only the base has (so they show, in
+  // green, beside what the current run still has).
+  function flameWidths(inc) {
+    if (!bonly || !bonly.nodes) return inc;
+    const w = Float64Array.from(inc), first = tree.n - bonly.nodes;
+    for (let v = first; v < tree.n; v++) {
+      const b = baseIncl(v);
+      w[v] = b;
+      if (tree.parent[v] < first) for (let p = tree.parent[v]; p >= 0; p = tree.parent[p]) w[p] += b;
+    }
+    return w;
+  }
   function renderFlame(icicle) {
     const main = $('main');
     main.textContent = '';
@@ -419,7 +432,7 @@
     g.scale(dpr, dpr);
     g.font = '11px system-ui, sans-serif';
     g.textBaseline = 'middle';
-    const m = st.metric, inc = tree.incl[m];
+    const m = st.metric, inc = flameWidths(tree.incl[m]);
     let z = tree.map[st.zoom];
     if (!(z >= 0)) z = 0;
     const total = inc[z] || 1;
@@ -454,7 +467,7 @@
       const name = i === 0 ? src.data.program : M.nameOf(tree, i);
       let col;
       if (base) {
-        const b = baseIncl(i), a = inc[i];
+        const b = baseIncl(i), a = tree.incl[m][i];
         const r = a + b > 0 ? (a - b) / (a + b) : 0;
         col = r > 0 ? 'hsl(0,' + Math.round(30 + 60 * r) + '%,70%)' : r < 0 ? 'hsl(120,' + Math.round(30 - 60 * r) + '%,70%)' : '#ddd';
       } else {
@@ -490,7 +503,7 @@
       const r = cv.getBoundingClientRect(), px = ev.clientX - r.left, py = ev.clientY - r.top;
       for (const b of flameRects) if (px >= b[0] && px < b[0] + b[2] && py >= b[1] && py < b[1] + RH) {
         const i = b[3];
-        cv.title = (i === 0 ? src.data.program : M.nameOf(tree, i)) + '\n' + fmt(inc[i], m) + ' ' + unitOf(m) + ' (' + pct(inc[i], inc[0]) + ')' + (tree.calls[i] ? ', ' + tree.calls[i] + ' calls' : '');
+        cv.title = (i === 0 ? src.data.program : M.nameOf(tree, i)) + '\n' + fmt(tree.incl[m][i], m) + ' ' + unitOf(m) + ' (' + pct(tree.incl[m][i], tree.incl[m][0]) + ')' + (tree.calls[i] ? ', ' + tree.calls[i] + ' calls' : '') + (base ? '\nbase ' + fmt(baseIncl(i), m) : '') + (whereOf(i) ? '\n' + whereOf(i) : '');
         return;
       }
     });

@@ -14,7 +14,7 @@
 //    tooltip and the copied text equal their symbol addresses (nm);
 //  - the same program with one more procedure (the base) against it
 //    (csprof-prof --diff-viewer): that procedure shows in top-down,
-//    bottom-up and flat with value 0 and a negative change, and the status
+//    bottom-up, flat (value 0, negative change) and the flame graph, and the status
 //    line shows the base-only total.
 //
 // usage: node features_test.js BIN_DIR FIG1_BINARY SOURCE_DIR OUT_DIR
@@ -208,7 +208,12 @@ cdp.main(async () => {
     }
     const status = await dp.evaluate('document.getElementById("status").textContent');
     assert.ok(/base only: \d+ contexts/.test(status), `status shows the base-only total: ${status}`);
-    await V.setState(dp, { view: 'top-down', flatten: 0, sort: 'delta' });
+    // flame graph: base-only boxes drawn (sized by their base value)
+    await V.setState(dp, { view: 'flame', flatten: 0, search: 'only_in_base' });
+    const hits = Number(await dp.evaluate('document.querySelector("canvas[data-chart]").dataset.hits'));
+    assert.ok(hits >= 1, `flame graph draws only_in_base (${hits} boxes)`);
+    await dp.screenshot(path.join(out, 'diff-flame.png'));
+    await V.setState(dp, { view: 'top-down', flatten: 0, sort: 'delta', search: '' });
     await dp.screenshot(path.join(out, 'diff-base-only.png'));
     V.assertClean(dp, 'diff');
   });
