@@ -195,6 +195,8 @@ struct reader {
     size_t nmvals, cap_mvals;
     uint32_t *last_child; /* per node, for O(1) sibling links */
     size_t cap_last;
+    size_t cap_file_src, cap_summary;
+    int summary_depth; /* XML depth of Summary while inside it, else -1 */
 };
 
 /* Index attribute i of a table row: 0-based, dense, below a sane bound. */
@@ -259,6 +261,11 @@ add_table_row(struct reader *rd, const char *el, const struct attrs *a)
             return RPT_ENOMEM;
         free(db->files[i]);
         db->files[i] = attr_dup(a, "n");
+        db->file_src = rpt_grow(db->file_src, &rd->cap_file_src, (size_t)i + 1, sizeof(char *));
+        if (db->file_src == NULL)
+            return RPT_ENOMEM;
+        free(db->file_src[i]);
+        db->file_src[i] = attr_dup(a, "src");
         if (i + 1 > db->nfiles)
             db->nfiles = i + 1;
     } else { /* Procedure */
@@ -467,6 +474,40 @@ section_element(struct reader *rd, xmlTextReaderPtr r, const char *el, int depth
     return rc;
 }
 
+/* Keep element @el of the Summary subtree (@depth below Summary) with all its attributes. */
+static int
+add_summary(struct reader *rd, xmlTextReaderPtr r, const char *el, int depth)
+{
+    struct rpt_db *db = rd->db;
+    struct rpt_summary_el *s;
+    size_t cap = 0;
+
+    db->summary = rpt_grow(db->summary, &rd->cap_summary, db->nsummary + 1, sizeof *s);
+    if (db->summary == NULL)
+        return RPT_ENOMEM;
+    s = &db->summary[db->nsummary++];
+    s->el = strdup(el);
+    s->depth = depth;
+    if (s->el == NULL)
+        return RPT_ENOMEM;
+    if (xmlTextReaderMoveToFirstAttribute(r) == 1) {
+        do {
+            const char *n = (const char *)xmlTextReaderConstName(r);
+            const char *v = (const char *)xmlTextReaderConstValue(r);
+            s->attrs = rpt_grow(s->attrs, &cap, 2 * (size_t)s->nattrs + 2, sizeof(char *));
+            if (s->attrs == NULL)
+                return RPT_ENOMEM;
+            s->attrs[2 * s->nattrs] = strdup(n ? n : "?");
+            s->attrs[2 * s->nattrs + 1] = strdup(v ? v : "");
+            s->nattrs++;
+            if (s->attrs[2 * s->nattrs - 2] == NULL || s->attrs[2 * s->nattrs - 1] == NULL)
+                return RPT_ENOMEM;
+        } while (xmlTextReaderMoveToNextAttribute(r) == 1);
+        xmlTextReaderMoveToElement(r);
+    }
+    return RPT_OK;
+}
+
 static int
 start_element(struct reader *rd, xmlTextReaderPtr r, const char *el, int depth, bool empty,
               bool *skip)
@@ -479,6 +520,13 @@ start_element(struct reader *rd, xmlTextReaderPtr r, const char *el, int depth, 
     *skip = false;
     if (rd->in_flat || rd->in_cct)
         return section_element(rd, r, el, depth, empty, skip);
+    if (rd->summary_depth >= 0 || strcmp(el, "Summary") == 0) {
+        rc = add_summary(rd, r, el, rd->summary_depth >= 0 ? depth - rd->summary_depth : 0);
+        if (rc != RPT_OK)
+            return rc;
+        if (rd->summary_depth < 0 && !empty)
+            rd->summary_depth = depth;
+    }
     if (strcmp(el, "SecFlatProfileData") == 0) {
         if (rd->nsnodes != 0 || empty)
             return rd->nsnodes != 0 ? RPT_EFORMAT : RPT_OK;
@@ -534,6 +582,8 @@ start_element(struct reader *rd, xmlTextReaderPtr r, const char *el, int depth, 
 static void
 end_element(struct reader *rd, int depth)
 {
+    if (depth == rd->summary_depth)
+        rd->summary_depth = -1;
     if (rd->in_flat) {
         if (rd->nstack > 0 && rd->stack_depth[rd->nstack - 1] == depth)
             rd->nstack--;
@@ -673,6 +723,7 @@ rpt_db_read(const char *path, struct rpt_db **out, char *err, size_t errlen)
 
     *out = NULL;
     memset(&rd, 0, sizeof rd);
+    rd.summary_depth = -1;
     if (stat(path, &st) != 0) {
         rpt_errf(err, errlen, "%s: %s", path, strerror(errno));
         return RPT_EIO;
@@ -777,6 +828,16 @@ rpt_db_free(struct rpt_db *db)
     for (int i = 0; db->files != NULL && i < db->nfiles; i++)
         free(db->files[i]);
     free(db->files);
+    for (int i = 0; db->file_src != NULL && i < db->nfiles; i++)
+        free(db->file_src[i]);
+    free(db->file_src);
+    for (size_t i = 0; i < db->nsummary; i++) {
+        for (int k = 0; k < 2 * db->summary[i].nattrs; k++)
+            free(db->summary[i].attrs[k]);
+        free(db->summary[i].attrs);
+        free(db->summary[i].el);
+    }
+    free(db->summary);
     for (int i = 0; db->procs != NULL && i < db->nprocs; i++)
         free(db->procs[i].name);
     free(db->procs);

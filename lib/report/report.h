@@ -80,6 +80,14 @@ struct rpt_module {
     char *build_id; /* or NULL */
 };
 
+/* One element of experiment.xml's Summary (sample quality), kept as read. */
+struct rpt_summary_el {
+    char *el;     /* element name: "Summary", "Input", "Stat", ... */
+    int depth;    /* 0 for Summary itself, 1 for its children, ... */
+    int nattrs;   /* attribute pairs */
+    char **attrs; /* 2 * nattrs strings: name, value, name, value, ... */
+};
+
 struct rpt_proc {
     char *name; /* escaped as in the database (\xNN for hostile bytes) */
     int lm;     /* load module index or -1 */
@@ -166,6 +174,11 @@ struct rpt_db {
     double *svalues; /* nsnodes * nmetrics */
 
     uint64_t skipped_elements; /* unknown elements skipped (subtrees counted once) */
+
+    char **file_src; /* nfiles entries: File src (the copy "src/..." in the database), or NULL */
+    struct rpt_summary_el *summary; /* the Summary element and its descendants, in document
+                                       order (the viewer's sample-quality panel) */
+    size_t nsummary;
 };
 
 /*

@@ -14,7 +14,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <libxml/xmlreader.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -98,119 +97,49 @@ vw_close(struct vw_out *o, FILE *f, const char *name)
 
 /* ---------------------------------------------------- experiment.xml extras */
 
-/* What rpt_db_read() does not keep: File src= and the Summary subtree. */
+/* What the viewer needs besides the CCT: File src= and the Summary subtree,
+ * both kept by rpt_db_read() (so experiment.xml is read once). */
 struct vw_extra {
-    char **file_src; /* per file index: "src/...", or NULL */
+    char *const *file_src; /* per file index: "src/...", or NULL (borrowed from the db) */
     int nfile_src;
-    FILE *summary; /* JSON array of [element, depth, {attributes}] (memstream) */
-    char *summary_buf;
+    char *summary_buf; /* JSON array of [element, depth, {attributes}] */
     size_t summary_len;
 };
 
 static void
 vw_extra_free(struct vw_extra *x)
 {
-    for (int i = 0; i < x->nfile_src; i++)
-        free(x->file_src[i]);
-    free(x->file_src);
     free(x->summary_buf);
 }
 
-static void
-vw_summary_element(struct vw_extra *x, xmlTextReaderPtr r, const char *el, int depth, bool *first)
-{
-    bool first_attr = true;
-
-    fprintf(x->summary, "%s[", *first ? "" : ",\n");
-    *first = false;
-    exp_json_str(x->summary, el);
-    fprintf(x->summary, ",%d,{", depth);
-    while (xmlTextReaderMoveToNextAttribute(r) == 1) {
-        const char *n = (const char *)xmlTextReaderConstName(r);
-        const char *v = (const char *)xmlTextReaderConstValue(r);
-        if (!first_attr)
-            putc(',', x->summary);
-        first_attr = false;
-        exp_json_str(x->summary, n ? n : "?");
-        putc(':', x->summary);
-        exp_json_str(x->summary, v ? v : "");
-    }
-    xmlTextReaderMoveToElement(r);
-    fputs("}]", x->summary);
-}
-
 static int
-vw_read_extra(struct vw_out *o, const char *db, struct vw_extra *x)
+vw_read_extra(struct vw_out *o, const struct rpt_db *db, struct vw_extra *x)
 {
-    char *path = vw_path(db, "experiment.xml");
-    xmlTextReaderPtr r;
-    int summary_depth = -1, rc = 0, ret;
-    bool first = true;
+    FILE *f;
 
     memset(x, 0, sizeof *x);
-    if (path == NULL)
+    x->file_src = db->file_src;
+    x->nfile_src = db->file_src != NULL ? db->nfiles : 0;
+    f = open_memstream(&x->summary_buf, &x->summary_len);
+    if (f == NULL)
         return vw_fail(o, RPT_ENOMEM, "out of memory");
-    x->summary = open_memstream(&x->summary_buf, &x->summary_len);
-    r = xmlReaderForFile(
-        path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_HUGE);
-    if (x->summary == NULL || r == NULL) {
-        rc = vw_fail(o, RPT_EIO, "%s: cannot open", path);
-        goto out;
-    }
-    while ((ret = xmlTextReaderRead(r)) == 1) {
-        const char *el = (const char *)xmlTextReaderConstName(r);
-        int depth = xmlTextReaderDepth(r);
-        int type = xmlTextReaderNodeType(r);
-
-        if (type == XML_READER_TYPE_END_ELEMENT && summary_depth >= 0 && depth == summary_depth) {
-            summary_depth = -1;
-            continue;
+    for (size_t i = 0; i < db->nsummary; i++) {
+        const struct rpt_summary_el *e = &db->summary[i];
+        fputs(i ? ",\n[" : "[", f);
+        exp_json_str(f, e->el);
+        fprintf(f, ",%d,{", e->depth);
+        for (int k = 0; k < e->nattrs; k++) {
+            if (k)
+                putc(',', f);
+            exp_json_str(f, e->attrs[2 * k]);
+            putc(':', f);
+            exp_json_str(f, e->attrs[2 * k + 1]);
         }
-        if (type != XML_READER_TYPE_ELEMENT || el == NULL)
-            continue;
-        if (strcmp(el, "SecCallPathProfileData") == 0 || strcmp(el, "SecFlatProfileData") == 0) {
-            xmlTextReaderNext(r); /* the CCT is read by rpt_db_read() */
-            continue;
-        }
-        if (strcmp(el, "Summary") == 0 && summary_depth < 0)
-            summary_depth = depth;
-        if (summary_depth >= 0) {
-            vw_summary_element(x, r, el, depth - summary_depth, &first);
-        } else if (strcmp(el, "File") == 0) {
-            char *si = (char *)xmlTextReaderGetAttribute(r, BAD_CAST "i");
-            char *src = (char *)xmlTextReaderGetAttribute(r, BAD_CAST "src");
-            long i = si ? strtol(si, NULL, 10) : -1;
-            if (src != NULL && i >= 0 && i < 10000000) {
-                if (i >= x->nfile_src) {
-                    char **g = realloc(x->file_src, (size_t)(i + 1) * sizeof *g);
-                    if (g == NULL) {
-                        xmlFree(si);
-                        xmlFree(src);
-                        rc = vw_fail(o, RPT_ENOMEM, "out of memory");
-                        goto out;
-                    }
-                    memset(g + x->nfile_src, 0, (size_t)(i + 1 - x->nfile_src) * sizeof *g);
-                    x->file_src = g;
-                    x->nfile_src = (int)i + 1;
-                }
-                free(x->file_src[i]);
-                x->file_src[i] = strdup(src);
-            }
-            xmlFree(si);
-            xmlFree(src);
-        }
+        fputs("}]", f);
     }
-    if (ret < 0)
-        rc = vw_fail(o, RPT_EFORMAT, "%s: not well-formed XML", path);
-out:
-    if (r != NULL)
-        xmlFreeTextReader(r);
-    if (x->summary != NULL) {
-        fclose(x->summary);
-        x->summary = NULL;
-    }
-    free(path);
-    return rc;
+    if (fclose(f) != 0)
+        return vw_fail(o, RPT_ENOMEM, "out of memory");
+    return 0;
 }
 
 /* ------------------------------------------------------------- sources */
@@ -1201,7 +1130,7 @@ vw_write_db(struct vw_out *o, const char *db_dir, const struct rpt_db *loaded, c
     rc = rpt_tree_build(db, &opt, NULL, &t, o->err, o->errlen);
     if (rc < 0)
         goto out_db;
-    rc = vw_read_extra(o, db_dir, &x);
+    rc = vw_read_extra(o, db, &x);
     if (rc < 0)
         goto out_tree;
     src_chunk = malloc(((size_t)db->nfiles + 1) * sizeof *src_chunk);
