@@ -47,7 +47,7 @@ function close(a, b, what) {
 function program() {
   const L = ['#include <pthread.h>', 'static volatile unsigned long sink;'];
   for (let k = 0; k < NPROC; k++)
-    L.push(`__attribute__((noinline)) void f_${k}(void) { for (unsigned long i = 0; i < ${1500000 + 2000 * k}ul; i++) sink += i ^ ${k}u; }`);
+    L.push(`__attribute__((noinline)) void f_${k}(void) { for (unsigned long i = 0; i < ${2500000 + 2000 * k}ul; i++) sink += i ^ ${k}u; }`);
   L.push('#ifdef BASE_ONLY', '__attribute__((noinline)) void only_in_base(void) { for (unsigned long i = 0; i < 60000000ul; i++) sink += i; }', '#endif');
   L.push('static void *work(void *arg) {', '  (void)arg;');
   for (let k = 0; k < NPROC; k++) L.push(`  f_${k}();`);
@@ -161,7 +161,8 @@ cdp.main(async () => {
     assert.ok(light.length >= 20, `${light.length} procedures outside data.js's list`);
     const mp = await V.openDb(browser, mdb);
     let checked = 0;
-    for (const name of light.slice(0, 3)) {
+    for (const name of light) { // the lightest may have no sample at all
+      if (checked >= 3) break;
       const tr = V.report(reportBin, mdb, ['--view', 'threads', '--focus', '^' + name + '$', '--limit', '0']);
       const per = new Map();
       for (const c of tr.contexts) if (c.node !== 0) for (const v of c.threads.values) per.set(v.index, (per.get(v.index) || 0) + v.inclusive);
