@@ -889,6 +889,57 @@ vw_write_derived(FILE *f, const struct rpt_db *db)
     putc(']', f);
 }
 
+/*
+ * The module-relative address of each node of @t (in preorder @order;
+ * rpt_vnode.addr, 0 when unknown or 4 GiB and above) into the script @name
+ * as window.CSPROF_ADDR = {n, packed: one uint32 column "addr"}.  Apart
+ * from data.js so that its inflation does not delay the page's first
+ * paint: the page loads it right after.  @col is scratch of t->nnodes
+ * values.  Returns 0 or a negative RPT_E* with the message in @o.
+ */
+static int
+vw_write_addr_script(struct vw_out *o, const struct rpt_tree *t, const uint32_t *order,
+                     int64_t *col, const char *name)
+{
+    struct vw_pack pk = {0};
+    FILE *f = NULL;
+    int rc = 0;
+
+    for (uint32_t k = 0; k < t->nnodes; k++) {
+        uint64_t a = t->nodes[order[k]].addr;
+        col[k] = a > UINT32_MAX ? 0 : (int64_t)(int32_t)(uint32_t)a; /* read back with >>> 0 */
+    }
+    pk.names = open_memstream(&pk.names_buf, &pk.names_len);
+    if (pk.names == NULL || vw_pack_col(&pk, "addr", -1, col, t->nnodes, false) < 0) {
+        rc = vw_fail(o, RPT_ENOMEM, "out of memory");
+        goto out;
+    }
+    fclose(pk.names);
+    pk.names = NULL;
+    f = vw_create(o, name, &rc);
+    if (f == NULL)
+        goto out;
+    fprintf(f, "window.CSPROF_ADDR = {\"format\":1,\"n\":%u,\n", t->nnodes);
+    fputs("\"packed\":{\"encoding\":\"gzip+base64\",\"columns\":[", f);
+    fwrite(pk.names_buf, 1, pk.names_len, f);
+    fprintf(f, "],\"bytes\":%zu,\n\"data\":", pk.len);
+    if (vw_pack_write(&pk, f) < 0) {
+        rc = vw_fail(o, RPT_ENOMEM, "out of memory");
+        goto out;
+    }
+    fputs("}};\n", f);
+    rc = vw_close(o, f, name);
+    f = NULL;
+out:
+    if (f != NULL)
+        fclose(f);
+    if (pk.names != NULL)
+        fclose(pk.names);
+    free(pk.names_buf);
+    free(pk.buf);
+    return rc;
+}
+
 struct vw_data {
     const struct rpt_db *db;
     const struct rpt_tree *t;
@@ -1053,10 +1104,6 @@ vw_write_data(struct vw_out *o, const struct vw_data *d, const char *name, const
         if (vw_pack_col(&pk, "self", c, col, n, true) < 0)
             goto out_nomem;
     }
-    for (uint32_t k = 0; k < n; k++) /* below 2^53: exact as float64 */
-        col[k] = (int64_t)(t->nodes[order[k]].addr & ((UINT64_C(1) << 53) - 1));
-    if (vw_pack_col(&pk, "addr", -1, col, n, true) < 0)
-        goto out_nomem;
     fclose(pk.names);
     pk.names = NULL;
     fputs(",\n\"packed\":{\"encoding\":\"gzip+base64\",\"columns\":[", f);
@@ -1082,6 +1129,14 @@ vw_write_data(struct vw_out *o, const struct vw_data *d, const char *name, const
     if (d->threads_script != NULL) {
         fputs(",\n\"threadsScript\":", f);
         exp_json_str(f, d->threads_script);
+    }
+    if (strcmp(var, "CSPROF_DB") == 0) { /* the base's addresses are not shown */
+        int arc = vw_write_addr_script(o, t, order, col, "viewer/addr.js");
+        if (arc < 0) {
+            rc = arc;
+            goto out;
+        }
+        fputs(",\n\"addrScript\":\"addr.js\"", f);
     }
     fputs(",\n\"summary\":[", f);
     if (d->x->summary_buf != NULL)

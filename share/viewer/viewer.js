@@ -719,8 +719,18 @@
     const lm = tree.lm[v];
     if (lm < 0 || lm >= tree.src.modules.length) return '';
     const mod = String(tree.src.modules[lm]).replace(/^.*\//, '');
-    const a = src.data.addr ? src.data.addr[tree.rep[v]] : 0;
+    const a = addrs ? addrs[tree.rep[v]] >>> 0 : 0;
     return a > 0 ? mod + '+0x' + a.toString(16) : mod;
+  }
+  // viewer/addr.js (the addresses), loaded right after the first paint
+  let addrs = null;
+  function loadAddrs() {
+    const file = src.data.addrScript;
+    if (!file) return;
+    loadScript('viewer/' + file, function (ok) {
+      if (!ok || !window.CSPROF_ADDR || window.CSPROF_ADDR.n !== src.n) return;
+      M.unpack(window.CSPROF_ADDR).then(function (d) { addrs = d.addr; status(); if (tableEl && tableEl.paint) tableEl.paint(); }).catch(function () {});
+    });
   }
   function rowWhere(r) {
     return r.kind === K.GROUP || r.kind === K.ROOT || r.node === undefined ? '' : whereOf(r.node);
@@ -857,7 +867,7 @@
   // The interface the end-to-end tests use (share/schemas/viewer-data.md).
   window.csprofViewer = {
     state: function () {
-      return { view: st.view, metric: st.metric, sort: st.sort, sel: st.sel, selName: M.nameOf(tree, selNode()) || src.data.program, zoom: st.zoom, transforms: M.encodeTransforms(st.t), search: st.q, flatten: st.flatten, lines: st.lines, diff: !!base, renderMs: lastRenderMs, derived: M.encodeDerived(st.dm), derivedColumns: derived.map(function (d) { return d.name; }), derivedError: derivedErr, baseOnly: bonly ? { nodes: bonly.nodes, total: bonly.total } : null };
+      return { view: st.view, metric: st.metric, sort: st.sort, sel: st.sel, selName: M.nameOf(tree, selNode()) || src.data.program, zoom: st.zoom, transforms: M.encodeTransforms(st.t), search: st.q, flatten: st.flatten, lines: st.lines, diff: !!base, renderMs: lastRenderMs, derived: M.encodeDerived(st.dm), derivedColumns: derived.map(function (d) { return d.name; }), addrLoaded: !!addrs, derivedError: derivedErr, baseOnly: bonly ? { nodes: bonly.nodes, total: bonly.total } : null };
     },
     setState: function (o) {
       let rb = false;
@@ -919,6 +929,7 @@
         // since navigation start: reading the data scripts included
         document.documentElement.dataset.csprofReadyMs = Math.round(performance.now());
         document.documentElement.dataset.csprofReady = '1';
+        loadAddrs();
       };
       if (src.data.base) {
         loadScript('viewer/' + src.data.base, function (ok) {

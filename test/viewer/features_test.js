@@ -128,6 +128,7 @@ cdp.main(async () => {
     // load module + offset of each procedure: the symbol's address in fig1 (nm)
     const nm = child_process.spawnSync('nm', [fig1], { encoding: 'utf8' });
     if (nm.status === 0) {
+      await page.waitFor('window.csprofViewer.state().addrLoaded', 10000); // viewer/addr.js, after the first paint
       for (const name of ['a', 'b', 'c']) {
         const m = new RegExp('^0*([0-9a-f]+) [Tt] ' + name + '$', 'm').exec(nm.stdout);
         assert.ok(m, `nm lists ${name}`);
