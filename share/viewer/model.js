@@ -57,6 +57,11 @@
     });
   }
 
+  // @a itself when it is a @Type array, else a copy as one.
+  function asTyped(a, Type) {
+    return a instanceof Type ? a : Type.from(a);
+  }
+
   // The data object (window.CSPROF_DB) as typed arrays.
   function load(d) {
     if (!d || d.format !== 1) throw new Error('viewer data format ' + (d && d.format) + ' is not 1: run csprof-prof --refresh-viewer DB');
@@ -66,25 +71,21 @@
     parent[0] = -1;
     for (let i = 1; i < n; i++) parent[i] = i - pd[i];
     const nm = d.metrics.length;
+    // unpacked columns are typed already: used as they are, not copied
     const self = [];
-    for (let m = 0; m < nm; m++) {
-      const src = d.self[m];
-      const a = new Float64Array(n);
-      for (let i = 0; i < n; i++) a[i] = src[i];
-      self.push(a);
-    }
+    for (let m = 0; m < nm; m++) self.push(asTyped(d.self[m], Float64Array));
     const src = {
       data: d,
       n: n,
       parent: parent,
       kind: Uint8Array.from(d.kind),
-      name: Int32Array.from(d.name),
-      lm: Int32Array.from(d.lm),
-      file: Int32Array.from(d.file),
-      line: Int32Array.from(d.line),
-      csFile: Int32Array.from(d.csFile),
-      csLine: Int32Array.from(d.csLine),
-      calls: Float64Array.from(d.calls),
+      name: asTyped(d.name, Int32Array),
+      lm: asTyped(d.lm, Int32Array),
+      file: asTyped(d.file, Int32Array),
+      line: asTyped(d.line, Int32Array),
+      csFile: asTyped(d.csFile, Int32Array),
+      csLine: asTyped(d.csLine, Int32Array),
+      calls: asTyped(d.calls, Float64Array),
       self: self,
       strings: d.strings,
       metrics: d.metrics,
@@ -101,6 +102,64 @@
     src.end = end;
     return src;
   }
+
+  // ------------------------------------------------------------ hash table
+
+  // Open-addressing hash table of integer 4-tuples (a, b, c, d), each
+  // 32-bit, numbered densely 0, 1, ... in insertion order; linear probing in
+  // an Int32Array of power-of-two size, grown at half load.  Used instead of
+  // JS Maps keyed by strings or by doubles (no per-key allocation).
+  function TupleTable(expect) {
+    let cap = 64;
+    while (cap < 2 * expect) cap *= 2;
+    this.slot = new Int32Array(cap).fill(-1);
+    this.mask = cap - 1;
+    this.keys = new Int32Array(4 * Math.max(16, Math.min(expect, 1 << 22)));
+    this.n = 0;
+  }
+  function tupleHash(a, b, c, d) {
+    let h = Math.imul(a ^ 0x2545f491, 0x9e3779b1);
+    h = Math.imul(h ^ (h >>> 15) ^ b, 0x85ebca77);
+    h = Math.imul(h ^ (h >>> 13) ^ c, 0xc2b2ae3d);
+    h = Math.imul(h ^ (h >>> 16) ^ d, 0x27d4eb2f);
+    return h ^ (h >>> 15);
+  }
+  // Number of tuple (a, b, c, d); a new number when @add and it is absent,
+  // else -1 when absent.
+  TupleTable.prototype.id = function (a, b, c, d, add) {
+    const slot = this.slot, keys = this.keys, mask = this.mask;
+    let s = tupleHash(a, b, c, d) & mask;
+    for (;;) {
+      const k = slot[s];
+      if (k < 0) break;
+      const o = 4 * k;
+      if (keys[o] === a && keys[o + 1] === b && keys[o + 2] === c && keys[o + 3] === d) return k;
+      s = (s + 1) & mask;
+    }
+    if (!add) return -1;
+    const k = this.n++;
+    if (4 * this.n > this.keys.length) {
+      const nk = new Int32Array(this.keys.length * 2);
+      nk.set(this.keys);
+      this.keys = nk;
+    }
+    const o = 4 * k;
+    this.keys[o] = a; this.keys[o + 1] = b; this.keys[o + 2] = c; this.keys[o + 3] = d;
+    slot[s] = k;
+    if (2 * this.n > mask) this.grow();
+    return k;
+  };
+  TupleTable.prototype.grow = function () {
+    const cap = 2 * (this.mask + 1), slot = new Int32Array(cap).fill(-1), mask = cap - 1, keys = this.keys;
+    for (let k = 0; k < this.n; k++) {
+      const o = 4 * k;
+      let s = tupleHash(keys[o], keys[o + 1], keys[o + 2], keys[o + 3]) & mask;
+      while (slot[s] >= 0) s = (s + 1) & mask;
+      slot[s] = k;
+    }
+    this.slot = slot;
+    this.mask = mask;
+  };
 
   // ------------------------------------------------------------- transforms
 
@@ -137,7 +196,9 @@
   // Build a view tree from the source tree under @transforms.  Result:
   // {n, parent, kind, name, lm, file, line, csFile, csLine, calls, self[m],
   //  incl[m], rep (a source node of each view node), map (source -> view,
-  //  -1 when dropped), children (CSR: cstart, clist)}.
+  //  -1 when dropped), children (CSR: cstart, clist)}.  One forward pass over
+  // the source nodes (parents precede children); a view node's children are
+  // found by (parent, kind, name, call-site line) in a TupleTable.
   function buildView(src, transforms) {
     transforms = transforms || [];
     const n = src.n, S = src.strings;
@@ -163,6 +224,16 @@
       const t = dropLeaves(src, K.STMT);
       if (t) return t;
     }
+    // per string id: 1 = hidden name, 2 = focused name
+    const nameFlag = new Uint8Array(S.length);
+    if (hide.size || focusFn.size) {
+      for (let s = 0; s < S.length; s++) {
+        if (hide.has(S[s])) nameFlag[s] |= 1;
+        if (focusFn.has(S[s])) nameFlag[s] |= 2;
+      }
+    }
+    const sParent = src.parent, sKind = src.kind, sName = src.name, sLm = src.lm, sFile = src.file, sLine = src.line;
+    const sCsFile = src.csFile, sCsLine = src.csLine, sCalls = src.calls, sSelf = src.self;
     const map = new Int32Array(n).fill(-1);
     // view nodes are at most the source nodes: preallocated columns, count v.n
     const v = {
@@ -171,71 +242,53 @@
       csFile: new Int32Array(n), csLine: new Int32Array(n), calls: new Float64Array(n),
       rep: new Int32Array(n), self: [],
     };
-    v.parent[0] = -1; v.kind[0] = K.ROOT; v.name[0] = src.name[0]; v.lm[0] = -1; v.file[0] = -1; v.csFile[0] = -1;
-    for (let m = 0; m < nm; m++) { v.self.push(new Float64Array(n)); v.self[m][0] = src.self[m][0]; }
+    const vParent = v.parent, vKind = v.kind, vName = v.name, vCalls = v.calls;
+    v.parent[0] = -1; v.kind[0] = K.ROOT; v.name[0] = sName[0]; v.lm[0] = -1; v.file[0] = -1; v.csFile[0] = -1;
+    for (let m = 0; m < nm; m++) { v.self.push(new Float64Array(n)); v.self[m][0] = sSelf[m][0]; }
+    const vSelf = v.self;
     map[0] = 0;
-    const keys = new Map(), keys2 = new Map();
+    // view node c > 0 is tuple number c - 1
+    const keys = new TupleTable(Math.min(n, 1 << 16));
     // nearest frame of each view node (for recursion), by view index
     const frameOf = new Int32Array(n);
     // focus-function: whether a view node is under a focused frame
     const inFocus = new Uint8Array(n);
     inFocus[0] = focusFn.size === 0 && focusNode < 0 ? 1 : 0;
-    const anyFocus = focusFn.size > 0 || focusNode >= 0;
-    function child(p, i, anySite) {
-      const k = src.kind[i], nmId = src.name[i], cs = anySite ? 0 : src.csLine[i];
-      // fast numeric key (parent, name); the full key only on a clash
-      const nkey = p * 1048576 + (nmId & 1048575);
-      let c = keys.get(nkey), key = null;
-      if (c !== undefined && (v.kind[c] !== k || v.name[c] !== nmId || v.csLine[c] !== cs)) {
-        key = p + ':' + k + ':' + nmId + ':' + cs;
-        c = keys2.get(key);
-      }
-      if (c === undefined) {
-        c = v.n++;
-        if (key === null && !keys.has(nkey)) keys.set(nkey, c);
-        else keys2.set(key || p + ':' + k + ':' + nmId + ':' + cs, c);
-        v.parent[c] = p; v.kind[c] = k; v.name[c] = nmId; v.lm[c] = src.lm[i];
-        v.file[c] = src.file[i]; v.line[c] = src.line[i]; v.csFile[c] = src.csFile[i];
-        v.csLine[c] = cs; v.rep[c] = i;
-        frameOf[c] = isFrame(k) ? c : frameOf[p];
-        inFocus[c] = inFocus[p];
-      }
-      return c;
-    }
+    const anyFocus = focusFn.size > 0 || focusNode >= 0, anyFn = focusFn.size > 0;
     for (let i = 1; i < n; i++) {
-      const sp = src.parent[i];
-      let p = map[sp];
+      let p = map[sParent[i]];
       if (p < 0) continue; // parent dropped: whole subtree dropped
-      const k = src.kind[i];
-      const name = S[src.name[i]];
+      const k = sKind[i], nmId = sName[i], frame = k === K.FRAME || k === K.INLINE;
       let merge = false, anySite = false;
-      if (focusNode >= 0 && i === focusNode) {
+      if (i === focusNode) {
         p = 0; // the focused node becomes a child of the root
-      } else if (focusFn.size > 0 && isFrame(k) && focusFn.has(name) && !inFocus[p]) {
+      } else if (anyFn && frame && (nameFlag[nmId] & 2) && !inFocus[p]) {
         p = 0; // every outermost call of a focused function: one merged root
         anySite = true;
       }
-      if ((k === K.LOOP && noLoops) || (k === K.INLINE && noInl) || (k === K.STMT && noStmt)) merge = true;
-      else if (isFrame(k) && (hide.has(name) || (src.lm[i] >= 0 && libHidden[src.lm[i]]))) merge = true;
-      else if (rec && isFrame(k) && frameOf[p] > 0 && v.name[frameOf[p]] === src.name[i]) {
-        // collapse recursion: merge into the caller frame of the same name
-        map[i] = frameOf[p];
-        addSelf(frameOf[p], i);
+      let into = -1;
+      if ((k === K.LOOP && noLoops) || (k === K.INLINE && noInl) || (k === K.STMT && noStmt)) into = p;
+      else if (frame && ((nameFlag[nmId] & 1) || (sLm[i] >= 0 && libHidden[sLm[i]]))) into = p;
+      else if (rec && frame && frameOf[p] > 0 && vName[frameOf[p]] === nmId) into = frameOf[p]; // collapse recursion: merge into the caller frame of the same name
+      if (into >= 0) {
+        map[i] = into;
+        for (let m = 0; m < nm; m++) vSelf[m][into] += sSelf[m][i];
         continue;
       }
-      if (merge) {
-        map[i] = p;
-        addSelf(p, i);
-        continue;
+      const cs = anySite ? 0 : sCsLine[i];
+      let c = keys.id(p, k, nmId, cs, true) + 1;
+      if (c === v.n) {
+        v.n++;
+        vParent[c] = p; vKind[c] = k; vName[c] = nmId; v.lm[c] = sLm[i];
+        v.file[c] = sFile[i]; v.line[c] = sLine[i]; v.csFile[c] = sCsFile[i];
+        v.csLine[c] = cs; v.rep[c] = i;
+        frameOf[c] = frame ? c : frameOf[p];
+        inFocus[c] = inFocus[p];
       }
-      const c = child(p, i, anySite);
-      if (p === 0 && anyFocus && (i === focusNode || (focusFn.size > 0 && focusFn.has(name)))) inFocus[c] = 1;
+      if (p === 0 && anyFocus && (i === focusNode || (anyFn && (nameFlag[nmId] & 2)))) inFocus[c] = 1;
       map[i] = c;
-      v.calls[c] += src.calls[i];
-      addSelf(c, i);
-    }
-    function addSelf(c, i) {
-      for (let m = 0; m < nm; m++) v.self[m][c] += src.self[m][i];
+      vCalls[c] += sCalls[i];
+      for (let m = 0; m < nm; m++) vSelf[m][c] += sSelf[m][i];
     }
     return finish(src, v, map, anyFocus ? inFocus : null);
   }
@@ -244,38 +297,39 @@
   // parents: no child can clash with another, so no lookup is needed.
   // Returns null when such a node has children (then buildView merges).
   function dropLeaves(src, kind) {
-    const n = src.n, nm = src.metrics.length;
+    const n = src.n, nm = src.metrics.length, sKind = src.kind, sEnd = src.end, sParent = src.parent;
     const map = new Int32Array(n);
     let k = 0;
     for (let i = 0; i < n; i++) {
-      if (src.kind[i] === kind && i > 0) {
-        if (src.end[i] !== i + 1) return null;
+      if (sKind[i] === kind && i > 0) {
+        if (sEnd[i] !== i + 1) return null;
         map[i] = -2;
       } else {
         map[i] = k++;
       }
     }
     const rep = new Int32Array(k), parent = new Int32Array(k);
-    const cols = ['kind', 'name', 'lm', 'file', 'line', 'csFile', 'csLine', 'calls'];
-    const v = {};
-    for (const c of cols) v[c] = new src[c].constructor(k);
-    const self = [];
-    for (let m = 0; m < nm; m++) self.push(new Float64Array(k));
     for (let i = 0; i < n; i++) {
-      let j = map[i];
-      if (j === -2) {
-        j = map[i] = map[src.parent[i]];
-        for (let m = 0; m < nm; m++) self[m][j] += src.self[m][i];
-        continue;
-      }
+      const j = map[i];
+      if (j === -2) { map[i] = map[sParent[i]]; continue; }
       rep[j] = i;
-      parent[j] = i === 0 ? -1 : map[src.parent[i]];
-      for (const c of cols) v[c][j] = src[c][i];
-      for (let m = 0; m < nm; m++) self[m][j] += src.self[m][i];
+      parent[j] = i === 0 ? -1 : map[sParent[i]];
     }
-    const t = { src: src, n: k, map: map, parent: parent, rep: rep, self: self, incl: [] };
-    for (const c of cols) t[c] = v[c];
+    const t = { src: src, n: k, map: map, parent: parent, rep: rep, self: [], incl: [] };
+    for (const c of ['kind', 'name', 'lm', 'file', 'line', 'csFile', 'csLine', 'calls']) t[c] = gather(src[c], rep);
+    for (let m = 0; m < nm; m++) {
+      const a = new Float64Array(k), s = src.self[m];
+      for (let i = 0; i < n; i++) a[map[i]] += s[i];
+      t.self.push(a);
+    }
     return sums(t);
+  }
+
+  // @a[@idx[j]] for each j, in an array of @a's type.
+  function gather(a, idx) {
+    const out = new a.constructor(idx.length);
+    for (let j = 0; j < idx.length; j++) out[j] = a[idx[j]];
+    return out;
   }
 
   // The view without transforms: the source arrays themselves.
@@ -305,18 +359,17 @@
       let k = 0;
       keep[0] = k++;
       for (let i = 1; i < N; i++) if (inFocus[i]) keep[i] = k++;
-      const w = { parent: [], kind: [], name: [], lm: [], file: [], line: [], csFile: [], csLine: [], calls: [], rep: [], self: [] };
-      for (let m = 0; m < nm; m++) w.self.push([]);
-      for (let i = 0; i < N; i++) {
-        if (keep[i] < 0) continue;
-        w.parent.push(i === 0 ? -1 : keep[v.parent[i]]);
-        for (const f of ['kind', 'name', 'lm', 'file', 'line', 'csFile', 'csLine', 'calls', 'rep']) w[f].push(v[f][i]);
-        for (let m = 0; m < nm; m++) w.self[m].push(i === 0 ? 0 : v.self[m][i]);
-      }
+      const idx = new Int32Array(k);
+      for (let i = 0; i < N; i++) if (keep[i] >= 0) idx[keep[i]] = i;
+      const w = { n: k, self: [] };
+      for (const f of ['kind', 'name', 'lm', 'file', 'line', 'csFile', 'csLine', 'calls', 'rep']) w[f] = gather(v[f], idx);
+      w.parent = new Int32Array(k);
+      w.parent[0] = -1;
+      for (let j = 1; j < k; j++) w.parent[j] = keep[v.parent[idx[j]]];
+      for (let m = 0; m < nm; m++) { const a = gather(v.self[m], idx); a[0] = 0; w.self.push(a); }
       for (let i = 0; i < map.length; i++) if (map[i] >= 0) map[i] = keep[map[i]];
       v = w;
-      N = v.parent.length;
-      v.n = N;
+      N = k;
     }
     const t = {
       src: src, n: N, map: map,
@@ -405,46 +458,62 @@
   }
 
   function bottomUpRoots(t) {
-    const nm = t.incl.length, fs = frameSelf(t);
-    const groups = new Map();
-    const stackCount = new Map();
-    // iterative DFS over the view tree to know whether a same-name ancestor exists
-    const onPath = new Int32Array(t.src.strings.length);
-    const stack = [0], state = [0];
-    const rows = [];
-    while (stack.length) {
-      const i = stack[stack.length - 1];
-      if (state[state.length - 1] === 0) {
-        state[state.length - 1] = 1;
-        const k = t.kind[i];
-        if (k !== K.ROOT && k !== K.STMT) {
-          const key = t.name[i] * 8 + k;
-          let g = groups.get(key);
-          if (!g) {
-            g = { name: t.src.strings[t.name[i]], kind: k, nameId: t.name[i], entries: [], outer: [], incl: new Float64Array(nm), self: new Float64Array(nm) };
-            groups.set(key, g);
-            rows.push(g);
-          }
-          g.entries.push(i);
-          const outer = onPath[t.name[i]] === 0;
-          g.outer.push(outer ? 1 : 0);
-          for (let m = 0; m < nm; m++) {
-            g.self[m] += fs[m][i];
-            if (outer) g.incl[m] += t.incl[m][i];
-          }
-          onPath[t.name[i]]++;
+    const nm = t.incl.length, fs = frameSelf(t), N = t.n, S = t.src.strings;
+    const kind = t.kind, name = t.name, cstart = t.cstart, clist = t.clist;
+    // group of (name, kind): number of a row, -1 before its first node
+    const groupOf = new Int32Array(S.length * 8).fill(-1);
+    const gNode = [], gIncl = [], gSelf = [];
+    const nodeGroup = new Int32Array(N), order = new Int32Array(N), outerOf = new Uint8Array(N);
+    let nv = 0;
+    // iterative DFS over the view tree (~i marks leaving node i) to know
+    // whether a same-name ancestor exists
+    const onPath = new Int32Array(S.length);
+    const stack = new Int32Array(2 * N + 1);
+    let sp = 0;
+    stack[sp++] = 0;
+    while (sp > 0) {
+      const x = stack[--sp];
+      if (x < 0) { onPath[name[~x]]--; continue; }
+      const i = x, k = kind[i];
+      if (k !== K.ROOT && k !== K.STMT) {
+        const key = name[i] * 8 + k;
+        let g = groupOf[key];
+        if (g < 0) {
+          g = groupOf[key] = gNode.length;
+          gNode.push(i);
+          gIncl.push(new Float64Array(nm));
+          gSelf.push(new Float64Array(nm));
         }
-        for (let k2 = t.cstart[i + 1] - 1; k2 >= t.cstart[i]; k2--) { stack.push(t.clist[k2]); state.push(0); }
-      } else {
-        stack.pop(); state.pop();
-        const k = t.kind[i];
-        if (k !== K.ROOT && k !== K.STMT) onPath[t.name[i]]--;
+        const outer = onPath[name[i]] === 0;
+        nodeGroup[nv] = g;
+        outerOf[nv] = outer ? 1 : 0;
+        order[nv++] = i;
+        const gi = gIncl[g], gs = gSelf[g];
+        for (let m = 0; m < nm; m++) {
+          gs[m] += fs[m][i];
+          if (outer) gi[m] += t.incl[m][i];
+        }
+        onPath[name[i]]++;
+        stack[sp++] = ~i;
       }
+      for (let k2 = cstart[i + 1] - 1; k2 >= cstart[i]; k2--) stack[sp++] = clist[k2];
     }
-    void stackCount;
-    for (const g of rows) {
-      g.carry = g.entries.slice();
-      g.weight = g.outer; // which entries count toward inclusive
+    // entries of each group in visit order (a counting sort)
+    const G = gNode.length, start = new Int32Array(G + 1);
+    for (let v = 0; v < nv; v++) start[nodeGroup[v] + 1]++;
+    for (let g = 0; g < G; g++) start[g + 1] += start[g];
+    const fill = start.slice(0, G), entries = new Int32Array(nv), outer = new Uint8Array(nv);
+    for (let v = 0; v < nv; v++) {
+      const at = fill[nodeGroup[v]]++;
+      entries[at] = order[v];
+      outer[at] = outerOf[v];
+    }
+    const rows = [];
+    for (let g = 0; g < G; g++) {
+      const i = gNode[g];
+      const e = entries.subarray(start[g], start[g + 1]), o = outer.subarray(start[g], start[g + 1]);
+      // carry: view nodes of the leaf occurrence; weight: which entries count toward inclusive
+      rows.push({ name: S[name[i]], kind: kind[i], nameId: name[i], entries: e, outer: o, incl: gIncl[g], self: gSelf[g], carry: e, weight: o });
     }
     return rows;
   }
@@ -454,17 +523,16 @@
   // of the row's cost that came through it.
   function bottomUpCallers(t, row) {
     const nm = t.incl.length, fs = frameSelf(t);
-    const groups = new Map(), out = [];
+    const keys = new TupleTable(64), out = [];
     for (let e = 0; e < row.entries.length; e++) {
       const i = row.entries[e], c = row.carry[e];
       let p = t.parent[i];
       while (p > 0 && t.kind[p] === K.STMT) p = t.parent[p];
       if (p <= 0) continue;
-      const key = t.kind[p] + ':' + t.name[p] + ':' + t.csLine[i];
-      let g = groups.get(key);
+      const id = keys.id(t.kind[p], t.name[p], t.csLine[i], 0, true);
+      let g = out[id];
       if (!g) {
         g = { name: t.src.strings[t.name[p]], kind: t.kind[p], nameId: t.name[p], csLine: t.csLine[i], entries: [], carry: [], weight: [], incl: new Float64Array(nm), self: new Float64Array(nm), calls: 0 };
-        groups.set(key, g);
         out.push(g);
       }
       g.entries.push(p);
@@ -484,131 +552,166 @@
   // Static view: module -> file -> procedure -> loop -> statement.  Each
   // row: {name, kind, key, children: [], incl[m], self[m], calls, nodes: []};
   // inclusive counts a view node only if no ancestor has the same static key.
+  // One iterative DFS over the view tree; rows are numbers found in
+  // TupleTables (module: (0, lm), file: (1, lm, file), procedure: (2, lm,
+  // file, name), loop/statement: (parent row, kind, file, line)) and get
+  // their objects at the end; an active-occurrence counter per row gives the
+  // outermost-occurrence rule.
   function flat(t) {
-    const nm = t.incl.length, S = t.src.strings;
-    const rootRow = mkRow('[program]', K.ROOT, '');
-    const byKey = new Map();
-    function mkRow(name, kind, key) {
-      return { name: name, kind: kind, key: key, children: [], incl: new Float64Array(nm), self: new Float64Array(nm), calls: 0, nodes: [], file: -1, line: 0 };
-    }
-    function get(parentRow, key, name, kind) {
-      let r = byKey.get(key);
-      if (!r) {
-        r = mkRow(name, kind, key);
-        byKey.set(key, r);
-        parentRow.children.push(r);
+    const nm = t.incl.length, S = t.src.strings, N = t.n;
+    const kind = t.kind, name = t.name, file = t.file, line = t.line, lm = t.lm, parent = t.parent;
+    const cstart = t.cstart, clist = t.clist, tSelf = t.self, tIncl = t.incl, calls = t.calls;
+    // row 0 is the program; per row: parent row, kind, name (string), key, file, line, lm, mr, fr
+    const rParent = [-1], rKind = [K.ROOT], rName = ['[program]'], rKey = [''], rFile = [-1], rLine = [0], rLm = [undefined], rMr = [-1], rFr = [-1];
+    let R = 1;
+    let cap = 1024;
+    let rSelf = new Float64Array(cap * nm), rIncl = new Float64Array(cap * nm), rCalls = new Float64Array(cap);
+    let active = new Int32Array(cap), rNodeCount = new Int32Array(cap);
+    const table = new TupleTable(1024), rowOfTuple = [];
+    function get(parentRow, a, b, c, d, nameStr, k, keyFn) {
+      const id = table.id(a, b, c, d, true);
+      if (id < rowOfTuple.length) return rowOfTuple[id];
+      const r = R++;
+      if (r >= cap) {
+        const nc = cap * 2;
+        const g = function (x, len) { const y = new x.constructor(len); y.set(x); return y; };
+        rSelf = g(rSelf, nc * nm); rIncl = g(rIncl, nc * nm); rCalls = g(rCalls, nc);
+        active = g(active, nc); rNodeCount = g(rNodeCount, nc);
+        cap = nc;
       }
+      rowOfTuple.push(r);
+      rParent.push(parentRow); rKind.push(k); rName.push(nameStr); rKey.push(keyFn());
+      rFile.push(-1); rLine.push(0); rLm.push(undefined); rMr.push(-1); rFr.push(-1);
       return r;
     }
-    // static key of each view node (frames/loops/stmts), computed top-down
-    const rowOf = new Array(t.n);
-    const own = new Array(t.n);
-    const procRows = new Map();
-    const active = new Map();
-    const procOf = new Int32Array(t.n).fill(-1);
-    const stack = [0], state = [0];
-    while (stack.length) {
-      const i = stack[stack.length - 1];
-      if (state[state.length - 1] === 0) {
-        state[state.length - 1] = 1;
-        const k = t.kind[i];
-        let r = null, groupsOf = null;
-        if (k === K.FRAME || k === K.INLINE) {
-          const lm = t.lm[i] >= 0 ? t.lm[i] : (i > 0 && procOf[t.parent[i]] >= 0 ? t.lm[procOf[t.parent[i]]] : -1);
-          const modName = lm >= 0 ? t.src.modules[lm] : '[unknown module]';
-          const fileName = t.file[i] >= 0 ? t.src.files[t.file[i]] : '[unknown file]';
-          let cached = procRows.get(t.name[i]);
-          if (cached && (cached.lm !== lm || cached.file !== t.file[i])) cached = null;
-          if (cached) {
-            r = cached;
-          } else {
-            const mr = get(rootRow, 'M' + lm, modName, K.GROUP);
-            const fr = get(mr, 'M' + lm + 'F' + t.file[i], fileName, K.GROUP);
-            fr.file = t.file[i];
-            r = get(fr, 'M' + lm + 'F' + t.file[i] + 'P' + t.name[i], S[t.name[i]], K.FRAME);
-            r.file = t.file[i]; r.line = t.line[i]; r.lm = lm; r.mr = mr; r.fr = fr;
-            procRows.set(t.name[i], r);
-          }
-          groupsOf = [r.mr, r.fr];
-          procOf[i] = i;
-        } else if (i > 0) {
-          procOf[i] = procOf[t.parent[i]];
-          if ((k === K.LOOP || k === K.STMT) && rowOf[t.parent[i]]) {
-            const pr = rowOf[t.parent[i]];
-            r = get(pr, pr.key + (k === K.LOOP ? 'L' : 'S') + t.file[i] + ':' + t.line[i], S[t.name[i]], k);
-            r.file = t.file[i]; r.line = t.line[i];
-          }
-        }
-        if (k === K.ROOT) r = null;
-        rowOf[i] = r || (i > 0 ? rowOf[t.parent[i]] : null);
-        if (groupsOf) {
-          // a module or file counts the outermost frames it contains
-          for (const gr of groupsOf) {
-            if (!active.get(gr)) for (let m = 0; m < nm; m++) gr.incl[m] += t.incl[m][i];
-            active.set(gr, (active.get(gr) || 0) + 1);
-          }
-        }
-        if (r) {
-          own[i] = groupsOf ? [r].concat(groupsOf) : [r];
-          const outer = !active.get(r);
-          active.set(r, (active.get(r) || 0) + 1);
-          r.nodes.push(i);
-          r.calls += t.calls[i];
-          for (let m = 0; m < nm; m++) {
-            r.self[m] += t.self[m][i];
-            if (outer) r.incl[m] += t.incl[m][i];
-          }
-        } else if (rowOf[i]) {
-          for (let m = 0; m < nm; m++) rowOf[i].self[m] += t.self[m][i];
-        }
-        if (!isFrame(k) && k !== K.ROOT) {
-          // exclusive cost of a statement or loop also counts for the
-          // loops around it and for its procedure
-          for (let p = t.parent[i]; p > 0; p = t.parent[p]) {
-            if (own[p]) for (let m = 0; m < nm; m++) own[p][0].self[m] += t.self[m][i];
-            if (isFrame(t.kind[p])) break;
-          }
-        }
-        for (let k2 = t.cstart[i + 1] - 1; k2 >= t.cstart[i]; k2--) { stack.push(t.clist[k2]); state.push(0); }
-      } else {
-        stack.pop(); state.pop();
-        if (own[i]) for (const r of own[i]) active.set(r, active.get(r) - 1);
+    const rowOf = new Int32Array(N).fill(-1); // row of each view node's scope (inherited)
+    const own = new Int32Array(N).fill(-1); // the row a view node counts in, -1: none
+    const procOf = new Int32Array(N).fill(-1);
+    const procByName = new Int32Array(S.length).fill(-1); // last procedure row of each name
+    const nodeRow = new Int32Array(N), nodeOrder = new Int32Array(N);
+    let nn = 0;
+    const stack = new Int32Array(2 * N + 1);
+    let sp = 0;
+    stack[sp++] = 0;
+    while (sp > 0) {
+      const x = stack[--sp];
+      if (x < 0) {
+        const r = own[~x];
+        active[r]--;
+        if (kind[~x] === K.FRAME || kind[~x] === K.INLINE) { active[rMr[r]]--; active[rFr[r]]--; }
+        continue;
       }
+      const i = x, k = kind[i];
+      let r = -1;
+      const frame = k === K.FRAME || k === K.INLINE;
+      if (frame) {
+        const l = lm[i] >= 0 ? lm[i] : (i > 0 && procOf[parent[i]] >= 0 ? lm[procOf[parent[i]]] : -1);
+        const f = file[i];
+        r = procByName[name[i]];
+        if (r < 0 || rLm[r] !== l || rFile[r] !== f) {
+          const mr = get(0, 0, l, 0, 0, l >= 0 ? t.src.modules[l] : '[unknown module]', K.GROUP, function () { return 'M' + l; });
+          const fr = get(mr, 1, l, f, 0, f >= 0 ? t.src.files[f] : '[unknown file]', K.GROUP, function () { return 'M' + l + 'F' + f; });
+          rFile[fr] = f;
+          r = get(fr, 2, l, f, name[i], S[name[i]], K.FRAME, function () { return 'M' + l + 'F' + f + 'P' + name[i]; });
+          rFile[r] = f; rLine[r] = line[i]; rLm[r] = l; rMr[r] = mr; rFr[r] = fr;
+          procByName[name[i]] = r;
+        }
+        procOf[i] = i;
+      } else if (i > 0) {
+        procOf[i] = procOf[parent[i]];
+        const pr = rowOf[parent[i]];
+        if ((k === K.LOOP || k === K.STMT) && pr >= 0) {
+          r = get(pr, 3 + (k === K.LOOP ? 0 : 1), pr, file[i], line[i], S[name[i]], k, function () { return rKey[pr] + (k === K.LOOP ? 'L' : 'S') + file[i] + ':' + line[i]; });
+          rFile[r] = file[i]; rLine[r] = line[i];
+        }
+      }
+      rowOf[i] = r >= 0 ? r : (i > 0 ? rowOf[parent[i]] : -1);
+      if (frame) {
+        // a module or file counts the outermost frames it contains
+        for (const gr of [rMr[r], rFr[r]]) {
+          if (!active[gr]) for (let m = 0; m < nm; m++) rIncl[gr * nm + m] += tIncl[m][i];
+          active[gr]++;
+        }
+      }
+      if (r >= 0) {
+        own[i] = r;
+        const outer = !active[r];
+        active[r]++;
+        nodeRow[nn] = r; nodeOrder[nn++] = i;
+        rNodeCount[r]++;
+        rCalls[r] += calls[i];
+        for (let m = 0; m < nm; m++) {
+          rSelf[r * nm + m] += tSelf[m][i];
+          if (outer) rIncl[r * nm + m] += tIncl[m][i];
+        }
+        stack[sp++] = ~i;
+      } else if (rowOf[i] >= 0) {
+        const q = rowOf[i];
+        for (let m = 0; m < nm; m++) rSelf[q * nm + m] += tSelf[m][i];
+      }
+      if (!frame && k !== K.ROOT) {
+        // exclusive cost of a statement or loop also counts for the
+        // loops around it and for its procedure
+        for (let p = parent[i]; p > 0; p = parent[p]) {
+          const q = own[p];
+          if (q >= 0) for (let m = 0; m < nm; m++) rSelf[q * nm + m] += tSelf[m][i];
+          if (kind[p] === K.FRAME || kind[p] === K.INLINE) break;
+        }
+      }
+      for (let k2 = cstart[i + 1] - 1; k2 >= cstart[i]; k2--) stack[sp++] = clist[k2];
     }
+    // row objects, children in creation order
+    const rows = new Array(R);
+    for (let r = 0; r < R; r++) {
+      const o = { name: rName[r], kind: rKind[r], key: rKey[r], children: [], incl: rIncl.slice(r * nm, r * nm + nm), self: rSelf.slice(r * nm, r * nm + nm), calls: rCalls[r], nodes: [], file: rFile[r], line: rLine[r] };
+      if (rKind[r] === K.FRAME && rMr[r] >= 0) { o.lm = rLm[r]; o.mr = rows[rMr[r]]; o.fr = rows[rFr[r]]; }
+      rows[r] = o;
+      if (r > 0) rows[rParent[r]].children.push(o);
+    }
+    for (let j = 0; j < nn; j++) rows[nodeRow[j]].nodes.push(nodeOrder[j]);
     // modules and files: self and calls are the sums of their procedures'
-    const post = [];
-    const st = [rootRow];
-    while (st.length) { const r = st.pop(); post.push(r); for (const c of r.children) st.push(c); }
-    for (let k = post.length - 1; k >= 0; k--) {
-      const r = post[k];
-      if (r.kind === K.GROUP || r.kind === K.ROOT) {
-        for (const c of r.children) {
-          for (let m = 0; m < nm; m++) r.self[m] += c.self[m];
-          r.calls += c.calls;
+    for (let r = R - 1; r >= 0; r--) {
+      const o = rows[r];
+      if (o.kind === K.GROUP || o.kind === K.ROOT) {
+        for (const c of o.children) {
+          for (let m = 0; m < nm; m++) o.self[m] += c.self[m];
+          o.calls += c.calls;
         }
       }
     }
     // the program's inclusive is the tree's
-    for (let m = 0; m < nm; m++) { rootRow.incl[m] = t.incl[m][0]; }
-    return rootRow;
+    for (let m = 0; m < nm; m++) rows[0].incl[m] = tIncl[m][0];
+    return rows[0];
   }
 
   // ------------------------------------------------------------------- diff
 
   // Match view tree @b (base) onto @t (current) by path of (kind, name
   // string, call-site line).  Returns Int32Array: for each node of @t, its
-  // match in @b or -1; and baseOnly: total base inclusive with no match.
+  // match in @b or -1 (of several equal children of @b, the last).  Name
+  // strings are compared once, through a map of @t's string ids to @b's; the
+  // nodes through a TupleTable of (parent, kind, name id, call-site line).
   function matchTrees(t, b) {
     const m = new Int32Array(t.n).fill(-1);
-    const bkeys = new Map();
-    for (let i = 1; i < b.n; i++) bkeys.set(b.parent[i] + '\u0000' + b.kind[i] + '\u0000' + b.src.strings[b.name[i]] + '\u0000' + b.csLine[i], i);
+    const TS = t.src.strings, BS = b.src.strings;
+    let tname = null;
+    if (TS !== BS) {
+      const bid = new Map();
+      for (let s = 0; s < BS.length; s++) bid.set(BS[s], s);
+      tname = new Int32Array(TS.length);
+      for (let s = 0; s < TS.length; s++) { const x = bid.get(TS[s]); tname[s] = x === undefined ? -1 : x; }
+    }
+    const keys = new TupleTable(b.n), at = new Int32Array(b.n);
+    for (let i = 1; i < b.n; i++) at[keys.id(b.parent[i], b.kind[i], b.name[i], b.csLine[i], true)] = i;
     m[0] = 0;
     // view nodes are created parents first, so one forward pass suffices
     for (let i = 1; i < t.n; i++) {
       const p = m[t.parent[i]];
       if (p < 0) continue;
-      const j = bkeys.get(p + '\u0000' + t.kind[i] + '\u0000' + t.src.strings[t.name[i]] + '\u0000' + t.csLine[i]);
-      if (j !== undefined) m[i] = j;
+      const nmId = tname ? tname[t.name[i]] : t.name[i];
+      if (nmId < 0) continue;
+      const j = keys.id(p, t.kind[i], nmId, t.csLine[i], false);
+      if (j >= 0) m[i] = at[j];
     }
     return m;
   }
