@@ -21,9 +21,14 @@
     if (!d || !d.packed) return Promise.resolve(d);
     const p = d.packed;
     if (p.encoding !== 'gzip+base64') return Promise.reject(new Error('packed encoding ' + p.encoding + ' is unknown'));
-    const bin = atob(p.data);
-    const u = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
+    let u;
+    if (typeof Uint8Array.fromBase64 === 'function') {
+      u = Uint8Array.fromBase64(p.data); // native decoder (Chromium 140, Firefox 133 and later)
+    } else {
+      const bin = atob(p.data);
+      u = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
+    }
     // inflate straight into one buffer of the known size
     const ds = new DecompressionStream('gzip');
     const w = ds.writable.getWriter();
@@ -248,7 +253,7 @@
     const vSelf = v.self;
     map[0] = 0;
     // view node c > 0 is tuple number c - 1
-    const keys = new TupleTable(Math.min(n, 1 << 16));
+    const keys = new TupleTable(n);
     // nearest frame of each view node (for recursion), by view index
     const frameOf = new Int32Array(n);
     // focus-function: whether a view node is under a focused frame
@@ -344,9 +349,9 @@
     return sums(t);
   }
 
-  // The first @N values of @a as a @Type array (a copy).
+  // The first @N values of @a as a @Type array (a view of typed @a, not a copy).
   function typed(a, N, Type) {
-    return ArrayBuffer.isView(a) ? a.slice(0, N) : Type.from(a);
+    return ArrayBuffer.isView(a) ? a.subarray(0, N) : Type.from(a);
   }
 
   // Typed arrays, focus pruning, inclusive values and children lists.
@@ -386,7 +391,7 @@
     const N = t.n, nm = t.self.length;
     // parents precede children in creation order, so a reverse pass sums
     for (let m = 0; m < nm; m++) {
-      const inc = Float64Array.from(t.self[m]);
+      const inc = t.self[m].slice(0, N);
       for (let i = N - 1; i > 0; i--) inc[t.parent[i]] += inc[i];
       t.incl.push(inc);
     }
@@ -445,13 +450,15 @@
   // cost spent in the procedure itself in that context); other nodes: own.
   function frameSelf(t) {
     if (t.fself) return t.fself;
-    const nm = t.self.length, out = [];
-    for (let m = 0; m < nm; m++) out.push(Float64Array.from(t.self[m]));
-    const owner = new Int32Array(t.n);
-    for (let i = 1; i < t.n; i++) {
-      const p = t.parent[i];
-      owner[i] = isFrame(t.kind[i]) ? i : (isFrame(t.kind[p]) || p === 0 ? p : owner[p]);
-      if (!isFrame(t.kind[i]) && owner[i] > 0) for (let m = 0; m < nm; m++) out[m][owner[i]] += t.self[m][i];
+    const nm = t.self.length, out = [], N = t.n, parent = t.parent, kind = t.kind;
+    for (let m = 0; m < nm; m++) out.push(t.self[m].slice(0, N));
+    const owner = new Int32Array(N);
+    for (let i = 1; i < N; i++) {
+      const p = parent[i], k = kind[i];
+      if (k === K.FRAME || k === K.INLINE) { owner[i] = i; continue; }
+      const pk = kind[p];
+      const o = owner[i] = pk === K.FRAME || pk === K.INLINE || p === 0 ? p : owner[p];
+      if (o > 0) for (let m = 0; m < nm; m++) out[m][o] += t.self[m][i];
     }
     t.fself = out;
     return out;

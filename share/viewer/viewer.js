@@ -89,19 +89,40 @@
     // top-down expansion survives a transform: kept as source nodes
     const keep = [];
     if (tree) for (const v of expanded) if (typeof v === 'number') keep.push(tree.rep[v]);
-    tree = M.buildView(src, viewTransforms());
+    const vt = viewTransforms();
+    tree = cachedView(src, vt);
     if (base) {
-      const bt = viewTransforms().filter(function (x) { return x.t !== 'focus-subtree'; });
-      btree = M.buildView(base, bt);
-      bmatch = M.matchTrees(tree, btree);
+      const bt = vt.filter(function (x) { return x.t !== 'focus-subtree'; });
+      btree = cachedView(base, bt);
+      if (!tree.match || tree.match.base !== btree) tree.match = { base: btree, m: M.matchTrees(tree, btree) };
+      bmatch = tree.match.m;
       bmetric = M.matchMetric(tree, btree, st.metric);
     }
-    buRows = null; flatRoot = null;
+    // the bottom-up rows and the flat tree are built on first use and kept with their view
+    buRows = tree.buRows || null; flatRoot = tree.flatRoot || null;
     expanded = new Set();
     for (const s0 of keep) if (tree.map[s0] >= 0) expanded.add(tree.map[s0]);
     // a node that a transform had merged away is opened again with its kept descendants
     for (const v of Array.from(expanded)) expandTo(v);
     expandTo(selNode());
+  }
+  // The view of @data under transform list @list, from a cache of the last
+  // few (a transform removed again, or a view revisited, costs no rebuild).
+  const viewCache = [];
+  function cachedView(data, list) {
+    const key = M.encodeTransforms(list);
+    for (let k = 0; k < viewCache.length; k++) {
+      const c = viewCache[k];
+      if (c.data === data && c.key === key) {
+        viewCache.splice(k, 1);
+        viewCache.unshift(c);
+        return c.tree;
+      }
+    }
+    const c = { data: data, key: key, tree: M.buildView(data, list) };
+    viewCache.unshift(c);
+    if (viewCache.length > 3) viewCache.pop();
+    return c.tree;
   }
   function expandTo(v) {
     for (let p = tree.parent[v]; p >= 0; p = tree.parent[p]) expanded.add(p);
@@ -192,7 +213,7 @@
     return { name: g.name + (g.csLine ? ' :' + g.csLine : ''), kind: g.kind, depth: depth, node: g.entries[0], key: key, incl: Array.from(g.incl), self: Array.from(g.self), calls: g.calls || 0, leaf: false, g: g, base: undefined };
   }
   function bottomUpRows() {
-    if (!buRows) buRows = M.bottomUpRoots(tree);
+    if (!buRows) buRows = tree.buRows = M.bottomUpRoots(tree);
     const out = [];
     const stack = sortRows(buRows.map(function (g) { return groupRow(g, 0, 'b:' + g.kind + ':' + g.name); })).reverse();
     while (stack.length) {
@@ -207,7 +228,7 @@
     return out;
   }
   function flatRows() {
-    if (!flatRoot) flatRoot = M.flat(tree);
+    if (!flatRoot) flatRoot = tree.flatRoot = M.flat(tree);
     // flatten: the top level is the rows st.flatten levels down
     let level = [flatRoot];
     for (let f = 0; f <= st.flatten; f++) {
