@@ -112,14 +112,14 @@
 
   // Open-addressing hash table of integer 4-tuples (a, b, c, d), each
   // 32-bit, numbered densely 0, 1, ... in insertion order; linear probing in
-  // an Int32Array of power-of-two size, grown at half load.  Used instead of
-  // JS Maps keyed by strings or by doubles (no per-key allocation).
+  // one Int32Array of power-of-two many slots of 5 ints (number + 1, a, b,
+  // c, d: one cache line per probe), grown at half load.  Used instead of JS
+  // Maps keyed by strings or by doubles (no per-key allocation).
   function TupleTable(expect) {
     let cap = 64;
     while (cap < 2 * expect) cap *= 2;
-    this.slot = new Int32Array(cap).fill(-1);
+    this.tab = new Int32Array(5 * cap);
     this.mask = cap - 1;
-    this.keys = new Int32Array(4 * Math.max(16, Math.min(expect, 1 << 22)));
     this.n = 0;
   }
   function tupleHash(a, b, c, d) {
@@ -132,37 +132,29 @@
   // Number of tuple (a, b, c, d); a new number when @add and it is absent,
   // else -1 when absent.
   TupleTable.prototype.id = function (a, b, c, d, add) {
-    const slot = this.slot, keys = this.keys, mask = this.mask;
+    const tab = this.tab, mask = this.mask;
     let s = tupleHash(a, b, c, d) & mask;
     for (;;) {
-      const k = slot[s];
-      if (k < 0) break;
-      const o = 4 * k;
-      if (keys[o] === a && keys[o + 1] === b && keys[o + 2] === c && keys[o + 3] === d) return k;
+      const o = 5 * s, k = tab[o];
+      if (k === 0) break;
+      if (tab[o + 1] === a && tab[o + 2] === b && tab[o + 3] === c && tab[o + 4] === d) return k - 1;
       s = (s + 1) & mask;
     }
     if (!add) return -1;
-    const k = this.n++;
-    if (4 * this.n > this.keys.length) {
-      const nk = new Int32Array(this.keys.length * 2);
-      nk.set(this.keys);
-      this.keys = nk;
-    }
-    const o = 4 * k;
-    this.keys[o] = a; this.keys[o + 1] = b; this.keys[o + 2] = c; this.keys[o + 3] = d;
-    slot[s] = k;
+    const k = this.n++, o = 5 * s;
+    tab[o] = k + 1; tab[o + 1] = a; tab[o + 2] = b; tab[o + 3] = c; tab[o + 4] = d;
     if (2 * this.n > mask) this.grow();
     return k;
   };
   TupleTable.prototype.grow = function () {
-    const cap = 2 * (this.mask + 1), slot = new Int32Array(cap).fill(-1), mask = cap - 1, keys = this.keys;
-    for (let k = 0; k < this.n; k++) {
-      const o = 4 * k;
-      let s = tupleHash(keys[o], keys[o + 1], keys[o + 2], keys[o + 3]) & mask;
-      while (slot[s] >= 0) s = (s + 1) & mask;
-      slot[s] = k;
+    const cap = 2 * (this.mask + 1), mask = cap - 1, old = this.tab, tab = new Int32Array(5 * cap);
+    for (let o = 0; o < old.length; o += 5) {
+      if (old[o] === 0) continue;
+      let s = tupleHash(old[o + 1], old[o + 2], old[o + 3], old[o + 4]) & mask;
+      while (tab[5 * s] !== 0) s = (s + 1) & mask;
+      tab.set(old.subarray(o, o + 5), 5 * s);
     }
-    this.slot = slot;
+    this.tab = tab;
     this.mask = mask;
   };
 
@@ -252,8 +244,29 @@
     for (let m = 0; m < nm; m++) { v.self.push(new Float64Array(n)); v.self[m][0] = sSelf[m][0]; }
     const vSelf = v.self;
     map[0] = 0;
-    // view node c > 0 is tuple number c - 1
-    const keys = new TupleTable(n);
+    // Children of a view node are looked up by (parent, kind, name, call-site
+    // line) in a TupleTable only once the node is "mixed": fed by more than
+    // one source node, or by one whose children are not unique (src.uniq).
+    // A node fed by its one creator gets its children without a lookup;
+    // when it turns mixed its children so far (kept in a sibling chain) go
+    // into the table.
+    const uniq = uniqueChildren(src);
+    const keys = new TupleTable(1 << 12);
+    let at = new Int32Array(1 << 12); // view node of each tuple number
+    const mixed = new Uint8Array(n), firstKid = new Int32Array(n).fill(-1), nextKid = new Int32Array(n);
+    const sEnd = src.end;
+    const vCsLine = v.csLine;
+    mixed[0] = 1;
+    function remember(p, c) {
+      const id = keys.id(p, vKind[c], vName[c], vCsLine[c], true);
+      if (id >= at.length) { const a = new Int32Array(2 * at.length); a.set(at); at = a; }
+      at[id] = c;
+    }
+    function mix(p) {
+      if (mixed[p]) return;
+      mixed[p] = 1;
+      for (let c = firstKid[p]; c >= 0; c = nextKid[c]) remember(p, c);
+    }
     // nearest frame of each view node (for recursion), by view index
     const frameOf = new Int32Array(n);
     // focus-function: whether a view node is under a focused frame
@@ -276,12 +289,21 @@
       else if (frame && ((nameFlag[nmId] & 1) || (sLm[i] >= 0 && libHidden[sLm[i]]))) into = p;
       else if (rec && frame && frameOf[p] > 0 && vName[frameOf[p]] === nmId) into = frameOf[p]; // collapse recursion: merge into the caller frame of the same name
       if (into >= 0) {
+        if (sEnd[i] > i + 1) mix(into); // its children go to @into too
         map[i] = into;
         for (let m = 0; m < nm; m++) vSelf[m][into] += sSelf[m][i];
         continue;
       }
       const cs = anySite ? 0 : sCsLine[i];
-      let c = keys.id(p, k, nmId, cs, true) + 1;
+      let c = -1;
+      if (!mixed[p] && uniq[sParent[i]]) {
+        c = v.n;
+      } else {
+        mix(p);
+        const id = keys.id(p, k, nmId, cs, false);
+        if (id >= 0) c = at[id];
+        else c = v.n;
+      }
       if (c === v.n) {
         v.n++;
         vParent[c] = p; vKind[c] = k; vName[c] = nmId; v.lm[c] = sLm[i];
@@ -289,6 +311,10 @@
         v.csLine[c] = cs; v.rep[c] = i;
         frameOf[c] = frame ? c : frameOf[p];
         inFocus[c] = inFocus[p];
+        if (mixed[p]) remember(p, c);
+        else { nextKid[c] = firstKid[p]; firstKid[p] = c; }
+      } else if (sEnd[i] > i + 1) {
+        mix(c); // a second source node feeds @c
       }
       if (p === 0 && anyFocus && (i === focusNode || (anyFn && (nameFlag[nmId] & 2)))) inFocus[c] = 1;
       map[i] = c;
@@ -296,6 +322,20 @@
       for (let m = 0; m < nm; m++) vSelf[m][c] += sSelf[m][i];
     }
     return finish(src, v, map, anyFocus ? inFocus : null);
+  }
+
+  // Per source node, 1 when its children differ pairwise in (kind, name,
+  // call-site line), as csprof-prof writes them; computed once per source.
+  function uniqueChildren(src) {
+    if (src.uniq) return src.uniq;
+    const n = src.n, uniq = new Uint8Array(n).fill(1), keys = new TupleTable(n);
+    for (let i = 1; i < n; i++) {
+      const before = keys.n;
+      keys.id(src.parent[i], src.kind[i], src.name[i], src.csLine[i], true);
+      if (keys.n === before) uniq[src.parent[i]] = 0;
+    }
+    src.uniq = uniq;
+    return uniq;
   }
 
   // The view without the leaves of kind @kind, their cost moved to their

@@ -380,9 +380,15 @@
       if (w < 0.5 || d >= maxRows) continue; // culled with its subtree
       box(i, x, w, d);
       let cx = x;
-      const kids = M.children(tree, i, function (c) { return inc[c]; });
+      // children under half a pixel would be culled and sort after the
+      // others (heaviest first): left out before sorting
+      const kids = [];
+      for (let k = tree.cstart[i]; k < tree.cstart[i + 1]; k++) {
+        const c = tree.clist[k];
+        if (tree.kind[c] !== K.STMT && inc[c] / total * W >= 0.5) kids.push(c);
+      }
+      kids.sort(function (a, b) { return inc[b] - inc[a] || (tree.name[a] - tree.name[b]); });
       for (const c of kids) {
-        if (tree.kind[c] === K.STMT) continue;
         stack.push([c, cx, d + 1]);
         cx += inc[c] / total * W;
       }
