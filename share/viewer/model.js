@@ -251,8 +251,8 @@
     // when it turns mixed its children so far (kept in a sibling chain) go
     // into the table.
     const uniq = uniqueChildren(src);
-    const keys = new TupleTable(1 << 12);
-    let at = new Int32Array(1 << 12); // view node of each tuple number
+    const keys = new TupleTable(Math.max(n >> 3, 64));
+    let at = new Int32Array(Math.max(n >> 3, 64)); // view node of each tuple number
     const mixed = new Uint8Array(n), firstKid = new Int32Array(n).fill(-1), nextKid = new Int32Array(n);
     const sEnd = src.end;
     const vCsLine = v.csLine;
