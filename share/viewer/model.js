@@ -504,6 +504,42 @@
     return out;
   }
 
+  // Depth-first order of view tree @t, children in index order: an
+  // Int32Array of 2n events, i on entering node i and ~i on leaving it;
+  // kept with the view.  A view numbered in preorder (the source tree's
+  // order: no transform but hidden statements) is read in one sequential
+  // pass; others are walked through their children lists.
+  function dfsEvents(t) {
+    if (t.events) return t.events;
+    const N = t.n, parent = t.parent, ev = new Int32Array(2 * N), open = new Int32Array(N + 1);
+    let ne = 0, sp = 0, pre = true;
+    ev[ne++] = 0;
+    open[sp++] = 0;
+    for (let i = 1; i < N && pre; i++) {
+      const p = parent[i];
+      while (sp > 0 && open[sp - 1] !== p) ev[ne++] = ~open[--sp];
+      if (sp === 0) pre = false;
+      ev[ne++] = i;
+      open[sp++] = i;
+    }
+    if (pre) {
+      while (sp > 0) ev[ne++] = ~open[--sp];
+    } else {
+      const cstart = t.cstart, clist = t.clist, stack = open.length >= 2 * N + 1 ? open : new Int32Array(2 * N + 1);
+      ne = 0; sp = 0;
+      stack[sp++] = 0;
+      while (sp > 0) {
+        const x = stack[--sp];
+        ev[ne++] = x;
+        if (x < 0) continue;
+        stack[sp++] = ~x;
+        for (let k = cstart[x + 1] - 1; k >= cstart[x]; k--) stack[sp++] = clist[k];
+      }
+    }
+    t.events = ev;
+    return ev;
+  }
+
   function bottomUpRoots(t) {
     const nm = t.incl.length, fs = frameSelf(t), N = t.n, S = t.src.strings;
     const kind = t.kind, name = t.name, cstart = t.cstart, clist = t.clist;
@@ -515,12 +551,10 @@
     // iterative DFS over the view tree (~i marks leaving node i) to know
     // whether a same-name ancestor exists
     const onPath = new Int32Array(S.length);
-    const stack = new Int32Array(2 * N + 1);
-    let sp = 0;
-    stack[sp++] = 0;
-    while (sp > 0) {
-      const x = stack[--sp];
-      if (x < 0) { onPath[name[~x]]--; continue; }
+    const ev = dfsEvents(t);
+    for (let e = 0; e < ev.length; e++) {
+      const x = ev[e];
+      if (x < 0) { if (kind[~x] !== K.ROOT && kind[~x] !== K.STMT) onPath[name[~x]]--; continue; }
       const i = x, k = kind[i];
       if (k !== K.ROOT && k !== K.STMT) {
         const key = name[i] * 8 + k;
@@ -541,9 +575,7 @@
           if (outer) gi[m] += t.incl[m][i];
         }
         onPath[name[i]]++;
-        stack[sp++] = ~i;
       }
-      for (let k2 = cstart[i + 1] - 1; k2 >= cstart[i]; k2--) stack[sp++] = clist[k2];
     }
     // entries of each group in visit order (a counting sort)
     const G = gNode.length, start = new Int32Array(G + 1);
@@ -597,7 +629,8 @@
   // ----------------------------------------------------------------- flat
 
   // Static view: module -> file -> procedure -> loop -> statement.  Each
-  // row: {name, kind, key, children: [], incl[m], self[m], calls, nodes: []};
+  // row: {name, kind, key, children: [], incl[m], self[m], calls, nodes
+  // (Int32Array of view nodes)};
   // inclusive counts a view node only if no ancestor has the same static key.
   // One iterative DFS over the view tree; rows are numbers found in
   // TupleTables (module: (0, lm), file: (1, lm, file), procedure: (2, lm,
@@ -637,13 +670,12 @@
     const procByName = new Int32Array(S.length).fill(-1); // last procedure row of each name
     const nodeRow = new Int32Array(N), nodeOrder = new Int32Array(N);
     let nn = 0;
-    const stack = new Int32Array(2 * N + 1);
-    let sp = 0;
-    stack[sp++] = 0;
-    while (sp > 0) {
-      const x = stack[--sp];
+    const ev = dfsEvents(t);
+    for (let e = 0; e < ev.length; e++) {
+      const x = ev[e];
       if (x < 0) {
         const r = own[~x];
+        if (r < 0) continue;
         active[r]--;
         if (kind[~x] === K.FRAME || kind[~x] === K.INLINE) { active[rMr[r]]--; active[rFr[r]]--; }
         continue;
@@ -691,7 +723,6 @@
           rSelf[r * nm + m] += tSelf[m][i];
           if (outer) rIncl[r * nm + m] += tIncl[m][i];
         }
-        stack[sp++] = ~i;
       } else if (rowOf[i] >= 0) {
         const q = rowOf[i];
         for (let m = 0; m < nm; m++) rSelf[q * nm + m] += tSelf[m][i];
@@ -705,17 +736,20 @@
           if (kind[p] === K.FRAME || kind[p] === K.INLINE) break;
         }
       }
-      for (let k2 = cstart[i + 1] - 1; k2 >= cstart[i]; k2--) stack[sp++] = clist[k2];
     }
     // row objects, children in creation order
+    // view nodes of each row in visit order (a counting sort)
+    const nstart = new Int32Array(R + 1);
+    for (let r = 0; r < R; r++) nstart[r + 1] = nstart[r] + rNodeCount[r];
+    const nfill = nstart.slice(0, R), nodes = new Int32Array(nn);
+    for (let j = 0; j < nn; j++) nodes[nfill[nodeRow[j]]++] = nodeOrder[j];
     const rows = new Array(R);
     for (let r = 0; r < R; r++) {
-      const o = { name: rName[r], kind: rKind[r], key: rKey[r], children: [], incl: rIncl.slice(r * nm, r * nm + nm), self: rSelf.slice(r * nm, r * nm + nm), calls: rCalls[r], nodes: [], file: rFile[r], line: rLine[r] };
+      const o = { name: rName[r], kind: rKind[r], key: rKey[r], children: [], incl: rIncl.slice(r * nm, r * nm + nm), self: rSelf.slice(r * nm, r * nm + nm), calls: rCalls[r], nodes: nodes.subarray(nstart[r], nstart[r + 1]), file: rFile[r], line: rLine[r] };
       if (rKind[r] === K.FRAME && rMr[r] >= 0) { o.lm = rLm[r]; o.mr = rows[rMr[r]]; o.fr = rows[rFr[r]]; }
       rows[r] = o;
       if (r > 0) rows[rParent[r]].children.push(o);
     }
-    for (let j = 0; j < nn; j++) rows[nodeRow[j]].nodes.push(nodeOrder[j]);
     // modules and files: self and calls are the sums of their procedures'
     for (let r = R - 1; r >= 0; r--) {
       const o = rows[r];
