@@ -37,16 +37,23 @@
     const reader = ds.readable.getReader();
     const whole = new Uint8Array(p.bytes);
     let got = 0;
-    function pump() {
-      return reader.read().then(function (r) {
-        if (r.done) return whole.buffer;
-        if (got + r.value.length > whole.length) throw new Error('packed columns: more than ' + p.bytes + ' bytes');
+    // one promise for the whole read: a promise returned from each chunk's
+    // handler would nest one level per chunk (seconds for 40 MB)
+    const all = new Promise(function (resolve, reject) {
+      function step(r) {
+        if (r.done) { resolve(whole.buffer); return; }
+        if (got + r.value.length > whole.length) {
+          reader.cancel().catch(function () {});
+          reject(new Error('packed columns: more than ' + p.bytes + ' bytes'));
+          return;
+        }
         whole.set(r.value, got);
         got += r.value.length;
-        return pump();
-      });
-    }
-    return pump().then(function (buf) {
+        reader.read().then(step, reject);
+      }
+      reader.read().then(step, reject);
+    });
+    return all.then(function (buf) {
       if (got !== p.bytes) throw new Error('packed columns: ' + got + ' bytes, expected ' + p.bytes);
       let off = 0;
       d.self = [];
@@ -110,15 +117,38 @@
 
   // ------------------------------------------------------------ hash table
 
+  // Scratch typed arrays, kept between calls.  The first write to a page of
+  // a new large typed array costs a page fault: on a small VM that is about
+  // 4 ms per MB (60 times a warm write), more than the passes themselves,
+  // so the temporaries of the passes below reuse these.  scratch(@tag,
+  // @Type, @len, @fill) returns @len elements of the @Type array kept under
+  // @tag (grown when short), filled with @fill unless it is undefined.  Each
+  // tag belongs to one function, which does not let the array escape.
+  const pool = new Map();
+  function scratch(tag, Type, len, fill) {
+    let a = pool.get(tag);
+    if (!a || a.length < len) {
+      a = new Type(Math.max(len, 64));
+      pool.set(tag, a);
+      if (fill !== undefined && fill !== 0) a.fill(fill);
+      return a.subarray(0, len);
+    }
+    const v = a.subarray(0, len);
+    if (fill !== undefined) v.fill(fill);
+    return v;
+  }
+
   // Open-addressing hash table of integer 4-tuples (a, b, c, d), each
   // 32-bit, numbered densely 0, 1, ... in insertion order; linear probing in
   // one Int32Array of power-of-two many slots of 5 ints (number + 1, a, b,
   // c, d: one cache line per probe), grown at half load.  Used instead of JS
   // Maps keyed by strings or by doubles (no per-key allocation).
-  function TupleTable(expect) {
+  // @tag: a scratch() tag for the initial table (the caller does not keep
+  // the table past its own return), or undefined.
+  function TupleTable(expect, tag) {
     let cap = 64;
     while (cap < 2 * expect) cap *= 2;
-    this.tab = new Int32Array(5 * cap);
+    this.tab = tag ? scratch(tag, Int32Array, 5 * cap, 0) : new Int32Array(5 * cap);
     this.mask = cap - 1;
     this.n = 0;
   }
@@ -251,9 +281,9 @@
     // when it turns mixed its children so far (kept in a sibling chain) go
     // into the table.
     const uniq = uniqueChildren(src);
-    const keys = new TupleTable(Math.max(n >> 3, 64));
-    let at = new Int32Array(Math.max(n >> 3, 64)); // view node of each tuple number
-    const mixed = new Uint8Array(n), firstKid = new Int32Array(n).fill(-1), nextKid = new Int32Array(n);
+    const keys = new TupleTable(Math.max(n >> 3, 64), 'bv.keys');
+    let at = scratch('bv.at', Int32Array, Math.max(n >> 3, 64)); // view node of each tuple number
+    const mixed = scratch('bv.mixed', Uint8Array, n, 0), firstKid = scratch('bv.first', Int32Array, n, -1), nextKid = scratch('bv.next', Int32Array, n);
     const sEnd = src.end;
     const vCsLine = v.csLine;
     mixed[0] = 1;
@@ -268,9 +298,9 @@
       for (let c = firstKid[p]; c >= 0; c = nextKid[c]) remember(p, c);
     }
     // nearest frame of each view node (for recursion), by view index
-    const frameOf = new Int32Array(n);
+    const frameOf = scratch('bv.frameOf', Int32Array, n, 0);
     // focus-function: whether a view node is under a focused frame
-    const inFocus = new Uint8Array(n);
+    const inFocus = scratch('bv.inFocus', Uint8Array, n, 0);
     inFocus[0] = focusFn.size === 0 && focusNode < 0 ? 1 : 0;
     const anyFocus = focusFn.size > 0 || focusNode >= 0, anyFn = focusFn.size > 0;
     for (let i = 1; i < n; i++) {
@@ -328,7 +358,7 @@
   // call-site line), as csprof-prof writes them; computed once per source.
   function uniqueChildren(src) {
     if (src.uniq) return src.uniq;
-    const n = src.n, uniq = new Uint8Array(n).fill(1), keys = new TupleTable(n);
+    const n = src.n, uniq = new Uint8Array(n).fill(1), keys = new TupleTable(n, 'uniq.keys');
     for (let i = 1; i < n; i++) {
       const before = keys.n;
       keys.id(src.parent[i], src.kind[i], src.name[i], src.csLine[i], true);
@@ -400,11 +430,11 @@
     const nm = v.self.length;
     if (inFocus) {
       // keep the root and the nodes in focus; the root's self is dropped
-      const keep = new Int32Array(N).fill(-1);
+      const keep = scratch('finish.keep', Int32Array, N, -1);
       let k = 0;
       keep[0] = k++;
       for (let i = 1; i < N; i++) if (inFocus[i]) keep[i] = k++;
-      const idx = new Int32Array(k);
+      const idx = scratch('finish.idx', Int32Array, k);
       for (let i = 0; i < N; i++) if (keep[i] >= 0) idx[keep[i]] = i;
       const w = { n: k, self: [] };
       for (const f of ['kind', 'name', 'lm', 'file', 'line', 'csFile', 'csLine', 'calls', 'rep']) w[f] = gather(v[f], idx);
@@ -439,7 +469,8 @@
     for (let i = 1; i < N; i++) cnt[t.parent[i] + 1]++;
     for (let i = 0; i < N; i++) cnt[i + 1] += cnt[i];
     const clist = new Int32Array(Math.max(N - 1, 0));
-    const fill = cnt.slice(0, N);
+    const fill = scratch('sums.fill', Int32Array, N);
+    fill.set(cnt.subarray(0, N));
     for (let i = 1; i < N; i++) clist[fill[t.parent[i]]++] = i;
     t.cstart = cnt;
     t.clist = clist;
@@ -492,7 +523,7 @@
     if (t.fself) return t.fself;
     const nm = t.self.length, out = [], N = t.n, parent = t.parent, kind = t.kind;
     for (let m = 0; m < nm; m++) out.push(t.self[m].slice(0, N));
-    const owner = new Int32Array(N);
+    const owner = scratch('fself.owner', Int32Array, N, 0);
     for (let i = 1; i < N; i++) {
       const p = parent[i], k = kind[i];
       if (k === K.FRAME || k === K.INLINE) { owner[i] = i; continue; }
@@ -511,7 +542,7 @@
   // pass; others are walked through their children lists.
   function dfsEvents(t) {
     if (t.events) return t.events;
-    const N = t.n, parent = t.parent, ev = new Int32Array(2 * N), open = new Int32Array(N + 1);
+    const N = t.n, parent = t.parent, ev = new Int32Array(2 * N), open = scratch('dfs.open', Int32Array, 2 * N + 1);
     let ne = 0, sp = 0, pre = true;
     ev[ne++] = 0;
     open[sp++] = 0;
@@ -525,7 +556,7 @@
     if (pre) {
       while (sp > 0) ev[ne++] = ~open[--sp];
     } else {
-      const cstart = t.cstart, clist = t.clist, stack = open.length >= 2 * N + 1 ? open : new Int32Array(2 * N + 1);
+      const cstart = t.cstart, clist = t.clist, stack = open;
       ne = 0; sp = 0;
       stack[sp++] = 0;
       while (sp > 0) {
@@ -544,13 +575,13 @@
     const nm = t.incl.length, fs = frameSelf(t), N = t.n, S = t.src.strings;
     const kind = t.kind, name = t.name, cstart = t.cstart, clist = t.clist;
     // group of (name, kind): number of a row, -1 before its first node
-    const groupOf = new Int32Array(S.length * 8).fill(-1);
+    const groupOf = scratch('bu.groupOf', Int32Array, S.length * 8, -1);
     const gNode = [], gIncl = [], gSelf = [];
-    const nodeGroup = new Int32Array(N), order = new Int32Array(N), outerOf = new Uint8Array(N);
+    const nodeGroup = scratch('bu.group', Int32Array, N), order = scratch('bu.order', Int32Array, N), outerOf = scratch('bu.outer', Uint8Array, N);
     let nv = 0;
     // iterative DFS over the view tree (~i marks leaving node i) to know
     // whether a same-name ancestor exists
-    const onPath = new Int32Array(S.length);
+    const onPath = scratch('bu.onPath', Int32Array, S.length, 0);
     const ev = dfsEvents(t);
     for (let e = 0; e < ev.length; e++) {
       const x = ev[e];
@@ -664,11 +695,11 @@
       rFile.push(-1); rLine.push(0); rLm.push(undefined); rMr.push(-1); rFr.push(-1);
       return r;
     }
-    const rowOf = new Int32Array(N).fill(-1); // row of each view node's scope (inherited)
-    const own = new Int32Array(N).fill(-1); // the row a view node counts in, -1: none
-    const procOf = new Int32Array(N).fill(-1);
-    const procByName = new Int32Array(S.length).fill(-1); // last procedure row of each name
-    const nodeRow = new Int32Array(N), nodeOrder = new Int32Array(N);
+    const rowOf = scratch('flat.rowOf', Int32Array, N, -1); // row of each view node's scope (inherited)
+    const own = scratch('flat.own', Int32Array, N, -1); // the row a view node counts in, -1: none
+    const procOf = scratch('flat.procOf', Int32Array, N, -1);
+    const procByName = scratch('flat.procByName', Int32Array, S.length, -1); // last procedure row of each name
+    const nodeRow = scratch('flat.nodeRow', Int32Array, N), nodeOrder = scratch('flat.nodeOrder', Int32Array, N);
     let nn = 0;
     const ev = dfsEvents(t);
     for (let e = 0; e < ev.length; e++) {
@@ -782,7 +813,7 @@
       tname = new Int32Array(TS.length);
       for (let s = 0; s < TS.length; s++) { const x = bid.get(TS[s]); tname[s] = x === undefined ? -1 : x; }
     }
-    const keys = new TupleTable(b.n), at = new Int32Array(b.n);
+    const keys = new TupleTable(b.n, 'match.keys'), at = scratch('match.at', Int32Array, b.n);
     for (let i = 1; i < b.n; i++) at[keys.id(b.parent[i], b.kind[i], b.name[i], b.csLine[i], true)] = i;
     m[0] = 0;
     // view nodes are created parents first, so one forward pass suffices
