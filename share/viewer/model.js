@@ -356,13 +356,33 @@
 
   // Per source node, 1 when its children differ pairwise in (kind, name,
   // call-site line), as csprof-prof writes them; computed once per source.
+  // A node's children are found through the preorder subtree ends; up to 16
+  // are compared pairwise, more through a TupleTable.
   function uniqueChildren(src) {
     if (src.uniq) return src.uniq;
-    const n = src.n, uniq = new Uint8Array(n).fill(1), keys = new TupleTable(n, 'uniq.keys');
-    for (let i = 1; i < n; i++) {
-      const before = keys.n;
-      keys.id(src.parent[i], src.kind[i], src.name[i], src.csLine[i], true);
-      if (keys.n === before) uniq[src.parent[i]] = 0;
+    const n = src.n, end = src.end, kind = src.kind, name = src.name, csLine = src.csLine;
+    const uniq = new Uint8Array(n).fill(1), kids = scratch('uniq.kids', Int32Array, n);
+    for (let p = 0; p < n; p++) {
+      if (end[p] <= p + 2) continue; // at most one child
+      let k = 0;
+      for (let j = p + 1; j < end[p]; j = end[j]) kids[k++] = j;
+      if (k < 2) continue;
+      if (k <= 16) {
+        for (let x = 1; x < k && uniq[p]; x++) {
+          const a = kids[x];
+          for (let y = 0; y < x; y++) {
+            const b = kids[y];
+            if (kind[a] === kind[b] && name[a] === name[b] && csLine[a] === csLine[b]) { uniq[p] = 0; break; }
+          }
+        }
+      } else {
+        const keys = new TupleTable(k, 'uniq.keys');
+        for (let x = 0; x < k; x++) {
+          const a = kids[x], before = keys.n;
+          keys.id(kind[a], name[a], csLine[a], 0, true);
+          if (keys.n === before) { uniq[p] = 0; break; }
+        }
+      }
     }
     src.uniq = uniq;
     return uniq;

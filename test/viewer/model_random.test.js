@@ -30,21 +30,17 @@ function randomData(seed, size) {
   const procs = ['f', 'g', 'h', 'main', 'lib1', 'lib2'];
   const sid = new Map([['prog', 0]]);
   function str(s) { if (!sid.has(s)) { sid.set(s, d.strings.length); d.strings.push(s); } return sid.get(s); }
+  // the tree is grown at random places, then written in preorder (the
+  // data format's order: a node's subtree follows it)
+  const tmp = [{ parent: -1, kind: K.ROOT, nm: 'prog', o: { lm: -1, file: -1, line: 0, cs: 0, calls: 0 }, kids: [] }];
   function add(parent, kind, nm, o) {
-    const i = d.n++;
-    d.parentDelta.push(parent < 0 ? 0 : i - parent);
-    d.kind.push(kind); d.name.push(str(nm)); d.lm.push(o.lm); d.file.push(o.file); d.line.push(o.line);
-    d.csFile.push(o.cs ? o.file : -1); d.csLine.push(o.cs); d.calls.push(o.calls);
-    const s = kind === K.STMT || r(3) === 0 ? r(100) : 0;
-    d.self[0].push(s); d.self[1].push(s ? 1 + r(3) : 0);
-    return i;
+    tmp.push({ parent: parent, kind: kind, nm: nm, o: o, kids: [] });
+    tmp[parent].kids.push(tmp.length - 1);
+    return tmp.length - 1;
   }
-  add(-1, K.ROOT, 'prog', { lm: -1, file: -1, line: 0, cs: 0, calls: 0 });
   const open = [0];
-  while (d.n < size) {
+  while (tmp.length < size) {
     const p = open[r(open.length)];
-    const pk = d.kind[p];
-    if (pk === K.STMT) continue;
     const x = r(10);
     let kind = x < 4 ? K.FRAME : x < 5 ? K.INLINE : x < 7 ? K.LOOP : K.STMT;
     if (p === 0) kind = K.FRAME;
@@ -54,6 +50,17 @@ function randomData(seed, size) {
     else if (kind === K.LOOP) i = add(p, kind, 'loop at ' + d.files[file] + ':' + line, { lm: -1, file: file, line: line, cs: 0, calls: 0 });
     else i = add(p, kind, d.files[file] + ':' + line, { lm: -1, file: file, line: line, cs: 0, calls: 0 });
     if (kind !== K.STMT) open.push(i);
+  }
+  const stack = [[0, -1]];
+  while (stack.length) {
+    const [x, parent] = stack.pop();
+    const e = tmp[x], o = e.o, i = d.n++;
+    d.parentDelta.push(parent < 0 ? 0 : i - parent);
+    d.kind.push(e.kind); d.name.push(str(e.nm)); d.lm.push(o.lm); d.file.push(o.file); d.line.push(o.line);
+    d.csFile.push(o.cs ? o.file : -1); d.csLine.push(o.cs); d.calls.push(o.calls);
+    const sv = e.kind === K.STMT || r(3) === 0 ? r(100) : 0;
+    d.self[0].push(sv); d.self[1].push(sv ? 1 + r(3) : 0);
+    for (let k = e.kids.length - 1; k >= 0; k--) stack.push([e.kids[k], i]);
   }
   return d;
 }
