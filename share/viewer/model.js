@@ -261,17 +261,21 @@
     }
     const sParent = src.parent, sKind = src.kind, sName = src.name, sLm = src.lm, sFile = src.file, sLine = src.line;
     const sCsFile = src.csFile, sCsLine = src.csLine, sCalls = src.calls, sSelf = src.self;
-    const map = new Int32Array(n).fill(-1);
-    // view nodes are at most the source nodes: preallocated columns, count v.n
+    const map = spare(Int32Array, n);
+    map.fill(-1);
+    // view nodes are at most the source nodes: preallocated columns, count
+    // v.n (from the spares of released views: only calls and self are summed
+    // into, so only they need zeroing)
     const v = {
-      n: 1, parent: new Int32Array(n), kind: new Uint8Array(n), name: new Int32Array(n),
-      lm: new Int32Array(n), file: new Int32Array(n), line: new Int32Array(n),
-      csFile: new Int32Array(n), csLine: new Int32Array(n), calls: new Float64Array(n),
-      rep: new Int32Array(n), self: [],
+      n: 1, parent: spare(Int32Array, n), kind: spare(Uint8Array, n), name: spare(Int32Array, n),
+      lm: spare(Int32Array, n), file: spare(Int32Array, n), line: spare(Int32Array, n),
+      csFile: spare(Int32Array, n), csLine: spare(Int32Array, n), calls: spare(Float64Array, n).fill(0),
+      rep: spare(Int32Array, n), self: [],
     };
     const vParent = v.parent, vKind = v.kind, vName = v.name, vCalls = v.calls;
     v.parent[0] = -1; v.kind[0] = K.ROOT; v.name[0] = sName[0]; v.lm[0] = -1; v.file[0] = -1; v.csFile[0] = -1;
-    for (let m = 0; m < nm; m++) { v.self.push(new Float64Array(n)); v.self[m][0] = sSelf[m][0]; }
+    v.line[0] = 0; v.csLine[0] = 0; v.rep[0] = 0;
+    for (let m = 0; m < nm; m++) { v.self.push(spare(Float64Array, n).fill(0)); v.self[m][0] = sSelf[m][0]; }
     const vSelf = v.self;
     map[0] = 0;
     // Children of a view node are looked up by (parent, kind, name, call-site
@@ -351,7 +355,40 @@
       vCalls[c] += sCalls[i];
       for (let m = 0; m < nm; m++) vSelf[m][c] += sSelf[m][i];
     }
-    return finish(src, v, map, anyFocus ? inFocus : null);
+    const owned = [map, v.parent, v.kind, v.name, v.lm, v.file, v.line, v.csFile, v.csLine, v.calls, v.rep].concat(v.self);
+    const t = finish(src, v, map, anyFocus ? inFocus : null);
+    if (anyFocus) {
+      // finish copied the kept nodes: the preallocated columns are free again
+      for (const a of owned) if (a !== map) giveSpare(a);
+      t.owned = [map];
+    } else {
+      t.owned = owned;
+    }
+    return t;
+  }
+
+  // Typed arrays of released views (release()), by type and length, for
+  // buildView's columns: reusing them saves the first-touch page faults of
+  // fresh memory (see scratch()).
+  const spares = new Map();
+  function spare(Type, n) {
+    const l = spares.get(Type.name + n);
+    return l && l.length ? l.pop() : new Type(n);
+  }
+  function giveSpare(a) {
+    const key = a.constructor.name + a.length;
+    let l = spares.get(key);
+    if (!l) spares.set(key, l = []);
+    if (l.length < 24) l.push(a);
+  }
+  // Hand the columns that buildView allocated for view @t back for reuse by
+  // later builds.  @t must not be used afterwards.  Views without
+  // transforms (sharing the source's columns) own nothing and are left as
+  // they are.
+  function release(t) {
+    if (!t || !t.owned) return;
+    for (const a of t.owned) giveSpare(a);
+    t.owned = null;
   }
 
   // Per source node, 1 when its children differ pairwise in (kind, name,
@@ -911,7 +948,7 @@
   }
 
   const api = {
-    K: K, KIND_NAMES: KIND_NAMES, TRANSFORMS: TRANSFORMS, load: load, unpack: unpack, buildView: buildView,
+    K: K, KIND_NAMES: KIND_NAMES, TRANSFORMS: TRANSFORMS, load: load, unpack: unpack, buildView: buildView, release: release,
     encodeTransforms: encodeTransforms, decodeTransforms: decodeTransforms, children: children,
     nameOf: nameOf, depths: depths, hotPath: hotPath, bottomUpRoots: bottomUpRoots,
     bottomUpCallers: bottomUpCallers, frameSelf: frameSelf, flat: flat, matchTrees: matchTrees, matchMetric: matchMetric,

@@ -121,7 +121,7 @@
     }
     const c = { data: data, key: key, tree: M.buildView(data, list) };
     viewCache.unshift(c);
-    if (viewCache.length > 3) viewCache.pop();
+    if (viewCache.length > 3) M.release(viewCache.pop().tree); // its columns serve the next build
     return c.tree;
   }
   function expandTo(v) {
