@@ -360,9 +360,9 @@
     if (anyFocus) {
       // finish copied the kept nodes: the preallocated columns are free again
       for (const a of owned) if (a !== map) giveSpare(a);
-      t.owned = [map];
+      t.owned = [map].concat(t.sumsOwned);
     } else {
-      t.owned = owned;
+      t.owned = owned.concat(t.sumsOwned);
     }
     return t;
   }
@@ -381,6 +381,16 @@
     if (!l) spares.set(key, l = []);
     if (l.length < 24) l.push(a);
   }
+  // @len elements of a @Type array for a lazily computed column of view @t:
+  // from the spares, and released with @t, when buildView made @t.
+  function ownedArray(t, Type, len) {
+    if (!t.owned) return new Type(len);
+    const n = Math.max(len, Type === Int32Array ? 2 * t.src.n : t.src.n);
+    const full = spare(Type, n);
+    t.owned.push(full);
+    return full.subarray(0, len);
+  }
+
   // Hand the columns that buildView allocated for view @t back for reuse by
   // later builds.  @t must not be used afterwards.  Views without
   // transforms (sharing the source's columns) own nothing and are left as
@@ -514,18 +524,27 @@
     return sums(t);
   }
 
+  // Inclusive values and children lists (CSR) of view @t; their arrays come
+  // from the spares (full source length, used in part) and are listed in
+  // t.sumsOwned.
   function sums(t) {
-    const N = t.n, nm = t.self.length;
+    const N = t.n, nm = t.self.length, n = Math.max(t.src.n, N), parent = t.parent;
+    const own = t.sumsOwned = [];
     // parents precede children in creation order, so a reverse pass sums
     for (let m = 0; m < nm; m++) {
-      const inc = t.self[m].slice(0, N);
-      for (let i = N - 1; i > 0; i--) inc[t.parent[i]] += inc[i];
+      const full = spare(Float64Array, n);
+      own.push(full);
+      const inc = full.subarray(0, N);
+      inc.set(t.self[m].subarray(0, N));
+      for (let i = N - 1; i > 0; i--) inc[parent[i]] += inc[i];
       t.incl.push(inc);
     }
-    const cnt = new Int32Array(N + 1);
-    for (let i = 1; i < N; i++) cnt[t.parent[i] + 1]++;
+    const cfull = spare(Int32Array, n + 1), lfull = spare(Int32Array, n);
+    own.push(cfull, lfull);
+    const cnt = cfull.subarray(0, N + 1).fill(0);
+    for (let i = 1; i < N; i++) cnt[parent[i] + 1]++;
     for (let i = 0; i < N; i++) cnt[i + 1] += cnt[i];
-    const clist = new Int32Array(Math.max(N - 1, 0));
+    const clist = lfull.subarray(0, Math.max(N - 1, 0));
     const fill = scratch('sums.fill', Int32Array, N);
     fill.set(cnt.subarray(0, N));
     for (let i = 1; i < N; i++) clist[fill[t.parent[i]]++] = i;
@@ -579,7 +598,7 @@
   function frameSelf(t) {
     if (t.fself) return t.fself;
     const nm = t.self.length, out = [], N = t.n, parent = t.parent, kind = t.kind;
-    for (let m = 0; m < nm; m++) out.push(t.self[m].slice(0, N));
+    for (let m = 0; m < nm; m++) { const a = ownedArray(t, Float64Array, N); a.set(t.self[m].subarray(0, N)); out.push(a); }
     const owner = scratch('fself.owner', Int32Array, N, 0);
     for (let i = 1; i < N; i++) {
       const p = parent[i], k = kind[i];
@@ -599,7 +618,7 @@
   // pass; others are walked through their children lists.
   function dfsEvents(t) {
     if (t.events) return t.events;
-    const N = t.n, parent = t.parent, ev = new Int32Array(2 * N), open = scratch('dfs.open', Int32Array, 2 * N + 1);
+    const N = t.n, parent = t.parent, ev = ownedArray(t, Int32Array, 2 * N), open = scratch('dfs.open', Int32Array, 2 * N + 1);
     let ne = 0, sp = 0, pre = true;
     ev[ne++] = 0;
     open[sp++] = 0;
