@@ -122,8 +122,11 @@
   // 4 ms per MB (60 times a warm write), more than the passes themselves,
   // so the temporaries of the passes below reuse these.  scratch(@tag,
   // @Type, @len, @fill) returns @len elements of the @Type array kept under
-  // @tag (grown when short), filled with @fill unless it is undefined.  Each
-  // tag belongs to one function, which does not let the array escape.
+  // @tag (grown when short), filled with @fill unless it is undefined.  The
+  // arrays never escape; tags i0-i5 (Int32Array) and u0-u1 (Uint8Array) are
+  // shared by functions that do not run inside each other's use of them
+  // (frameSelf, dfsEvents and uniqueChildren use i0 and return before their
+  // callers take theirs), so one pass warms them for the next.
   const pool = new Map();
   function scratch(tag, Type, len, fill) {
     let a = pool.get(tag);
@@ -287,7 +290,7 @@
     const uniq = uniqueChildren(src);
     const keys = new TupleTable(Math.max(n >> 3, 64), 'bv.keys');
     let at = scratch('bv.at', Int32Array, Math.max(n >> 3, 64)); // view node of each tuple number
-    const mixed = scratch('bv.mixed', Uint8Array, n, 0), firstKid = scratch('bv.first', Int32Array, n, -1), nextKid = scratch('bv.next', Int32Array, n);
+    const mixed = scratch('u0', Uint8Array, n, 0), firstKid = scratch('i0', Int32Array, n, -1), nextKid = scratch('i1', Int32Array, n);
     const sEnd = src.end;
     const vCsLine = v.csLine;
     mixed[0] = 1;
@@ -302,9 +305,9 @@
       for (let c = firstKid[p]; c >= 0; c = nextKid[c]) remember(p, c);
     }
     // nearest frame of each view node (for recursion), by view index
-    const frameOf = scratch('bv.frameOf', Int32Array, n, 0);
+    const frameOf = scratch('i2', Int32Array, n, 0);
     // focus-function: whether a view node is under a focused frame
-    const inFocus = scratch('bv.inFocus', Uint8Array, n, 0);
+    const inFocus = scratch('u1', Uint8Array, n, 0);
     inFocus[0] = focusFn.size === 0 && focusNode < 0 ? 1 : 0;
     const anyFocus = focusFn.size > 0 || focusNode >= 0, anyFn = focusFn.size > 0;
     for (let i = 1; i < n; i++) {
@@ -408,7 +411,7 @@
   function uniqueChildren(src) {
     if (src.uniq) return src.uniq;
     const n = src.n, end = src.end, kind = src.kind, name = src.name, csLine = src.csLine;
-    const uniq = new Uint8Array(n).fill(1), kids = scratch('uniq.kids', Int32Array, n);
+    const uniq = new Uint8Array(n).fill(1), kids = scratch('i0', Int32Array, n);
     for (let p = 0; p < n; p++) {
       if (end[p] <= p + 2) continue; // at most one child
       let k = 0;
@@ -497,11 +500,11 @@
     const nm = v.self.length;
     if (inFocus) {
       // keep the root and the nodes in focus; the root's self is dropped
-      const keep = scratch('finish.keep', Int32Array, N, -1);
+      const keep = scratch('i3', Int32Array, N, -1);
       let k = 0;
       keep[0] = k++;
       for (let i = 1; i < N; i++) if (inFocus[i]) keep[i] = k++;
-      const idx = scratch('finish.idx', Int32Array, k);
+      const idx = scratch('i4', Int32Array, k);
       for (let i = 0; i < N; i++) if (keep[i] >= 0) idx[keep[i]] = i;
       const w = { n: k, self: [] };
       for (const f of ['kind', 'name', 'lm', 'file', 'line', 'csFile', 'csLine', 'calls', 'rep']) w[f] = gather(v[f], idx);
@@ -545,7 +548,7 @@
     for (let i = 1; i < N; i++) cnt[parent[i] + 1]++;
     for (let i = 0; i < N; i++) cnt[i + 1] += cnt[i];
     const clist = lfull.subarray(0, Math.max(N - 1, 0));
-    const fill = scratch('sums.fill', Int32Array, N);
+    const fill = scratch('i5', Int32Array, N);
     fill.set(cnt.subarray(0, N));
     for (let i = 1; i < N; i++) clist[fill[t.parent[i]]++] = i;
     t.cstart = cnt;
@@ -599,7 +602,7 @@
     if (t.fself) return t.fself;
     const nm = t.self.length, out = [], N = t.n, parent = t.parent, kind = t.kind;
     for (let m = 0; m < nm; m++) { const a = ownedArray(t, Float64Array, N); a.set(t.self[m].subarray(0, N)); out.push(a); }
-    const owner = scratch('fself.owner', Int32Array, N, 0);
+    const owner = scratch('i0', Int32Array, N, 0);
     for (let i = 1; i < N; i++) {
       const p = parent[i], k = kind[i];
       if (k === K.FRAME || k === K.INLINE) { owner[i] = i; continue; }
@@ -618,7 +621,7 @@
   // pass; others are walked through their children lists.
   function dfsEvents(t) {
     if (t.events) return t.events;
-    const N = t.n, parent = t.parent, ev = ownedArray(t, Int32Array, 2 * N), open = scratch('dfs.open', Int32Array, 2 * N + 1);
+    const N = t.n, parent = t.parent, ev = ownedArray(t, Int32Array, 2 * N), open = scratch('i0', Int32Array, 2 * N + 1);
     let ne = 0, sp = 0, pre = true;
     ev[ne++] = 0;
     open[sp++] = 0;
@@ -653,7 +656,7 @@
     // group of (name, kind): number of a row, -1 before its first node
     const groupOf = scratch('bu.groupOf', Int32Array, S.length * 8, -1);
     const gNode = [], gIncl = [], gSelf = [];
-    const nodeGroup = scratch('bu.group', Int32Array, N), order = scratch('bu.order', Int32Array, N), outerOf = scratch('bu.outer', Uint8Array, N);
+    const nodeGroup = scratch('i1', Int32Array, N), order = scratch('i2', Int32Array, N), outerOf = scratch('u0', Uint8Array, N);
     let nv = 0;
     // iterative DFS over the view tree (~i marks leaving node i) to know
     // whether a same-name ancestor exists
@@ -771,11 +774,11 @@
       rFile.push(-1); rLine.push(0); rLm.push(undefined); rMr.push(-1); rFr.push(-1);
       return r;
     }
-    const rowOf = scratch('flat.rowOf', Int32Array, N, -1); // row of each view node's scope (inherited)
-    const own = scratch('flat.own', Int32Array, N, -1); // the row a view node counts in, -1: none
-    const procOf = scratch('flat.procOf', Int32Array, N, -1);
+    const rowOf = scratch('i1', Int32Array, N, -1); // row of each view node's scope (inherited)
+    const own = scratch('i2', Int32Array, N, -1); // the row a view node counts in, -1: none
+    const procOf = scratch('i3', Int32Array, N, -1);
     const procByName = scratch('flat.procByName', Int32Array, S.length, -1); // last procedure row of each name
-    const nodeRow = scratch('flat.nodeRow', Int32Array, N), nodeOrder = scratch('flat.nodeOrder', Int32Array, N);
+    const nodeRow = scratch('i4', Int32Array, N), nodeOrder = scratch('i5', Int32Array, N);
     let nn = 0;
     const ev = dfsEvents(t);
     for (let e = 0; e < ev.length; e++) {
@@ -889,7 +892,7 @@
       tname = new Int32Array(TS.length);
       for (let s = 0; s < TS.length; s++) { const x = bid.get(TS[s]); tname[s] = x === undefined ? -1 : x; }
     }
-    const keys = new TupleTable(b.n, 'match.keys'), at = scratch('match.at', Int32Array, b.n);
+    const keys = new TupleTable(b.n, 'match.keys'), at = scratch('i1', Int32Array, b.n);
     for (let i = 1; i < b.n; i++) at[keys.id(b.parent[i], b.kind[i], b.name[i], b.csLine[i], true)] = i;
     m[0] = 0;
     // view nodes are created parents first, so one forward pass suffices
