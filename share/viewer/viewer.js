@@ -107,7 +107,9 @@
     expandTo(selNode());
   }
   // The view of @data under transform list @list, from a cache of the last
-  // few (a transform removed again, or a view revisited, costs no rebuild).
+  // two per database (a transform removed again costs no rebuild).  On a
+  // miss the least recently used view is released first, so that the new
+  // build reuses its columns (M.release: no page faults on fresh memory).
   const viewCache = [];
   function cachedView(data, list) {
     const key = M.encodeTransforms(list);
@@ -119,9 +121,9 @@
         return c.tree;
       }
     }
+    if (viewCache.length >= (base ? 4 : 2)) M.release(viewCache.pop().tree);
     const c = { data: data, key: key, tree: M.buildView(data, list) };
     viewCache.unshift(c);
-    if (viewCache.length > 3) M.release(viewCache.pop().tree); // its columns serve the next build
     return c.tree;
   }
   function expandTo(v) {
