@@ -652,14 +652,14 @@
 
   function bottomUpRoots(t) {
     const nm = t.incl.length, fs = frameSelf(t), N = t.n, S = t.src.strings;
-    const kind = t.kind, name = t.name, cstart = t.cstart, clist = t.clist;
+    const kind = t.kind, name = t.name;
     // group of (name, kind): number of a row, -1 before its first node
     const groupOf = scratch('bu.groupOf', Int32Array, S.length * 8, -1);
     const gNode = [], gIncl = [], gSelf = [];
     const nodeGroup = scratch('i1', Int32Array, N), order = scratch('i2', Int32Array, N), outerOf = scratch('u0', Uint8Array, N);
     let nv = 0;
-    // iterative DFS over the view tree (~i marks leaving node i) to know
-    // whether a same-name ancestor exists
+    // depth-first walk (dfsEvents: ~i on leaving node i) to know whether a
+    // same-name ancestor exists
     const onPath = scratch('bu.onPath', Int32Array, S.length, 0);
     const ev = dfsEvents(t);
     for (let e = 0; e < ev.length; e++) {
@@ -750,7 +750,7 @@
   function flat(t) {
     const nm = t.incl.length, S = t.src.strings, N = t.n;
     const kind = t.kind, name = t.name, file = t.file, line = t.line, lm = t.lm, parent = t.parent;
-    const cstart = t.cstart, clist = t.clist, tSelf = t.self, tIncl = t.incl, calls = t.calls;
+    const tSelf = t.self, tIncl = t.incl, calls = t.calls;
     // row 0 is the program; per row: parent row, kind, name (string), key, file, line, lm, mr, fr
     const rParent = [-1], rKind = [K.ROOT], rName = ['[program]'], rKey = [''], rFile = [-1], rLine = [0], rLm = [undefined], rMr = [-1], rFr = [-1];
     let R = 1;
