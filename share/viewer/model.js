@@ -404,6 +404,38 @@
     t.owned = null;
   }
 
+  // Work for idle time after loading @src: a list of functions, each
+  // writing about 1 MB of the scratch arrays and spare columns that the
+  // first transform, bottom-up and flat passes take, so that they find their
+  // pages mapped (see scratch()).  The caller runs them while the page is
+  // idle (requestIdleCallback), one at a time; nothing depends on their
+  // running.
+  function warmUp(src) {
+    const n = src.n, nm = src.metrics.length, jobs = [];
+    function touch(a, done) {
+      const step = (1 << 20) / a.BYTES_PER_ELEMENT;
+      for (let o = 0; o < a.length; o += step) jobs.push(function () { a.fill(0, o, o + step); });
+      jobs.push(done);
+    }
+    const tags = [['i0', Int32Array, 2 * n + 1], ['i1', Int32Array, n], ['i2', Int32Array, n], ['i3', Int32Array, n],
+      ['i4', Int32Array, n], ['i5', Int32Array, n], ['u0', Uint8Array, n], ['u1', Uint8Array, n]];
+    for (const x of tags) {
+      const tag = x[0], len = x[2];
+      if (pool.has(tag) && pool.get(tag).length >= len) continue;
+      const a = new x[1](len);
+      touch(a, function () { if (!pool.has(tag) || pool.get(tag).length < len) pool.set(tag, a); });
+    }
+    // one view's columns: buildView's, sums', dfsEvents' and frameSelf's
+    const cols = [[Int32Array, n, 10], [Uint8Array, n, 1], [Float64Array, n, 1 + 3 * nm], [Int32Array, n + 1, 1], [Int32Array, 2 * n, 1]];
+    for (const c of cols) {
+      for (let k = 0; k < c[2]; k++) {
+        const a = new c[0](c[1]);
+        touch(a, function () { giveSpare(a); });
+      }
+    }
+    return jobs;
+  }
+
   // Per source node, 1 when its children differ pairwise in (kind, name,
   // call-site line), as csprof-prof writes them; computed once per source.
   // A node's children are found through the preorder subtree ends; up to 16
@@ -970,7 +1002,7 @@
   }
 
   const api = {
-    K: K, KIND_NAMES: KIND_NAMES, TRANSFORMS: TRANSFORMS, load: load, unpack: unpack, buildView: buildView, release: release,
+    K: K, KIND_NAMES: KIND_NAMES, TRANSFORMS: TRANSFORMS, load: load, unpack: unpack, buildView: buildView, release: release, warmUp: warmUp,
     encodeTransforms: encodeTransforms, decodeTransforms: decodeTransforms, children: children,
     nameOf: nameOf, depths: depths, hotPath: hotPath, bottomUpRoots: bottomUpRoots,
     bottomUpCallers: bottomUpCallers, frameSelf: frameSelf, flat: flat, matchTrees: matchTrees, matchMetric: matchMetric,

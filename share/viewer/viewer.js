@@ -800,6 +800,15 @@
         // since navigation start: reading the data scripts included
         document.documentElement.dataset.csprofReadyMs = Math.round(performance.now());
         document.documentElement.dataset.csprofReady = '1';
+        // map the memory of the first rebuilds while the page is idle
+        if (window.requestIdleCallback) {
+          const jobs = M.warmUp(src);
+          const idle = function (dl) {
+            while (jobs.length && dl.timeRemaining() > 5) jobs.shift()();
+            if (jobs.length) window.requestIdleCallback(idle);
+          };
+          window.requestIdleCallback(idle);
+        }
       };
       if (src.data.base) {
         loadScript('viewer/' + src.data.base, function (ok) {
