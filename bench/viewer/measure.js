@@ -11,7 +11,12 @@
 //   hot path         csprofViewer.hotPath() (the 'h' key)
 //   sort by excl     setState({sort: 'excl'})
 //   view X           a click on [data-view=X] (first visit: lazy builds count)
-//   transform T      setState({transforms: T}); then back to none
+//   switch metric    setState({metric: 1}); then back to 0
+//   search           setState({search: the hot path's last name}); cleared
+//   transform T      setState({transforms: T}) for hide-loops, collapse-recursion,
+//                    hide-inlines, focus-function and hide (the hot path's last
+//                    procedure), focus-subtree (its node), hide-lib (the module
+//                    of most nodes but the first); then back to none
 //   scroll           the bottom-up table scrolled by 200 rows until another
 //                    row is first
 // Each action is timed in the page with performance.now(), from before the
@@ -40,18 +45,26 @@ function median(a) {
 const frames = 'new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())))';
 
 // [label, action expression, condition expression, untimed setup expression]
-function actions(hotName) {
+function actions(hotName, hotSel, lib) {
   const acts = [
     ['hot path (h)', 'csprofViewer.hotPath()', 'true'],
     ['sort by exclusive', 'csprofViewer.setState({sort: "excl"})', 'csprofViewer.state().sort === "excl"'],
     ['sort by inclusive', 'csprofViewer.setState({sort: "incl"})', 'csprofViewer.state().sort === "incl"'],
+    ['switch metric', 'csprofViewer.setState({metric: 1})', 'csprofViewer.state().metric === 1'],
+    ['  (back)', 'csprofViewer.setState({metric: 0})', 'csprofViewer.state().metric === 0'],
   ];
+  if (hotName) {
+    acts.push(['search (top-down)', `csprofViewer.setState({search: ${JSON.stringify(hotName)}})`, 'true']);
+    acts.push(['  (clear)', 'csprofViewer.setState({search: ""})', 'true']);
+  }
   for (const v of ['bottom-up', 'flat', 'flame', 'icicle', 'threads', 'quality', 'source', 'top-down']) {
     acts.push([`view ${v}`, `document.querySelector('[data-view="${v}"]').click()`,
       `csprofViewer.state().view === "${v}"`]);
   }
   const ts = ['hide-loops', 'collapse-recursion', 'hide-inlines'];
   if (hotName) ts.push(`focus-function:${encodeURIComponent(hotName)}`, `hide:${encodeURIComponent(hotName)}`);
+  if (hotSel > 0) ts.push(`focus-subtree:${hotSel}`);
+  if (lib) ts.push(`hide-lib:${encodeURIComponent(lib)}`);
   for (const t of ts) {
     acts.push([`transform ${t.split(':')[0]}`, `csprofViewer.setState({transforms: ${JSON.stringify(t)}})`, 'true']);
     acts.push(['  (remove it)', 'csprofViewer.setState({transforms: ""})', 'true']);
@@ -99,7 +112,13 @@ cdp.main(async () => {
       nodes = await page.evaluate('csprofViewer.model().src.data.n');
       await page.evaluate('csprofViewer.hotPath()');
       const hotName = await page.evaluate('csprofViewer.state().selName');
-      for (const [label, act, cond, setup] of actions(hotName)) {
+      const hotSel = await page.evaluate('csprofViewer.state().sel');
+      // a library to hide: the load module of most nodes after the first
+      const lib = await page.evaluate(`(() => { const s = csprofViewer.model().src, c = new Map();
+        for (let i = 0; i < s.n; i += 97) if (s.lm[i] > 0) c.set(s.lm[i], (c.get(s.lm[i]) || 0) + 1);
+        let b = -1; for (const [k, v] of c) if (b < 0 || v > c.get(b)) b = k;
+        return b < 0 ? '' : s.modules[b].split('/').pop(); })()`);
+      for (const [label, act, cond, setup] of actions(hotName, hotSel, lib)) {
         if (setup) {
           await page.evaluate(setup);
           await page.evaluate(frames);

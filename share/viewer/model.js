@@ -21,9 +21,14 @@
     if (!d || !d.packed) return Promise.resolve(d);
     const p = d.packed;
     if (p.encoding !== 'gzip+base64') return Promise.reject(new Error('packed encoding ' + p.encoding + ' is unknown'));
-    const bin = atob(p.data);
-    const u = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
+    let u;
+    if (typeof Uint8Array.fromBase64 === 'function') {
+      u = Uint8Array.fromBase64(p.data); // native decoder (Chromium 140, Firefox 133 and later)
+    } else {
+      const bin = atob(p.data);
+      u = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
+    }
     // inflate straight into one buffer of the known size
     const ds = new DecompressionStream('gzip');
     const w = ds.writable.getWriter();
@@ -32,16 +37,23 @@
     const reader = ds.readable.getReader();
     const whole = new Uint8Array(p.bytes);
     let got = 0;
-    function pump() {
-      return reader.read().then(function (r) {
-        if (r.done) return whole.buffer;
-        if (got + r.value.length > whole.length) throw new Error('packed columns: more than ' + p.bytes + ' bytes');
+    // one promise for the whole read: a promise returned from each chunk's
+    // handler would nest one level per chunk (seconds for 40 MB)
+    const all = new Promise(function (resolve, reject) {
+      function step(r) {
+        if (r.done) { resolve(whole.buffer); return; }
+        if (got + r.value.length > whole.length) {
+          reader.cancel().catch(function () {});
+          reject(new Error('packed columns: more than ' + p.bytes + ' bytes'));
+          return;
+        }
         whole.set(r.value, got);
         got += r.value.length;
-        return pump();
-      });
-    }
-    return pump().then(function (buf) {
+        reader.read().then(step, reject);
+      }
+      reader.read().then(step, reject);
+    });
+    return all.then(function (buf) {
       if (got !== p.bytes) throw new Error('packed columns: ' + got + ' bytes, expected ' + p.bytes);
       let off = 0;
       d.self = [];
@@ -57,6 +69,11 @@
     });
   }
 
+  // @a itself when it is a @Type array, else a copy as one.
+  function asTyped(a, Type) {
+    return a instanceof Type ? a : Type.from(a);
+  }
+
   // The data object (window.CSPROF_DB) as typed arrays.
   function load(d) {
     if (!d || d.format !== 1) throw new Error('viewer data format ' + (d && d.format) + ' is not 1: run csprof-prof --refresh-viewer DB');
@@ -66,25 +83,21 @@
     parent[0] = -1;
     for (let i = 1; i < n; i++) parent[i] = i - pd[i];
     const nm = d.metrics.length;
+    // unpacked columns are typed already: used as they are, not copied
     const self = [];
-    for (let m = 0; m < nm; m++) {
-      const src = d.self[m];
-      const a = new Float64Array(n);
-      for (let i = 0; i < n; i++) a[i] = src[i];
-      self.push(a);
-    }
+    for (let m = 0; m < nm; m++) self.push(asTyped(d.self[m], Float64Array));
     const src = {
       data: d,
       n: n,
       parent: parent,
       kind: Uint8Array.from(d.kind),
-      name: Int32Array.from(d.name),
-      lm: Int32Array.from(d.lm),
-      file: Int32Array.from(d.file),
-      line: Int32Array.from(d.line),
-      csFile: Int32Array.from(d.csFile),
-      csLine: Int32Array.from(d.csLine),
-      calls: Float64Array.from(d.calls),
+      name: asTyped(d.name, Int32Array),
+      lm: asTyped(d.lm, Int32Array),
+      file: asTyped(d.file, Int32Array),
+      line: asTyped(d.line, Int32Array),
+      csFile: asTyped(d.csFile, Int32Array),
+      csLine: asTyped(d.csLine, Int32Array),
+      calls: asTyped(d.calls, Float64Array),
       self: self,
       strings: d.strings,
       metrics: d.metrics,
@@ -101,6 +114,82 @@
     src.end = end;
     return src;
   }
+
+  // ------------------------------------------------------------ hash table
+
+  // Scratch typed arrays, kept between calls.  The first write to a page of
+  // a new large typed array costs a page fault: on a small VM that is about
+  // 4 ms per MB (60 times a warm write), more than the passes themselves,
+  // so the temporaries of the passes below reuse these.  scratch(@tag,
+  // @Type, @len, @fill) returns @len elements of the @Type array kept under
+  // @tag (grown when short), filled with @fill unless it is undefined.  The
+  // arrays never escape; tags i0-i5 (Int32Array) and u0-u1 (Uint8Array) are
+  // shared by functions that do not run inside each other's use of them
+  // (frameSelf, dfsEvents and uniqueChildren use i0 and return before their
+  // callers take theirs), so one pass warms them for the next.
+  const pool = new Map();
+  function scratch(tag, Type, len, fill) {
+    let a = pool.get(tag);
+    if (!a || a.length < len) {
+      a = new Type(Math.max(len, 64));
+      pool.set(tag, a);
+      if (fill !== undefined && fill !== 0) a.fill(fill);
+      return a.subarray(0, len);
+    }
+    const v = a.subarray(0, len);
+    if (fill !== undefined) v.fill(fill);
+    return v;
+  }
+
+  // Open-addressing hash table of integer 4-tuples (a, b, c, d), each
+  // 32-bit, numbered densely 0, 1, ... in insertion order; linear probing in
+  // one Int32Array of power-of-two many slots of 5 ints (number + 1, a, b,
+  // c, d: one cache line per probe), grown at half load.  Used instead of JS
+  // Maps keyed by strings or by doubles (no per-key allocation).
+  // @tag: a scratch() tag for the initial table (the caller does not keep
+  // the table past its own return), or undefined.
+  function TupleTable(expect, tag) {
+    let cap = 64;
+    while (cap < 2 * expect) cap *= 2;
+    this.tab = tag ? scratch(tag, Int32Array, 5 * cap, 0) : new Int32Array(5 * cap);
+    this.mask = cap - 1;
+    this.n = 0;
+  }
+  function tupleHash(a, b, c, d) {
+    let h = Math.imul(a ^ 0x2545f491, 0x9e3779b1);
+    h = Math.imul(h ^ (h >>> 15) ^ b, 0x85ebca77);
+    h = Math.imul(h ^ (h >>> 13) ^ c, 0xc2b2ae3d);
+    h = Math.imul(h ^ (h >>> 16) ^ d, 0x27d4eb2f);
+    return h ^ (h >>> 15);
+  }
+  // Number of tuple (a, b, c, d); a new number when @add and it is absent,
+  // else -1 when absent.
+  TupleTable.prototype.id = function (a, b, c, d, add) {
+    const tab = this.tab, mask = this.mask;
+    let s = tupleHash(a, b, c, d) & mask;
+    for (;;) {
+      const o = 5 * s, k = tab[o];
+      if (k === 0) break;
+      if (tab[o + 1] === a && tab[o + 2] === b && tab[o + 3] === c && tab[o + 4] === d) return k - 1;
+      s = (s + 1) & mask;
+    }
+    if (!add) return -1;
+    const k = this.n++, o = 5 * s;
+    tab[o] = k + 1; tab[o + 1] = a; tab[o + 2] = b; tab[o + 3] = c; tab[o + 4] = d;
+    if (2 * this.n > mask) this.grow();
+    return k;
+  };
+  TupleTable.prototype.grow = function () {
+    const cap = 2 * (this.mask + 1), mask = cap - 1, old = this.tab, tab = new Int32Array(5 * cap);
+    for (let o = 0; o < old.length; o += 5) {
+      if (old[o] === 0) continue;
+      let s = tupleHash(old[o + 1], old[o + 2], old[o + 3], old[o + 4]) & mask;
+      while (tab[5 * s] !== 0) s = (s + 1) & mask;
+      tab.set(old.subarray(o, o + 5), 5 * s);
+    }
+    this.tab = tab;
+    this.mask = mask;
+  };
 
   // ------------------------------------------------------------- transforms
 
@@ -137,7 +226,9 @@
   // Build a view tree from the source tree under @transforms.  Result:
   // {n, parent, kind, name, lm, file, line, csFile, csLine, calls, self[m],
   //  incl[m], rep (a source node of each view node), map (source -> view,
-  //  -1 when dropped), children (CSR: cstart, clist)}.
+  //  -1 when dropped), children (CSR: cstart, clist)}.  One forward pass over
+  // the source nodes (parents precede children); a view node's children are
+  // found by (parent, kind, name, call-site line) in a TupleTable.
   function buildView(src, transforms) {
     transforms = transforms || [];
     const n = src.n, S = src.strings;
@@ -163,119 +254,259 @@
       const t = dropLeaves(src, K.STMT);
       if (t) return t;
     }
-    const map = new Int32Array(n).fill(-1);
-    // view nodes are at most the source nodes: preallocated columns, count v.n
-    const v = {
-      n: 1, parent: new Int32Array(n), kind: new Uint8Array(n), name: new Int32Array(n),
-      lm: new Int32Array(n), file: new Int32Array(n), line: new Int32Array(n),
-      csFile: new Int32Array(n), csLine: new Int32Array(n), calls: new Float64Array(n),
-      rep: new Int32Array(n), self: [],
-    };
-    v.parent[0] = -1; v.kind[0] = K.ROOT; v.name[0] = src.name[0]; v.lm[0] = -1; v.file[0] = -1; v.csFile[0] = -1;
-    for (let m = 0; m < nm; m++) { v.self.push(new Float64Array(n)); v.self[m][0] = src.self[m][0]; }
-    map[0] = 0;
-    const keys = new Map(), keys2 = new Map();
-    // nearest frame of each view node (for recursion), by view index
-    const frameOf = new Int32Array(n);
-    // focus-function: whether a view node is under a focused frame
-    const inFocus = new Uint8Array(n);
-    inFocus[0] = focusFn.size === 0 && focusNode < 0 ? 1 : 0;
-    const anyFocus = focusFn.size > 0 || focusNode >= 0;
-    function child(p, i, anySite) {
-      const k = src.kind[i], nmId = src.name[i], cs = anySite ? 0 : src.csLine[i];
-      // fast numeric key (parent, name); the full key only on a clash
-      const nkey = p * 1048576 + (nmId & 1048575);
-      let c = keys.get(nkey), key = null;
-      if (c !== undefined && (v.kind[c] !== k || v.name[c] !== nmId || v.csLine[c] !== cs)) {
-        key = p + ':' + k + ':' + nmId + ':' + cs;
-        c = keys2.get(key);
+    // per string id: 1 = hidden name, 2 = focused name
+    const nameFlag = new Uint8Array(S.length);
+    if (hide.size || focusFn.size) {
+      for (let s = 0; s < S.length; s++) {
+        if (hide.has(S[s])) nameFlag[s] |= 1;
+        if (focusFn.has(S[s])) nameFlag[s] |= 2;
       }
-      if (c === undefined) {
-        c = v.n++;
-        if (key === null && !keys.has(nkey)) keys.set(nkey, c);
-        else keys2.set(key || p + ':' + k + ':' + nmId + ':' + cs, c);
-        v.parent[c] = p; v.kind[c] = k; v.name[c] = nmId; v.lm[c] = src.lm[i];
-        v.file[c] = src.file[i]; v.line[c] = src.line[i]; v.csFile[c] = src.csFile[i];
-        v.csLine[c] = cs; v.rep[c] = i;
-        frameOf[c] = isFrame(k) ? c : frameOf[p];
-        inFocus[c] = inFocus[p];
-      }
-      return c;
     }
+    const sParent = src.parent, sKind = src.kind, sName = src.name, sLm = src.lm, sFile = src.file, sLine = src.line;
+    const sCsFile = src.csFile, sCsLine = src.csLine, sCalls = src.calls, sSelf = src.self;
+    const map = spare(Int32Array, n);
+    map.fill(-1);
+    // view nodes are at most the source nodes: preallocated columns, count
+    // v.n (from the spares of released views: only calls and self are summed
+    // into, so only they need zeroing)
+    const v = {
+      n: 1, parent: spare(Int32Array, n), kind: spare(Uint8Array, n), name: spare(Int32Array, n),
+      lm: spare(Int32Array, n), file: spare(Int32Array, n), line: spare(Int32Array, n),
+      csFile: spare(Int32Array, n), csLine: spare(Int32Array, n), calls: spare(Float64Array, n).fill(0),
+      rep: spare(Int32Array, n), self: [],
+    };
+    const vParent = v.parent, vKind = v.kind, vName = v.name, vCalls = v.calls;
+    v.parent[0] = -1; v.kind[0] = K.ROOT; v.name[0] = sName[0]; v.lm[0] = -1; v.file[0] = -1; v.csFile[0] = -1;
+    v.line[0] = 0; v.csLine[0] = 0; v.rep[0] = 0;
+    for (let m = 0; m < nm; m++) { v.self.push(spare(Float64Array, n).fill(0)); v.self[m][0] = sSelf[m][0]; }
+    const vSelf = v.self;
+    map[0] = 0;
+    // Children of a view node are looked up by (parent, kind, name, call-site
+    // line) in a TupleTable only once the node is "mixed": fed by more than
+    // one source node, or by one whose children are not unique (src.uniq).
+    // A node fed by its one creator gets its children without a lookup;
+    // when it turns mixed its children so far (kept in a sibling chain) go
+    // into the table.
+    const uniq = uniqueChildren(src);
+    const keys = new TupleTable(Math.max(n >> 3, 64), 'bv.keys');
+    let at = scratch('bv.at', Int32Array, Math.max(n >> 3, 64)); // view node of each tuple number
+    const mixed = scratch('u0', Uint8Array, n, 0), firstKid = scratch('i0', Int32Array, n, -1), nextKid = scratch('i1', Int32Array, n);
+    const sEnd = src.end;
+    const vCsLine = v.csLine;
+    mixed[0] = 1;
+    function remember(p, c) {
+      const id = keys.id(p, vKind[c], vName[c], vCsLine[c], true);
+      if (id >= at.length) { const a = new Int32Array(2 * at.length); a.set(at); at = a; }
+      at[id] = c;
+    }
+    function mix(p) {
+      if (mixed[p]) return;
+      mixed[p] = 1;
+      for (let c = firstKid[p]; c >= 0; c = nextKid[c]) remember(p, c);
+    }
+    // nearest frame of each view node (for recursion), by view index
+    const frameOf = scratch('i2', Int32Array, n, 0);
+    // focus-function: whether a view node is under a focused frame
+    const inFocus = scratch('u1', Uint8Array, n, 0);
+    inFocus[0] = focusFn.size === 0 && focusNode < 0 ? 1 : 0;
+    const anyFocus = focusFn.size > 0 || focusNode >= 0, anyFn = focusFn.size > 0;
     for (let i = 1; i < n; i++) {
-      const sp = src.parent[i];
-      let p = map[sp];
+      let p = map[sParent[i]];
       if (p < 0) continue; // parent dropped: whole subtree dropped
-      const k = src.kind[i];
-      const name = S[src.name[i]];
+      const k = sKind[i], nmId = sName[i], frame = k === K.FRAME || k === K.INLINE;
       let merge = false, anySite = false;
-      if (focusNode >= 0 && i === focusNode) {
+      if (i === focusNode) {
         p = 0; // the focused node becomes a child of the root
-      } else if (focusFn.size > 0 && isFrame(k) && focusFn.has(name) && !inFocus[p]) {
+      } else if (anyFn && frame && (nameFlag[nmId] & 2) && !inFocus[p]) {
         p = 0; // every outermost call of a focused function: one merged root
         anySite = true;
       }
-      if ((k === K.LOOP && noLoops) || (k === K.INLINE && noInl) || (k === K.STMT && noStmt)) merge = true;
-      else if (isFrame(k) && (hide.has(name) || (src.lm[i] >= 0 && libHidden[src.lm[i]]))) merge = true;
-      else if (rec && isFrame(k) && frameOf[p] > 0 && v.name[frameOf[p]] === src.name[i]) {
-        // collapse recursion: merge into the caller frame of the same name
-        map[i] = frameOf[p];
-        addSelf(frameOf[p], i);
+      let into = -1;
+      if ((k === K.LOOP && noLoops) || (k === K.INLINE && noInl) || (k === K.STMT && noStmt)) into = p;
+      else if (frame && ((nameFlag[nmId] & 1) || (sLm[i] >= 0 && libHidden[sLm[i]]))) into = p;
+      else if (rec && frame && frameOf[p] > 0 && vName[frameOf[p]] === nmId) into = frameOf[p]; // collapse recursion: merge into the caller frame of the same name
+      if (into >= 0) {
+        if (sEnd[i] > i + 1) mix(into); // its children go to @into too
+        map[i] = into;
+        for (let m = 0; m < nm; m++) vSelf[m][into] += sSelf[m][i];
         continue;
       }
-      if (merge) {
-        map[i] = p;
-        addSelf(p, i);
-        continue;
+      const cs = anySite ? 0 : sCsLine[i];
+      let c = -1;
+      if (!mixed[p] && uniq[sParent[i]]) {
+        c = v.n;
+      } else {
+        mix(p);
+        const id = keys.id(p, k, nmId, cs, false);
+        if (id >= 0) c = at[id];
+        else c = v.n;
       }
-      const c = child(p, i, anySite);
-      if (p === 0 && anyFocus && (i === focusNode || (focusFn.size > 0 && focusFn.has(name)))) inFocus[c] = 1;
+      if (c === v.n) {
+        v.n++;
+        vParent[c] = p; vKind[c] = k; vName[c] = nmId; v.lm[c] = sLm[i];
+        v.file[c] = sFile[i]; v.line[c] = sLine[i]; v.csFile[c] = sCsFile[i];
+        v.csLine[c] = cs; v.rep[c] = i;
+        frameOf[c] = frame ? c : frameOf[p];
+        inFocus[c] = inFocus[p];
+        if (mixed[p]) remember(p, c);
+        else { nextKid[c] = firstKid[p]; firstKid[p] = c; }
+      } else if (sEnd[i] > i + 1) {
+        mix(c); // a second source node feeds @c
+      }
+      if (p === 0 && anyFocus && (i === focusNode || (anyFn && (nameFlag[nmId] & 2)))) inFocus[c] = 1;
       map[i] = c;
-      v.calls[c] += src.calls[i];
-      addSelf(c, i);
+      vCalls[c] += sCalls[i];
+      for (let m = 0; m < nm; m++) vSelf[m][c] += sSelf[m][i];
     }
-    function addSelf(c, i) {
-      for (let m = 0; m < nm; m++) v.self[m][c] += src.self[m][i];
+    const owned = [map, v.parent, v.kind, v.name, v.lm, v.file, v.line, v.csFile, v.csLine, v.calls, v.rep].concat(v.self);
+    const t = finish(src, v, map, anyFocus ? inFocus : null);
+    if (anyFocus) {
+      // finish copied the kept nodes: the preallocated columns are free again
+      for (const a of owned) if (a !== map) giveSpare(a);
+      t.owned = [map].concat(t.sumsOwned);
+    } else {
+      t.owned = owned.concat(t.sumsOwned);
     }
-    return finish(src, v, map, anyFocus ? inFocus : null);
+    return t;
+  }
+
+  // Typed arrays of released views (release()), by type and length, for
+  // buildView's columns: reusing them saves the first-touch page faults of
+  // fresh memory (see scratch()).
+  const spares = new Map();
+  function spare(Type, n) {
+    const l = spares.get(Type.name + n);
+    return l && l.length ? l.pop() : new Type(n);
+  }
+  function giveSpare(a) {
+    const key = a.constructor.name + a.length;
+    let l = spares.get(key);
+    if (!l) spares.set(key, l = []);
+    if (l.length < 24) l.push(a);
+  }
+  // @len elements of a @Type array for a lazily computed column of view @t:
+  // from the spares, and released with @t, when buildView made @t.
+  function ownedArray(t, Type, len) {
+    if (!t.owned) return new Type(len);
+    const n = Math.max(len, Type === Int32Array ? 2 * t.src.n : t.src.n);
+    const full = spare(Type, n);
+    t.owned.push(full);
+    return full.subarray(0, len);
+  }
+
+  // Hand the columns that buildView allocated for view @t back for reuse by
+  // later builds.  @t must not be used afterwards.  Views without
+  // transforms (sharing the source's columns) own nothing and are left as
+  // they are.
+  function release(t) {
+    if (!t || !t.owned) return;
+    for (const a of t.owned) giveSpare(a);
+    t.owned = null;
+  }
+
+  // Work for idle time after loading @src: a list of functions, each
+  // writing about 1 MB of the scratch arrays and spare columns that the
+  // first transform, bottom-up and flat passes take, so that they find their
+  // pages mapped (see scratch()).  The caller runs them while the page is
+  // idle (requestIdleCallback), one at a time; nothing depends on their
+  // running.
+  function warmUp(src) {
+    const n = src.n, nm = src.metrics.length, jobs = [];
+    function touch(a, done) {
+      const step = (1 << 20) / a.BYTES_PER_ELEMENT;
+      for (let o = 0; o < a.length; o += step) jobs.push(function () { a.fill(0, o, o + step); });
+      jobs.push(done);
+    }
+    const tags = [['i0', Int32Array, 2 * n + 1], ['i1', Int32Array, n], ['i2', Int32Array, n], ['i3', Int32Array, n],
+      ['i4', Int32Array, n], ['i5', Int32Array, n], ['u0', Uint8Array, n], ['u1', Uint8Array, n]];
+    for (const x of tags) {
+      const tag = x[0], len = x[2];
+      if (pool.has(tag) && pool.get(tag).length >= len) continue;
+      const a = new x[1](len);
+      touch(a, function () { if (!pool.has(tag) || pool.get(tag).length < len) pool.set(tag, a); });
+    }
+    // one view's columns: buildView's, sums', dfsEvents' and frameSelf's
+    const cols = [[Int32Array, n, 10], [Uint8Array, n, 1], [Float64Array, n, 1 + 3 * nm], [Int32Array, n + 1, 1], [Int32Array, 2 * n, 1]];
+    for (const c of cols) {
+      for (let k = 0; k < c[2]; k++) {
+        const a = new c[0](c[1]);
+        touch(a, function () { giveSpare(a); });
+      }
+    }
+    return jobs;
+  }
+
+  // Per source node, 1 when its children differ pairwise in (kind, name,
+  // call-site line), as csprof-prof writes them; computed once per source.
+  // A node's children are found through the preorder subtree ends; up to 16
+  // are compared pairwise, more through a TupleTable.
+  function uniqueChildren(src) {
+    if (src.uniq) return src.uniq;
+    const n = src.n, end = src.end, kind = src.kind, name = src.name, csLine = src.csLine;
+    const uniq = new Uint8Array(n).fill(1), kids = scratch('i0', Int32Array, n);
+    for (let p = 0; p < n; p++) {
+      if (end[p] <= p + 2) continue; // at most one child
+      let k = 0;
+      for (let j = p + 1; j < end[p]; j = end[j]) kids[k++] = j;
+      if (k < 2) continue;
+      if (k <= 16) {
+        for (let x = 1; x < k && uniq[p]; x++) {
+          const a = kids[x];
+          for (let y = 0; y < x; y++) {
+            const b = kids[y];
+            if (kind[a] === kind[b] && name[a] === name[b] && csLine[a] === csLine[b]) { uniq[p] = 0; break; }
+          }
+        }
+      } else {
+        const keys = new TupleTable(k, 'uniq.keys');
+        for (let x = 0; x < k; x++) {
+          const a = kids[x], before = keys.n;
+          keys.id(kind[a], name[a], csLine[a], 0, true);
+          if (keys.n === before) { uniq[p] = 0; break; }
+        }
+      }
+    }
+    src.uniq = uniq;
+    return uniq;
   }
 
   // The view without the leaves of kind @kind, their cost moved to their
   // parents: no child can clash with another, so no lookup is needed.
   // Returns null when such a node has children (then buildView merges).
   function dropLeaves(src, kind) {
-    const n = src.n, nm = src.metrics.length;
+    const n = src.n, nm = src.metrics.length, sKind = src.kind, sEnd = src.end, sParent = src.parent;
     const map = new Int32Array(n);
     let k = 0;
     for (let i = 0; i < n; i++) {
-      if (src.kind[i] === kind && i > 0) {
-        if (src.end[i] !== i + 1) return null;
+      if (sKind[i] === kind && i > 0) {
+        if (sEnd[i] !== i + 1) return null;
         map[i] = -2;
       } else {
         map[i] = k++;
       }
     }
     const rep = new Int32Array(k), parent = new Int32Array(k);
-    const cols = ['kind', 'name', 'lm', 'file', 'line', 'csFile', 'csLine', 'calls'];
-    const v = {};
-    for (const c of cols) v[c] = new src[c].constructor(k);
-    const self = [];
-    for (let m = 0; m < nm; m++) self.push(new Float64Array(k));
     for (let i = 0; i < n; i++) {
-      let j = map[i];
-      if (j === -2) {
-        j = map[i] = map[src.parent[i]];
-        for (let m = 0; m < nm; m++) self[m][j] += src.self[m][i];
-        continue;
-      }
+      const j = map[i];
+      if (j === -2) { map[i] = map[sParent[i]]; continue; }
       rep[j] = i;
-      parent[j] = i === 0 ? -1 : map[src.parent[i]];
-      for (const c of cols) v[c][j] = src[c][i];
-      for (let m = 0; m < nm; m++) self[m][j] += src.self[m][i];
+      parent[j] = i === 0 ? -1 : map[sParent[i]];
     }
-    const t = { src: src, n: k, map: map, parent: parent, rep: rep, self: self, incl: [] };
-    for (const c of cols) t[c] = v[c];
+    const t = { src: src, n: k, map: map, parent: parent, rep: rep, self: [], incl: [] };
+    for (const c of ['kind', 'name', 'lm', 'file', 'line', 'csFile', 'csLine', 'calls']) t[c] = gather(src[c], rep);
+    for (let m = 0; m < nm; m++) {
+      const a = new Float64Array(k), s = src.self[m];
+      for (let i = 0; i < n; i++) a[map[i]] += s[i];
+      t.self.push(a);
+    }
     return sums(t);
+  }
+
+  // @a[@idx[j]] for each j, in an array of @a's type.
+  function gather(a, idx) {
+    const out = new a.constructor(idx.length);
+    for (let j = 0; j < idx.length; j++) out[j] = a[idx[j]];
+    return out;
   }
 
   // The view without transforms: the source arrays themselves.
@@ -290,9 +521,9 @@
     return sums(t);
   }
 
-  // The first @N values of @a as a @Type array (a copy).
+  // The first @N values of @a as a @Type array (a view of typed @a, not a copy).
   function typed(a, N, Type) {
-    return ArrayBuffer.isView(a) ? a.slice(0, N) : Type.from(a);
+    return ArrayBuffer.isView(a) ? a.subarray(0, N) : Type.from(a);
   }
 
   // Typed arrays, focus pruning, inclusive values and children lists.
@@ -301,22 +532,21 @@
     const nm = v.self.length;
     if (inFocus) {
       // keep the root and the nodes in focus; the root's self is dropped
-      const keep = new Int32Array(N).fill(-1);
+      const keep = scratch('i3', Int32Array, N, -1);
       let k = 0;
       keep[0] = k++;
       for (let i = 1; i < N; i++) if (inFocus[i]) keep[i] = k++;
-      const w = { parent: [], kind: [], name: [], lm: [], file: [], line: [], csFile: [], csLine: [], calls: [], rep: [], self: [] };
-      for (let m = 0; m < nm; m++) w.self.push([]);
-      for (let i = 0; i < N; i++) {
-        if (keep[i] < 0) continue;
-        w.parent.push(i === 0 ? -1 : keep[v.parent[i]]);
-        for (const f of ['kind', 'name', 'lm', 'file', 'line', 'csFile', 'csLine', 'calls', 'rep']) w[f].push(v[f][i]);
-        for (let m = 0; m < nm; m++) w.self[m].push(i === 0 ? 0 : v.self[m][i]);
-      }
+      const idx = scratch('i4', Int32Array, k);
+      for (let i = 0; i < N; i++) if (keep[i] >= 0) idx[keep[i]] = i;
+      const w = { n: k, self: [] };
+      for (const f of ['kind', 'name', 'lm', 'file', 'line', 'csFile', 'csLine', 'calls', 'rep']) w[f] = gather(v[f], idx);
+      w.parent = new Int32Array(k);
+      w.parent[0] = -1;
+      for (let j = 1; j < k; j++) w.parent[j] = keep[v.parent[idx[j]]];
+      for (let m = 0; m < nm; m++) { const a = gather(v.self[m], idx); a[0] = 0; w.self.push(a); }
       for (let i = 0; i < map.length; i++) if (map[i] >= 0) map[i] = keep[map[i]];
       v = w;
-      N = v.parent.length;
-      v.n = N;
+      N = k;
     }
     const t = {
       src: src, n: N, map: map,
@@ -329,19 +559,29 @@
     return sums(t);
   }
 
+  // Inclusive values and children lists (CSR) of view @t; their arrays come
+  // from the spares (full source length, used in part) and are listed in
+  // t.sumsOwned.
   function sums(t) {
-    const N = t.n, nm = t.self.length;
+    const N = t.n, nm = t.self.length, n = Math.max(t.src.n, N), parent = t.parent;
+    const own = t.sumsOwned = [];
     // parents precede children in creation order, so a reverse pass sums
     for (let m = 0; m < nm; m++) {
-      const inc = Float64Array.from(t.self[m]);
-      for (let i = N - 1; i > 0; i--) inc[t.parent[i]] += inc[i];
+      const full = spare(Float64Array, n);
+      own.push(full);
+      const inc = full.subarray(0, N);
+      inc.set(t.self[m].subarray(0, N));
+      for (let i = N - 1; i > 0; i--) inc[parent[i]] += inc[i];
       t.incl.push(inc);
     }
-    const cnt = new Int32Array(N + 1);
-    for (let i = 1; i < N; i++) cnt[t.parent[i] + 1]++;
+    const cfull = spare(Int32Array, n + 1), lfull = spare(Int32Array, n);
+    own.push(cfull, lfull);
+    const cnt = cfull.subarray(0, N + 1).fill(0);
+    for (let i = 1; i < N; i++) cnt[parent[i] + 1]++;
     for (let i = 0; i < N; i++) cnt[i + 1] += cnt[i];
-    const clist = new Int32Array(Math.max(N - 1, 0));
-    const fill = cnt.slice(0, N);
+    const clist = lfull.subarray(0, Math.max(N - 1, 0));
+    const fill = scratch('i5', Int32Array, N);
+    fill.set(cnt.subarray(0, N));
     for (let i = 1; i < N; i++) clist[fill[t.parent[i]]++] = i;
     t.cstart = cnt;
     t.clist = clist;
@@ -392,59 +632,109 @@
   // cost spent in the procedure itself in that context); other nodes: own.
   function frameSelf(t) {
     if (t.fself) return t.fself;
-    const nm = t.self.length, out = [];
-    for (let m = 0; m < nm; m++) out.push(Float64Array.from(t.self[m]));
-    const owner = new Int32Array(t.n);
-    for (let i = 1; i < t.n; i++) {
-      const p = t.parent[i];
-      owner[i] = isFrame(t.kind[i]) ? i : (isFrame(t.kind[p]) || p === 0 ? p : owner[p]);
-      if (!isFrame(t.kind[i]) && owner[i] > 0) for (let m = 0; m < nm; m++) out[m][owner[i]] += t.self[m][i];
+    const nm = t.self.length, out = [], N = t.n, parent = t.parent, kind = t.kind;
+    for (let m = 0; m < nm; m++) { const a = ownedArray(t, Float64Array, N); a.set(t.self[m].subarray(0, N)); out.push(a); }
+    const owner = scratch('i0', Int32Array, N, 0);
+    for (let i = 1; i < N; i++) {
+      const p = parent[i], k = kind[i];
+      if (k === K.FRAME || k === K.INLINE) { owner[i] = i; continue; }
+      const pk = kind[p];
+      const o = owner[i] = pk === K.FRAME || pk === K.INLINE || p === 0 ? p : owner[p];
+      if (o > 0) for (let m = 0; m < nm; m++) out[m][o] += t.self[m][i];
     }
     t.fself = out;
     return out;
   }
 
-  function bottomUpRoots(t) {
-    const nm = t.incl.length, fs = frameSelf(t);
-    const groups = new Map();
-    const stackCount = new Map();
-    // iterative DFS over the view tree to know whether a same-name ancestor exists
-    const onPath = new Int32Array(t.src.strings.length);
-    const stack = [0], state = [0];
-    const rows = [];
-    while (stack.length) {
-      const i = stack[stack.length - 1];
-      if (state[state.length - 1] === 0) {
-        state[state.length - 1] = 1;
-        const k = t.kind[i];
-        if (k !== K.ROOT && k !== K.STMT) {
-          const key = t.name[i] * 8 + k;
-          let g = groups.get(key);
-          if (!g) {
-            g = { name: t.src.strings[t.name[i]], kind: k, nameId: t.name[i], entries: [], outer: [], incl: new Float64Array(nm), self: new Float64Array(nm) };
-            groups.set(key, g);
-            rows.push(g);
-          }
-          g.entries.push(i);
-          const outer = onPath[t.name[i]] === 0;
-          g.outer.push(outer ? 1 : 0);
-          for (let m = 0; m < nm; m++) {
-            g.self[m] += fs[m][i];
-            if (outer) g.incl[m] += t.incl[m][i];
-          }
-          onPath[t.name[i]]++;
-        }
-        for (let k2 = t.cstart[i + 1] - 1; k2 >= t.cstart[i]; k2--) { stack.push(t.clist[k2]); state.push(0); }
-      } else {
-        stack.pop(); state.pop();
-        const k = t.kind[i];
-        if (k !== K.ROOT && k !== K.STMT) onPath[t.name[i]]--;
+  // Depth-first order of view tree @t, children in index order: an
+  // Int32Array of 2n events, i on entering node i and ~i on leaving it;
+  // kept with the view.  A view numbered in preorder (the source tree's
+  // order: no transform but hidden statements) is read in one sequential
+  // pass; others are walked through their children lists.
+  function dfsEvents(t) {
+    if (t.events) return t.events;
+    const N = t.n, parent = t.parent, ev = ownedArray(t, Int32Array, 2 * N), open = scratch('i0', Int32Array, 2 * N + 1);
+    let ne = 0, sp = 0, pre = true;
+    ev[ne++] = 0;
+    open[sp++] = 0;
+    for (let i = 1; i < N && pre; i++) {
+      const p = parent[i];
+      while (sp > 0 && open[sp - 1] !== p) ev[ne++] = ~open[--sp];
+      if (sp === 0) pre = false;
+      ev[ne++] = i;
+      open[sp++] = i;
+    }
+    if (pre) {
+      while (sp > 0) ev[ne++] = ~open[--sp];
+    } else {
+      const cstart = t.cstart, clist = t.clist, stack = open;
+      ne = 0; sp = 0;
+      stack[sp++] = 0;
+      while (sp > 0) {
+        const x = stack[--sp];
+        ev[ne++] = x;
+        if (x < 0) continue;
+        stack[sp++] = ~x;
+        for (let k = cstart[x + 1] - 1; k >= cstart[x]; k--) stack[sp++] = clist[k];
       }
     }
-    void stackCount;
-    for (const g of rows) {
-      g.carry = g.entries.slice();
-      g.weight = g.outer; // which entries count toward inclusive
+    t.events = ev;
+    return ev;
+  }
+
+  function bottomUpRoots(t) {
+    const nm = t.incl.length, fs = frameSelf(t), N = t.n, S = t.src.strings;
+    const kind = t.kind, name = t.name;
+    // group of (name, kind): number of a row, -1 before its first node
+    const groupOf = scratch('bu.groupOf', Int32Array, S.length * 8, -1);
+    const gNode = [], gIncl = [], gSelf = [];
+    const nodeGroup = scratch('i1', Int32Array, N), order = scratch('i2', Int32Array, N), outerOf = scratch('u0', Uint8Array, N);
+    let nv = 0;
+    // depth-first walk (dfsEvents: ~i on leaving node i) to know whether a
+    // same-name ancestor exists
+    const onPath = scratch('bu.onPath', Int32Array, S.length, 0);
+    const ev = dfsEvents(t);
+    for (let e = 0; e < ev.length; e++) {
+      const x = ev[e];
+      if (x < 0) { if (kind[~x] !== K.ROOT && kind[~x] !== K.STMT) onPath[name[~x]]--; continue; }
+      const i = x, k = kind[i];
+      if (k !== K.ROOT && k !== K.STMT) {
+        const key = name[i] * 8 + k;
+        let g = groupOf[key];
+        if (g < 0) {
+          g = groupOf[key] = gNode.length;
+          gNode.push(i);
+          gIncl.push(new Float64Array(nm));
+          gSelf.push(new Float64Array(nm));
+        }
+        const outer = onPath[name[i]] === 0;
+        nodeGroup[nv] = g;
+        outerOf[nv] = outer ? 1 : 0;
+        order[nv++] = i;
+        const gi = gIncl[g], gs = gSelf[g];
+        for (let m = 0; m < nm; m++) {
+          gs[m] += fs[m][i];
+          if (outer) gi[m] += t.incl[m][i];
+        }
+        onPath[name[i]]++;
+      }
+    }
+    // entries of each group in visit order (a counting sort)
+    const G = gNode.length, start = new Int32Array(G + 1);
+    for (let v = 0; v < nv; v++) start[nodeGroup[v] + 1]++;
+    for (let g = 0; g < G; g++) start[g + 1] += start[g];
+    const fill = start.slice(0, G), entries = new Int32Array(nv), outer = new Uint8Array(nv);
+    for (let v = 0; v < nv; v++) {
+      const at = fill[nodeGroup[v]]++;
+      entries[at] = order[v];
+      outer[at] = outerOf[v];
+    }
+    const rows = [];
+    for (let g = 0; g < G; g++) {
+      const i = gNode[g];
+      const e = entries.subarray(start[g], start[g + 1]), o = outer.subarray(start[g], start[g + 1]);
+      // carry: view nodes of the leaf occurrence; weight: which entries count toward inclusive
+      rows.push({ name: S[name[i]], kind: kind[i], nameId: name[i], entries: e, outer: o, incl: gIncl[g], self: gSelf[g], carry: e, weight: o });
     }
     return rows;
   }
@@ -454,17 +744,16 @@
   // of the row's cost that came through it.
   function bottomUpCallers(t, row) {
     const nm = t.incl.length, fs = frameSelf(t);
-    const groups = new Map(), out = [];
+    const keys = new TupleTable(64), out = [];
     for (let e = 0; e < row.entries.length; e++) {
       const i = row.entries[e], c = row.carry[e];
       let p = t.parent[i];
       while (p > 0 && t.kind[p] === K.STMT) p = t.parent[p];
       if (p <= 0) continue;
-      const key = t.kind[p] + ':' + t.name[p] + ':' + t.csLine[i];
-      let g = groups.get(key);
+      const id = keys.id(t.kind[p], t.name[p], t.csLine[i], 0, true);
+      let g = out[id];
       if (!g) {
         g = { name: t.src.strings[t.name[p]], kind: t.kind[p], nameId: t.name[p], csLine: t.csLine[i], entries: [], carry: [], weight: [], incl: new Float64Array(nm), self: new Float64Array(nm), calls: 0 };
-        groups.set(key, g);
         out.push(g);
       }
       g.entries.push(p);
@@ -482,133 +771,170 @@
   // ----------------------------------------------------------------- flat
 
   // Static view: module -> file -> procedure -> loop -> statement.  Each
-  // row: {name, kind, key, children: [], incl[m], self[m], calls, nodes: []};
+  // row: {name, kind, key, children: [], incl[m], self[m], calls, nodes
+  // (Int32Array of view nodes)};
   // inclusive counts a view node only if no ancestor has the same static key.
+  // One iterative DFS over the view tree; rows are numbers found in
+  // TupleTables (module: (0, lm), file: (1, lm, file), procedure: (2, lm,
+  // file, name), loop/statement: (parent row, kind, file, line)) and get
+  // their objects at the end; an active-occurrence counter per row gives the
+  // outermost-occurrence rule.
   function flat(t) {
-    const nm = t.incl.length, S = t.src.strings;
-    const rootRow = mkRow('[program]', K.ROOT, '');
-    const byKey = new Map();
-    function mkRow(name, kind, key) {
-      return { name: name, kind: kind, key: key, children: [], incl: new Float64Array(nm), self: new Float64Array(nm), calls: 0, nodes: [], file: -1, line: 0 };
-    }
-    function get(parentRow, key, name, kind) {
-      let r = byKey.get(key);
-      if (!r) {
-        r = mkRow(name, kind, key);
-        byKey.set(key, r);
-        parentRow.children.push(r);
+    const nm = t.incl.length, S = t.src.strings, N = t.n;
+    const kind = t.kind, name = t.name, file = t.file, line = t.line, lm = t.lm, parent = t.parent;
+    const tSelf = t.self, tIncl = t.incl, calls = t.calls;
+    // row 0 is the program; per row: parent row, kind, name (string), key, file, line, lm, mr, fr
+    const rParent = [-1], rKind = [K.ROOT], rName = ['[program]'], rKey = [''], rFile = [-1], rLine = [0], rLm = [undefined], rMr = [-1], rFr = [-1];
+    let R = 1;
+    let cap = 1024;
+    let rSelf = new Float64Array(cap * nm), rIncl = new Float64Array(cap * nm), rCalls = new Float64Array(cap);
+    let active = new Int32Array(cap), rNodeCount = new Int32Array(cap);
+    const table = new TupleTable(1024), rowOfTuple = [];
+    function get(parentRow, a, b, c, d, nameStr, k, keyFn) {
+      const id = table.id(a, b, c, d, true);
+      if (id < rowOfTuple.length) return rowOfTuple[id];
+      const r = R++;
+      if (r >= cap) {
+        const nc = cap * 2;
+        const g = function (x, len) { const y = new x.constructor(len); y.set(x); return y; };
+        rSelf = g(rSelf, nc * nm); rIncl = g(rIncl, nc * nm); rCalls = g(rCalls, nc);
+        active = g(active, nc); rNodeCount = g(rNodeCount, nc);
+        cap = nc;
       }
+      rowOfTuple.push(r);
+      rParent.push(parentRow); rKind.push(k); rName.push(nameStr); rKey.push(keyFn());
+      rFile.push(-1); rLine.push(0); rLm.push(undefined); rMr.push(-1); rFr.push(-1);
       return r;
     }
-    // static key of each view node (frames/loops/stmts), computed top-down
-    const rowOf = new Array(t.n);
-    const own = new Array(t.n);
-    const procRows = new Map();
-    const active = new Map();
-    const procOf = new Int32Array(t.n).fill(-1);
-    const stack = [0], state = [0];
-    while (stack.length) {
-      const i = stack[stack.length - 1];
-      if (state[state.length - 1] === 0) {
-        state[state.length - 1] = 1;
-        const k = t.kind[i];
-        let r = null, groupsOf = null;
-        if (k === K.FRAME || k === K.INLINE) {
-          const lm = t.lm[i] >= 0 ? t.lm[i] : (i > 0 && procOf[t.parent[i]] >= 0 ? t.lm[procOf[t.parent[i]]] : -1);
-          const modName = lm >= 0 ? t.src.modules[lm] : '[unknown module]';
-          const fileName = t.file[i] >= 0 ? t.src.files[t.file[i]] : '[unknown file]';
-          let cached = procRows.get(t.name[i]);
-          if (cached && (cached.lm !== lm || cached.file !== t.file[i])) cached = null;
-          if (cached) {
-            r = cached;
-          } else {
-            const mr = get(rootRow, 'M' + lm, modName, K.GROUP);
-            const fr = get(mr, 'M' + lm + 'F' + t.file[i], fileName, K.GROUP);
-            fr.file = t.file[i];
-            r = get(fr, 'M' + lm + 'F' + t.file[i] + 'P' + t.name[i], S[t.name[i]], K.FRAME);
-            r.file = t.file[i]; r.line = t.line[i]; r.lm = lm; r.mr = mr; r.fr = fr;
-            procRows.set(t.name[i], r);
-          }
-          groupsOf = [r.mr, r.fr];
-          procOf[i] = i;
-        } else if (i > 0) {
-          procOf[i] = procOf[t.parent[i]];
-          if ((k === K.LOOP || k === K.STMT) && rowOf[t.parent[i]]) {
-            const pr = rowOf[t.parent[i]];
-            r = get(pr, pr.key + (k === K.LOOP ? 'L' : 'S') + t.file[i] + ':' + t.line[i], S[t.name[i]], k);
-            r.file = t.file[i]; r.line = t.line[i];
-          }
+    const rowOf = scratch('i1', Int32Array, N, -1); // row of each view node's scope (inherited)
+    const own = scratch('i2', Int32Array, N, -1); // the row a view node counts in, -1: none
+    const procOf = scratch('i3', Int32Array, N, -1);
+    const procByName = scratch('flat.procByName', Int32Array, S.length, -1); // last procedure row of each name
+    const nodeRow = scratch('i4', Int32Array, N), nodeOrder = scratch('i5', Int32Array, N);
+    let nn = 0;
+    const ev = dfsEvents(t);
+    for (let e = 0; e < ev.length; e++) {
+      const x = ev[e];
+      if (x < 0) {
+        const r = own[~x];
+        if (r < 0) continue;
+        active[r]--;
+        if (kind[~x] === K.FRAME || kind[~x] === K.INLINE) { active[rMr[r]]--; active[rFr[r]]--; }
+        continue;
+      }
+      const i = x, k = kind[i];
+      let r = -1;
+      const frame = k === K.FRAME || k === K.INLINE;
+      if (frame) {
+        const l = lm[i] >= 0 ? lm[i] : (i > 0 && procOf[parent[i]] >= 0 ? lm[procOf[parent[i]]] : -1);
+        const f = file[i];
+        r = procByName[name[i]];
+        if (r < 0 || rLm[r] !== l || rFile[r] !== f) {
+          const mr = get(0, 0, l, 0, 0, l >= 0 ? t.src.modules[l] : '[unknown module]', K.GROUP, function () { return 'M' + l; });
+          const fr = get(mr, 1, l, f, 0, f >= 0 ? t.src.files[f] : '[unknown file]', K.GROUP, function () { return 'M' + l + 'F' + f; });
+          rFile[fr] = f;
+          r = get(fr, 2, l, f, name[i], S[name[i]], K.FRAME, function () { return 'M' + l + 'F' + f + 'P' + name[i]; });
+          rFile[r] = f; rLine[r] = line[i]; rLm[r] = l; rMr[r] = mr; rFr[r] = fr;
+          procByName[name[i]] = r;
         }
-        if (k === K.ROOT) r = null;
-        rowOf[i] = r || (i > 0 ? rowOf[t.parent[i]] : null);
-        if (groupsOf) {
-          // a module or file counts the outermost frames it contains
-          for (const gr of groupsOf) {
-            if (!active.get(gr)) for (let m = 0; m < nm; m++) gr.incl[m] += t.incl[m][i];
-            active.set(gr, (active.get(gr) || 0) + 1);
-          }
+        procOf[i] = i;
+      } else if (i > 0) {
+        procOf[i] = procOf[parent[i]];
+        const pr = rowOf[parent[i]];
+        if ((k === K.LOOP || k === K.STMT) && pr >= 0) {
+          r = get(pr, 3 + (k === K.LOOP ? 0 : 1), pr, file[i], line[i], S[name[i]], k, function () { return rKey[pr] + (k === K.LOOP ? 'L' : 'S') + file[i] + ':' + line[i]; });
+          rFile[r] = file[i]; rLine[r] = line[i];
         }
-        if (r) {
-          own[i] = groupsOf ? [r].concat(groupsOf) : [r];
-          const outer = !active.get(r);
-          active.set(r, (active.get(r) || 0) + 1);
-          r.nodes.push(i);
-          r.calls += t.calls[i];
-          for (let m = 0; m < nm; m++) {
-            r.self[m] += t.self[m][i];
-            if (outer) r.incl[m] += t.incl[m][i];
-          }
-        } else if (rowOf[i]) {
-          for (let m = 0; m < nm; m++) rowOf[i].self[m] += t.self[m][i];
+      }
+      rowOf[i] = r >= 0 ? r : (i > 0 ? rowOf[parent[i]] : -1);
+      if (frame) {
+        // a module or file counts the outermost frames it contains
+        for (const gr of [rMr[r], rFr[r]]) {
+          if (!active[gr]) for (let m = 0; m < nm; m++) rIncl[gr * nm + m] += tIncl[m][i];
+          active[gr]++;
         }
-        if (!isFrame(k) && k !== K.ROOT) {
-          // exclusive cost of a statement or loop also counts for the
-          // loops around it and for its procedure
-          for (let p = t.parent[i]; p > 0; p = t.parent[p]) {
-            if (own[p]) for (let m = 0; m < nm; m++) own[p][0].self[m] += t.self[m][i];
-            if (isFrame(t.kind[p])) break;
-          }
+      }
+      if (r >= 0) {
+        own[i] = r;
+        const outer = !active[r];
+        active[r]++;
+        nodeRow[nn] = r; nodeOrder[nn++] = i;
+        rNodeCount[r]++;
+        rCalls[r] += calls[i];
+        for (let m = 0; m < nm; m++) {
+          rSelf[r * nm + m] += tSelf[m][i];
+          if (outer) rIncl[r * nm + m] += tIncl[m][i];
         }
-        for (let k2 = t.cstart[i + 1] - 1; k2 >= t.cstart[i]; k2--) { stack.push(t.clist[k2]); state.push(0); }
-      } else {
-        stack.pop(); state.pop();
-        if (own[i]) for (const r of own[i]) active.set(r, active.get(r) - 1);
+      } else if (rowOf[i] >= 0) {
+        const q = rowOf[i];
+        for (let m = 0; m < nm; m++) rSelf[q * nm + m] += tSelf[m][i];
+      }
+      if (!frame && k !== K.ROOT) {
+        // exclusive cost of a statement or loop also counts for the
+        // loops around it and for its procedure
+        for (let p = parent[i]; p > 0; p = parent[p]) {
+          const q = own[p];
+          if (q >= 0) for (let m = 0; m < nm; m++) rSelf[q * nm + m] += tSelf[m][i];
+          if (kind[p] === K.FRAME || kind[p] === K.INLINE) break;
+        }
       }
     }
+    // row objects, children in creation order
+    // view nodes of each row in visit order (a counting sort)
+    const nstart = new Int32Array(R + 1);
+    for (let r = 0; r < R; r++) nstart[r + 1] = nstart[r] + rNodeCount[r];
+    const nfill = nstart.slice(0, R), nodes = new Int32Array(nn);
+    for (let j = 0; j < nn; j++) nodes[nfill[nodeRow[j]]++] = nodeOrder[j];
+    const rows = new Array(R);
+    for (let r = 0; r < R; r++) {
+      const o = { name: rName[r], kind: rKind[r], key: rKey[r], children: [], incl: rIncl.slice(r * nm, r * nm + nm), self: rSelf.slice(r * nm, r * nm + nm), calls: rCalls[r], nodes: nodes.subarray(nstart[r], nstart[r + 1]), file: rFile[r], line: rLine[r] };
+      if (rKind[r] === K.FRAME && rMr[r] >= 0) { o.lm = rLm[r]; o.mr = rows[rMr[r]]; o.fr = rows[rFr[r]]; }
+      rows[r] = o;
+      if (r > 0) rows[rParent[r]].children.push(o);
+    }
     // modules and files: self and calls are the sums of their procedures'
-    const post = [];
-    const st = [rootRow];
-    while (st.length) { const r = st.pop(); post.push(r); for (const c of r.children) st.push(c); }
-    for (let k = post.length - 1; k >= 0; k--) {
-      const r = post[k];
-      if (r.kind === K.GROUP || r.kind === K.ROOT) {
-        for (const c of r.children) {
-          for (let m = 0; m < nm; m++) r.self[m] += c.self[m];
-          r.calls += c.calls;
+    for (let r = R - 1; r >= 0; r--) {
+      const o = rows[r];
+      if (o.kind === K.GROUP || o.kind === K.ROOT) {
+        for (const c of o.children) {
+          for (let m = 0; m < nm; m++) o.self[m] += c.self[m];
+          o.calls += c.calls;
         }
       }
     }
     // the program's inclusive is the tree's
-    for (let m = 0; m < nm; m++) { rootRow.incl[m] = t.incl[m][0]; }
-    return rootRow;
+    for (let m = 0; m < nm; m++) rows[0].incl[m] = tIncl[m][0];
+    return rows[0];
   }
 
   // ------------------------------------------------------------------- diff
 
   // Match view tree @b (base) onto @t (current) by path of (kind, name
   // string, call-site line).  Returns Int32Array: for each node of @t, its
-  // match in @b or -1; and baseOnly: total base inclusive with no match.
+  // match in @b or -1 (of several equal children of @b, the last).  Name
+  // strings are compared once, through a map of @t's string ids to @b's; the
+  // nodes through a TupleTable of (parent, kind, name id, call-site line).
   function matchTrees(t, b) {
     const m = new Int32Array(t.n).fill(-1);
-    const bkeys = new Map();
-    for (let i = 1; i < b.n; i++) bkeys.set(b.parent[i] + '\u0000' + b.kind[i] + '\u0000' + b.src.strings[b.name[i]] + '\u0000' + b.csLine[i], i);
+    const TS = t.src.strings, BS = b.src.strings;
+    let tname = null;
+    if (TS !== BS) {
+      const bid = new Map();
+      for (let s = 0; s < BS.length; s++) bid.set(BS[s], s);
+      tname = new Int32Array(TS.length);
+      for (let s = 0; s < TS.length; s++) { const x = bid.get(TS[s]); tname[s] = x === undefined ? -1 : x; }
+    }
+    const keys = new TupleTable(b.n, 'match.keys'), at = scratch('i1', Int32Array, b.n);
+    for (let i = 1; i < b.n; i++) at[keys.id(b.parent[i], b.kind[i], b.name[i], b.csLine[i], true)] = i;
     m[0] = 0;
     // view nodes are created parents first, so one forward pass suffices
     for (let i = 1; i < t.n; i++) {
       const p = m[t.parent[i]];
       if (p < 0) continue;
-      const j = bkeys.get(p + '\u0000' + t.kind[i] + '\u0000' + t.src.strings[t.name[i]] + '\u0000' + t.csLine[i]);
-      if (j !== undefined) m[i] = j;
+      const nmId = tname ? tname[t.name[i]] : t.name[i];
+      if (nmId < 0) continue;
+      const j = keys.id(p, t.kind[i], nmId, t.csLine[i], false);
+      if (j >= 0) m[i] = at[j];
     }
     return m;
   }
@@ -970,7 +1296,7 @@
   }
 
   const api = {
-    K: K, KIND_NAMES: KIND_NAMES, TRANSFORMS: TRANSFORMS, load: load, unpack: unpack, buildView: buildView,
+    K: K, KIND_NAMES: KIND_NAMES, TRANSFORMS: TRANSFORMS, load: load, unpack: unpack, buildView: buildView, release: release, warmUp: warmUp,
     encodeTransforms: encodeTransforms, decodeTransforms: decodeTransforms, children: children,
     nameOf: nameOf, depths: depths, hotPath: hotPath, bottomUpRoots: bottomUpRoots,
     bottomUpCallers: bottomUpCallers, frameSelf: frameSelf, flat: flat, matchTrees: matchTrees, matchMetric: matchMetric,

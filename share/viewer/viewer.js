@@ -94,24 +94,51 @@
     // top-down expansion survives a transform: kept as source nodes
     const keep = [];
     if (tree) for (const v of expanded) if (typeof v === 'number') keep.push(tree.rep[v]);
-    tree = M.buildView(src, viewTransforms());
+    const vt = viewTransforms();
+    tree = cachedView(src, vt);
     if (base) {
-      const bt = viewTransforms().filter(function (x) { return x.t !== 'focus-subtree'; });
-      btree = M.buildView(base, bt);
-      bmatch = M.matchTrees(tree, btree);
-      bonly = M.baseOnly(tree, btree, bmatch);
+      const bt = vt.filter(function (x) { return x.t !== 'focus-subtree'; });
+      btree = cachedView(base, bt);
+      // the match, the base-only contexts appended (M.baseOnly) and the
+      // base-valued twin are kept with the cached view, as its rows are
+      if (!tree.diff || tree.diff.base !== btree) {
+        const bo = M.baseOnly(tree, btree, M.matchTrees(tree, btree));
+        tree.diff = { base: btree, only: bo, view: M.baseValues(bo.t, btree, bo.match) };
+      }
+      bonly = tree.diff.only;
+      bview = tree.diff.view;
       tree = bonly.t;
       bmatch = bonly.match;
-      bview = M.baseValues(tree, btree, bmatch);
       bbu = null; bflat = null;
       bmetric = M.matchMetric(tree, btree, st.metric);
     }
-    buRows = null; flatRoot = null;
+    // the bottom-up rows and the flat tree are built on first use and kept with their view
+    buRows = tree.buRows || null; flatRoot = tree.flatRoot || null;
     expanded = new Set();
     for (const s0 of keep) if (tree.map[s0] >= 0) expanded.add(tree.map[s0]);
     // a node that a transform had merged away is opened again with its kept descendants
     for (const v of Array.from(expanded)) expandTo(v);
     expandTo(selNode());
+  }
+  // The view of @data under transform list @list, from a cache of the last
+  // two per database (a transform removed again costs no rebuild).  On a
+  // miss the least recently used view is released first, so that the new
+  // build reuses its columns (M.release: no page faults on fresh memory).
+  const viewCache = [];
+  function cachedView(data, list) {
+    const key = M.encodeTransforms(list);
+    for (let k = 0; k < viewCache.length; k++) {
+      const c = viewCache[k];
+      if (c.data === data && c.key === key) {
+        viewCache.splice(k, 1);
+        viewCache.unshift(c);
+        return c.tree;
+      }
+    }
+    if (viewCache.length >= (base ? 4 : 2)) M.release(viewCache.pop().tree);
+    const c = { data: data, key: key, tree: M.buildView(data, list) };
+    viewCache.unshift(c);
+    return c.tree;
   }
   function expandTo(v) {
     for (let p = tree.parent[v]; p >= 0; p = tree.parent[p]) expanded.add(p);
@@ -273,7 +300,7 @@
     return bflat.get(r.key) || null;
   }
   function bottomUpRows() {
-    if (!buRows) buRows = M.bottomUpRoots(tree);
+    if (!buRows) buRows = tree.buRows = M.bottomUpRoots(tree);
     const out = [];
     const stack = sortRows(buRows.map(function (g) { return withBase(rootCalls(groupRow(g, 0, 'b:' + g.kind + ':' + g.name)), buBase(g, null)); })).reverse();
     while (stack.length) {
@@ -289,7 +316,7 @@
     return out;
   }
   function flatRows() {
-    if (!flatRoot) flatRoot = M.flat(tree);
+    if (!flatRoot) flatRoot = tree.flatRoot = M.flat(tree);
     // flatten: the top level is the rows st.flatten levels down
     let level = [flatRoot];
     for (let f = 0; f <= st.flatten; f++) {
@@ -455,9 +482,15 @@
       if (w < 0.5 || d >= maxRows) continue; // culled with its subtree
       box(i, x, w, d);
       let cx = x;
-      const kids = M.children(tree, i, function (c) { return inc[c]; });
+      // children under half a pixel would be culled and sort after the
+      // others (heaviest first): left out before sorting
+      const kids = [];
+      for (let k = tree.cstart[i]; k < tree.cstart[i + 1]; k++) {
+        const c = tree.clist[k];
+        if (tree.kind[c] !== K.STMT && inc[c] / total * W >= 0.5) kids.push(c);
+      }
+      kids.sort(function (a, b) { return inc[b] - inc[a] || (tree.name[a] - tree.name[b]); });
       for (const c of kids) {
-        if (tree.kind[c] === K.STMT) continue;
         stack.push([c, cx, d + 1]);
         cx += inc[c] / total * W;
       }
@@ -930,6 +963,15 @@
         document.documentElement.dataset.csprofReadyMs = Math.round(performance.now());
         document.documentElement.dataset.csprofReady = '1';
         loadAddrs();
+        // map the memory of the first rebuilds while the page is idle
+        if (window.requestIdleCallback) {
+          const jobs = M.warmUp(src);
+          const idle = function (dl) {
+            while (jobs.length && dl.timeRemaining() > 5) jobs.shift()();
+            if (jobs.length) window.requestIdleCallback(idle);
+          };
+          window.requestIdleCallback(idle);
+        }
       };
       if (src.data.base) {
         loadScript('viewer/' + src.data.base, function (ok) {
