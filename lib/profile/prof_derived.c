@@ -14,6 +14,7 @@
  * negative number, log of a non-positive one) makes that node's value 0,
  * and so does a non-finite value.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,7 +72,7 @@ prof_add_derived_impl(struct prof_ctx *ctx, const char *spec)
             return prof_fail(ctx, PROF_EINVAL, "-M '%s': position 1: defined twice", spec);
     /* grown first, so that running out of memory there cannot leak @formula */
     prof_grow(&ctx->derived, &ctx->derived_cap, ctx->nderived + 1, sizeof(*ctx->derived));
-    rc = csp_formula_compile(eq + 1, 0, prof_resolve, ctx, &formula, &err);
+    rc = csp_formula_compile(eq + 1, prof_resolve, ctx, &formula, &err);
     if (rc == CSP_FORMULA_ENOMEM)
         return prof_nomem(ctx);
     if (rc != CSP_FORMULA_OK) /* positions count from the start of NAME=EXPR */
@@ -82,7 +83,17 @@ prof_add_derived_impl(struct prof_ctx *ctx, const char *spec)
     d->formula_code = formula;
     ctx->nderived++;
     d->name = prof_xasprintf("%.*s", (int)nlen, spec);
-    d->formula = prof_xclean(eq + 1);
+    /* white space as ' ' (before control bytes are escaped as "\xNN"): the
+     * stored formula is one csprof-report and the viewer compile back */
+    {
+        char *text = prof_xasprintf("%s", eq + 1);
+
+        for (char *c = text; *c != '\0'; c++)
+            if (isspace((unsigned char)*c))
+                *c = ' ';
+        d->formula = prof_xclean(text);
+        free(text);
+    }
     return 0;
 }
 

@@ -374,7 +374,10 @@ int rpt_formula_compile(const struct rpt_tree *t, const char *text, struct rpt_f
 /*
  * Value of @f at view node @node of @t (the tree it was compiled for, or one
  * derived from it): from the inclusive values when @inclusive, else from the
- * self values.  Undefined operations (x/0, sqrt(-1), log(0)) give 0.
+ * self values.  Undefined operations (x/0, sqrt(-1), log(0)) give 0 in
+ * their place (support/formula.h: the rule csprof-prof's stored values
+ * follow too).  Uses scratch memory inside @f: one evaluation of @f at a
+ * time.  [not async-signal-safe]
  */
 double rpt_formula_eval(const struct rpt_formula *f, const struct rpt_tree *t, uint32_t node,
                         bool inclusive);

@@ -1032,11 +1032,13 @@
         const fr = m[2] || '';
         for (let k = 0; k < fr.length; k++) v += parseInt(fr[k], 16) / Math.pow(16, k + 1);
         if (m[3]) v *= Math.pow(2, Number(m[3]));
+        if (!Number.isFinite(v)) fail('number out of range');
         p += m[0].length;
         emit('k', v, 1);
         return;
       }
       m = /^(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?/.exec(rest);
+      if (!Number.isFinite(Number(m[0]))) fail('number out of range'); // 1e999, as csprof-prof and csprof-report
       p += m[0].length;
       emit('k', Number(m[0]), 1);
     }
@@ -1122,12 +1124,11 @@
     return { code: code, depth: Math.max(maxSp, 1) };
   }
 
-  // Value of compiled formula @f with column values from @value(col), as
-  // csprof-report computes it (CSP_FORMULA_ZERO_LOCALLY): x/0, sqrt of a
-  // negative number and log of a non-positive one give 0 in their place, a
-  // non-finite result of + - * / min max gives 0; min/max ignore NaN.
+  // Value of compiled formula @f with column values from @value(col), by
+  // the rule of csprof-prof and csprof-report (lib/support/formula.h): x/0,
+  // sqrt of a negative number and log of a non-positive one give 0 in their
+  // place, a non-finite result of + - * / min max gives 0; min/max ignore NaN.
   function evalFormula(f, value) {
-    if (f.depth >= 78) return 0; // csprof-report's operand stack limit
     const st = [];
     for (const o of f.code) {
       const op = o[0];

@@ -185,6 +185,31 @@ xml = open("ddb/experiment.xml").read()
 stored = set("%.6g" % float(v) for v in re.findall(r"<M n=\"%s\" v=\"([^\"]+)\"" % m, xml))
 got = ["%.6g" % n["derived"][0] for n in d["nodes"] if n["kind"] == "frame"]
 assert got and all(g in stored for g in got), (got, stored)' "$stored"
+    # one rule in both tools: an undefined operation gives 0 in its place (dz
+    # = CPUTIME), white space of any kind in -M is stored as ' ', and a deep
+    # formula (about 80 operand-stack slots) is evaluated, not answered 0
+    deep=CPUTIME
+    for _ in $(seq 40); do deep="0+1*($deep)"; done
+    check "analyze with a tab, a division by zero and a deep formula" sh -c \
+        'csprof-prof -M "$(printf "dz=CPUTIME\t+\tCPUTIME/(samples-samples)")" -M "deep=$1" measurements/ -o zdb > /dev/null 2>&1' sh "$deep"
+    check "-M: a tab is stored as a space" grep -q 'formula="CPUTIME + CPUTIME/(samples-samples)"' zdb/experiment.xml
+    for m in dz deep; do
+        $R --metric $m --threshold 0 --format json zdb > z.json
+        stored=$(sed -n "s|.*<Metric i=\"\([0-9]*\)\" n=\"$m (I)\".*|\1|p" zdb/experiment.xml)
+        check "--metric $m: report = stored values = CPUTIME, in every frame" $PY -c '
+import json, re, sys
+d = json.load(open("z.json")); m = sys.argv[1]
+xml = open("zdb/experiment.xml").read()
+stored = set("%.6g" % float(v) for v in re.findall(r"<M n=\"%s\" v=\"([^\"]+)\"" % m, xml))
+frames = [n for n in d["nodes"] if n["kind"] == "frame"]
+assert frames and stored
+for n in frames:
+    assert "%.6g" % n["derived"][0] in stored, (n, sorted(stored)[:5])
+    assert abs(n["derived"][0] - n["inclusive"]) <= 1e-9 * max(1, n["inclusive"]), n' "$stored"
+    done
+    csprof-prof -M "big=CPUTIME*1e999" measurements/ -o bdb > /dev/null 2> big.err; rc=$?
+    check "-M with 1e999: refused with the formula named" sh -c \
+        '[ "$1" -ne 0 ] && grep -q "big=CPUTIME\*1e999.*out of range" big.err' sh "$rc"
     $R --metric spc --format csv ddb > spc.csv
     check "--metric spc: csv has the derived columns" sh -c 'head -1 spc.csv | grep -q derived_inclusive'
     $R --metric spc ddb > spc.txt

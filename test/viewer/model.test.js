@@ -279,6 +279,9 @@ test('derived formulas: the -M grammar, evaluated as csprof-report does', functi
   assert.strictEqual(ev('sqrt(0 - CPUTIME) + 2', 4, 0, 0), 2);
   assert.strictEqual(ev('log(0) + log(-1) + 3', 0, 0, 0), 3);
   assert.strictEqual(ev('1e308 * 1e308 + 1', 0, 0, 0), 1, 'non-finite product is 0');
+  let deep = 'CPUTIME';
+  for (let k = 0; k < 40; k++) deep = '0+1*(' + deep + ')';
+  assert.strictEqual(ev(deep, 7, 0, 0), 7, 'a formula 80 operands deep is evaluated, not answered 0');
   // the row's exclusive values when asked for
   const src = M.load(fig1());
   const d = M.derivedMetric(src, 'r', 'samples / CPUTIME');
@@ -294,7 +297,7 @@ test('derived formulas: errors name the position, no code runs', function () {
     ['nosuch + 1', /position 1: unknown metric "nosuch"/], ['foo(1)', /unknown function foo/],
     ['min(1)', /',' expected/], ['(1', /'\)' expected/], ['{CPUTIME', /'}' expected/], ['. + 1', /bad number/],
     ['constructor', /unknown metric/], ['__proto__(1)', /unknown function/], ['alert(1)', /unknown function/],
-    ['-'.repeat(70) + '1', /nested too deeply/]];
+    ['-'.repeat(70) + '1', /nested too deeply/], ['CPUTIME * 1e999', /number out of range/]];
   for (const [text, re] of bad) assert.throws(function () { M.derivedMetric(src, 'x', text); }, re, text);
   // names from the URL round-trip, hostile ones included
   const list = [{ name: 'a~b', formula: 'CPUTIME/{samples}' }, { name: '</script>', formula: '1=2' }];
