@@ -4,16 +4,19 @@
  * metrics (HPCView, seed 003 §2: e.g. cycles/instructions), evaluated on
  * every node of the calling-context tree and of the static view.
  *
- * Tool code; never prints.  The grammar and its parser are support/formula.h's,
- * compiled with the flags 0: ' ' and '\t' separate tokens, a NAME is an
- * event name (exact case), "samples" or "calls", and a number that strtod()
- * reads as infinite is an error.
+ * Tool code; never prints.  The grammar, its parser and the rule for undefined
+ * values are support/formula.h's, shared with csprof-report --metric: a NAME
+ * is an event name (exact case), "samples" or "calls".
  * Inclusive values are computed from inclusive operands and exclusive ones
  * from exclusive operands (call counts are per call site in both), as
  * HPCToolkit does.  An operation without a real result (x/0, sqrt of a
- * negative number, log of a non-positive one) makes that node's value 0,
- * and so does a non-finite value.
+ * negative number, log of a non-positive one) makes that node's value
+ * undefined: stored as 0, and counted (a warning per metric).
+ * The stored formula has every whitespace byte turned into a space, so the
+ * database holds no escaped control byte and csprof-report compiles it.
  */
+#include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,7 +74,7 @@ prof_add_derived_impl(struct prof_ctx *ctx, const char *spec)
             return prof_fail(ctx, PROF_EINVAL, "-M '%s': position 1: defined twice", spec);
     /* grown first, so that running out of memory there cannot leak @formula */
     prof_grow(&ctx->derived, &ctx->derived_cap, ctx->nderived + 1, sizeof(*ctx->derived));
-    rc = csp_formula_compile(eq + 1, 0, prof_resolve, ctx, &formula, &err);
+    rc = csp_formula_compile(eq + 1, prof_resolve, ctx, &formula, &err);
     if (rc == CSP_FORMULA_ENOMEM)
         return prof_nomem(ctx);
     if (rc != CSP_FORMULA_OK) /* positions count from the start of NAME=EXPR */
@@ -82,7 +85,15 @@ prof_add_derived_impl(struct prof_ctx *ctx, const char *spec)
     d->formula_code = formula;
     ctx->nderived++;
     d->name = prof_xasprintf("%.*s", (int)nlen, spec);
-    d->formula = prof_xclean(eq + 1);
+    {
+        char *blank = prof_xstrdup(eq + 1);
+
+        for (char *c = blank; *c != '\0'; c++)
+            if (isspace((unsigned char)*c))
+                *c = ' '; /* the parser's blanks: no escaped control byte stored */
+        d->formula = prof_xclean(blank);
+        free(blank);
+    }
     return 0;
 }
 
@@ -99,6 +110,19 @@ static double
 prof_operand(int col, void *arg)
 {
     return ((const double *)arg)[col];
+}
+
+/* Value of @code on @vals; undefined (NaN) is stored as 0 and counted in @d. */
+static double
+prof_derived_eval(struct prof_derived *d, const double *vals, double *stack)
+{
+    double x = csp_formula_eval(d->formula_code, prof_operand, (void *)vals, stack);
+
+    if (isnan(x)) {
+        d->undefined++;
+        return 0;
+    }
+    return x;
 }
 
 void
@@ -119,7 +143,6 @@ prof_derived_compute(struct prof_ctx *ctx)
     stack = prof_xcalloc(scratch, sizeof(double));
     for (i = 0; i < ctx->nderived; i++) {
         struct prof_derived *d = &ctx->derived[i];
-        const struct csp_formula *code = d->formula_code;
 
         d->incl = prof_xcalloc(t->n, sizeof(double));
         d->excl = prof_xcalloc(t->n, sizeof(double));
@@ -130,23 +153,28 @@ prof_derived_compute(struct prof_ctx *ctx)
             for (e = 0; e < ne; e++)
                 vals[e] = prof_tree_incl(t, (uint32_t)v, (uint32_t)e);
             vals[ne] = (double)t->incl_samples[v];
-            d->incl[v] = csp_formula_eval(code, prof_operand, vals, stack);
+            d->incl[v] = prof_derived_eval(d, vals, stack);
             for (e = 0; e < ne; e++)
                 vals[e] = prof_tree_excl(t, (uint32_t)v, (uint32_t)e);
             vals[ne] = (double)t->excl_samples[v];
-            d->excl[v] = csp_formula_eval(code, prof_operand, vals, stack);
+            d->excl[v] = prof_derived_eval(d, vals, stack);
         }
         vals[ne + 1] = 0; /* static-view nodes have no call count */
         for (v = 0; v < f->n; v++) {
             for (e = 0; e < ne; e++)
                 vals[e] = f->incl[v * f->ncols + e];
             vals[ne] = f->incl[v * f->ncols + ne];
-            d->flat_incl[v] = csp_formula_eval(code, prof_operand, vals, stack);
+            d->flat_incl[v] = prof_derived_eval(d, vals, stack);
             for (e = 0; e < ne; e++)
                 vals[e] = f->excl[v * f->ncols + e];
             vals[ne] = f->excl[v * f->ncols + ne];
-            d->flat_excl[v] = csp_formula_eval(code, prof_operand, vals, stack);
+            d->flat_excl[v] = prof_derived_eval(d, vals, stack);
         }
+        if (d->undefined > 0)
+            prof_msg(ctx, PROF_MSG_WARNING,
+                     "derived metric %s: %zu of %zu value(s) undefined (x/0, sqrt or log "
+                     "out of domain, overflow), stored as 0",
+                     d->name, d->undefined, 2 * (t->n + f->n));
     }
     free(stack);
     free(vals);

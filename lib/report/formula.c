@@ -4,20 +4,19 @@
  * stored as Metric formula="EXPR") evaluated on the nodes of a view.
  *
  * Tool code.  The grammar is csprof-prof's, and so is the parser
- * (support/formula.h), compiled with CSP_FORMULA_ANY_SPACE,
- * CSP_FORMULA_HUGE_NUMBERS and CSP_FORMULA_ZERO_LOCALLY.
+ * (support/formula.h), and so is the rule for undefined values.
  * A NAME is an event of the view's value columns ("CPUTIME", "samples") or
  * "calls".  A view node's inclusive value is computed from the inclusive
  * operands, its exclusive value from the exclusive ones, as csprof-prof
  * does for stored nodes; so where a view node is one stored node the values
  * are the stored ones, and where a view merged nodes (hidden frames, merged
  * siblings, flat rows) the formula is applied to the merged values, not
- * summed.  x/0, sqrt of a negative number and log of a non-positive one
- * give 0 in their place, and so does a non-finite result of a binary
- * operation; the rest of the formula is still evaluated (csprof-prof makes
- * the whole value 0 instead).  Error messages keep this file's wording and
+ * summed.  x/0, sqrt of a negative number, log of a non-positive one or an
+ * overflow make the whole value undefined, shown as 0, as csprof-prof stores
+ * it.  Error messages keep this file's wording and
  * name the position where the parser stopped.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -25,11 +24,9 @@
 #include "report/report_internal.h"
 #include "support/formula.h"
 
-/* rpt_formula_eval() answers 0 for formulas whose operand stack gets this deep. */
-#define RPT_FORMULA_MAX_STACK 78
-
 struct rpt_formula {
     struct csp_formula *code;
+    double *scratch; /* csp_formula_scratch(code) doubles */
 };
 
 /* A name's column: a value column of the tree, nvalues for "calls", or -1. */
@@ -85,9 +82,7 @@ rpt_formula_compile(const struct rpt_tree *t, const char *text, struct rpt_formu
     f = calloc(1, sizeof *f);
     if (f == NULL)
         return RPT_ENOMEM;
-    rc = csp_formula_compile(
-        text, CSP_FORMULA_ANY_SPACE | CSP_FORMULA_HUGE_NUMBERS | CSP_FORMULA_ZERO_LOCALLY, resolve,
-        (void *)t, &f->code, &where);
+    rc = csp_formula_compile(text, resolve, (void *)t, &f->code, &where);
     if (rc != CSP_FORMULA_OK) {
         free(f);
         if (rc == CSP_FORMULA_ENOMEM)
@@ -95,6 +90,11 @@ rpt_formula_compile(const struct rpt_tree *t, const char *text, struct rpt_formu
         rpt_errf(err, errlen, "formula '%s': position %zu: %s", text, where.at + 1,
                  reason(rc, where.len));
         return RPT_EINVAL;
+    }
+    f->scratch = malloc(csp_formula_scratch(f->code) * sizeof *f->scratch);
+    if (f->scratch == NULL) {
+        rpt_formula_free(f);
+        return RPT_ENOMEM;
     }
     *out = f;
     return RPT_OK;
@@ -121,12 +121,9 @@ rpt_formula_eval(const struct rpt_formula *f, const struct rpt_tree *t, uint32_t
                  bool inclusive)
 {
     struct operands o = {t, node, inclusive};
-    double st[RPT_FORMULA_MAX_STACK];
+    double x = csp_formula_eval(f->code, operand, &o, f->scratch);
 
-    /* As before the parser was shared: such formulas give 0, not their value. */
-    if (csp_formula_scratch(f->code) >= RPT_FORMULA_MAX_STACK)
-        return 0;
-    return csp_formula_eval(f->code, operand, &o, st);
+    return isnan(x) ? 0 : x; /* undefined: shown as 0, as csprof-prof stores it */
 }
 
 void
@@ -135,5 +132,6 @@ rpt_formula_free(struct rpt_formula *f)
     if (f == NULL)
         return;
     csp_formula_free(f->code);
+    free(f->scratch);
     free(f);
 }

@@ -357,7 +357,9 @@ int rpt_formula_compile(const struct rpt_tree *t, const char *text, struct rpt_f
 /*
  * Value of @f at view node @node of @t (the tree it was compiled for, or one
  * derived from it): from the inclusive values when @inclusive, else from the
- * self values.  Undefined operations (x/0, sqrt(-1), log(0)) give 0.
+ * self values.  One undefined operation (x/0, sqrt(-1), log(0), overflow)
+ * makes the whole value undefined, returned as 0 (as csprof-prof stores it).
+ * Uses @f's scratch: one evaluation of @f at a time.  [not async-signal-safe]
  */
 double rpt_formula_eval(const struct rpt_formula *f, const struct rpt_tree *t, uint32_t node,
                         bool inclusive);

@@ -40,12 +40,10 @@ struct csp_formula {
     struct formula_op *code; /* postfix */
     size_t n, cap;
     size_t depth; /* deepest operand stack */
-    unsigned flags;
 };
 
 struct formula_parser {
     const char *text, *p;
-    unsigned flags;
     csp_formula_resolve_fn *resolve;
     void *arg;
     struct csp_formula *f;
@@ -91,12 +89,8 @@ emit(struct formula_parser *ps, int op, int col, double k, int pushes)
 static void
 skip_blanks(struct formula_parser *ps)
 {
-    if (ps->flags & CSP_FORMULA_ANY_SPACE)
-        while (isspace((unsigned char)*ps->p))
-            ps->p++;
-    else
-        while (*ps->p == ' ' || *ps->p == '\t')
-            ps->p++;
+    while (isspace((unsigned char)*ps->p))
+        ps->p++;
 }
 
 static int parse_expr(struct formula_parser *ps);
@@ -120,7 +114,7 @@ parse_number(struct formula_parser *ps)
     if (ps->p[0] == '.' && !isdigit((unsigned char)ps->p[1]))
         return fail(ps, CSP_FORMULA_EBADNUM);
     k = strtod(ps->p, &end);
-    if (!isfinite(k) && !(ps->flags & CSP_FORMULA_HUGE_NUMBERS))
+    if (!isfinite(k))
         return fail(ps, CSP_FORMULA_ERANGE);
     ps->p = end;
     return emit(ps, OP_CONST, 0, k, 1);
@@ -257,17 +251,15 @@ parse_expr(struct formula_parser *ps)
 }
 
 int
-csp_formula_compile(const char *text, unsigned flags, csp_formula_resolve_fn *resolve, void *arg,
+csp_formula_compile(const char *text, csp_formula_resolve_fn *resolve, void *arg,
                     struct csp_formula **out, struct csp_formula_error *err)
 {
-    struct formula_parser ps = {
-        .text = text, .p = text, .flags = flags, .resolve = resolve, .arg = arg};
+    struct formula_parser ps = {.text = text, .p = text, .resolve = resolve, .arg = arg};
 
     *out = NULL;
     ps.f = calloc(1, sizeof(*ps.f));
     if (ps.f == NULL)
         return CSP_FORMULA_ENOMEM;
-    ps.f->flags = flags;
     if (parse_expr(&ps) == 0) {
         skip_blanks(&ps);
         if (*ps.p != '\0')
@@ -293,10 +285,10 @@ double
 csp_formula_eval(const struct csp_formula *f, csp_formula_value_fn *value, void *arg,
                  double *scratch)
 {
-    bool local = (f->flags & CSP_FORMULA_ZERO_LOCALLY) != 0;
     double *st = scratch;
     size_t i, sp = 0;
 
+    /* One rule: the first operation without a real result makes the whole value undefined. */
     for (i = 0; i < f->n; i++) {
         const struct formula_op *o = &f->code[i];
         double a, b;
@@ -306,26 +298,23 @@ csp_formula_eval(const struct csp_formula *f, csp_formula_value_fn *value, void 
             st[sp++] = o->k;
             continue;
         case OP_REF:
-            st[sp++] = value(o->col, arg);
+            a = value(o->col, arg);
+            if (!isfinite(a))
+                return NAN;
+            st[sp++] = a;
             continue;
         case OP_NEG:
             st[sp - 1] = -st[sp - 1];
             continue;
         case OP_SQRT:
-            if (local)
-                st[sp - 1] = st[sp - 1] >= 0 ? sqrt(st[sp - 1]) : 0; /* NaN too */
-            else if (st[sp - 1] < 0)
-                return 0.0;
-            else
-                st[sp - 1] = sqrt(st[sp - 1]);
+            if (st[sp - 1] < 0)
+                return NAN;
+            st[sp - 1] = sqrt(st[sp - 1]);
             continue;
         case OP_LOG:
-            if (local)
-                st[sp - 1] = st[sp - 1] > 0 ? log(st[sp - 1]) : 0; /* NaN too */
-            else if (st[sp - 1] <= 0)
-                return 0.0;
-            else
-                st[sp - 1] = log(st[sp - 1]);
+            if (st[sp - 1] <= 0)
+                return NAN;
+            st[sp - 1] = log(st[sp - 1]);
             continue;
         default:
             break;
@@ -343,22 +332,22 @@ csp_formula_eval(const struct csp_formula *f, csp_formula_value_fn *value, void 
             a *= b;
             break;
         case OP_DIV:
-            if (b == 0.0 && !local)
-                return 0.0;
-            a = b != 0.0 ? a / b : 0.0;
+            if (b == 0.0)
+                return NAN;
+            a /= b;
             break;
         case OP_MIN:
-            a = local ? fmin(a, b) : a < b ? a : b;
+            a = a < b ? a : b;
             break;
         default: /* OP_MAX */
-            a = local ? fmax(a, b) : a > b ? a : b;
+            a = a > b ? a : b;
             break;
         }
-        st[sp - 1] = local && !isfinite(a) ? 0.0 : a;
+        if (!isfinite(a))
+            return NAN; /* overflow */
+        st[sp - 1] = a;
     }
-    if (sp != 1)
-        return 0.0;
-    return local || isfinite(st[0]) ? st[0] : 0.0;
+    return sp == 1 ? st[0] : NAN;
 }
 
 void

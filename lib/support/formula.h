@@ -42,25 +42,6 @@ enum csp_formula_status {
     CSP_FORMULA_ETRAILING = -12, /* an operator or the end expected */
 };
 
-/* Compile-time options; 0 is csprof-prof's behaviour. */
-enum csp_formula_flags {
-    /* Any isspace() character separates tokens (default: ' ' and '\t' only). */
-    CSP_FORMULA_ANY_SPACE = 1u << 0,
-    /* Accept a number strtod() reads as infinite (default: CSP_FORMULA_ERANGE). */
-    CSP_FORMULA_HUGE_NUMBERS = 1u << 1,
-    /*
-     * How csp_formula_eval() treats an operation without a real result
-     * (x/0, sqrt of a negative number or NaN, log of a non-positive number
-     * or NaN) and non-finite values.  Default: such an operation makes the
-     * whole value 0, and so does a non-finite final value (NaN may still
-     * vanish through min/max, which are a < b ? a : b and a > b ? a : b).
-     * With this flag: that operation alone gives 0 and evaluation goes on;
-     * a non-finite result of + - * / min max becomes 0; min and max are
-     * fmin() and fmax(); the final value is not checked.
-     */
-    CSP_FORMULA_ZERO_LOCALLY = 1u << 2,
-};
-
 /* Where compilation stopped.  Offsets count bytes of the text from 0. */
 struct csp_formula_error {
     size_t start; /* first character of the offending token: the name for
@@ -82,16 +63,19 @@ typedef int csp_formula_resolve_fn(const char *name, size_t len, void *arg);
 typedef double csp_formula_value_fn(int col, void *arg);
 
 /*
- * Compile @text (NUL-terminated; the caller keeps it) with @flags (enum
- * csp_formula_flags), resolving every NAME through @resolve(@arg).
+ * Compile @text (NUL-terminated; the caller keeps it), resolving every
+ * NAME through @resolve(@arg).  Any isspace() character separates tokens.
+ * A number strtod() reads as infinite (1e999) is refused
+ * (CSP_FORMULA_ERANGE).  The operand stack has no fixed limit: evaluate
+ * with csp_formula_scratch() doubles.
  * Returns CSP_FORMULA_OK with *@out set (the caller owns it: free with
  * csp_formula_free()), or a negative enum csp_formula_status with *@out
  * NULL and, unless the status is CSP_FORMULA_ENOMEM, *@err (when non-NULL)
  * saying where.  The first error found is the one reported.
  * [not async-signal-safe]
  */
-int csp_formula_compile(const char *text, unsigned flags, csp_formula_resolve_fn *resolve,
-                        void *arg, struct csp_formula **out, struct csp_formula_error *err);
+int csp_formula_compile(const char *text, csp_formula_resolve_fn *resolve, void *arg,
+                        struct csp_formula **out, struct csp_formula_error *err);
 
 /*
  * Doubles of scratch csp_formula_eval() needs for @f (the deepest its
@@ -103,8 +87,13 @@ size_t csp_formula_scratch(const struct csp_formula *f);
  * Value of @f, with each referenced column's value from @value(col, @arg),
  * in the caller's units.  @scratch holds csp_formula_scratch(@f) doubles;
  * the caller owns it, and may share it between formulas evaluated one at a
- * time.  Undefined operations follow the compile flags (see
- * CSP_FORMULA_ZERO_LOCALLY).  Cannot fail.  [not async-signal-safe]
+ * time.  One rule for csprof-prof's stored values and csprof-report:
+ * the value is undefined, and NaN is returned, as soon as one operation has
+ * no real result (x/0, sqrt of a negative number, log of a non-positive
+ * number), an operand is not finite, or a result overflows; otherwise the
+ * value is finite.  Callers show an undefined value as 0 and count it
+ * (csprof-prof reports how many nodes had one, per metric).  min and max
+ * are a < b ? a : b and a > b ? a : b.  Cannot fail.  [not async-signal-safe]
  */
 double csp_formula_eval(const struct csp_formula *f, csp_formula_value_fn *value, void *arg,
                         double *scratch);

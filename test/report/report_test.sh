@@ -185,6 +185,27 @@ xml = open("ddb/experiment.xml").read()
 stored = set("%.6g" % float(v) for v in re.findall(r"<M n=\"%s\" v=\"([^\"]+)\"" % m, xml))
 got = ["%.6g" % n["derived"][0] for n in d["nodes"] if n["kind"] == "frame"]
 assert got and all(g in stored for g in got), (got, stored)' "$stored"
+    # one rule for undefined values (x/0 here where a context has 1 sample) in
+    # csprof-prof and csprof-report; a tab and a newline in -M are stored as blanks
+    check "analyze with a derived metric dividing by zero" sh -c 'csprof-prof -M "$(printf "dz=1 +\tCPUTIME /\n(samples - 1)")" measurements/ -o zdb > /dev/null 2> zerr.txt'
+    cat zerr.txt
+    check "-M: tab and newline stored as spaces" grep -q 'formula="1 + CPUTIME / (samples - 1)"' zdb/experiment.xml
+    check "-M: csprof-prof counts dz's undefined values" grep -q 'derived metric dz: [1-9][0-9]* of [0-9]* value(s) undefined' zerr.txt
+    check "--metric dz: compiles the stored formula" sh -c "$R --metric dz --threshold 0 --format json zdb > dz.json"
+    zi=$(sed -n 's|.*<Metric i="\([0-9]*\)" n="dz (I)".*|\1|p' zdb/experiment.xml)
+    ze=$(sed -n 's|.*<Metric i="\([0-9]*\)" n="dz (E)".*|\1|p' zdb/experiment.xml)
+    check "--metric dz: report = database for every context, undefined = 0 in both" $PY -c '
+import json, re, sys
+d = json.load(open("dz.json"))
+xml = open("zdb/experiment.xml").read()
+def stored(m):
+    return set("%.6g" % float(v) for v in re.findall(r"<M n=\"%s\" v=\"([^\"]+)\"" % m, xml)) | {"0"}
+si, se = stored(sys.argv[1]), stored(sys.argv[2])
+rows = [n for n in d["nodes"] if n["kind"] == "frame"]
+gi = ["%.6g" % n["derived"][0] for n in rows]
+ge = ["%.6g" % n["derived"][1] for n in rows]
+assert rows and all(g in si for g in gi) and all(g in se for g in ge), (gi, si, ge, se)
+assert "0" in ge, ge  # some context had exactly one sample: undefined, shown as 0' "$zi" "$ze"
     $R --metric spc --format csv ddb > spc.csv
     check "--metric spc: csv has the derived columns" sh -c 'head -1 spc.csv | grep -q derived_inclusive'
     $R --metric spc ddb > spc.txt
