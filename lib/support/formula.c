@@ -347,7 +347,7 @@ csp_formula_eval(const struct csp_formula *f, csp_formula_value_fn *value, void 
             return NAN; /* overflow */
         st[sp - 1] = a;
     }
-    return sp == 1 ? st[0] : NAN;
+    return sp == 1 ? st[0] + 0.0 : NAN; /* + 0.0: -0 prints as 0 */
 }
 
 void
@@ -373,7 +373,7 @@ csp_formula_strerror(int status)
     case CSP_FORMULA_EBADNUM:
         return "number, metric name, function or '(' expected";
     case CSP_FORMULA_ERANGE:
-        return "number out of range";
+        return "number out of range (a constant must be finite)";
     case CSP_FORMULA_ERPAREN:
         return "')' expected";
     case CSP_FORMULA_ERBRACE:

@@ -126,6 +126,7 @@ test_undefined(void **state)
         if (cases[i].defined ? v != cases[i].want : !isnan(v))
             fail_msg("'%s': %g, want %s", cases[i].text, v, cases[i].defined ? "a value" : "NaN");
     }
+    assert_false(signbit(eval("zero / neg"))); /* -0 is 0: no "-0" in the outputs */
 }
 
 static void
