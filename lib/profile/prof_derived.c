@@ -4,17 +4,19 @@
  * metrics (HPCView, seed 003 §2: e.g. cycles/instructions), evaluated on
  * every node of the calling-context tree and of the static view.
  *
- * Tool code; never prints.  The grammar and its parser are support/formula.h's,
- * compiled with the flags 0: ' ' and '\t' separate tokens, a NAME is an
- * event name (exact case), "samples" or "calls", and a number that strtod()
- * reads as infinite is an error.
+ * Tool code; never prints.  The grammar, its parser and the rule for undefined
+ * values are support/formula.h's, shared with csprof-report --metric: a NAME
+ * is an event name (exact case), "samples" or "calls".
  * Inclusive values are computed from inclusive operands and exclusive ones
  * from exclusive operands (call counts are per call site in both), as
  * HPCToolkit does.  An operation without a real result (x/0, sqrt of a
- * negative number, log of a non-positive one) makes that node's value 0,
- * and so does a non-finite value.
+ * negative number, log of a non-positive one) makes that node's value
+ * undefined: stored as 0, and counted (a warning per metric).
+ * The stored formula has every whitespace byte turned into a space, so the
+ * database holds no escaped control byte and csprof-report compiles it.
  */
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,16 +85,14 @@ prof_add_derived_impl(struct prof_ctx *ctx, const char *spec)
     d->formula_code = formula;
     ctx->nderived++;
     d->name = prof_xasprintf("%.*s", (int)nlen, spec);
-    /* white space as ' ' (before control bytes are escaped as "\xNN"): the
-     * stored formula is one csprof-report and the viewer compile back */
     {
-        char *text = prof_xasprintf("%s", eq + 1);
+        char *blank = prof_xstrdup(eq + 1);
 
-        for (char *c = text; *c != '\0'; c++)
+        for (char *c = blank; *c != '\0'; c++)
             if (isspace((unsigned char)*c))
-                *c = ' ';
-        d->formula = prof_xclean(text);
-        free(text);
+                *c = ' '; /* the parser's blanks: no escaped control byte stored */
+        d->formula = prof_xclean(blank);
+        free(blank);
     }
     return 0;
 }
@@ -110,6 +110,19 @@ static double
 prof_operand(int col, void *arg)
 {
     return ((const double *)arg)[col];
+}
+
+/* Value of @code on @vals; undefined (NaN) is stored as 0 and counted in @d. */
+static double
+prof_derived_eval(struct prof_derived *d, const double *vals, double *stack)
+{
+    double x = csp_formula_eval(d->formula_code, prof_operand, (void *)vals, stack);
+
+    if (isnan(x)) {
+        d->undefined++;
+        return 0;
+    }
+    return x;
 }
 
 void
@@ -130,7 +143,6 @@ prof_derived_compute(struct prof_ctx *ctx)
     stack = prof_xcalloc(scratch, sizeof(double));
     for (i = 0; i < ctx->nderived; i++) {
         struct prof_derived *d = &ctx->derived[i];
-        const struct csp_formula *code = d->formula_code;
 
         d->incl = prof_xcalloc(t->n, sizeof(double));
         d->excl = prof_xcalloc(t->n, sizeof(double));
@@ -141,23 +153,28 @@ prof_derived_compute(struct prof_ctx *ctx)
             for (e = 0; e < ne; e++)
                 vals[e] = prof_tree_incl(t, (uint32_t)v, (uint32_t)e);
             vals[ne] = (double)t->incl_samples[v];
-            d->incl[v] = csp_formula_eval(code, prof_operand, vals, stack);
+            d->incl[v] = prof_derived_eval(d, vals, stack);
             for (e = 0; e < ne; e++)
                 vals[e] = prof_tree_excl(t, (uint32_t)v, (uint32_t)e);
             vals[ne] = (double)t->excl_samples[v];
-            d->excl[v] = csp_formula_eval(code, prof_operand, vals, stack);
+            d->excl[v] = prof_derived_eval(d, vals, stack);
         }
         vals[ne + 1] = 0; /* static-view nodes have no call count */
         for (v = 0; v < f->n; v++) {
             for (e = 0; e < ne; e++)
                 vals[e] = f->incl[v * f->ncols + e];
             vals[ne] = f->incl[v * f->ncols + ne];
-            d->flat_incl[v] = csp_formula_eval(code, prof_operand, vals, stack);
+            d->flat_incl[v] = prof_derived_eval(d, vals, stack);
             for (e = 0; e < ne; e++)
                 vals[e] = f->excl[v * f->ncols + e];
             vals[ne] = f->excl[v * f->ncols + ne];
-            d->flat_excl[v] = csp_formula_eval(code, prof_operand, vals, stack);
+            d->flat_excl[v] = prof_derived_eval(d, vals, stack);
         }
+        if (d->undefined > 0)
+            prof_msg(ctx, PROF_MSG_WARNING,
+                     "derived metric %s: %zu of %zu value(s) undefined (x/0, sqrt or log "
+                     "out of domain, overflow), stored as 0",
+                     d->name, d->undefined, 2 * (t->n + f->n));
     }
     free(stack);
     free(vals);

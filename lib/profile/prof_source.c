@@ -16,7 +16,10 @@
  *     the check fails the open rather than leading out of the root.
  * The copy is DB/src/<root index>/<path below the root>, each component
  * reduced to [A-Za-z0-9._+-] (others become '_'), created with O_EXCL |
- * O_NOFOLLOW in directories we create ourselves.  Refused files are
+ * O_NOFOLLOW in directories we create ourselves.  The database's file
+ * names are escaped (support/text.h: a control byte is "\xNN"): the file
+ * is looked up by its raw name, the escapes decoded, then (not found) by
+ * the name as stored, which may literally hold "\xNN".  Refused files are
  * reported one message each; files not found are counted in one note.
  */
 #include <errno.h>
@@ -312,6 +315,68 @@ prof_replace_path(const char *name, const struct prof_source_options *opt)
     return prof_xstrdup(name);
 }
 
+/*
+ * @name with every "\xNN" (two lowercase hex digits, as text_escape() writes
+ * them) turned back into its byte: the file's name on disk.  A fresh string.
+ */
+static char *
+prof_unescape(const char *name)
+{
+    static const char hex[] = "0123456789abcdef";
+    char *out = prof_xmalloc(strlen(name) + 1), *o = out;
+
+    while (*name != '\0') {
+        const char *h, *l;
+
+        if (name[0] == '\\' && name[1] == 'x' && name[2] != '\0' &&
+            (h = strchr(hex, name[2])) != NULL && name[3] != '\0' &&
+            (l = strchr(hex, name[3])) != NULL && (h - hex) * 16 + (l - hex) != 0) {
+            *o++ = (char)((h - hex) * 16 + (l - hex));
+            name += 4;
+        } else
+            *o++ = *name++;
+    }
+    *o = '\0';
+    return out;
+}
+
+/*
+ * Look file @file up by its name on disk @name (after --replace-path; a
+ * relative name is tried below each root in turn) and copy it.
+ */
+static enum prof_src_outcome
+prof_find_source(struct prof_ctx *ctx, const char *dir, char **roots, size_t nroots,
+                 const char *fname, uint32_t file, const struct prof_source_options *opt,
+                 const char **why)
+{
+    char *name = prof_replace_path(fname, opt);
+    enum prof_src_outcome res = SRC_NOT_FOUND;
+    size_t r;
+
+    if (name[0] == '/') {
+        char *cand = prof_normalize(name);
+
+        res = prof_try_source(ctx, dir, roots, nroots, cand, file, why);
+        free(cand);
+    } else {
+        for (r = 0; r < nroots && res != SRC_COPIED; r++) {
+            char *joined = prof_xasprintf("%s/%s", roots[r], name);
+            char *cand = prof_normalize(joined);
+            const char *w = *why;
+            enum prof_src_outcome one = prof_try_source(ctx, dir, roots, nroots, cand, file, &w);
+
+            if (one == SRC_COPIED || (one == SRC_REFUSED && res != SRC_COPIED)) {
+                res = one;
+                *why = w;
+            }
+            free(cand);
+            free(joined);
+        }
+    }
+    free(name);
+    return res;
+}
+
 static int
 prof_copy_sources_impl(struct prof_ctx *ctx, const char *dir, const struct prof_source_options *opt)
 {
@@ -338,31 +403,15 @@ prof_copy_sources_impl(struct prof_ctx *ctx, const char *dir, const struct prof_
         ctx->file_src = prof_xcalloc(ctx->nfiles + 1, sizeof(*ctx->file_src));
     for (i = 0; i < ctx->nfiles; i++) {
         const char *fname = ctx->strs.strs[ctx->files[i].name];
-        char *name = prof_replace_path(fname, opt);
-        enum prof_src_outcome res = SRC_NOT_FOUND;
+        char *raw = prof_unescape(fname);
         const char *why = "not found";
+        enum prof_src_outcome res =
+            prof_find_source(ctx, dir, roots, nroots, raw, (uint32_t)i, opt, &why);
 
-        if (name[0] == '/') {
-            char *cand = prof_normalize(name);
-
-            res = prof_try_source(ctx, dir, roots, nroots, cand, (uint32_t)i, &why);
-            free(cand);
-        } else {
-            for (r = 0; r < nroots && res != SRC_COPIED; r++) {
-                char *joined = prof_xasprintf("%s/%s", roots[r], name);
-                char *cand = prof_normalize(joined);
-                const char *w = why;
-                enum prof_src_outcome one =
-                    prof_try_source(ctx, dir, roots, nroots, cand, (uint32_t)i, &w);
-
-                if (one == SRC_COPIED || (one == SRC_REFUSED && res != SRC_COPIED)) {
-                    res = one;
-                    why = w;
-                }
-                free(cand);
-                free(joined);
-            }
-        }
+        /* a name that literally holds "\xNN" (text.h): also try it as stored */
+        if (res == SRC_NOT_FOUND && strcmp(raw, fname) != 0)
+            res = prof_find_source(ctx, dir, roots, nroots, fname, (uint32_t)i, opt, &why);
+        free(raw);
         if (res == SRC_COPIED)
             copied++;
         else if (res == SRC_REFUSED) {
@@ -370,7 +419,6 @@ prof_copy_sources_impl(struct prof_ctx *ctx, const char *dir, const struct prof_
             prof_msg(ctx, PROF_MSG_WARNING, "source %s not copied: %s", fname, why);
         } else
             missing++;
-        free(name);
     }
     if (missing > 0)
         prof_msg(ctx, PROF_MSG_NOTE,

@@ -411,6 +411,8 @@ struct prof_derived {
     struct csp_formula *formula_code; /* compiled @formula (support/formula.h) */
     double *incl, *excl;              /* per CCT node (prof_finish) */
     double *flat_incl, *flat_excl;    /* per static-view node */
+    size_t undefined;                 /* values (incl and excl, tree and static view)
+                                         without a real result, stored as 0 */
 };
 /* Evaluate every derived metric on the tree and the static view (prof_finish). */
 void prof_derived_compute(struct prof_ctx *ctx);

@@ -9,6 +9,7 @@
  * describes today still load.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,7 +140,7 @@ attr_d(const struct attrs *a, const char *name, double dflt)
     if (v == NULL || *v == '\0')
         return dflt;
     x = strtod(v, &end);
-    return *end != '\0' ? dflt : x;
+    return *end != '\0' || !isfinite(x) ? dflt : x; /* JSON writers print it */
 }
 
 static char *
@@ -435,7 +436,7 @@ add_value(struct reader *rd, const struct attrs *a, int depth)
     if (m < 0 || m > 1000000 || v == NULL)
         return RPT_EFORMAT;
     x = strtod(v, &end);
-    if (*end != '\0' || end == v)
+    if (*end != '\0' || end == v || !isfinite(x)) /* inf and nan are no JSON numbers */
         return RPT_EFORMAT;
     rd->mvals = rpt_grow(rd->mvals, &rd->cap_mvals, rd->nmvals + 1, sizeof *rd->mvals);
     if (rd->mvals == NULL)

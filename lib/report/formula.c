@@ -4,19 +4,19 @@
  * stored as Metric formula="EXPR") evaluated on the nodes of a view.
  *
  * Tool code.  The grammar is csprof-prof's, and so is the parser
- * (support/formula.h), with its one rule for undefined operations.
+ * (support/formula.h), and so is the rule for undefined values.
  * A NAME is an event of the view's value columns ("CPUTIME", "samples") or
  * "calls".  A view node's inclusive value is computed from the inclusive
  * operands, its exclusive value from the exclusive ones, as csprof-prof
  * does for stored nodes; so where a view node is one stored node the values
  * are the stored ones, and where a view merged nodes (hidden frames, merged
  * siblings, flat rows) the formula is applied to the merged values, not
- * summed.  x/0, sqrt of a negative number and log of a non-positive one
- * give 0 in their place, and so does a non-finite result of a binary
- * operation; the rest of the formula is still evaluated, as csprof-prof
- * does for the stored values.  Error messages keep this file's wording and
+ * summed.  x/0, sqrt of a negative number, log of a non-positive one or an
+ * overflow make the whole value undefined, shown as 0, as csprof-prof stores
+ * it.  Error messages keep this file's wording and
  * name the position where the parser stopped.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -91,7 +91,7 @@ rpt_formula_compile(const struct rpt_tree *t, const char *text, struct rpt_formu
                  reason(rc, where.len));
         return RPT_EINVAL;
     }
-    f->scratch = malloc(csp_formula_scratch(f->code) * sizeof(*f->scratch));
+    f->scratch = malloc(csp_formula_scratch(f->code) * sizeof *f->scratch);
     if (f->scratch == NULL) {
         rpt_formula_free(f);
         return RPT_ENOMEM;
@@ -121,8 +121,9 @@ rpt_formula_eval(const struct rpt_formula *f, const struct rpt_tree *t, uint32_t
                  bool inclusive)
 {
     struct operands o = {t, node, inclusive};
+    double x = csp_formula_eval(f->code, operand, &o, f->scratch);
 
-    return csp_formula_eval(f->code, operand, &o, f->scratch);
+    return isnan(x) ? 0 : x; /* undefined: shown as 0, as csprof-prof stores it */
 }
 
 void

@@ -288,6 +288,7 @@ csp_formula_eval(const struct csp_formula *f, csp_formula_value_fn *value, void 
     double *st = scratch;
     size_t i, sp = 0;
 
+    /* One rule: the first operation without a real result makes the whole value undefined. */
     for (i = 0; i < f->n; i++) {
         const struct formula_op *o = &f->code[i];
         double a, b;
@@ -297,16 +298,23 @@ csp_formula_eval(const struct csp_formula *f, csp_formula_value_fn *value, void 
             st[sp++] = o->k;
             continue;
         case OP_REF:
-            st[sp++] = value(o->col, arg);
+            a = value(o->col, arg);
+            if (!isfinite(a))
+                return NAN;
+            st[sp++] = a;
             continue;
         case OP_NEG:
             st[sp - 1] = -st[sp - 1];
             continue;
         case OP_SQRT:
-            st[sp - 1] = st[sp - 1] >= 0 ? sqrt(st[sp - 1]) : 0; /* NaN too */
+            if (st[sp - 1] < 0)
+                return NAN;
+            st[sp - 1] = sqrt(st[sp - 1]);
             continue;
         case OP_LOG:
-            st[sp - 1] = st[sp - 1] > 0 ? log(st[sp - 1]) : 0; /* NaN too */
+            if (st[sp - 1] <= 0)
+                return NAN;
+            st[sp - 1] = log(st[sp - 1]);
             continue;
         default:
             break;
@@ -324,20 +332,22 @@ csp_formula_eval(const struct csp_formula *f, csp_formula_value_fn *value, void 
             a *= b;
             break;
         case OP_DIV:
-            a = b != 0.0 ? a / b : 0.0;
+            if (b == 0.0)
+                return NAN;
+            a /= b;
             break;
         case OP_MIN:
-            a = fmin(a, b);
+            a = a < b ? a : b;
             break;
         default: /* OP_MAX */
-            a = fmax(a, b);
+            a = a > b ? a : b;
             break;
         }
-        st[sp - 1] = isfinite(a) ? a : 0.0;
+        if (!isfinite(a))
+            return NAN; /* overflow */
+        st[sp - 1] = a;
     }
-    if (sp != 1)
-        return 0.0;
-    return isfinite(st[0]) ? st[0] : 0.0;
+    return sp == 1 ? st[0] + 0.0 : NAN; /* + 0.0: -0 prints as 0 */
 }
 
 void
@@ -363,7 +373,7 @@ csp_formula_strerror(int status)
     case CSP_FORMULA_EBADNUM:
         return "number, metric name, function or '(' expected";
     case CSP_FORMULA_ERANGE:
-        return "number out of range";
+        return "number out of range (a constant must be finite)";
     case CSP_FORMULA_ERPAREN:
         return "')' expected";
     case CSP_FORMULA_ERBRACE:

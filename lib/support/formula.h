@@ -32,7 +32,7 @@ enum csp_formula_status {
     CSP_FORMULA_EEND = -2,       /* an operand expected, the text ended */
     CSP_FORMULA_ECHAR = -3,      /* an operand expected, another character found */
     CSP_FORMULA_EBADNUM = -4,    /* '.' that does not start a number */
-    CSP_FORMULA_ERANGE = -5,     /* a number strtod() reads as infinite: refused */
+    CSP_FORMULA_ERANGE = -5,     /* a number strtod() reads as infinite */
     CSP_FORMULA_ERPAREN = -6,    /* ')' expected */
     CSP_FORMULA_ERBRACE = -7,    /* '}' expected */
     CSP_FORMULA_ECOMMA = -8,     /* ',' expected: min and max take 2 arguments */
@@ -64,8 +64,10 @@ typedef double csp_formula_value_fn(int col, void *arg);
 
 /*
  * Compile @text (NUL-terminated; the caller keeps it), resolving every
- * NAME through @resolve(@arg).  Any isspace() character separates tokens;
- * a number strtod() reads as infinite (1e999) is refused.
+ * NAME through @resolve(@arg).  Any isspace() character separates tokens.
+ * A number strtod() reads as infinite (1e999) is refused
+ * (CSP_FORMULA_ERANGE).  The operand stack has no fixed limit: evaluate
+ * with csp_formula_scratch() doubles.
  * Returns CSP_FORMULA_OK with *@out set (the caller owns it: free with
  * csp_formula_free()), or a negative enum csp_formula_status with *@out
  * NULL and, unless the status is CSP_FORMULA_ENOMEM, *@err (when non-NULL)
@@ -85,12 +87,13 @@ size_t csp_formula_scratch(const struct csp_formula *f);
  * Value of @f, with each referenced column's value from @value(col, @arg),
  * in the caller's units.  @scratch holds csp_formula_scratch(@f) doubles;
  * the caller owns it, and may share it between formulas evaluated one at a
- * time.  One rule for csprof-prof's stored values, csprof-report and the
- * viewer (share/viewer/model.js): an operation without a real result
- * (x/0, sqrt of a negative number or NaN, log of a non-positive number or
- * NaN) gives 0 in its place and evaluation goes on; so does a non-finite
- * result of + - * / min max (min and max are fmin() and fmax()).  The
- * value is therefore always finite.  Cannot fail.  [not async-signal-safe]
+ * time.  One rule for csprof-prof's stored values and csprof-report:
+ * the value is undefined, and NaN is returned, as soon as one operation has
+ * no real result (x/0, sqrt of a negative number, log of a non-positive
+ * number), an operand is not finite, or a result overflows; otherwise the
+ * value is finite.  Callers show an undefined value as 0 and count it
+ * (csprof-prof reports how many nodes had one, per metric).  min and max
+ * are a < b ? a : b and a > b ? a : b.  Cannot fail.  [not async-signal-safe]
  */
 double csp_formula_eval(const struct csp_formula *f, csp_formula_value_fn *value, void *arg,
                         double *scratch);

@@ -11,7 +11,12 @@
  * line that moves no terminal cursor.  Clean names are unchanged, and the
  * escaping is idempotent (an escaped name is clean).  A backslash is not
  * escaped, so a name that literally contains "\x41" reads the same as an
- * escaped 'A' byte would; no compiler emits such names.
+ * escaped 'A' byte would; no compiler emits such names.  Escaping the
+ * backslash of such a lookalike ("\x5c") would break idempotency (the
+ * escape is itself a lookalike, so names already escaped by csprof-struct
+ * would change again in csprof-prof); readers that need the raw bytes
+ * decode the escapes and, failing that, use the name as stored
+ * (csprof-prof -I, lib/profile/prof_source.c).
  *
  * Tool code (uses no allocation itself, but is not meant for signal context).
  */

@@ -1125,29 +1125,31 @@
   }
 
   // Value of compiled formula @f with column values from @value(col), by
-  // the rule of csprof-prof and csprof-report (lib/support/formula.h): x/0,
-  // sqrt of a negative number and log of a non-positive one give 0 in their
-  // place, a non-finite result of + - * / min max gives 0; min/max ignore NaN.
+  // the rule of csprof-prof and csprof-report (lib/support/formula.h): the
+  // whole value is undefined, shown as 0, as soon as one operation has no
+  // real result (x/0, sqrt of a negative number, log of a non-positive one),
+  // an operand is not finite or a result overflows.
   function evalFormula(f, value) {
     const st = [];
     for (const o of f.code) {
       const op = o[0];
       if (op === 'k') { st.push(o[1]); continue; }
-      if (op === 'r') { st.push(value(o[1])); continue; }
+      if (op === 'r') { const x = value(o[1]); if (!Number.isFinite(x)) return 0; st.push(x); continue; }
       if (op === 'neg') { st[st.length - 1] = -st[st.length - 1]; continue; }
-      if (op === 'sqrt') { const x = st[st.length - 1]; st[st.length - 1] = x >= 0 ? Math.sqrt(x) : 0; continue; }
-      if (op === 'log') { const x = st[st.length - 1]; st[st.length - 1] = x > 0 ? Math.log(x) : 0; continue; }
+      if (op === 'sqrt') { const x = st[st.length - 1]; if (x < 0) return 0; st[st.length - 1] = Math.sqrt(x); continue; }
+      if (op === 'log') { const x = st[st.length - 1]; if (x <= 0) return 0; st[st.length - 1] = Math.log(x); continue; }
       const b = st.pop(), a0 = st[st.length - 1];
       let a;
       if (op === '+') a = a0 + b;
       else if (op === '-') a = a0 - b;
       else if (op === '*') a = a0 * b;
-      else if (op === '/') a = b !== 0 ? a0 / b : 0;
-      else if (op === 'min') a = Number.isNaN(a0) ? b : Number.isNaN(b) ? a0 : Math.min(a0, b);
-      else a = Number.isNaN(a0) ? b : Number.isNaN(b) ? a0 : Math.max(a0, b);
-      st[st.length - 1] = Number.isFinite(a) ? a : 0;
+      else if (op === '/') { if (b === 0) return 0; a = a0 / b; }
+      else if (op === 'min') a = a0 < b ? a0 : b;
+      else a = a0 > b ? a0 : b;
+      if (!Number.isFinite(a)) return 0; // overflow
+      st[st.length - 1] = a;
     }
-    return st.length === 1 ? st[0] : 0;
+    return st.length === 1 ? st[0] + 0 : 0; // + 0: -0 shows as 0
   }
 
   // A derived metric over the value columns of @src (model of load()):

@@ -668,9 +668,16 @@ __attribute__((noinline)) void link_fn(void) { for (int i = 0; i < 100; i++) hsi
 #line 1 "sub/alias.c"
 __attribute__((noinline)) void alias_fn(void) { for (int i = 0; i < 100; i++) hsink += i; }
 #line 1 "/etc/passwd"
-int main(void) { up_fn(); abs_fn(); link_fn(); alias_fn(); ok_fn(); return 0; }
+int main(void) { extern void ctl_fn(void); up_fn(); abs_fn(); link_fn(); alias_fn(); ok_fn(); ctl_fn(); return 0; }
 EOS
-    (cd "$W/src" && "$CC" -g -O0 -o "$W/hprog" hostile.c sub/ok.c) || fail "cannot compile hostile.c"
+    # a directory whose name holds a newline and 0x01: the database escapes them ("\x0a")
+    ctl="$W/src/d$(printf '\n')x$(printf '\001')y"
+    mkdir -p "$ctl"
+    cat >"$ctl/ctl.c" <<'EOS'
+volatile int csink;
+__attribute__((noinline)) void ctl_fn(void) { for (int i = 0; i < 100; i++) csink += i; }
+EOS
+    (cd "$W/src" && "$CC" -g -O0 -o "$W/hprog" hostile.c sub/ok.c "$ctl/ctl.c") || fail "cannot compile hostile.c"
     nm -S --defined-only "$W/hprog" >"$W/hprog.syms" || fail "nm failed"
     cat >"$W/s1" <<EOS
 header pid=500 tid=500 program=$W/hprog host=testhost
@@ -682,6 +689,7 @@ path main abs_fn = 1 10000000
 path main link_fn = 1 10000000
 path main alias_fn = 1 10000000
 path main ok_fn = 1 10000000
+path main ctl_fn = 1 10000000
 EOS
     gen "$W/s1" "$W/a.cspm"
     run_prof -o "$W/db" -I "$W/src" "$W/a.cspm"
@@ -693,6 +701,9 @@ EOS
     ieq "$(find "$W/db/src" -type f -name ok.c | wc -l)" 1 "ok.c copied"
     src=$(xp "$W/db" "string(//File[contains(@n, 'ok.c')]/@src)")
     [ -n "$src" ] && [ -f "$W/db/$src" ] || fail "File src='$src' is not in the database"
+    ieq "$(find "$W/db/src" -type f -name ctl.c | wc -l)" 1 "ctl.c (control bytes in its directory) copied"
+    src=$(xp "$W/db" "string(//File[contains(@n, 'ctl.c')]/@src)")
+    [ -n "$src" ] && cmp -s "$W/db/$src" "$ctl/ctl.c" || fail "File src='$src' of ctl.c is not its copy"
     ieq "$(xp "$W/db" "count(//File[contains(@n, 'secret') or contains(@n, 'alias') or contains(@n, 'passwd')][@src])")" 0 "hostile names have no copy"
     has "$W/err" "not copied: outside the -I directories"
     has "$W/err" "not copied: a symbolic link is on its path"

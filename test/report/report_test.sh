@@ -185,28 +185,43 @@ xml = open("ddb/experiment.xml").read()
 stored = set("%.6g" % float(v) for v in re.findall(r"<M n=\"%s\" v=\"([^\"]+)\"" % m, xml))
 got = ["%.6g" % n["derived"][0] for n in d["nodes"] if n["kind"] == "frame"]
 assert got and all(g in stored for g in got), (got, stored)' "$stored"
-    # one rule in both tools: an undefined operation gives 0 in its place (dz
-    # = CPUTIME), white space of any kind in -M is stored as ' ', and a deep
-    # formula (about 80 operand-stack slots) is evaluated, not answered 0
+    # one rule for undefined values (x/0 here where a context has 1 sample) in
+    # csprof-prof and csprof-report; a tab and a newline in -M are stored as blanks
+    check "analyze with a derived metric dividing by zero" sh -c 'csprof-prof -M "$(printf "dz=1 +\tCPUTIME /\n(samples - 1)")" measurements/ -o zdb > /dev/null 2> zerr.txt'
+    cat zerr.txt
+    check "-M: tab and newline stored as spaces" grep -q 'formula="1 + CPUTIME / (samples - 1)"' zdb/experiment.xml
+    check "-M: csprof-prof counts dz's undefined values" grep -q 'derived metric dz: [1-9][0-9]* of [0-9]* value(s) undefined' zerr.txt
+    check "--metric dz: compiles the stored formula" sh -c "$R --metric dz --threshold 0 --format json zdb > dz.json"
+    zi=$(sed -n 's|.*<Metric i="\([0-9]*\)" n="dz (I)".*|\1|p' zdb/experiment.xml)
+    ze=$(sed -n 's|.*<Metric i="\([0-9]*\)" n="dz (E)".*|\1|p' zdb/experiment.xml)
+    check "--metric dz: report = database for every context, undefined = 0 in both" $PY -c '
+import json, re, sys
+d = json.load(open("dz.json"))
+xml = open("zdb/experiment.xml").read()
+def stored(m):
+    return set("%.6g" % float(v) for v in re.findall(r"<M n=\"%s\" v=\"([^\"]+)\"" % m, xml)) | {"0"}
+si, se = stored(sys.argv[1]), stored(sys.argv[2])
+rows = [n for n in d["nodes"] if n["kind"] == "frame"]
+gi = ["%.6g" % n["derived"][0] for n in rows]
+ge = ["%.6g" % n["derived"][1] for n in rows]
+assert rows and all(g in si for g in gi) and all(g in se for g in ge), (gi, si, ge, se)
+assert "0" in ge, ge  # some context had exactly one sample: undefined, shown as 0' "$zi" "$ze"
+    # a deep formula (about 80 operand-stack slots) is evaluated by both, not answered 0
     deep=CPUTIME
     for _ in $(seq 40); do deep="0+1*($deep)"; done
-    check "analyze with a tab, a division by zero and a deep formula" sh -c \
-        'csprof-prof -M "$(printf "dz=CPUTIME\t+\tCPUTIME/(samples-samples)")" -M "deep=$1" measurements/ -o zdb > /dev/null 2>&1' sh "$deep"
-    check "-M: a tab is stored as a space" grep -q 'formula="CPUTIME + CPUTIME/(samples-samples)"' zdb/experiment.xml
-    for m in dz deep; do
-        $R --metric $m --threshold 0 --format json zdb > z.json
-        stored=$(sed -n "s|.*<Metric i=\"\([0-9]*\)\" n=\"$m (I)\".*|\1|p" zdb/experiment.xml)
-        check "--metric $m: report = stored values = CPUTIME, in every frame" $PY -c '
+    check "analyze with a deep formula" sh -c 'csprof-prof -M "deep=$1" measurements/ -o ydb > /dev/null 2>&1' sh "$deep"
+    $R --metric deep --threshold 0 --format json ydb > y.json
+    stored=$(sed -n 's|.*<Metric i="\([0-9]*\)" n="deep (I)".*|\1|p' ydb/experiment.xml)
+    check "--metric deep: report = stored values = CPUTIME, in every frame" $PY -c '
 import json, re, sys
-d = json.load(open("z.json")); m = sys.argv[1]
-xml = open("zdb/experiment.xml").read()
+d = json.load(open("y.json")); m = sys.argv[1]
+xml = open("ydb/experiment.xml").read()
 stored = set("%.6g" % float(v) for v in re.findall(r"<M n=\"%s\" v=\"([^\"]+)\"" % m, xml))
 frames = [n for n in d["nodes"] if n["kind"] == "frame"]
 assert frames and stored
 for n in frames:
     assert "%.6g" % n["derived"][0] in stored, (n, sorted(stored)[:5])
     assert abs(n["derived"][0] - n["inclusive"]) <= 1e-9 * max(1, n["inclusive"]), n' "$stored"
-    done
     csprof-prof -M "big=CPUTIME*1e999" measurements/ -o bdb > /dev/null 2> big.err; rc=$?
     check "-M with 1e999: refused with the formula named" sh -c \
         '[ "$1" -ne 0 ] && grep -q "big=CPUTIME\*1e999.*out of range" big.err' sh "$rc"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // test_formula.c -- cmocka tests of the derived-metric formula parser and
 // evaluator (support/formula.h): precedence, parentheses, unary minus, each
-// function, the two treatments of undefined operations, and the status and
+// function, the one rule for undefined values, an operand stack deeper than
+// 78, and the status and
 // positions of errors (unknown name, trailing text, ...).
 #include <math.h>
 #include <setjmp.h>
@@ -44,12 +45,12 @@ eval(const char *text)
 {
     struct csp_formula *f = NULL;
     struct csp_formula_error err = {0};
-    double scratch[128], v;
+    double scratch[256], v;
     int rc = csp_formula_compile(text, resolve, NULL, &f, &err);
 
     if (rc != CSP_FORMULA_OK)
         fail_msg("'%s': %s at %zu", text, csp_formula_strerror(rc), err.start);
-    assert_true(csp_formula_scratch(f) >= 1 && csp_formula_scratch(f) <= 128);
+    assert_true(csp_formula_scratch(f) >= 1 && csp_formula_scratch(f) <= 256);
     v = csp_formula_eval(f, value, NULL, scratch);
     csp_formula_free(f);
     return v;
@@ -82,6 +83,7 @@ test_values(void **state)
         {"x.y:z", 5},          /* */
         {".5 * 4 + 1e1", 12},  /* numbers as strtod() reads them */
         {" \ta\t*\t2 ", 16},   /* blanks */
+        {"a\n+\rb\f", 10},     /* any isspace() byte */
         {"((((a))))", 8},      /* */
     };
 
@@ -94,35 +96,37 @@ test_values(void **state)
     }
 }
 
-/* x/0, sqrt(< 0), log(<= 0), infinities and NaN: 0 in the operation's place. */
+/* x/0, sqrt(< 0), log(<= 0), overflow: the whole value is undefined (NaN). */
 static void
 test_undefined(void **state)
 {
     static const struct {
         const char *text;
+        int defined;
         double want;
     } cases[] = {
-        {"a / zero", 0},
-        {"1 + a / zero", 1},
-        {"1 + a / (b - 2)", 1},
-        {"5 + sqrt(neg)", 5},
-        {"5 + log(zero)", 5},
-        {"5 + log(neg)", 5},
-        {"a / 0.5", 16},
-        {"min(1e300 * 1e300, 5)", 0},                /* inf: 0 in its place */
-        {"1 / (1e300 * 1e300)", 0},                  /* */
-        {"1e300 * 1e300", 0},                        /* non-finite result */
-        {"min(sqrt(-1e300 * 1e300 * 0 + 1), 3)", 1}, /* NaN: 0 */
-        {"min(3, sqrt(-1e300 * 1e300 * 0 + 1))", 1}, /* */
+        {"a / zero", 0, 0},
+        {"1 + a / zero", 0, 0},
+        {"1 + a / (b - 2)", 0, 0},
+        {"5 + sqrt(neg)", 0, 0},
+        {"5 + log(zero)", 0, 0},
+        {"5 + log(neg)", 0, 0},
+        {"a / 0.5", 1, 16},
+        {"sqrt(zero) + 1", 1, 1},
+        {"min(1e300 * 1e300, 5)", 0, 0}, /* overflow, even when min would drop it */
+        {"1 / (1e300 * 1e300)", 0, 0},
+        {"1e300 * 1e300", 0, 0},
+        {"max(zero / zero, 3)", 0, 0},
     };
 
     (void)state;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         double v = eval(cases[i].text);
 
-        if (v != cases[i].want)
-            fail_msg("'%s': %g, want %g", cases[i].text, v, cases[i].want);
+        if (cases[i].defined ? v != cases[i].want : !isnan(v))
+            fail_msg("'%s': %g, want %s", cases[i].text, v, cases[i].defined ? "a value" : "NaN");
     }
+    assert_false(signbit(eval("zero / neg"))); /* -0 is 0: no "-0" in the outputs */
 }
 
 static void
@@ -147,7 +151,8 @@ test_errors(void **state)
         {"sqrt(a, b)", CSP_FORMULA_ERPAREN, 6, 6, 0},
         {"pow (2, 3)", CSP_FORMULA_EFUNC, 0, 4, 3}, /* unknown function */
         {"1e999", CSP_FORMULA_ERANGE, 0, 0, 0},
-        {"1e999 + a", CSP_FORMULA_ERANGE, 0, 0, 0}, /* refused, not inf */
+        {"1e999 * a", CSP_FORMULA_ERANGE, 0, 0, 0}, /* a non-finite constant is refused */
+        {"a + -1e400", CSP_FORMULA_ERANGE, 5, 5, 0},
     };
 
     (void)state;
@@ -166,16 +171,14 @@ test_errors(void **state)
 }
 
 static void
-test_space_and_depth(void **state)
+test_depth(void **state)
 {
-    char deep[200];
+    char deep[400];
     struct csp_formula *f = NULL;
     struct csp_formula_error err;
-    size_t i;
+    size_t i, n = 0;
 
     (void)state;
-    assert_true(eval("a\n+\rb\v-\f1") == 9); /* any white space separates */
-
     for (i = 0; i < 63; i++) /* 63 groups inside the top-level expression: accepted */
         deep[i] = '(';
     deep[i] = 'a';
@@ -187,6 +190,18 @@ test_space_and_depth(void **state)
     assert_int_equal(csp_formula_compile(deep, resolve, NULL, &f, &err), CSP_FORMULA_EDEPTH);
     assert_null(f);
     csp_formula_free(NULL);
+
+    /* "1+1*(1+1*(...))": two operands a level, an operand stack of 100 (the report
+     * once answered 0 from 78 on) */
+    for (i = 0; i < 49; i++)
+        n += (size_t)sprintf(deep + n, "1+1*(");
+    n += (size_t)sprintf(deep + n, "1+1");
+    memset(deep + n, ')', 49);
+    deep[n + 49] = '\0';
+    assert_int_equal(csp_formula_compile(deep, resolve, NULL, &f, &err), CSP_FORMULA_OK);
+    assert_true(csp_formula_scratch(f) >= 78);
+    csp_formula_free(f);
+    assert_true(eval(deep) == 51);
 }
 
 int
@@ -196,7 +211,7 @@ main(void)
         cmocka_unit_test(test_values),
         cmocka_unit_test(test_undefined),
         cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_space_and_depth),
+        cmocka_unit_test(test_depth),
     };
     size_t total = sizeof(tests) / sizeof(tests[0]);
     int failed = cmocka_run_group_tests_name("support formula", tests, NULL, NULL);
