@@ -80,6 +80,14 @@ struct rpt_module {
     char *build_id; /* or NULL */
 };
 
+/* One element of experiment.xml's Summary (sample quality), kept as read. */
+struct rpt_summary_el {
+    char *el;     /* element name: "Summary", "Input", "Stat", ... */
+    int depth;    /* 0 for Summary itself, 1 for its children, ... */
+    int nattrs;   /* attribute pairs */
+    char **attrs; /* 2 * nattrs strings: name, value, name, value, ... */
+};
+
 struct rpt_proc {
     char *name; /* escaped as in the database (\xNN for hostile bytes) */
     int lm;     /* load module index or -1 */
@@ -109,6 +117,8 @@ struct rpt_node {
     int32_t proc;          /* FRAME/INLINE: procedure index, else -1 */
     int32_t lm;            /* FRAME: load module or -1 */
     int32_t file, line;    /* -1 / 0 when absent */
+    uint64_t addr;         /* a: address relative to the load module lm (a frame's entry,
+                              a loop's or statement's first instruction); 0 when absent */
 };
 
 /* Kinds of stored static-view scopes (SecFlatProfileData; experiment.dtd Static*). */
@@ -164,6 +174,11 @@ struct rpt_db {
     double *svalues; /* nsnodes * nmetrics */
 
     uint64_t skipped_elements; /* unknown elements skipped (subtrees counted once) */
+
+    char **file_src; /* nfiles entries: File src (the copy "src/..." in the database), or NULL */
+    struct rpt_summary_el *summary; /* the Summary element and its descendants, in document
+                                       order (the viewer's sample-quality panel) */
+    size_t nsummary;
 };
 
 /*
@@ -237,6 +252,8 @@ struct rpt_vnode {
     int32_t file, line;       /* FRAME: declaration; LOOP/STMT: location; -1/0 if unknown */
     int32_t cs_file, cs_line; /* call site (file/line of the C or A), -1/0 if unknown */
     double calls;             /* sampled call count of the calls that entered this frame */
+    uint64_t addr;            /* module-relative address (rpt_node.addr) of the first stored node
+                      it was built from; 0 when unknown */
 };
 
 struct rpt_names; /* opaque: interned strings */
