@@ -34,10 +34,16 @@ on_rt(int sig, siginfo_t *info, void *uc)
 {
     (void)sig;
     (void)uc;
-    if (info->si_code == SI_TIMER && info->si_value.sival_int == 1234)
-        rt_ticks++;
-    else
+    if (info->si_code == SI_TIMER && info->si_value.sival_int == 1234) {
+        /* expirations, not deliveries: those that came while the signal was
+         * pending (the process off the CPU on a loaded machine) are overruns
+         * (timer_getoverrun is async-signal-safe, POSIX.1-2008 2.4.3) */
+        int over = timer_getoverrun(rt_timer);
+
+        rt_ticks += 1 + (over > 0 ? over : 0);
+    } else {
         foreign++;
+    }
 }
 
 int
@@ -77,7 +83,7 @@ main(void)
     timer_delete(rt_timer);
     clock_gettime(CLOCK_MONOTONIC, &w1);
     /* The real-time timer ticks with the wall clock, which a loaded machine stretches: its
-     * rate per wall-clock second is what compares across runs. */
+     * expirations per wall-clock second (about 100) are what compares across runs. */
     fprintf(stderr, "prof ticks %d, rt ticks %d, rt per s %.1f\n", (int)prof_ticks, (int)rt_ticks,
             rt_ticks / ((double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) / 1e9));
     printf("foreign %d\n", (int)foreign);
