@@ -185,12 +185,20 @@ xml = open("ddb/experiment.xml").read()
 stored = set("%.6g" % float(v) for v in re.findall(r"<M n=\"%s\" v=\"([^\"]+)\"" % m, xml))
 got = ["%.6g" % n["derived"][0] for n in d["nodes"] if n["kind"] == "frame"]
 assert got and all(g in stored for g in got), (got, stored)' "$stored"
-    # one rule for undefined values (x/0 here where a context has 1 sample) in
-    # csprof-prof and csprof-report; a tab and a newline in -M are stored as blanks
-    check "analyze with a derived metric dividing by zero" sh -c 'csprof-prof -M "$(printf "dz=1 +\tCPUTIME /\n(samples - 1)")" measurements/ -o zdb > /dev/null 2> zerr.txt'
+    # one rule for undefined values in csprof-prof and csprof-report; a tab
+    # and a newline in -M are stored as blanks.  dz divides by zero where a context has exactly 1 sample (maybe none);
+    # d0 everywhere (CPUTIME + undefined: the whole value, not CPUTIME)
+    check "analyze with a derived metric dividing by zero" sh -c 'csprof-prof -M "$(printf "dz=1 +\tCPUTIME /\n(samples - 1)")" -M "d0=CPUTIME + CPUTIME/(samples - samples)" measurements/ -o zdb > /dev/null 2> zerr.txt'
     cat zerr.txt
     check "-M: tab and newline stored as spaces" grep -q 'formula="1 + CPUTIME / (samples - 1)"' zdb/experiment.xml
-    check "-M: csprof-prof counts dz's undefined values" grep -q 'derived metric dz: [1-9][0-9]* of [0-9]* value(s) undefined' zerr.txt
+    check "-M: csprof-prof counts d0's undefined values: all of them" sh -c \
+        'grep -E "derived metric d0: [1-9][0-9]* of [0-9]* value\(s\) undefined" zerr.txt | awk "{ exit !(\$6 == \$8) }"'
+    $R --metric d0 --threshold 0 --format json zdb > d0.json
+    check "--metric d0: every frame 0 (whole value undefined), as stored" $PY -c '
+import json
+d = json.load(open("d0.json"))
+rows = [n for n in d["nodes"] if n["kind"] == "frame"]
+assert rows and all(n["derived"] == [0, 0] for n in rows), rows[:3]'
     check "--metric dz: compiles the stored formula" sh -c "$R --metric dz --threshold 0 --format json zdb > dz.json"
     zi=$(sed -n 's|.*<Metric i="\([0-9]*\)" n="dz (I)".*|\1|p' zdb/experiment.xml)
     ze=$(sed -n 's|.*<Metric i="\([0-9]*\)" n="dz (E)".*|\1|p' zdb/experiment.xml)
@@ -204,8 +212,7 @@ si, se = stored(sys.argv[1]), stored(sys.argv[2])
 rows = [n for n in d["nodes"] if n["kind"] == "frame"]
 gi = ["%.6g" % n["derived"][0] for n in rows]
 ge = ["%.6g" % n["derived"][1] for n in rows]
-assert rows and all(g in si for g in gi) and all(g in se for g in ge), (gi, si, ge, se)
-assert "0" in ge, ge  # some context had exactly one sample: undefined, shown as 0' "$zi" "$ze"
+assert rows and all(g in si for g in gi) and all(g in se for g in ge), (gi, si, ge, se)' "$zi" "$ze"
     # a deep formula (about 80 operand-stack slots) is evaluated by both, not answered 0
     deep=CPUTIME
     for _ in $(seq 40); do deep="0+1*($deep)"; done
