@@ -47,7 +47,7 @@
 #include "support/search.h"
 #include "support/vec.h"
 
-#define INDEX_CHUNK 4096 /* bytes of child-index entries per malloc */
+#define INDEX_CHUNK 32768 /* bytes of tree nodes and child-index entries per malloc */
 
 /* ---- temporary tree ---------------------------------------------------- */
 
@@ -88,7 +88,7 @@ struct_tree_new_node(struct rebuild *rb, struct tree_node *parent, enum struct_s
 
     if (csp_vec_reserve(&rb->all, &rb->capall, rb->nall + 1, sizeof(*rb->all)) != 0)
         return NULL;
-    n = calloc(1, sizeof(*n));
+    n = arena_alloc(&rb->index_mem, sizeof(*n)); /* zeroed; freed with the arena */
     if (n == NULL)
         return NULL;
     rb->all[rb->nall++] = n;
@@ -713,7 +713,6 @@ rebuild_free(struct rebuild *rb)
     for (size_t i = 0; i < rb->nall; i++) {
         struct_rvec_free(&rb->all[i]->ranges);
         struct_rvec_free(&rb->all[i]->entries);
-        free(rb->all[i]);
     }
     free(rb->all);
     csp_hmap_free(&rb->index);

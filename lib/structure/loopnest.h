@@ -51,8 +51,9 @@ struct rebuild {
     struct struct_scope *proc;
     struct tree_node **all;
     size_t nall, capall;
-    struct csp_hmap index;  /* hashed keys: entries by (parent, kind, k1, k2) */
-    struct arena index_mem; /* the entries; malloc chunks, set up by struct_tree_restructure */
+    struct csp_hmap index; /* hashed keys: entries by (parent, kind, k1, k2) */
+    struct arena
+        index_mem; /* nodes and index entries; malloc chunks, set up by struct_tree_restructure */
     struct tree_node *root;
 };
 
@@ -64,7 +65,8 @@ void struct_tree_link(struct tree_node *parent, struct tree_node *c);
 /* Detach @c from its parent. */
 void struct_tree_unlink(struct tree_node *c);
 
-/* A new node of @kind, last child of @parent (NULL: none); NULL without memory. */
+/* A new node of @kind, last child of @parent (NULL: none), in @rb->index_mem (freed with it);
+ * NULL without memory. */
 struct tree_node *struct_tree_new_node(struct rebuild *rb, struct tree_node *parent,
                                        enum struct_scope_kind kind);
 

@@ -457,7 +457,10 @@ build_index(struct struct_module *m)
     if (b.n > 0)
         qsort(b.items, b.n, sizeof(*b.items), idx_item_cmp);
     stack = malloc((b.n + 1) * sizeof(*stack));
-    if (stack == NULL) {
+    /* Each item emits at most two entries (the gap before it, its tail when
+     * popped): one allocation instead of a doubling copy of a large array;
+     * pages never written are never touched. */
+    if (stack == NULL || csp_vec_reserve(&m->index, &cap, 2 * b.n + 1, sizeof(*m->index)) != 0) {
         rc = STRUCT_ENOMEM;
         goto out;
     }
@@ -489,6 +492,12 @@ build_index(struct struct_module *m)
             sp++;
     }
     rc = 0;
+    if (m->nindex > 0 && m->nindex < cap) { /* give the unused tail back */
+        struct struct_index_entry *v = realloc(m->index, m->nindex * sizeof(*v));
+
+        if (v != NULL)
+            m->index = v;
+    }
 out:
     free(stack);
     struct_vec_free(b.items, b.cap, sizeof(*b.items));

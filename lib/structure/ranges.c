@@ -16,11 +16,22 @@
 #include "support/search.h"
 #include "support/vec.h"
 
+#define RVEC_FIRST_CAP 4 /* ranges in a vector's first allocation (then doubling) */
+
 int
 struct_rvec_push(struct struct_rvec *rv, uint64_t lo, uint64_t hi)
 {
-    if (rv->n == rv->cap && csp_vec_reserve(&rv->v, &rv->cap, rv->n + 1, sizeof(*rv->v)) != 0)
+    if (rv->cap == 0) { /* most vectors (a scope's or a tree node's ranges) hold 1 or 2 */
+        struct struct_range *v = realloc(rv->v, RVEC_FIRST_CAP * sizeof(*v));
+
+        if (v == NULL)
+            return STRUCT_ENOMEM;
+        rv->v = v;
+        rv->cap = RVEC_FIRST_CAP;
+    } else if (rv->n == rv->cap &&
+               csp_vec_reserve(&rv->v, &rv->cap, rv->n + 1, sizeof(*rv->v)) != 0) {
         return STRUCT_ENOMEM;
+    }
     rv->v[rv->n].lo = lo;
     rv->v[rv->n].hi = hi;
     rv->n++;
