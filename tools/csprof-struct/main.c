@@ -58,6 +58,50 @@ count_scopes(const struct struct_scope *s, struct counts *c)
         count_scopes(k, c);
 }
 
+/*
+ * Run again (execv of /proc/self/exe, same argv) with glibc's malloc
+ * tunables glibc.malloc.hugetlb=1 (heap growth madvised MADV_HUGEPAGE:
+ * transparent huge pages) and glibc.malloc.top_pad=64 MB (the heap grows
+ * in 64 MB steps) added to GLIBC_TUNABLES, which glibc reads only at
+ * start-up.  The analysis keeps ~150 MB of small malloc blocks of a large
+ * library live; on 4 KB pages their TLB misses and page faults cost ~15 %
+ * of its CPU time (bench/struct, pyenv libpython: least of 5, 1.27 s ->
+ * 1.10 s), for ~10 MB more peak RSS.  Not done when GLIBC_TUNABLES
+ * already names glibc.malloc.hugetlb (the second run, or the user's
+ * choice), nor under any LD_PRELOAD (valgrind, csrun: a tool watching
+ * this process would lose it).  Returns only when it does not run again
+ * (or execv failed: then the environment is as it was).  Not thread-safe:
+ * call first in main.
+ */
+static void
+rerun_with_huge_heap(char **argv)
+{
+    static const char add[] = "glibc.malloc.hugetlb=1:glibc.malloc.top_pad=67108864";
+    const char *old = getenv("GLIBC_TUNABLES");
+    size_t n = old != NULL ? strlen(old) : 0;
+    char *val;
+
+    if (getenv("LD_PRELOAD") != NULL ||
+        (old != NULL && strstr(old, "glibc.malloc.hugetlb") != NULL))
+        return;
+    val = malloc(n + sizeof(add) + 1);
+    if (val == NULL)
+        return;
+    if (old != NULL && n > 0) {
+        memcpy(val, old, n);
+        val[n++] = ':';
+    }
+    memcpy(val + n, add, sizeof(add));
+    if (setenv("GLIBC_TUNABLES", val, 1) == 0) {
+        execv("/proc/self/exe", argv);
+        if (old != NULL)
+            (void)setenv("GLIBC_TUNABLES", old, 1);
+        else
+            (void)unsetenv("GLIBC_TUNABLES");
+    }
+    free(val);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -75,6 +119,7 @@ main(int argc, char **argv)
     FILE *out = stdout;
     int c, rc;
 
+    rerun_with_huge_heap(argv);
     opt.debug_dir = getenv("CSPROF_DEBUG_DIR"); /* the tool's input, passed on explicitly */
     while ((c = getopt_long(argc, argv, "o:nj:d:vhV", longopts, NULL)) != -1) {
         switch (c) {
