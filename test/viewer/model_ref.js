@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// model_ref.js -- the viewer model as it was before its hot passes used
-// typed-array hash tables (kept as the reference of model_random.test.js;
-// not shipped).  Original header:
+// model_ref.js -- the passes of the viewer model that were rewritten on
+// typed-array hash tables, as they were before (the reference of
+// model_random.test.js; not shipped).  Original header:
 // model.js -- csprof viewer model: no DOM.  Loads the data written by
 // csprof-prof (share/schemas/viewer-data.md), applies the report's transforms
 // (focus subtree, focus function, hide = merge into callers, hide library,
@@ -16,49 +16,6 @@
   // Node kinds (lib/report's enum rpt_kind).
   const K = { ROOT: 0, FRAME: 1, INLINE: 2, LOOP: 3, STMT: 4, TRUNC: 5, GROUP: 6 };
   const KIND_NAMES = ['root', 'frame', 'inline', 'loop', 'statement', 'truncated', 'group'];
-
-  // Inflate the packed node columns of @d (data.js "packed": gzip+base64 of
-  // little-endian int32/float64 arrays) into d's column keys.  Returns a
-  // promise of @d; data without "packed" is returned as is.
-  function unpack(d) {
-    if (!d || !d.packed) return Promise.resolve(d);
-    const p = d.packed;
-    if (p.encoding !== 'gzip+base64') return Promise.reject(new Error('packed encoding ' + p.encoding + ' is unknown'));
-    const bin = atob(p.data);
-    const u = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
-    // inflate straight into one buffer of the known size
-    const ds = new DecompressionStream('gzip');
-    const w = ds.writable.getWriter();
-    w.write(u);
-    w.close();
-    const reader = ds.readable.getReader();
-    const whole = new Uint8Array(p.bytes);
-    let got = 0;
-    function pump() {
-      return reader.read().then(function (r) {
-        if (r.done) return whole.buffer;
-        if (got + r.value.length > whole.length) throw new Error('packed columns: more than ' + p.bytes + ' bytes');
-        whole.set(r.value, got);
-        got += r.value.length;
-        return pump();
-      });
-    }
-    return pump().then(function (buf) {
-      if (got !== p.bytes) throw new Error('packed columns: ' + got + ' bytes, expected ' + p.bytes);
-      let off = 0;
-      d.self = [];
-      for (const c of p.columns) {
-        const size = c[1] === 'f64' ? 8 : 4;
-        const b = off % size === 0 ? buf : buf.slice(off, off + size * d.n), o = b === buf ? off : 0;
-        const a = size === 8 ? new Float64Array(b, o, d.n) : new Int32Array(b, o, d.n);
-        off += size * d.n;
-        if (c[0] === 'self') d.self[c[2]] = a; else d[c[0]] = a;
-      }
-      delete d.packed;
-      return d;
-    });
-  }
 
   // The data object (window.CSPROF_DB) as typed arrays.
   function load(d) {
@@ -111,29 +68,6 @@
   // | {t:'hide', name:s} | {t:'hide-lib', lib:s} | {t:'collapse-recursion'}
   // | {t:'hide-loops'} | {t:'hide-inlines'} | {t:'hide-statements'}].
   const TRANSFORMS = ['focus-subtree', 'focus-function', 'hide', 'hide-lib', 'collapse-recursion', 'hide-loops', 'hide-inlines', 'hide-statements'];
-
-  function encodeTransforms(list) {
-    return list.map(function (x) {
-      const arg = x.node !== undefined ? String(x.node) : x.name !== undefined ? x.name : x.lib !== undefined ? x.lib : '';
-      return arg === '' ? x.t : x.t + ':' + encodeURIComponent(arg).replace(/~/g, '%7E');
-    }).join('~');
-  }
-
-  function decodeTransforms(s) {
-    if (!s) return [];
-    const out = [];
-    for (const part of s.split('~')) {
-      const c = part.indexOf(':');
-      const t = c < 0 ? part : part.slice(0, c);
-      const arg = c < 0 ? undefined : decodeURIComponent(part.slice(c + 1));
-      if (TRANSFORMS.indexOf(t) < 0) continue;
-      if (t === 'focus-subtree') out.push({ t: t, node: Number(arg) | 0 });
-      else if (t === 'focus-function' || t === 'hide') out.push({ t: t, name: arg || '' });
-      else if (t === 'hide-lib') out.push({ t: t, lib: arg || '' });
-      else out.push({ t: t });
-    }
-    return out;
-  }
 
   function isFrame(k) { return k === K.FRAME || k === K.INLINE; }
 
@@ -349,40 +283,6 @@
     t.cstart = cnt;
     t.clist = clist;
     return t;
-  }
-
-  // Children of view node @i, sorted by @key(node) descending (ties: name).
-  function children(t, i, key) {
-    const out = Array.from(t.clist.subarray(t.cstart[i], t.cstart[i + 1]));
-    if (key) out.sort(function (a, b) { return key(b) - key(a) || (t.name[a] - t.name[b]); });
-    return out;
-  }
-
-  function nameOf(t, i) { return t.src.strings[t.name[i]]; }
-
-  // Depth of each view node (root 0).
-  function depths(t) {
-    const d = new Int32Array(t.n);
-    for (let i = 1; i < t.n; i++) d[i] = d[t.parent[i]] + 1;
-    return d;
-  }
-
-  // The hot path from @i: follow the child with the largest inclusive value
-  // of metric @m while it holds at least @frac of its parent's.
-  function hotPath(t, i, m, frac) {
-    const path = [i];
-    const inc = t.incl[m];
-    for (;;) {
-      let best = -1, bv = -Infinity;
-      for (let k = t.cstart[i]; k < t.cstart[i + 1]; k++) {
-        const c = t.clist[k];
-        if (inc[c] > bv) { bv = inc[c]; best = c; }
-      }
-      if (best < 0 || bv < frac * inc[i] || bv <= 0) break;
-      path.push(best);
-      i = best;
-    }
-    return path;
   }
 
   // ---------------------------------------------------------------- bottom-up
@@ -616,74 +516,13 @@
     return m;
   }
 
-  // Metric index of @b matching metric @m of @t by name, or -1.
-  function matchMetric(t, b, m) {
-    const name = t.src.metrics[m].name;
-    for (let k = 0; k < b.src.metrics.length; k++) if (b.src.metrics[k].name === name) return k;
-    return -1;
-  }
-
   // ----------------------------------------------------------------- stats
 
-  // min, mean, max, standard deviation and coefficient of variation of @xs.
-  function stats(xs) {
-    const n = xs.length;
-    if (n === 0) return { n: 0, min: 0, mean: 0, max: 0, sd: 0, cv: 0, sum: 0 };
-    let min = Infinity, max = -Infinity, sum = 0;
-    for (const x of xs) { if (x < min) min = x; if (x > max) max = x; sum += x; }
-    const mean = sum / n;
-    let ss = 0;
-    for (const x of xs) ss += (x - mean) * (x - mean);
-    const sd = Math.sqrt(ss / n);
-    return { n: n, min: min, mean: mean, max: max, sd: sd, cv: mean !== 0 ? sd / mean : 0, sum: sum };
-  }
-
-  // Per-line source metrics of file @f in view @t: {line -> {incl, self, calls,
-  // loops: [[start,end]]}} for metric @m.  Statements give self and
-  // inclusive; call sites on a line add their callee's inclusive and calls.
-  function sourceLines(t, f, m) {
-    const lines = new Map(), loops = [];
-    function at(l) { let r = lines.get(l); if (!r) { r = { incl: 0, self: 0, calls: 0 }; lines.set(l, r); } return r; }
-    for (let i = 1; i < t.n; i++) {
-      const k = t.kind[i];
-      if (k === K.STMT && t.file[i] === f && t.line[i] > 0) {
-        const r = at(t.line[i]);
-        r.self += t.self[m][i];
-        r.incl += t.incl[m][i];
-      }
-      if (isFrame(k) && t.csFile[i] === f && t.csLine[i] > 0) {
-        const r = at(t.csLine[i]);
-        r.incl += t.incl[m][i];
-        r.calls += t.calls[i];
-      }
-      if (k === K.LOOP && t.file[i] === f && t.line[i] > 0) {
-        let last = t.line[i];
-        // extent: the largest statement line in the loop's subtree
-        const st = [i];
-        while (st.length) {
-          const x = st.pop();
-          if (t.file[x] === f && t.line[x] > last && t.kind[x] === K.STMT) last = t.line[x];
-          for (let c = t.cstart[x]; c < t.cstart[x + 1]; c++) if (!isFrame(t.kind[t.clist[c]])) st.push(t.clist[c]);
-        }
-        loops.push([t.line[i], last]);
-      }
-    }
-    return { lines: lines, loops: loops };
-  }
-
-  // Path of view node @i as names from the root.
-  function pathOf(t, i) {
-    const p = [];
-    for (; i > 0; i = t.parent[i]) p.push(nameOf(t, i));
-    return p.reverse();
-  }
-
+  // only what model_random.test.js compares; the functions that were not
+  // rewritten are model.js's own
   const api = {
-    K: K, KIND_NAMES: KIND_NAMES, TRANSFORMS: TRANSFORMS, load: load, unpack: unpack, buildView: buildView,
-    encodeTransforms: encodeTransforms, decodeTransforms: decodeTransforms, children: children,
-    nameOf: nameOf, depths: depths, hotPath: hotPath, bottomUpRoots: bottomUpRoots,
-    bottomUpCallers: bottomUpCallers, frameSelf: frameSelf, flat: flat, matchTrees: matchTrees, matchMetric: matchMetric,
-    stats: stats, sourceLines: sourceLines, pathOf: pathOf, isFrame: isFrame,
+    K: K, TRANSFORMS: TRANSFORMS, load: load, buildView: buildView, bottomUpRoots: bottomUpRoots,
+    bottomUpCallers: bottomUpCallers, frameSelf: frameSelf, flat: flat, matchTrees: matchTrees, isFrame: isFrame,
   };
   if (typeof module !== 'undefined' && module.exports) module.exports = api;
   else root.csprofModel = api;
