@@ -254,6 +254,10 @@
       const t = dropLeaves(src, K.STMT);
       if (t) return t;
     }
+    if (focusNode > 0 && focusFn.size === 0 && hide.size === 0 && !hideLibs.length && !rec && !noLoops && !noInl && !noStmt) {
+      const t = focusRange(src, focusNode);
+      if (t) return t;
+    }
     // per string id: 1 = hidden name, 2 = focused name
     const nameFlag = new Uint8Array(S.length);
     if (hide.size || focusFn.size) {
@@ -367,6 +371,49 @@
     } else {
       t.owned = owned.concat(t.sumsOwned);
     }
+    return t;
+  }
+
+  // The view of focus-subtree @f alone: the root and a copy of @f's
+  // preorder range [f, end[f]) (its children are unique: no merging).
+  // Returns null where buildView would merge (another root child with
+  // @f's kind, name and call-site line, or equal siblings in the range).
+  function focusRange(src, f) {
+    const n = src.n, end = src.end[f], k = end - f + 1, nm = src.metrics.length;
+    const sKind = src.kind, sName = src.name, sCsLine = src.csLine, uniq = uniqueChildren(src);
+    for (let j = 1; j < n; j = src.end[j])
+      if (j !== f && sKind[j] === sKind[f] && sName[j] === sName[f] && sCsLine[j] === sCsLine[f]) return null;
+    for (let i = f; i < end; i++) if (!uniq[i]) return null;
+    const map = spare(Int32Array, n);
+    map.fill(-1);
+    map[0] = 0;
+    for (let i = f; i < end; i++) map[i] = i - f + 1;
+    const v = { n: k, self: [] }, owned = [map];
+    function col(c, Type, rootValue) {
+      const a = spare(Type, n);
+      owned.push(a);
+      a[0] = rootValue;
+      a.set(c.subarray(f, end), 1);
+      return a;
+    }
+    v.parent = col(src.parent, Int32Array, -1);
+    for (let i = 2; i < k; i++) v.parent[i] -= f - 1;
+    v.parent[1] = 0;
+    v.kind = col(src.kind, Uint8Array, K.ROOT);
+    v.name = col(src.name, Int32Array, sName[0]);
+    v.lm = col(src.lm, Int32Array, -1);
+    v.file = col(src.file, Int32Array, -1);
+    v.line = col(src.line, Int32Array, 0);
+    v.csFile = col(src.csFile, Int32Array, -1);
+    v.csLine = col(src.csLine, Int32Array, 0);
+    v.calls = col(src.calls, Float64Array, 0);
+    v.rep = spare(Int32Array, n);
+    owned.push(v.rep);
+    v.rep[0] = 0;
+    for (let i = 1; i < k; i++) v.rep[i] = f + i - 1;
+    for (let m = 0; m < nm; m++) v.self.push(col(src.self[m], Float64Array, 0));
+    const t = finish(src, v, map, null);
+    t.owned = owned.concat(t.sumsOwned);
     return t;
   }
 

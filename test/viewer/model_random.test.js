@@ -188,3 +188,15 @@ test('matchTrees: same matches as the reference', function () {
     }
   }
 });
+
+test('buildView: focus-subtree alone (the preorder-range fast path) on every node, as the reference', function () {
+  for (let seed = 1; seed <= 12; seed++) {
+    const src = M.load(randomData(seed, 30 + seed * 9)), rsrc = R.load(randomData(seed, 30 + seed * 9));
+    for (let f = 1; f < src.n; f++) {
+      const ts = [{ t: 'focus-subtree', node: f }];
+      const t = M.buildView(src, ts);
+      sameView(t, R.buildView(rsrc, ts), 'seed ' + seed + ' node ' + f);
+      M.release(t);
+    }
+  }
+});
