@@ -282,8 +282,13 @@
   // A bottom-up procedure row's calls: the sampled calls of all its
   // occurrences, as csprof-report's bottom-up view counts them.
   function rootCalls(r) {
-    if (r.g.calls === undefined) { let c = 0; for (const e of r.g.entries) c += tree.calls[e]; r.calls = c; }
+    if (r.g.calls === undefined) r.calls = rowCalls(r.g);
     return r;
+  }
+  // the sum, kept with bottom-up row @g of the current view (a pass over its entries)
+  function rowCalls(g) {
+    if (g.callSum === undefined) { let c = 0; const e = g.entries; for (let k = 0; k < e.length; k++) c += tree.calls[e[k]]; g.callSum = c; }
+    return g.callSum;
   }
   function buBase(g) {
     if (!base) return null;
@@ -969,7 +974,7 @@
           const first = tree;
           const jobs = M.warmUp(src).concat(M.bottomUpJobs(first, 200000).map(function (job) {
             return function () { if (tree === first && !buRows) job(); };
-          }), M.flatJobs(first, 200000).map(function (job) {
+          }), [function () { if (tree === first && tree.buRows) for (const g of tree.buRows) rowCalls(g); }], M.flatJobs(first, 200000).map(function (job) {
             return function () { if (tree === first && !flatRoot) job(); };
           }));
           const idle = function (dl) {
