@@ -254,6 +254,10 @@
       const t = dropLeaves(src, K.STMT);
       if (t) return t;
     }
+    if (focusNode > 0 && focusFn.size === 0 && hide.size === 0 && !hideLibs.length && !rec && !noLoops && !noInl) {
+      const t = focusRange(src, focusNode, noStmt);
+      if (t) return t;
+    }
     // per string id: 1 = hidden name, 2 = focused name
     const nameFlag = new Uint8Array(S.length);
     if (hide.size || focusFn.size) {
@@ -367,6 +371,63 @@
     } else {
       t.owned = owned.concat(t.sumsOwned);
     }
+    return t;
+  }
+
+  // The view of focus-subtree @f alone (with hide-statements when
+  // @noStmt): the root and a copy of @f's preorder range [f, end[f])
+  // (its children are unique: no merging), statement leaves dropped into
+  // their parents.  Returns null where buildView would merge (another root
+  // child with @f's kind, name and call-site line, equal siblings in the
+  // range, or a statement with children).
+  function focusRange(src, f, noStmt) {
+    const n = src.n, end = src.end[f], nm = src.metrics.length;
+    const sKind = src.kind, sName = src.name, sCsLine = src.csLine, sParent = src.parent, sEnd = src.end;
+    const uniq = uniqueChildren(src);
+    if (noStmt && sKind[f] === K.STMT) return null;
+    for (let j = 1; j < n; j = sEnd[j])
+      if (j !== f && sKind[j] === sKind[f] && sName[j] === sName[f] && sCsLine[j] === sCsLine[f]) return null;
+    let k = 1;
+    for (let i = f; i < end; i++) {
+      if (!uniq[i]) return null;
+      if (noStmt && sKind[i] === K.STMT) {
+        if (sEnd[i] !== i + 1) return null;
+      } else {
+        k++;
+      }
+    }
+    const map = spare(Int32Array, n);
+    map.fill(-1);
+    map[0] = 0;
+    // a small subtree gets columns of its size (fresh memory costs, see scratch())
+    const len = k < n >> 3 ? k : n, owned = [map];
+    const v = { n: k, self: [] };
+    const take = function (Type) { const a = spare(Type, len); owned.push(a); return a; };
+    const cols = ['kind', 'name', 'lm', 'file', 'line', 'csFile', 'csLine', 'calls'];
+    const types = [Uint8Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Float64Array];
+    const root = [K.ROOT, sName[0], -1, -1, 0, -1, 0, 0];
+    for (let c = 0; c < cols.length; c++) { v[cols[c]] = take(types[c]); v[cols[c]][0] = root[c]; }
+    v.parent = take(Int32Array);
+    v.rep = take(Int32Array);
+    v.parent[0] = -1; v.rep[0] = 0;
+    for (let m = 0; m < nm; m++) { v.self.push(take(Float64Array).fill(0, 0, k)); }
+    let j = 1;
+    for (let i = f; i < end; i++) {
+      if (noStmt && sKind[i] === K.STMT) {
+        const p = map[sParent[i]];
+        map[i] = p;
+        for (let m = 0; m < nm; m++) v.self[m][p] += src.self[m][i];
+        continue;
+      }
+      map[i] = j;
+      for (let c = 0; c < cols.length; c++) v[cols[c]][j] = src[cols[c]][i];
+      v.parent[j] = i === f ? 0 : map[sParent[i]];
+      v.rep[j] = i;
+      for (let m = 0; m < nm; m++) v.self[m][j] += src.self[m][i];
+      j++;
+    }
+    const t = finish(src, v, map, null);
+    t.owned = owned.concat(t.sumsOwned);
     return t;
   }
 
@@ -563,7 +624,9 @@
   // from the spares (full source length, used in part) and are listed in
   // t.sumsOwned.
   function sums(t) {
-    const N = t.n, nm = t.self.length, n = Math.max(t.src.n, N), parent = t.parent;
+    // arrays of the source's length, to be reused by any later view, unless
+    // the view is much smaller (then its own length: less fresh memory)
+    const N = t.n, nm = t.self.length, n = N < t.src.n >> 3 ? N : Math.max(t.src.n, N), parent = t.parent;
     const own = t.sumsOwned = [];
     // parents precede children in creation order, so a reverse pass sums
     for (let m = 0; m < nm; m++) {
@@ -682,61 +745,111 @@
     return ev;
   }
 
+  // Bottom-up rows of view @t: one row per (name, kind) of frame, inlined
+  // frame and loop, with its view nodes in depth-first order (entries), and
+  // whether each is outermost (no same-name ancestor: counted in inclusive).
+  // Finishes the idle-time build that bottomUpJobs() began, if any.
   function bottomUpRoots(t) {
+    const b = t.buBuild || bottomUpBuild(t, false);
+    t.buBuild = null;
+    t.buDone = true;
+    b.step(Infinity);
+    return b.rows;
+  }
+
+  // Work for idle time on view @t: functions to call in turn, each a slice
+  // of bottomUpRoots(t) (frameSelf, dfsEvents, then about @slice
+  // depth-first events each); the last leaves the rows in t.buRows (null
+  // until then).  The slices keep their state in arrays of their own (not
+  // the shared scratch arrays), so passes may run between them; a call of
+  // bottomUpRoots(t) meanwhile finishes the work at once.
+  function bottomUpJobs(t, slice) {
+    const jobs = [];
+    jobs.push(function () { if (t.owned !== null) frameSelf(t); });
+    jobs.push(function () { if (t.owned !== null) dfsEvents(t); });
+    const nev = 2 * t.n;
+    for (let e = 0; e < nev; e += slice) {
+      jobs.push(function () {
+        if (t.buRows || t.buDone || t.owned === null) return; // done, or @t released
+        if (!t.buBuild) t.buBuild = bottomUpBuild(t, true);
+        if (t.buBuild.step(slice)) { t.buRows = t.buBuild.rows; t.buBuild = null; }
+      });
+    }
+    return jobs;
+  }
+
+  // The state of one bottom-up build of @t: step(@count) walks up to @count
+  // more depth-first events and returns true when the rows (in .rows) are
+  // done.  @own: fresh arrays instead of the scratch pool.
+  function bottomUpBuild(t, own) {
     const nm = t.incl.length, fs = frameSelf(t), N = t.n, S = t.src.strings;
     const kind = t.kind, name = t.name;
+    const arr = function (tag, Type, len, fill) {
+      if (!own) return scratch(tag, Type, len, fill);
+      const a = new Type(len);
+      if (fill) a.fill(fill);
+      return a;
+    };
     // group of (name, kind): number of a row, -1 before its first node
-    const groupOf = scratch('bu.groupOf', Int32Array, S.length * 8, -1);
+    const groupOf = arr('bu.groupOf', Int32Array, S.length * 8, -1);
     const gNode = [], gIncl = [], gSelf = [];
-    const nodeGroup = scratch('i1', Int32Array, N), order = scratch('i2', Int32Array, N), outerOf = scratch('u0', Uint8Array, N);
-    let nv = 0;
+    const nodeGroup = arr('i1', Int32Array, N), order = arr('i2', Int32Array, N), outerOf = arr('u0', Uint8Array, N);
+    let nv = 0, e = 0;
     // depth-first walk (dfsEvents: ~i on leaving node i) to know whether a
     // same-name ancestor exists
-    const onPath = scratch('bu.onPath', Int32Array, S.length, 0);
+    const onPath = arr('bu.onPath', Int32Array, S.length, 0);
     const ev = dfsEvents(t);
-    for (let e = 0; e < ev.length; e++) {
-      const x = ev[e];
-      if (x < 0) { if (kind[~x] !== K.ROOT && kind[~x] !== K.STMT) onPath[name[~x]]--; continue; }
-      const i = x, k = kind[i];
-      if (k !== K.ROOT && k !== K.STMT) {
-        const key = name[i] * 8 + k;
-        let g = groupOf[key];
-        if (g < 0) {
-          g = groupOf[key] = gNode.length;
-          gNode.push(i);
-          gIncl.push(new Float64Array(nm));
-          gSelf.push(new Float64Array(nm));
+    const b = { rows: null };
+    b.step = function (count) {
+      if (b.rows) return true;
+      const stop = Math.min(ev.length, e + count);
+      for (; e < stop; e++) {
+        const x = ev[e];
+        if (x < 0) { if (kind[~x] !== K.ROOT && kind[~x] !== K.STMT) onPath[name[~x]]--; continue; }
+        const i = x, k = kind[i];
+        if (k !== K.ROOT && k !== K.STMT) {
+          const key = name[i] * 8 + k;
+          let g = groupOf[key];
+          if (g < 0) {
+            g = groupOf[key] = gNode.length;
+            gNode.push(i);
+            gIncl.push(new Float64Array(nm));
+            gSelf.push(new Float64Array(nm));
+          }
+          const outer = onPath[name[i]] === 0;
+          nodeGroup[nv] = g;
+          outerOf[nv] = outer ? 1 : 0;
+          order[nv++] = i;
+          const gi = gIncl[g], gs = gSelf[g];
+          for (let m = 0; m < nm; m++) {
+            gs[m] += fs[m][i];
+            if (outer) gi[m] += t.incl[m][i];
+          }
+          onPath[name[i]]++;
         }
-        const outer = onPath[name[i]] === 0;
-        nodeGroup[nv] = g;
-        outerOf[nv] = outer ? 1 : 0;
-        order[nv++] = i;
-        const gi = gIncl[g], gs = gSelf[g];
-        for (let m = 0; m < nm; m++) {
-          gs[m] += fs[m][i];
-          if (outer) gi[m] += t.incl[m][i];
-        }
-        onPath[name[i]]++;
       }
-    }
-    // entries of each group in visit order (a counting sort)
-    const G = gNode.length, start = new Int32Array(G + 1);
-    for (let v = 0; v < nv; v++) start[nodeGroup[v] + 1]++;
-    for (let g = 0; g < G; g++) start[g + 1] += start[g];
-    const fill = start.slice(0, G), entries = new Int32Array(nv), outer = new Uint8Array(nv);
-    for (let v = 0; v < nv; v++) {
-      const at = fill[nodeGroup[v]]++;
-      entries[at] = order[v];
-      outer[at] = outerOf[v];
-    }
-    const rows = [];
-    for (let g = 0; g < G; g++) {
-      const i = gNode[g];
-      const e = entries.subarray(start[g], start[g + 1]), o = outer.subarray(start[g], start[g + 1]);
-      // carry: view nodes of the leaf occurrence; weight: which entries count toward inclusive
-      rows.push({ name: S[name[i]], kind: kind[i], nameId: name[i], entries: e, outer: o, incl: gIncl[g], self: gSelf[g], carry: e, weight: o });
-    }
-    return rows;
+      if (e < ev.length) return false;
+      // entries of each group in visit order (a counting sort)
+      const G = gNode.length, start = new Int32Array(G + 1);
+      for (let v = 0; v < nv; v++) start[nodeGroup[v] + 1]++;
+      for (let g = 0; g < G; g++) start[g + 1] += start[g];
+      const fill = start.slice(0, G), entries = new Int32Array(nv), outer = new Uint8Array(nv);
+      for (let v = 0; v < nv; v++) {
+        const at = fill[nodeGroup[v]]++;
+        entries[at] = order[v];
+        outer[at] = outerOf[v];
+      }
+      const rows = [];
+      for (let g = 0; g < G; g++) {
+        const i = gNode[g];
+        const e = entries.subarray(start[g], start[g + 1]), o = outer.subarray(start[g], start[g + 1]);
+        // carry: view nodes of the leaf occurrence; weight: which entries count toward inclusive
+        rows.push({ name: S[name[i]], kind: kind[i], nameId: name[i], entries: e, outer: o, incl: gIncl[g], self: gSelf[g], carry: e, weight: o });
+      }
+      b.rows = rows;
+      return true;
+    };
+    return b;
   }
 
   // Callers of a bottom-up row: entries moved one frame (or loop) up,
@@ -780,6 +893,38 @@
   // their objects at the end; an active-occurrence counter per row gives the
   // outermost-occurrence rule.
   function flat(t) {
+    const b = t.flatBuild || flatBuild(t, false);
+    t.flatBuild = null;
+    t.flatDone = true;
+    b.step(Infinity);
+    return b.root;
+  }
+
+  // Work for idle time on view @t, as bottomUpJobs(): slices of flat(t)
+  // (dfsEvents, then about @slice depth-first events each); the last
+  // leaves its result in t.flatRoot.
+  function flatJobs(t, slice) {
+    const jobs = [function () { if (t.owned !== null) dfsEvents(t); }];
+    for (let e = 0; e < 2 * t.n; e += slice) {
+      jobs.push(function () {
+        if (t.flatRoot || t.flatDone || t.owned === null) return; // done, or @t released
+        if (!t.flatBuild) t.flatBuild = flatBuild(t, true);
+        if (t.flatBuild.step(slice)) { t.flatRoot = t.flatBuild.root; t.flatBuild = null; }
+      });
+    }
+    return jobs;
+  }
+
+  // The state of one flat(@t) build: step(@count) walks up to @count more
+  // depth-first events and returns true when the tree (in .root) is done.
+  // @fresh: arrays of its own instead of the scratch pool.
+  function flatBuild(t, fresh) {
+    const arr = function (tag, Type, len, fill) {
+      if (!fresh) return scratch(tag, Type, len, fill);
+      const a = new Type(len);
+      if (fill) a.fill(fill);
+      return a;
+    };
     const nm = t.incl.length, S = t.src.strings, N = t.n;
     const kind = t.kind, name = t.name, file = t.file, line = t.line, lm = t.lm, parent = t.parent;
     const tSelf = t.self, tIncl = t.incl, calls = t.calls;
@@ -806,105 +951,114 @@
       rFile.push(-1); rLine.push(0); rLm.push(undefined); rMr.push(-1); rFr.push(-1);
       return r;
     }
-    const rowOf = scratch('i1', Int32Array, N, -1); // row of each view node's scope (inherited)
-    const own = scratch('i2', Int32Array, N, -1); // the row a view node counts in, -1: none
-    const procOf = scratch('i3', Int32Array, N, -1);
-    const procByName = scratch('flat.procByName', Int32Array, S.length, -1); // last procedure row of each name
-    const nodeRow = scratch('i4', Int32Array, N), nodeOrder = scratch('i5', Int32Array, N);
+    const rowOf = arr('i1', Int32Array, N, -1); // row of each view node's scope (inherited)
+    const own = arr('i2', Int32Array, N, -1); // the row a view node counts in, -1: none
+    const procOf = arr('i3', Int32Array, N, -1);
+    const procByName = arr('flat.procByName', Int32Array, S.length, -1); // last procedure row of each name
+    const nodeRow = arr('i4', Int32Array, N), nodeOrder = arr('i5', Int32Array, N);
     let nn = 0;
     const ev = dfsEvents(t);
-    for (let e = 0; e < ev.length; e++) {
-      const x = ev[e];
-      if (x < 0) {
-        const r = own[~x];
-        if (r < 0) continue;
-        active[r]--;
-        if (kind[~x] === K.FRAME || kind[~x] === K.INLINE) { active[rMr[r]]--; active[rFr[r]]--; }
-        continue;
-      }
-      const i = x, k = kind[i];
-      let r = -1;
-      const frame = k === K.FRAME || k === K.INLINE;
-      if (frame) {
-        const l = lm[i] >= 0 ? lm[i] : (i > 0 && procOf[parent[i]] >= 0 ? lm[procOf[parent[i]]] : -1);
-        const f = file[i];
-        r = procByName[name[i]];
-        if (r < 0 || rLm[r] !== l || rFile[r] !== f) {
-          const mr = get(0, 0, l, 0, 0, l >= 0 ? t.src.modules[l] : '[unknown module]', K.GROUP, function () { return 'M' + l; });
-          const fr = get(mr, 1, l, f, 0, f >= 0 ? t.src.files[f] : '[unknown file]', K.GROUP, function () { return 'M' + l + 'F' + f; });
-          rFile[fr] = f;
-          r = get(fr, 2, l, f, name[i], S[name[i]], K.FRAME, function () { return 'M' + l + 'F' + f + 'P' + name[i]; });
-          rFile[r] = f; rLine[r] = line[i]; rLm[r] = l; rMr[r] = mr; rFr[r] = fr;
-          procByName[name[i]] = r;
+    let e = 0;
+    const b = { root: null };
+    b.step = function (count) {
+      if (b.root) return true;
+      const stop = Math.min(ev.length, e + count);
+      for (; e < stop; e++) {
+        const x = ev[e];
+        if (x < 0) {
+          const r = own[~x];
+          if (r < 0) continue;
+          active[r]--;
+          if (kind[~x] === K.FRAME || kind[~x] === K.INLINE) { active[rMr[r]]--; active[rFr[r]]--; }
+          continue;
         }
-        procOf[i] = i;
-      } else if (i > 0) {
-        procOf[i] = procOf[parent[i]];
-        const pr = rowOf[parent[i]];
-        if ((k === K.LOOP || k === K.STMT) && pr >= 0) {
-          r = get(pr, 3 + (k === K.LOOP ? 0 : 1), pr, file[i], line[i], S[name[i]], k, function () { return rKey[pr] + (k === K.LOOP ? 'L' : 'S') + file[i] + ':' + line[i]; });
-          rFile[r] = file[i]; rLine[r] = line[i];
+        const i = x, k = kind[i];
+        let r = -1;
+        const frame = k === K.FRAME || k === K.INLINE;
+        if (frame) {
+          const l = lm[i] >= 0 ? lm[i] : (i > 0 && procOf[parent[i]] >= 0 ? lm[procOf[parent[i]]] : -1);
+          const f = file[i];
+          r = procByName[name[i]];
+          if (r < 0 || rLm[r] !== l || rFile[r] !== f) {
+            const mr = get(0, 0, l, 0, 0, l >= 0 ? t.src.modules[l] : '[unknown module]', K.GROUP, function () { return 'M' + l; });
+            const fr = get(mr, 1, l, f, 0, f >= 0 ? t.src.files[f] : '[unknown file]', K.GROUP, function () { return 'M' + l + 'F' + f; });
+            rFile[fr] = f;
+            r = get(fr, 2, l, f, name[i], S[name[i]], K.FRAME, function () { return 'M' + l + 'F' + f + 'P' + name[i]; });
+            rFile[r] = f; rLine[r] = line[i]; rLm[r] = l; rMr[r] = mr; rFr[r] = fr;
+            procByName[name[i]] = r;
+          }
+          procOf[i] = i;
+        } else if (i > 0) {
+          procOf[i] = procOf[parent[i]];
+          const pr = rowOf[parent[i]];
+          if ((k === K.LOOP || k === K.STMT) && pr >= 0) {
+            r = get(pr, 3 + (k === K.LOOP ? 0 : 1), pr, file[i], line[i], S[name[i]], k, function () { return rKey[pr] + (k === K.LOOP ? 'L' : 'S') + file[i] + ':' + line[i]; });
+            rFile[r] = file[i]; rLine[r] = line[i];
+          }
         }
-      }
-      rowOf[i] = r >= 0 ? r : (i > 0 ? rowOf[parent[i]] : -1);
-      if (frame) {
-        // a module or file counts the outermost frames it contains
-        for (const gr of [rMr[r], rFr[r]]) {
-          if (!active[gr]) for (let m = 0; m < nm; m++) rIncl[gr * nm + m] += tIncl[m][i];
-          active[gr]++;
+        rowOf[i] = r >= 0 ? r : (i > 0 ? rowOf[parent[i]] : -1);
+        if (frame) {
+          // a module or file counts the outermost frames it contains
+          for (const gr of [rMr[r], rFr[r]]) {
+            if (!active[gr]) for (let m = 0; m < nm; m++) rIncl[gr * nm + m] += tIncl[m][i];
+            active[gr]++;
+          }
         }
-      }
-      if (r >= 0) {
-        own[i] = r;
-        const outer = !active[r];
-        active[r]++;
-        nodeRow[nn] = r; nodeOrder[nn++] = i;
-        rNodeCount[r]++;
-        rCalls[r] += calls[i];
-        for (let m = 0; m < nm; m++) {
-          rSelf[r * nm + m] += tSelf[m][i];
-          if (outer) rIncl[r * nm + m] += tIncl[m][i];
+        if (r >= 0) {
+          own[i] = r;
+          const outer = !active[r];
+          active[r]++;
+          nodeRow[nn] = r; nodeOrder[nn++] = i;
+          rNodeCount[r]++;
+          rCalls[r] += calls[i];
+          for (let m = 0; m < nm; m++) {
+            rSelf[r * nm + m] += tSelf[m][i];
+            if (outer) rIncl[r * nm + m] += tIncl[m][i];
+          }
+        } else if (rowOf[i] >= 0) {
+          const q = rowOf[i];
+          for (let m = 0; m < nm; m++) rSelf[q * nm + m] += tSelf[m][i];
         }
-      } else if (rowOf[i] >= 0) {
-        const q = rowOf[i];
-        for (let m = 0; m < nm; m++) rSelf[q * nm + m] += tSelf[m][i];
-      }
-      if (!frame && k !== K.ROOT) {
-        // exclusive cost of a statement or loop also counts for the
-        // loops around it and for its procedure
-        for (let p = parent[i]; p > 0; p = parent[p]) {
-          const q = own[p];
-          if (q >= 0) for (let m = 0; m < nm; m++) rSelf[q * nm + m] += tSelf[m][i];
-          if (kind[p] === K.FRAME || kind[p] === K.INLINE) break;
-        }
-      }
-    }
-    // row objects, children in creation order
-    // view nodes of each row in visit order (a counting sort)
-    const nstart = new Int32Array(R + 1);
-    for (let r = 0; r < R; r++) nstart[r + 1] = nstart[r] + rNodeCount[r];
-    const nfill = nstart.slice(0, R), nodes = new Int32Array(nn);
-    for (let j = 0; j < nn; j++) nodes[nfill[nodeRow[j]]++] = nodeOrder[j];
-    const rows = new Array(R);
-    for (let r = 0; r < R; r++) {
-      const o = { name: rName[r], kind: rKind[r], key: rKey[r], children: [], incl: rIncl.slice(r * nm, r * nm + nm), self: rSelf.slice(r * nm, r * nm + nm), calls: rCalls[r], nodes: nodes.subarray(nstart[r], nstart[r + 1]), file: rFile[r], line: rLine[r] };
-      if (rKind[r] === K.FRAME && rMr[r] >= 0) { o.lm = rLm[r]; o.mr = rows[rMr[r]]; o.fr = rows[rFr[r]]; }
-      rows[r] = o;
-      if (r > 0) rows[rParent[r]].children.push(o);
-    }
-    // modules and files: self and calls are the sums of their procedures'
-    for (let r = R - 1; r >= 0; r--) {
-      const o = rows[r];
-      if (o.kind === K.GROUP || o.kind === K.ROOT) {
-        for (const c of o.children) {
-          for (let m = 0; m < nm; m++) o.self[m] += c.self[m];
-          o.calls += c.calls;
+        if (!frame && k !== K.ROOT) {
+          // exclusive cost of a statement or loop also counts for the
+          // loops around it and for its procedure
+          for (let p = parent[i]; p > 0; p = parent[p]) {
+            const q = own[p];
+            if (q >= 0) for (let m = 0; m < nm; m++) rSelf[q * nm + m] += tSelf[m][i];
+            if (kind[p] === K.FRAME || kind[p] === K.INLINE) break;
+          }
         }
       }
-    }
-    // the program's inclusive is the tree's
-    for (let m = 0; m < nm; m++) rows[0].incl[m] = tIncl[m][0];
-    return rows[0];
+      if (e < ev.length) return false;
+      // row objects, children in creation order
+      // view nodes of each row in visit order (a counting sort)
+      const nstart = new Int32Array(R + 1);
+      for (let r = 0; r < R; r++) nstart[r + 1] = nstart[r] + rNodeCount[r];
+      const nfill = nstart.slice(0, R), nodes = new Int32Array(nn);
+      for (let j = 0; j < nn; j++) nodes[nfill[nodeRow[j]]++] = nodeOrder[j];
+      const rows = new Array(R);
+      for (let r = 0; r < R; r++) {
+        const o = { name: rName[r], kind: rKind[r], key: rKey[r], children: [], incl: rIncl.slice(r * nm, r * nm + nm), self: rSelf.slice(r * nm, r * nm + nm), calls: rCalls[r], nodes: nodes.subarray(nstart[r], nstart[r + 1]), file: rFile[r], line: rLine[r] };
+        if (rKind[r] === K.FRAME && rMr[r] >= 0) { o.lm = rLm[r]; o.mr = rows[rMr[r]]; o.fr = rows[rFr[r]]; }
+        rows[r] = o;
+        if (r > 0) rows[rParent[r]].children.push(o);
+      }
+      // modules and files: self and calls are the sums of their procedures'
+      for (let r = R - 1; r >= 0; r--) {
+        const o = rows[r];
+        if (o.kind === K.GROUP || o.kind === K.ROOT) {
+          for (const c of o.children) {
+            for (let m = 0; m < nm; m++) o.self[m] += c.self[m];
+            o.calls += c.calls;
+          }
+        }
+      }
+      // the program's inclusive is the tree's
+      for (let m = 0; m < nm; m++) rows[0].incl[m] = tIncl[m][0];
+      b.root = rows[0];
+      return true;
+    };
+    return b;
   }
 
   // ------------------------------------------------------------------- diff
@@ -1299,7 +1453,7 @@
   }
 
   const api = {
-    K: K, KIND_NAMES: KIND_NAMES, TRANSFORMS: TRANSFORMS, load: load, unpack: unpack, buildView: buildView, release: release, warmUp: warmUp,
+    K: K, KIND_NAMES: KIND_NAMES, TRANSFORMS: TRANSFORMS, load: load, unpack: unpack, buildView: buildView, release: release, warmUp: warmUp, bottomUpJobs: bottomUpJobs, flatJobs: flatJobs,
     encodeTransforms: encodeTransforms, decodeTransforms: decodeTransforms, children: children,
     nameOf: nameOf, depths: depths, hotPath: hotPath, bottomUpRoots: bottomUpRoots,
     bottomUpCallers: bottomUpCallers, frameSelf: frameSelf, flat: flat, matchTrees: matchTrees, matchMetric: matchMetric,

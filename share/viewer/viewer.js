@@ -282,8 +282,13 @@
   // A bottom-up procedure row's calls: the sampled calls of all its
   // occurrences, as csprof-report's bottom-up view counts them.
   function rootCalls(r) {
-    if (r.g.calls === undefined) { let c = 0; for (const e of r.g.entries) c += tree.calls[e]; r.calls = c; }
+    if (r.g.calls === undefined) r.calls = rowCalls(r.g);
     return r;
+  }
+  // the sum, kept with bottom-up row @g of the current view (a pass over its entries)
+  function rowCalls(g) {
+    if (g.callSum === undefined) { let c = 0; const e = g.entries; for (let k = 0; k < e.length; k++) c += tree.calls[e[k]]; g.callSum = c; }
+    return g.callSum;
   }
   function buBase(g) {
     if (!base) return null;
@@ -300,7 +305,7 @@
     return bflat.get(r.key) || null;
   }
   function bottomUpRows() {
-    if (!buRows) buRows = tree.buRows = M.bottomUpRoots(tree);
+    if (!buRows) buRows = tree.buRows || (tree.buRows = M.bottomUpRoots(tree)); // idle time may have built them (M.bottomUpJobs)
     const out = [];
     const stack = sortRows(buRows.map(function (g) { return withBase(rootCalls(groupRow(g, 0, 'b:' + g.kind + ':' + g.name)), buBase(g, null)); })).reverse();
     while (stack.length) {
@@ -316,7 +321,7 @@
     return out;
   }
   function flatRows() {
-    if (!flatRoot) flatRoot = tree.flatRoot = M.flat(tree);
+    if (!flatRoot) flatRoot = tree.flatRoot || (tree.flatRoot = M.flat(tree)); // idle time may have built it (M.flatJobs)
     // flatten: the top level is the rows st.flatten levels down
     let level = [flatRoot];
     for (let f = 0; f <= st.flatten; f++) {
@@ -963,9 +968,15 @@
         document.documentElement.dataset.csprofReadyMs = Math.round(performance.now());
         document.documentElement.dataset.csprofReady = '1';
         loadAddrs();
-        // map the memory of the first rebuilds while the page is idle
+        // map the memory of the first rebuilds, then build the bottom-up
+        // rows of the first view, while the page is idle
         if (window.requestIdleCallback) {
-          const jobs = M.warmUp(src);
+          const first = tree;
+          const jobs = M.warmUp(src).concat(M.bottomUpJobs(first, 200000).map(function (job) {
+            return function () { if (tree === first && !buRows) job(); };
+          }), [function () { if (tree === first && tree.buRows) for (const g of tree.buRows) rowCalls(g); }], M.flatJobs(first, 200000).map(function (job) {
+            return function () { if (tree === first && !flatRoot) job(); };
+          }));
           const idle = function (dl) {
             while (jobs.length && dl.timeRemaining() > 5) jobs.shift()();
             if (jobs.length) window.requestIdleCallback(idle);

@@ -188,3 +188,59 @@ test('matchTrees: same matches as the reference', function () {
     }
   }
 });
+
+test('buildView: focus-subtree alone or with hide-statements (the preorder-range fast path) on every node, as the reference', function () {
+  for (let seed = 1; seed <= 12; seed++) {
+    const src = M.load(randomData(seed, 30 + seed * 9)), rsrc = R.load(randomData(seed, 30 + seed * 9));
+    for (let f = 1; f < 2 * src.n; f++) {
+      const ts = [{ t: 'focus-subtree', node: f % src.n || 1 }].concat(f < src.n ? [] : [{ t: 'hide-statements' }]);
+      const t = M.buildView(src, ts);
+      sameView(t, R.buildView(rsrc, ts), 'seed ' + seed + ' ' + M.encodeTransforms(ts));
+      M.release(t);
+    }
+  }
+});
+
+test('bottomUpJobs: the rows built in idle-time slices, with views built between them, as the reference', function () {
+  eachCase(function (src, rsrc, ts, what) {
+    const t = M.buildView(src, ts), rt = R.buildView(rsrc, ts);
+    const jobs = M.bottomUpJobs(t, 1 + (t.n % 7));
+    const half = jobs.length >> 1;
+    for (let k = 0; k < half; k++) jobs[k]();
+    // another view's passes between the slices use the scratch arrays
+    const other = M.buildView(src, [{ t: 'collapse-recursion' }]);
+    M.bottomUpRoots(other);
+    const b = R.bottomUpRoots(rt);
+    if (t.n % 2) {
+      for (let k = half; k < jobs.length; k++) jobs[k]();
+      assert.ok(t.buRows, what + ': the jobs left the rows');
+      assert.deepStrictEqual(t.buRows.map(plainGroup), b.map(plainGroup), what + ': rows of the jobs');
+    } else {
+      // a visit before the jobs end finishes them at once
+      assert.deepStrictEqual(M.bottomUpRoots(t).map(plainGroup), b.map(plainGroup), what + ': rows finished early');
+    }
+    M.release(other);
+    M.release(t);
+  });
+});
+
+test('flatJobs: the flat tree built in idle-time slices, with views built between them, as the reference', function () {
+  eachCase(function (src, rsrc, ts, what) {
+    const t = M.buildView(src, ts);
+    const jobs = M.flatJobs(t, 1 + (t.n % 5));
+    const half = jobs.length >> 1;
+    for (let k = 0; k < half; k++) jobs[k]();
+    const other = M.buildView(src, [{ t: 'hide-loops' }]);
+    M.flat(other);
+    const b = plainFlat(R.flat(R.buildView(rsrc, ts)));
+    if (t.n % 2) {
+      for (let k = half; k < jobs.length; k++) jobs[k]();
+      assert.ok(t.flatRoot, what + ': the jobs left the tree');
+      assert.deepStrictEqual(plainFlat(t.flatRoot), b, what + ': tree of the jobs');
+    } else {
+      assert.deepStrictEqual(plainFlat(M.flat(t)), b, what + ': tree finished early');
+    }
+    M.release(other);
+    M.release(t);
+  });
+});
