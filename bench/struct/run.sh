@@ -18,7 +18,9 @@
 #
 # Ratios are of CPU time (user + system, as GNU time reports them), not of
 # wall time: on a shared machine (this VM: 2 cores, often 8 jobs) wall time
-# mostly measures the other jobs.  Each command runs REPEAT times (default
+# mostly measures the other jobs.  The wall-time ratio is printed too
+# (csprof-struct uses all cores by default, objdump one): read it only from
+# a run on an otherwise idle machine.  Each command runs REPEAT times (default
 # 3); the least CPU time and the largest peak RSS are reported.  Output
 # goes to /dev/null.  Environment: PROF=0 skips the csprof-prof part;
 # FUNCS (default 1000) sets the size of the generated C file gcc compiles.
@@ -60,16 +62,16 @@ measure() {
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 
 echo "csprof-struct against objdump -d (CPU s = user + sys, least of $repeat; MB = peak RSS)"
-printf '%-26s %8s %8s %6s %10s %8s %6s %10s\n' binary "struct" "wall" "MB" "objdump" "wall" "MB" "cpu ratio"
+printf '%-26s %8s %8s %6s %10s %8s %6s %10s %10s\n' binary "struct" "wall" "MB" "objdump" "wall" "MB" "cpu ratio" "wall ratio"
 for b in "${bins[@]}"; do
     [ -r "$b" ] || { echo "$b: missing, skipped"; continue; }
     read -r sc sw sk < <(measure "$struct" -o /dev/null "$b")
     read -r oc ow ok < <(measure objdump -d "$b")
-    printf '%-26s %8s %8s %6d %10s %8s %6d %10s\n' "$(basename "$b")" "$sc" "$sw" $((sk / 1024)) \
-        "$oc" "$ow" $((ok / 1024)) "$(ratio "$sc" "$oc")"
+    printf '%-26s %8s %8s %6d %10s %8s %6d %10s %10s\n' "$(basename "$b")" "$sc" "$sw" $((sk / 1024)) \
+        "$oc" "$ow" $((ok / 1024)) "$(ratio "$sc" "$oc")" "$(ratio "$sw" "$ow")"
 done
-echo "cpu ratio = csprof-struct CPU time / objdump -d CPU time (below 1: cheaper); $(nproc) cores," \
-    "csprof-struct -j default"
+echo "cpu ratio = csprof-struct CPU time / objdump -d CPU time (below 1: cheaper); wall ratio the same" \
+    "for wall time (least of $repeat each; csprof-struct -j default uses all $(nproc) cores)"
 
 [ "${PROF:-1}" = 0 ] && exit 0
 csrun=$bindir/csrun
