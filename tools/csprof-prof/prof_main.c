@@ -576,8 +576,12 @@ out_close:
     free(final);
 }
 
+/*
+ * Parse @arg as a decimal number in [@lo, @hi] (digits only: no sign, no
+ * blanks) into *@out.  Returns 0, or -1 with *@out unchanged.
+ */
 static int
-prof_parse_top(const char *arg, uint32_t *top)
+prof_parse_count(const char *arg, unsigned long lo, unsigned long hi, unsigned long *out)
 {
     unsigned long v;
     char *end;
@@ -586,25 +590,9 @@ prof_parse_top(const char *arg, uint32_t *top)
         return -1;
     errno = 0;
     v = strtoul(arg, &end, 10);
-    if (errno != 0 || *end != '\0' || v > PROF_MAX_TOP)
+    if (errno != 0 || *end != '\0' || v < lo || v > hi)
         return -1;
-    *top = (uint32_t)v;
-    return 0;
-}
-
-static int
-prof_parse_jobs(const char *arg, unsigned *jobs)
-{
-    unsigned long v;
-    char *end;
-
-    if (arg[0] < '0' || arg[0] > '9')
-        return -1;
-    errno = 0;
-    v = strtoul(arg, &end, 10);
-    if (errno != 0 || *end != '\0' || v < 1 || v > PROF_MAX_JOBS)
-        return -1;
-    *jobs = (unsigned)v;
+    *out = v;
     return 0;
 }
 
@@ -658,6 +646,7 @@ prof_parse_options(int argc, char **argv, struct prof_options *o, bool *dump)
     };
     size_t n = (size_t)argc + 1;
     const char *eq;
+    unsigned long num;
     int c;
 
     o->structs = calloc(n, sizeof(*o->structs));
@@ -685,11 +674,12 @@ prof_parse_options(int argc, char **argv, struct prof_options *o, bool *dump)
             o->force = true;
             break;
         case 't':
-            if (prof_parse_top(optarg, &o->top) < 0) {
+            if (prof_parse_count(optarg, 0, PROF_MAX_TOP, &num) < 0) {
                 fprintf(stderr, "csprof-prof: --top: '%s' is not a number from 0 to %u\n", optarg,
                         PROF_MAX_TOP);
                 return PROF_EXIT_USAGE;
             }
+            o->top = (uint32_t)num;
             o->top_set = true;
             break;
         case 'M':
@@ -718,11 +708,12 @@ prof_parse_options(int argc, char **argv, struct prof_options *o, bool *dump)
             }
             break;
         case 'j':
-            if (prof_parse_jobs(optarg, &o->jobs) < 0) {
+            if (prof_parse_count(optarg, 1, PROF_MAX_JOBS, &num) < 0) {
                 fprintf(stderr, "csprof-prof: --jobs: '%s' is not a number from 1 to %u\n", optarg,
                         PROF_MAX_JOBS);
                 return PROF_EXIT_USAGE;
             }
+            o->jobs = (unsigned)num;
             break;
         case OPT_DUMP:
             *dump = true;
