@@ -18,7 +18,7 @@
   let expanded = new Set(); // view nodes (top-down); keys (bottom-up/flat)
   let buRows = null, flatRoot = null, rows = [], tableEl = null;
   let derived = [], derivedErr = ''; // compiled derived columns (data.js derived + URL dm)
-  let bview = null, bbu = null, bflat = null; // differential: the current tree with the base's values, its bottom-up and flat rows
+  let bview = null, bdiff = null; // differential: the current tree with the base's values; its record (tree.diff: bottom-up and flat rows of bview, built on use)
   let bonly = null; // differential: base-only contexts {nodes, total}
 
   function el(tag, cls, text) {
@@ -105,11 +105,11 @@
         const bo = M.baseOnly(tree, btree, M.matchTrees(tree, btree));
         tree.diff = { base: btree, only: bo, view: M.baseValues(bo.t, btree, bo.match) };
       }
-      bonly = tree.diff.only;
-      bview = tree.diff.view;
+      bdiff = tree.diff;
+      bonly = bdiff.only;
+      bview = bdiff.view;
       tree = bonly.t;
       bmatch = bonly.match;
-      bbu = null; bflat = null;
       bmetric = M.matchMetric(tree, btree, st.metric);
     }
     // the bottom-up rows and the flat tree are built on first use and kept with their view
@@ -292,17 +292,17 @@
   }
   function buBase(g) {
     if (!base) return null;
-    if (!bbu) { bbu = new Map(); for (const x of M.bottomUpRoots(bview)) bbu.set(x.kind + ':' + x.nameId, x); }
-    return bbu.get(g.kind + ':' + g.nameId) || null;
+    if (!bdiff.bu) { bdiff.bu = new Map(); for (const x of M.bottomUpRoots(bview)) bdiff.bu.set(x.kind + ':' + x.nameId, x); }
+    return bdiff.bu.get(g.kind + ':' + g.nameId) || null;
   }
   function flatBase(r) {
     if (!base) return null;
-    if (!bflat) {
-      bflat = new Map();
+    if (!bdiff.flat) {
+      bdiff.flat = new Map();
       const stk = [M.flat(bview)];
-      while (stk.length) { const x = stk.pop(); bflat.set(x.key, x); for (const c of x.children) stk.push(c); }
+      while (stk.length) { const x = stk.pop(); bdiff.flat.set(x.key, x); for (const c of x.children) stk.push(c); }
     }
-    return bflat.get(r.key) || null;
+    return bdiff.flat.get(r.key) || null;
   }
   function bottomUpRows() {
     if (!buRows) buRows = tree.buRows || (tree.buRows = M.bottomUpRoots(tree)); // idle time may have built them (M.bottomUpJobs)
