@@ -789,8 +789,7 @@ add_calls_in_place(struct arena *arena, struct struct_scope *proc, const struct 
         qsort(t.sp, t.nsp, sizeof(*t.sp), flat_span_cmp);
     for (size_t i = 0; i < cfg->ncalls; i++) {
         const struct struct_call *call = &cfg->calls[i];
-        const struct struct_entry *e =
-            call->target ? struct_cfg_entry_at(env, call->target) : NULL;
+        const struct struct_entry *e = call->target ? struct_cfg_entry_at(env, call->target) : NULL;
         ptrdiff_t at = csp_range_find(t.sp, t.nsp, sizeof(*t.sp), call->addr);
         struct struct_scope *parent = proc, *stmt = NULL, *s;
         struct struct_range r = {call->addr, call->end};
