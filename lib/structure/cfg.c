@@ -231,7 +231,7 @@ decode_all(struct builder *b)
                 a = next - 1; /* + len below */
             } else {
                 lim = p->hi < b->r[i].hi ? p->hi : b->r[i].hi;
-                struct_decode(b->d, p->bytes + (a - p->lo), (size_t)(lim - a), a, in);
+                struct_decode_flow(b->d, p->bytes + (a - p->lo), (size_t)(lim - a), a, in);
             }
             if (in->kind == STRUCT_INSN_BAD)
                 b->out->bad_bytes += in->len;
@@ -259,6 +259,26 @@ insn_at(const struct builder *b, uint64_t a)
     return i < b->ninsns && b->insns[i].addr == a ? i : SIZE_MAX;
 }
 
+/*
+ * Decode again, with their jump-table facts, the instructions of [@lo, @hi)
+ * that decode_all() decoded without them (struct_decode_flow()).
+ */
+static void
+decode_facts(struct builder *b, size_t lo, size_t hi)
+{
+    for (size_t k = lo; k < hi; k++) {
+        struct struct_insn *in = &b->insns[k];
+        const struct struct_image_part *p;
+
+        if (!in->no_facts)
+            continue;
+        p = part_at(b->env, in->addr);
+        if (p != NULL && p->exec && p->hi - in->addr >= in->len)
+            struct_decode(b->d, p->bytes + (in->addr - p->lo), in->len, in->addr, in);
+        in->no_facts = false;
+    }
+}
+
 /* Try to resolve the indirect jump at instruction @j through a jump table. */
 static int
 resolve_table(struct builder *b, size_t j)
@@ -270,6 +290,7 @@ resolve_table(struct builder *b, size_t j)
     int64_t bound = -1;
     size_t n = 0, k;
 
+    decode_facts(b, stop, j);
     if (jmp->has_mem && !jmp->mem_rip && jmp->mem_base == 0 && jmp->mem_index != 0 &&
         jmp->mem_scale == 8) {
         table = (uint64_t)jmp->mem_disp;
