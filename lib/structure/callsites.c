@@ -12,6 +12,7 @@
 
 #include "structure/loopnest.h"
 #include "support/search.h"
+#include "support/sort.h"
 #include "support/vec.h"
 
 /* ---- call sites ----------------------------------------------------------- */
@@ -28,6 +29,9 @@ span_cmp(const void *pa, const void *pb)
 
     return a->lo < b->lo ? -1 : a->lo > b->lo;
 }
+
+#define SORT_SPANS_LESS(a, b) (span_cmp((a), (b)) < 0)
+CSP_SORT_DEFINE(sort_spans, struct span, SORT_SPANS_LESS)
 
 static unsigned
 node_depth(const struct tree_node *n)
@@ -68,7 +72,7 @@ struct_tree_add_calls(struct rebuild *rb)
         }
     }
     if (nsp > 1)
-        qsort(sp, nsp, sizeof(*sp), span_cmp);
+        sort_spans(sp, nsp);
     for (size_t i = 0; i < rb->cfg->ncalls; i++) {
         const struct struct_call *call = &rb->cfg->calls[i];
         const struct struct_entry *e =

@@ -30,6 +30,7 @@
 
 #include "structure/cfg.h"
 #include "support/search.h"
+#include "support/sort.h"
 #include "support/vec.h"
 
 #define TABLE_MAX_ENTRIES 4096 /* larger "tables" are not believed */
@@ -563,6 +564,9 @@ call_cmp(const void *pa, const void *pb)
     return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
+#define SORT_CALLS_LESS(a, b) (call_cmp((a), (b)) < 0)
+CSP_SORT_DEFINE(sort_calls, struct struct_call, SORT_CALLS_LESS)
+
 /* Block containing address @a (blocks sorted, disjoint), or -1. */
 static int64_t
 block_at(const struct struct_cfg *c, uint64_t a)
@@ -639,7 +643,7 @@ build_blocks(struct builder *b, struct graph_build *gb)
     struct struct_cfg *out = b->out;
 
     if (b->nleaders > 0)
-        qsort(b->leaders, b->nleaders, sizeof(*b->leaders), csp_cmp_u64);
+        csp_sort_u64(b->leaders, b->nleaders);
     gb->first = malloc((b->ninsns + 1) * sizeof(*gb->first));
     out->blocks = malloc((b->ninsns + 1) * sizeof(*out->blocks));
     if (gb->first == NULL || out->blocks == NULL)
@@ -781,7 +785,7 @@ build_edges(struct builder *b, struct graph_build *gb)
     free(targets);
     gb->succ_off[nodes] = (uint32_t)gb->nsucc;
     if (out->ncalls > 1)
-        qsort(out->calls, out->ncalls, sizeof(*out->calls), call_cmp);
+        sort_calls(out->calls, out->ncalls);
     return 0;
 }
 

@@ -45,6 +45,7 @@
 
 #include "structure/loopnest.h"
 #include "support/search.h"
+#include "support/sort.h"
 #include "support/vec.h"
 
 #define INDEX_CHUNK 32768 /* bytes of tree nodes and child-index entries per malloc */
@@ -242,6 +243,9 @@ piece_cmp(const void *pa, const void *pb)
 
     return a->lo < b->lo ? -1 : a->lo > b->lo;
 }
+
+#define SORT_PIECES_BY_LO_LESS(a, b) (piece_cmp((a), (b)) < 0)
+CSP_SORT_DEFINE(sort_pieces_by_lo, struct piece, SORT_PIECES_BY_LO_LESS)
 
 /* Statement ranges of @x's subtree, and the code of @x no child covers. */
 static int
@@ -747,6 +751,9 @@ flat_span_cmp(const void *pa, const void *pb)
     return a->lo < b->lo ? -1 : a->lo > b->lo;
 }
 
+#define SORT_FLAT_SPANS_LESS(a, b) (flat_span_cmp((a), (b)) < 0)
+CSP_SORT_DEFINE(sort_flat_spans, struct flat_span, SORT_FLAT_SPANS_LESS)
+
 /* Statement ranges and inlined calls under @x, depth first. */
 static int
 flat_collect(struct flat_tree *t, struct struct_scope *x, unsigned depth)
@@ -786,7 +793,7 @@ add_calls_in_place(struct arena *arena, struct struct_scope *proc, const struct 
     if (flat_collect(&t, proc, 1) != 0)
         goto out;
     if (t.nsp > 1)
-        qsort(t.sp, t.nsp, sizeof(*t.sp), flat_span_cmp);
+        sort_flat_spans(t.sp, t.nsp);
     for (size_t i = 0; i < cfg->ncalls; i++) {
         const struct struct_call *call = &cfg->calls[i];
         const struct struct_entry *e = call->target ? struct_cfg_entry_at(env, call->target) : NULL;
@@ -849,7 +856,7 @@ struct_tree_restructure(struct arena *arena, struct struct_scope *proc,
     if (rb.root == NULL || collect_pieces(proc, &raw) != 0)
         goto out;
     if (raw.n > 1)
-        qsort(raw.v, raw.n, sizeof(*raw.v), piece_cmp);
+        sort_pieces_by_lo(raw.v, raw.n);
     if (split_pieces(cfg, &raw, &pieces) != 0)
         goto out;
     ctx = calloc(cfg->nloops + 1, sizeof(*ctx));
