@@ -22,15 +22,7 @@ struct span {
     struct tree_node *node;
 };
 
-static int
-span_cmp(const void *pa, const void *pb)
-{
-    const struct span *a = pa, *b = pb;
-
-    return a->lo < b->lo ? -1 : a->lo > b->lo;
-}
-
-#define SORT_SPANS_LESS(a, b) (span_cmp((a), (b)) < 0)
+#define SORT_SPANS_LESS(a, b) ((a)->lo < (b)->lo)
 CSP_SORT_DEFINE(sort_spans, struct span, SORT_SPANS_LESS)
 
 static unsigned
@@ -41,6 +33,14 @@ node_depth(const struct tree_node *n)
     for (; n->parent != NULL; n = n->parent)
         d++;
     return d;
+}
+
+unsigned
+struct_call_scope_flags(const struct struct_call *call)
+{
+    return ((call->flags & STRUCT_CALL_INDIRECT) ? STRUCT_SCOPE_F_INDIRECT : 0) |
+           ((call->flags & STRUCT_CALL_TAIL) ? STRUCT_SCOPE_F_TAIL : 0) |
+           ((call->flags & STRUCT_CALL_NORETURN) ? STRUCT_SCOPE_F_NORETURN : 0);
 }
 
 int
@@ -107,9 +107,7 @@ struct_tree_add_calls(struct rebuild *rb)
         }
         n->target = call->target;
         n->name = e != NULL ? e->name : NULL;
-        n->flags = ((call->flags & STRUCT_CALL_INDIRECT) ? STRUCT_SCOPE_F_INDIRECT : 0) |
-                   ((call->flags & STRUCT_CALL_TAIL) ? STRUCT_SCOPE_F_TAIL : 0) |
-                   ((call->flags & STRUCT_CALL_NORETURN) ? STRUCT_SCOPE_F_NORETURN : 0);
+        n->flags = struct_call_scope_flags(call);
     }
     rc = 0;
 out:

@@ -556,15 +556,7 @@ fail:
     return STRUCT_ENOMEM;
 }
 
-static int
-call_cmp(const void *pa, const void *pb)
-{
-    const struct struct_call *a = pa, *b = pb;
-
-    return a->addr < b->addr ? -1 : a->addr > b->addr;
-}
-
-#define SORT_CALLS_LESS(a, b) (call_cmp((a), (b)) < 0)
+#define SORT_CALLS_LESS(a, b) ((a)->addr < (b)->addr)
 CSP_SORT_DEFINE(sort_calls, struct struct_call, SORT_CALLS_LESS)
 
 /* Block containing address @a (blocks sorted, disjoint), or -1. */

@@ -236,15 +236,7 @@ piece_vec_push(struct piece_vec *pv, struct piece p)
     return 0;
 }
 
-static int
-piece_cmp(const void *pa, const void *pb)
-{
-    const struct piece *a = pa, *b = pb;
-
-    return a->lo < b->lo ? -1 : a->lo > b->lo;
-}
-
-#define SORT_PIECES_BY_LO_LESS(a, b) (piece_cmp((a), (b)) < 0)
+#define SORT_PIECES_BY_LO_LESS(a, b) ((a)->lo < (b)->lo)
 CSP_SORT_DEFINE(sort_pieces_by_lo, struct piece, SORT_PIECES_BY_LO_LESS)
 
 /* Statement ranges of @x's subtree, and the code of @x no child covers. */
@@ -743,15 +735,7 @@ struct flat_tree {
     size_t nin, capin;
 };
 
-static int
-flat_span_cmp(const void *pa, const void *pb)
-{
-    const struct flat_span *a = pa, *b = pb;
-
-    return a->lo < b->lo ? -1 : a->lo > b->lo;
-}
-
-#define SORT_FLAT_SPANS_LESS(a, b) (flat_span_cmp((a), (b)) < 0)
+#define SORT_FLAT_SPANS_LESS(a, b) ((a)->lo < (b)->lo)
 CSP_SORT_DEFINE(sort_flat_spans, struct flat_span, SORT_FLAT_SPANS_LESS)
 
 /* Statement ranges and inlined calls under @x, depth first. */
@@ -824,9 +808,7 @@ add_calls_in_place(struct arena *arena, struct struct_scope *proc, const struct 
         }
         s->target = call->target;
         s->name = e != NULL ? e->name : NULL;
-        s->flags = ((call->flags & STRUCT_CALL_INDIRECT) ? STRUCT_SCOPE_F_INDIRECT : 0) |
-                   ((call->flags & STRUCT_CALL_TAIL) ? STRUCT_SCOPE_F_TAIL : 0) |
-                   ((call->flags & STRUCT_CALL_NORETURN) ? STRUCT_SCOPE_F_NORETURN : 0);
+        s->flags = struct_call_scope_flags(call);
     }
     rc = 0;
 out:

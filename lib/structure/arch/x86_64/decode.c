@@ -118,23 +118,73 @@ set_mem(struct x86_64_decoder *d, const cs_x86_op *op, struct struct_insn *out)
         out->mem_disp += (int64_t)(out->addr + out->len);
 }
 
+/*
+ * Kind of the instructions that their id alone classifies: far jumps and
+ * calls (indirect), returns, and those with no fall-through; OTHER for
+ * the rest.
+ */
+static enum struct_insn_kind
+id_kind(unsigned id)
+{
+    switch (id) {
+    case X86_INS_LJMP:
+        return STRUCT_INSN_IJUMP;
+    case X86_INS_LCALL:
+        return STRUCT_INSN_ICALL;
+    case X86_INS_RET:
+    case X86_INS_RETF:
+    case X86_INS_RETFQ:
+    case X86_INS_IRET:
+    case X86_INS_IRETD:
+    case X86_INS_IRETQ:
+    case X86_INS_SYSRET:
+    case X86_INS_SYSEXIT:
+        return STRUCT_INSN_RET;
+    case X86_INS_HLT:
+    case X86_INS_UD2:
+    case X86_INS_UD2B:
+    case X86_INS_UD0:
+    case X86_INS_INT3:
+        return STRUCT_INSN_HALT;
+    default:
+        return STRUCT_INSN_OTHER;
+    }
+}
+
+/*
+ * Decode the instruction at @code with handle @h into @in and start @out:
+ * address, length, and the kind when the id alone gives it (BAD with
+ * length 1 when the bytes do not decode).  True when the caller must still
+ * classify it (@out->kind is OTHER).
+ */
+static bool
+decode_one(csh h, cs_insn *in, const uint8_t *code, size_t size, uint64_t addr,
+           struct struct_insn *out)
+{
+    const uint8_t *p = code;
+    uint64_t a = addr;
+
+    memset(out, 0, sizeof(*out));
+    out->addr = addr;
+    if (size == 0 || !cs_disasm_iter(h, &p, &size, &a, in)) {
+        out->len = 1;
+        out->kind = STRUCT_INSN_BAD;
+        return false;
+    }
+    out->len = in->size;
+    out->kind = id_kind(in->id);
+    return out->kind == STRUCT_INSN_OTHER;
+}
+
 static void
 x86_64_decode(void *state, const uint8_t *code, size_t size, uint64_t addr, struct struct_insn *out)
 {
     struct x86_64_decoder *d = state;
-    const uint8_t *p = code;
-    uint64_t a = addr;
     cs_insn *in = d->insn;
     const cs_x86 *x;
 
-    memset(out, 0, sizeof(*out));
-    out->addr = addr;
-    if (size == 0 || !cs_disasm_iter(d->cs, &p, &size, &a, in)) {
-        out->len = 1;
-        out->kind = STRUCT_INSN_BAD;
+    if (!decode_one(d->cs, in, code, size, addr, out))
         return;
-    }
-    out->len = in->size;
     x = &in->detail->x86;
     switch (in->id) {
     case X86_INS_JMP:
@@ -149,9 +199,6 @@ x86_64_decode(void *state, const uint8_t *code, size_t size, uint64_t addr, stru
                 out->src_reg = x86_64_reg64(d, (uint16_t)x->operands[0].reg);
         }
         return;
-    case X86_INS_LJMP:
-        out->kind = STRUCT_INSN_IJUMP;
-        return;
     case X86_INS_CALL:
         if (x->op_count == 1 && x->operands[0].type == X86_OP_IMM) {
             out->kind = STRUCT_INSN_CALL;
@@ -161,26 +208,6 @@ x86_64_decode(void *state, const uint8_t *code, size_t size, uint64_t addr, stru
             if (x->op_count == 1 && x->operands[0].type == X86_OP_MEM)
                 set_mem(d, &x->operands[0], out);
         }
-        return;
-    case X86_INS_LCALL:
-        out->kind = STRUCT_INSN_ICALL;
-        return;
-    case X86_INS_RET:
-    case X86_INS_RETF:
-    case X86_INS_RETFQ:
-    case X86_INS_IRET:
-    case X86_INS_IRETD:
-    case X86_INS_IRETQ:
-    case X86_INS_SYSRET:
-    case X86_INS_SYSEXIT:
-        out->kind = STRUCT_INSN_RET;
-        return;
-    case X86_INS_HLT:
-    case X86_INS_UD2:
-    case X86_INS_UD2B:
-    case X86_INS_UD0:
-    case X86_INS_INT3:
-        out->kind = STRUCT_INSN_HALT;
         return;
     default:
         break;
@@ -316,19 +343,10 @@ x86_64_decode_flow(void *state, const uint8_t *code, size_t size, uint64_t addr,
                    struct struct_insn *out)
 {
     struct x86_64_decoder *d = state;
-    const uint8_t *p = code;
-    size_t left = size;
-    uint64_t a = addr;
     cs_insn *in = d->finsn;
 
-    memset(out, 0, sizeof(*out));
-    out->addr = addr;
-    if (size == 0 || !cs_disasm_iter(d->fast, &p, &left, &a, in)) {
-        out->len = 1;
-        out->kind = STRUCT_INSN_BAD;
+    if (!decode_one(d->fast, in, code, size, addr, out))
         return;
-    }
-    out->len = in->size;
     switch (in->id) {
     case X86_INS_JMP:
         if (branch_target(in->op_str, &out->target)) {
@@ -342,29 +360,6 @@ x86_64_decode_flow(void *state, const uint8_t *code, size_t size, uint64_t addr,
             return;
         }
         break;
-    case X86_INS_LJMP:
-        out->kind = STRUCT_INSN_IJUMP;
-        return;
-    case X86_INS_LCALL:
-        out->kind = STRUCT_INSN_ICALL;
-        return;
-    case X86_INS_RET:
-    case X86_INS_RETF:
-    case X86_INS_RETFQ:
-    case X86_INS_IRET:
-    case X86_INS_IRETD:
-    case X86_INS_IRETQ:
-    case X86_INS_SYSRET:
-    case X86_INS_SYSEXIT:
-        out->kind = STRUCT_INSN_RET;
-        return;
-    case X86_INS_HLT:
-    case X86_INS_UD2:
-    case X86_INS_UD2B:
-    case X86_INS_UD0:
-    case X86_INS_INT3:
-        out->kind = STRUCT_INSN_HALT;
-        return;
     case X86_INS_LEA:
         break;
     default:
