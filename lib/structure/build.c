@@ -15,6 +15,7 @@
 
 #include "structure/binary_internal.h"
 #include "support/search.h"
+#include "support/sort.h"
 
 /*
  * Add INLINE scopes for the children of @in under @parent: each clipped to
@@ -75,6 +76,9 @@ stmt_piece_cmp(const void *pa, const void *pb)
     return 0;
 }
 
+#define SORT_STMT_PIECES_LESS(a, b) (stmt_piece_cmp((a), (b)) < 0)
+CSP_SORT_DEFINE(sort_stmt_pieces, struct stmt_piece, SORT_STMT_PIECES_LESS)
+
 static int
 uptr_cmp(const void *pa, const void *pb)
 {
@@ -82,6 +86,9 @@ uptr_cmp(const void *pa, const void *pb)
 
     return a < b ? -1 : a > b;
 }
+
+#define SORT_UPTR_LESS(a, b) (uptr_cmp((a), (b)) < 0)
+CSP_SORT_DEFINE(sort_uptr, uintptr_t, SORT_UPTR_LESS)
 
 /*
  * Number the scopes of the lookup index by address: gnum[j] is the rank of
@@ -102,7 +109,7 @@ rank_index_scopes(const struct struct_module *m, uint32_t **gnum, size_t *ngroup
     for (size_t j = 0; j < m->nindex; j++)
         sc[j] = (uintptr_t)m->index[j].scope;
     if (m->nindex > 1)
-        qsort(sc, m->nindex, sizeof(*sc), uptr_cmp);
+        sort_uptr(sc, m->nindex);
     for (size_t j = 0; j < m->nindex; j++)
         if (k == 0 || sc[k - 1] != sc[j])
             sc[k++] = sc[j];
@@ -156,7 +163,7 @@ sort_pieces(struct stmt_piece *p, size_t np, size_t ngroups)
 
         for (size_t i = 1; i < n; i++)
             if (stmt_piece_cmp(&p[lo + i - 1], &p[lo + i]) > 0) {
-                qsort(&p[lo], n, sizeof(*p), stmt_piece_cmp);
+                sort_stmt_pieces(&p[lo], n);
                 break;
             }
     }

@@ -12,6 +12,7 @@
 
 #include "structure/loopnest.h"
 #include "support/search.h"
+#include "support/sort.h"
 #include "support/vec.h"
 
 /* ---- call sites ----------------------------------------------------------- */
@@ -21,13 +22,8 @@ struct span {
     struct tree_node *node;
 };
 
-static int
-span_cmp(const void *pa, const void *pb)
-{
-    const struct span *a = pa, *b = pb;
-
-    return a->lo < b->lo ? -1 : a->lo > b->lo;
-}
+#define SORT_SPANS_LESS(a, b) ((a)->lo < (b)->lo)
+CSP_SORT_DEFINE(sort_spans, struct span, SORT_SPANS_LESS)
 
 static unsigned
 node_depth(const struct tree_node *n)
@@ -37,6 +33,14 @@ node_depth(const struct tree_node *n)
     for (; n->parent != NULL; n = n->parent)
         d++;
     return d;
+}
+
+unsigned
+struct_call_scope_flags(const struct struct_call *call)
+{
+    return ((call->flags & STRUCT_CALL_INDIRECT) ? STRUCT_SCOPE_F_INDIRECT : 0) |
+           ((call->flags & STRUCT_CALL_TAIL) ? STRUCT_SCOPE_F_TAIL : 0) |
+           ((call->flags & STRUCT_CALL_NORETURN) ? STRUCT_SCOPE_F_NORETURN : 0);
 }
 
 int
@@ -68,7 +72,7 @@ struct_tree_add_calls(struct rebuild *rb)
         }
     }
     if (nsp > 1)
-        qsort(sp, nsp, sizeof(*sp), span_cmp);
+        sort_spans(sp, nsp);
     for (size_t i = 0; i < rb->cfg->ncalls; i++) {
         const struct struct_call *call = &rb->cfg->calls[i];
         const struct struct_entry *e =
@@ -103,9 +107,7 @@ struct_tree_add_calls(struct rebuild *rb)
         }
         n->target = call->target;
         n->name = e != NULL ? e->name : NULL;
-        n->flags = ((call->flags & STRUCT_CALL_INDIRECT) ? STRUCT_SCOPE_F_INDIRECT : 0) |
-                   ((call->flags & STRUCT_CALL_TAIL) ? STRUCT_SCOPE_F_TAIL : 0) |
-                   ((call->flags & STRUCT_CALL_NORETURN) ? STRUCT_SCOPE_F_NORETURN : 0);
+        n->flags = struct_call_scope_flags(call);
     }
     rc = 0;
 out:

@@ -30,6 +30,7 @@
 
 #include "structure/cfg.h"
 #include "support/search.h"
+#include "support/sort.h"
 #include "support/vec.h"
 
 #define TABLE_MAX_ENTRIES 4096 /* larger "tables" are not believed */
@@ -231,7 +232,7 @@ decode_all(struct builder *b)
                 a = next - 1; /* + len below */
             } else {
                 lim = p->hi < b->r[i].hi ? p->hi : b->r[i].hi;
-                struct_decode(b->d, p->bytes + (a - p->lo), (size_t)(lim - a), a, in);
+                struct_decode_flow(b->d, p->bytes + (a - p->lo), (size_t)(lim - a), a, in);
             }
             if (in->kind == STRUCT_INSN_BAD)
                 b->out->bad_bytes += in->len;
@@ -259,6 +260,26 @@ insn_at(const struct builder *b, uint64_t a)
     return i < b->ninsns && b->insns[i].addr == a ? i : SIZE_MAX;
 }
 
+/*
+ * Decode again, with their jump-table facts, the instructions of [@lo, @hi)
+ * that decode_all() decoded without them (struct_decode_flow()).
+ */
+static void
+decode_facts(struct builder *b, size_t lo, size_t hi)
+{
+    for (size_t k = lo; k < hi; k++) {
+        struct struct_insn *in = &b->insns[k];
+        const struct struct_image_part *p;
+
+        if (!in->no_facts)
+            continue;
+        p = part_at(b->env, in->addr);
+        if (p != NULL && p->exec && p->hi - in->addr >= in->len)
+            struct_decode(b->d, p->bytes + (in->addr - p->lo), in->len, in->addr, in);
+        in->no_facts = false;
+    }
+}
+
 /* Try to resolve the indirect jump at instruction @j through a jump table. */
 static int
 resolve_table(struct builder *b, size_t j)
@@ -270,6 +291,7 @@ resolve_table(struct builder *b, size_t j)
     int64_t bound = -1;
     size_t n = 0, k;
 
+    decode_facts(b, stop, j);
     if (jmp->has_mem && !jmp->mem_rip && jmp->mem_base == 0 && jmp->mem_index != 0 &&
         jmp->mem_scale == 8) {
         table = (uint64_t)jmp->mem_disp;
@@ -534,13 +556,8 @@ fail:
     return STRUCT_ENOMEM;
 }
 
-static int
-call_cmp(const void *pa, const void *pb)
-{
-    const struct struct_call *a = pa, *b = pb;
-
-    return a->addr < b->addr ? -1 : a->addr > b->addr;
-}
+#define SORT_CALLS_LESS(a, b) ((a)->addr < (b)->addr)
+CSP_SORT_DEFINE(sort_calls, struct struct_call, SORT_CALLS_LESS)
 
 /* Block containing address @a (blocks sorted, disjoint), or -1. */
 static int64_t
@@ -618,7 +635,7 @@ build_blocks(struct builder *b, struct graph_build *gb)
     struct struct_cfg *out = b->out;
 
     if (b->nleaders > 0)
-        qsort(b->leaders, b->nleaders, sizeof(*b->leaders), csp_cmp_u64);
+        csp_sort_u64(b->leaders, b->nleaders);
     gb->first = malloc((b->ninsns + 1) * sizeof(*gb->first));
     out->blocks = malloc((b->ninsns + 1) * sizeof(*out->blocks));
     if (gb->first == NULL || out->blocks == NULL)
@@ -760,7 +777,7 @@ build_edges(struct builder *b, struct graph_build *gb)
     free(targets);
     gb->succ_off[nodes] = (uint32_t)gb->nsucc;
     if (out->ncalls > 1)
-        qsort(out->calls, out->ncalls, sizeof(*out->calls), call_cmp);
+        sort_calls(out->calls, out->ncalls);
     return 0;
 }
 

@@ -99,6 +99,9 @@ struct struct_insn {
     uint16_t src_reg; /* register source (add r, r2; mov r, r2; jmp r), else 0 */
     int64_t imm;      /* immediate of cmp r, imm */
     bool has_imm;
+    /* The facts above were not decoded (struct_decode_flow() on an OTHER
+     * instruction that is not a lea): struct_decode() gives them. */
+    bool no_facts;
     enum {
         STRUCT_OP_NONE = 0,
         STRUCT_OP_LEA,    /* dst = address of the memory operand */
@@ -138,6 +141,17 @@ void struct_decoder_free(struct struct_decoder *d);
  */
 void struct_decode(struct struct_decoder *d, const uint8_t *code, size_t size, uint64_t addr,
                    struct struct_insn *out);
+
+/*
+ * As struct_decode(), but the jump-table facts of an OTHER instruction are
+ * decoded only for lea (its address operand names computed-goto labels);
+ * the others come with no_facts set.  Kind, length and target are the
+ * same as struct_decode()'s.  Cheaper: with Capstone, operand details are
+ * built only for branches, calls and lea (x86-64: about a fifth of the
+ * instructions), which saves about a fifth of the decoding time.
+ */
+void struct_decode_flow(struct struct_decoder *d, const uint8_t *code, size_t size, uint64_t addr,
+                        struct struct_insn *out);
 
 /* Canonical 64-bit register of @reg (eax -> rax), 0 when none. */
 uint16_t struct_reg64(struct struct_decoder *d, uint16_t reg);

@@ -83,6 +83,13 @@ struct_decode(struct struct_decoder *d, const uint8_t *code, size_t size, uint64
     d->ops->decode(d->state, code, size, addr, out);
 }
 
+void
+struct_decode_flow(struct struct_decoder *d, const uint8_t *code, size_t size, uint64_t addr,
+                   struct struct_insn *out)
+{
+    d->ops->decode_flow(d->state, code, size, addr, out);
+}
+
 uint16_t
 struct_reg64(struct struct_decoder *d, uint16_t reg)
 {

@@ -45,6 +45,7 @@
 
 #include "structure/loopnest.h"
 #include "support/search.h"
+#include "support/sort.h"
 #include "support/vec.h"
 
 #define INDEX_CHUNK 32768 /* bytes of tree nodes and child-index entries per malloc */
@@ -235,13 +236,8 @@ piece_vec_push(struct piece_vec *pv, struct piece p)
     return 0;
 }
 
-static int
-piece_cmp(const void *pa, const void *pb)
-{
-    const struct piece *a = pa, *b = pb;
-
-    return a->lo < b->lo ? -1 : a->lo > b->lo;
-}
+#define SORT_PIECES_BY_LO_LESS(a, b) ((a)->lo < (b)->lo)
+CSP_SORT_DEFINE(sort_pieces_by_lo, struct piece, SORT_PIECES_BY_LO_LESS)
 
 /* Statement ranges of @x's subtree, and the code of @x no child covers. */
 static int
@@ -719,6 +715,108 @@ rebuild_free(struct rebuild *rb)
     arena_destroy(&rb->index_mem);
 }
 
+/* ---- procedures without loops ------------------------------------------- */
+
+/* A statement range or an inlined call of a loop-free procedure's subtree. */
+struct flat_span {
+    uint64_t lo, hi;
+    struct struct_scope *scope;
+};
+
+struct flat_inline {
+    struct struct_scope *scope;
+    unsigned depth; /* below the procedure (its children: 1) */
+};
+
+struct flat_tree {
+    struct flat_span *sp;
+    size_t nsp, capsp;
+    struct flat_inline *in;
+    size_t nin, capin;
+};
+
+#define SORT_FLAT_SPANS_LESS(a, b) ((a)->lo < (b)->lo)
+CSP_SORT_DEFINE(sort_flat_spans, struct flat_span, SORT_FLAT_SPANS_LESS)
+
+/* Statement ranges and inlined calls under @x, depth first. */
+static int
+flat_collect(struct flat_tree *t, struct struct_scope *x, unsigned depth)
+{
+    for (struct struct_scope *c = x->first_child; c != NULL; c = c->next_sibling) {
+        if (c->kind == STRUCT_SCOPE_STMT) {
+            for (size_t i = 0; i < c->nranges; i++) {
+                if (csp_vec_reserve(&t->sp, &t->capsp, t->nsp + 1, sizeof(*t->sp)) != 0)
+                    return STRUCT_ENOMEM;
+                t->sp[t->nsp++] = (struct flat_span){c->ranges[i].lo, c->ranges[i].hi, c};
+            }
+        } else if (c->kind == STRUCT_SCOPE_INLINE) {
+            if (csp_vec_reserve(&t->in, &t->capin, t->nin + 1, sizeof(*t->in)) != 0)
+                return STRUCT_ENOMEM;
+            t->in[t->nin++] = (struct flat_inline){c, depth};
+            if (flat_collect(t, c, depth + 1) != 0)
+                return STRUCT_ENOMEM;
+        }
+    }
+    return 0;
+}
+
+/*
+ * The rebuild of a procedure without loops keeps its statements and
+ * inlined calls as they are, so its call sites are added in place: each
+ * next to the statement holding it, else in the deepest inlined call
+ * holding it (as struct_tree_add_calls() places them), else in @proc.
+ * The CALL scopes come from @arena.
+ */
+static int
+add_calls_in_place(struct arena *arena, struct struct_scope *proc, const struct struct_cfg *cfg,
+                   const struct struct_cfg_env *env)
+{
+    struct flat_tree t = {0};
+    int rc = STRUCT_ENOMEM;
+
+    if (flat_collect(&t, proc, 1) != 0)
+        goto out;
+    if (t.nsp > 1)
+        sort_flat_spans(t.sp, t.nsp);
+    for (size_t i = 0; i < cfg->ncalls; i++) {
+        const struct struct_call *call = &cfg->calls[i];
+        const struct struct_entry *e = call->target ? struct_cfg_entry_at(env, call->target) : NULL;
+        ptrdiff_t at = csp_range_find(t.sp, t.nsp, sizeof(*t.sp), call->addr);
+        struct struct_scope *parent = proc, *stmt = NULL, *s;
+        struct struct_range r = {call->addr, call->end};
+
+        if (at >= 0) {
+            stmt = t.sp[at].scope;
+            parent = stmt->parent;
+        } else {
+            unsigned best = 0;
+
+            for (size_t j = 0; j < t.nin; j++)
+                if (t.in[j].depth > best &&
+                    struct_ranges_contain(t.in[j].scope->ranges, t.in[j].scope->nranges,
+                                          call->addr)) {
+                    best = t.in[j].depth;
+                    parent = t.in[j].scope;
+                }
+        }
+        s = struct_scope_new_in(arena, parent, STRUCT_SCOPE_CALL, &r, 1);
+        if (s == NULL)
+            goto out;
+        if (stmt != NULL) {
+            s->file = stmt->file;
+            s->line = stmt->line;
+        }
+        s->target = call->target;
+        s->name = e != NULL ? e->name : NULL;
+        s->flags = struct_call_scope_flags(call);
+    }
+    rc = 0;
+out:
+    free(t.sp);
+    free(t.in);
+    return rc;
+}
+
 /* Rebuild @proc's subtree from its pieces, its CFG's loops and calls. */
 int
 struct_tree_restructure(struct arena *arena, struct struct_scope *proc,
@@ -733,12 +831,14 @@ struct_tree_restructure(struct arena *arena, struct struct_scope *proc,
 
     if (cfg->nloops == 0 && cfg->ncalls == 0)
         return 0;
+    if (cfg->nloops == 0)
+        return add_calls_in_place(arena, proc, cfg, env);
     arena_init_malloc(&rb.index_mem, INDEX_CHUNK, 0);
     rb.root = struct_tree_new_node(&rb, NULL, STRUCT_SCOPE_PROC);
     if (rb.root == NULL || collect_pieces(proc, &raw) != 0)
         goto out;
     if (raw.n > 1)
-        qsort(raw.v, raw.n, sizeof(*raw.v), piece_cmp);
+        sort_pieces_by_lo(raw.v, raw.n);
     if (split_pieces(cfg, &raw, &pieces) != 0)
         goto out;
     ctx = calloc(cfg->nloops + 1, sizeof(*ctx));

@@ -105,4 +105,7 @@ int struct_tree_normalize(struct rebuild *rb, struct tree_node *x);
 /* Add a CALL node for each call site of the CFG, next to its statement. 0 or STRUCT_ENOMEM. */
 int struct_tree_add_calls(struct rebuild *rb);
 
+/* The STRUCT_SCOPE_F_* flags of a CALL scope for @call (indirect, tail, noreturn). */
+unsigned struct_call_scope_flags(const struct struct_call *call);
+
 #endif /* CSP_STRUCTURE_LOOPNEST_H */

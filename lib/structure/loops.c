@@ -60,7 +60,10 @@ struct havlak {
     uint32_t *node; /* preorder number -> graph node (node[0] unused) */
     uint32_t *last; /* preorder number -> last preorder number in its DFS subtree */
     uint32_t *tree; /* preorder number -> preorder number of its DFS root */
-    struct ulist *back, *nonback;
+    /* Back and non-back predecessors of each preorder number w, as
+     * compressed rows: back[back_off[w] .. back_off[w + 1]). */
+    uint32_t *back_off, *back, *nonback_off, *nonback;
+    struct ulist *extra; /* entries around a header added to its non-back predecessors (rare) */
     uint32_t *uf, *pool, *work, *inpool;
     int32_t *loop_of; /* preorder number of a header -> its loop, else -1 */
 };
@@ -111,11 +114,12 @@ dfs(const struct struct_graph *g, struct havlak *h, uint32_t start, uint32_t *ne
 static void
 havlak_free(struct havlak *h)
 {
-    if (h->back != NULL)
-        for (uint32_t i = 0; i <= h->n; i++) {
-            free(h->back[i].v);
-            free(h->nonback[i].v);
-        }
+    if (h->extra != NULL)
+        for (uint32_t i = 0; i <= h->n; i++)
+            free(h->extra[i].v);
+    free(h->extra);
+    free(h->back_off);
+    free(h->nonback_off);
     free(h->num);
     free(h->node);
     free(h->last);
@@ -154,8 +158,10 @@ struct_find_loops(const struct struct_graph *g, struct struct_loops *out)
     h.node = calloc((size_t)n + 1, sizeof(*h.node));
     h.last = calloc((size_t)n + 1, sizeof(*h.last));
     h.tree = calloc((size_t)n + 1, sizeof(*h.tree));
-    h.back = calloc((size_t)n + 1, sizeof(*h.back));
-    h.nonback = calloc((size_t)n + 1, sizeof(*h.nonback));
+    h.back_off = calloc((size_t)n + 2, sizeof(*h.back_off));
+    h.nonback_off = calloc((size_t)n + 2, sizeof(*h.nonback_off));
+    h.back = malloc(((size_t)g->succ_off[n] + 1) * sizeof(*h.back));
+    h.nonback = malloc(((size_t)g->succ_off[n] + 1) * sizeof(*h.nonback));
     h.uf = malloc(((size_t)n + 1) * sizeof(*h.uf));
     h.pool = malloc(((size_t)n + 1) * sizeof(*h.pool));
     h.work = malloc(((size_t)n + 1) * sizeof(*h.work));
@@ -165,8 +171,8 @@ struct_find_loops(const struct struct_graph *g, struct struct_loops *out)
     if (out->innermost != NULL)
         for (uint32_t v = 0; v < n; v++)
             out->innermost[v] = -1;
-    if (!h.num || !h.node || !h.last || !h.tree || !h.back || !h.nonback || !h.uf || !h.pool ||
-        !h.work || !h.inpool || !h.loop_of || !out->innermost)
+    if (!h.num || !h.node || !h.last || !h.tree || !h.back_off || !h.nonback_off || !h.back ||
+        !h.nonback || !h.uf || !h.pool || !h.work || !h.inpool || !h.loop_of || !out->innermost)
         goto out;
 
     /* Preorder numbers 1..n; 0 is a virtual root above every DFS tree. */
@@ -177,23 +183,40 @@ struct_find_loops(const struct struct_graph *g, struct struct_loops *out)
             goto out;
     h.last[0] = n;
 
-    /* Classify every edge v -> w by whether w is a DFS ancestor of v. */
-    for (uint32_t v = 0; v < n; v++)
-        for (uint32_t i = g->succ_off[v]; i < g->succ_off[v + 1]; i++) {
-            uint32_t s = g->succ[i], pv = h.num[v], pw;
+    /* Classify every edge v -> w by whether w is a DFS ancestor of v:
+     * count each kind per w, then fill the rows (two passes, no lists). */
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t v = 0; v < n; v++)
+            for (uint32_t i = g->succ_off[v]; i < g->succ_off[v + 1]; i++) {
+                uint32_t s = g->succ[i], pv = h.num[v], pw;
 
-            if (s >= n)
-                continue;
-            pw = h.num[s];
-            if (h.tree[pw] != h.tree[pv])
-                continue; /* from code not reachable from the entry into reachable code */
-            if (is_ancestor(&h, pw, pv)) {
-                if (ulist_push(&h.back[pw], pv) != 0)
-                    goto out;
-            } else if (ulist_push(&h.nonback[pw], pv) != 0) {
-                goto out;
+                if (s >= n)
+                    continue;
+                pw = h.num[s];
+                if (h.tree[pw] != h.tree[pv])
+                    continue; /* from code not reachable from the entry into reachable code */
+                if (is_ancestor(&h, pw, pv)) {
+                    if (pass == 0)
+                        h.back_off[pw + 1]++;
+                    else
+                        h.back[h.back_off[pw]++] = pv;
+                } else if (pass == 0) {
+                    h.nonback_off[pw + 1]++;
+                } else {
+                    h.nonback[h.nonback_off[pw]++] = pv;
+                }
             }
+        if (pass == 0) { /* row starts */
+            for (uint32_t w = 0; w <= n; w++) {
+                h.back_off[w + 1] += h.back_off[w];
+                h.nonback_off[w + 1] += h.nonback_off[w];
+            }
+        } else { /* the fill moved each start to the next row's: shift back */
+            memmove(h.back_off + 1, h.back_off, ((size_t)n + 1) * sizeof(*h.back_off));
+            memmove(h.nonback_off + 1, h.nonback_off, ((size_t)n + 1) * sizeof(*h.nonback_off));
+            h.back_off[0] = h.nonback_off[0] = 0;
         }
+    }
     for (uint32_t i = 0; i <= n; i++) {
         h.uf[i] = i;
         h.loop_of[i] = -1;
@@ -203,8 +226,8 @@ struct_find_loops(const struct struct_graph *g, struct struct_loops *out)
         uint32_t np = 0, nw = 0;
         bool self = false, irreducible = false;
 
-        for (uint32_t i = 0; i < h.back[w].n; i++) {
-            uint32_t v = h.back[w].v[i];
+        for (uint32_t i = h.back_off[w]; i < h.back_off[w + 1]; i++) {
+            uint32_t v = h.back[i];
 
             if (v == w) {
                 self = true;
@@ -220,13 +243,20 @@ struct_find_loops(const struct struct_graph *g, struct struct_loops *out)
         while (nw > 0) {
             uint32_t x = h.work[--nw];
 
-            for (uint32_t i = 0; i < h.nonback[x].n; i++) {
-                uint32_t y = uf_find(h.uf, h.nonback[x].v[i]);
+            uint32_t nrow = h.nonback_off[x + 1] - h.nonback_off[x];
+            uint32_t nextra = h.extra != NULL ? h.extra[x].n : 0;
+
+            for (uint32_t i = 0; i < nrow + nextra; i++) {
+                uint32_t y = uf_find(h.uf, i < nrow ? h.nonback[h.nonback_off[x] + i]
+                                                    : h.extra[x].v[i - nrow]);
 
                 if (!is_ancestor(&h, w, y)) {
                     /* An entry into the body that bypasses w. */
                     irreducible = true;
-                    if (ulist_push(&h.nonback[w], y) != 0)
+                    if (h.extra == NULL &&
+                        (h.extra = calloc((size_t)n + 1, sizeof(*h.extra))) == NULL)
+                        goto out;
+                    if (ulist_push(&h.extra[w], y) != 0)
                         goto out;
                 } else if (y != w && h.inpool[y] != w) {
                     h.inpool[y] = w;

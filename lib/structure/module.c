@@ -15,6 +15,7 @@
 #include "structure/structure_internal.h"
 #include "support/hashmap.h"
 #include "support/search.h"
+#include "support/sort.h"
 #include "support/vec.h"
 
 #define MODULE_CHUNK_BYTES (256 * 1024)
@@ -270,6 +271,10 @@ scope_cmp(const void *pa, const void *pb)
     return 0;
 }
 
+#define SORT_SCOPES_LESS(a, b) (scope_cmp((a), (b)) < 0)
+typedef struct struct_scope *scope_ref;
+CSP_SORT_DEFINE(sort_scopes, scope_ref, SORT_SCOPES_LESS)
+
 #define FINALIZE_STACK 32 /* children sorted without malloc */
 
 /* Sort the children of @s and of all its descendants; number them in pre-order. */
@@ -286,14 +291,14 @@ finalize_scope(struct struct_module *m, struct struct_scope *s)
             sorted = false;
         n++;
     }
-    /* qsort is a stable merge sort here (glibc): sorted input stays as it is. */
+    /* sort_scopes is stable: equal scopes keep their order; sorted input stays as it is. */
     if (n > 1 && !sorted) {
         v = n <= FINALIZE_STACK ? stack : malloc(n * sizeof(*v));
         if (v == NULL)
             return STRUCT_ENOMEM;
         for (i = 0, c = s->first_child; c != NULL; c = c->next_sibling)
             v[i++] = c;
-        qsort(v, n, sizeof(*v), scope_cmp);
+        sort_scopes(v, n);
         for (i = 0; i < n; i++)
             v[i]->next_sibling = i + 1 < n ? v[i + 1] : NULL;
         s->first_child = v[0];
@@ -416,6 +421,9 @@ idx_item_cmp(const void *pa, const void *pb)
     return 0;
 }
 
+#define SORT_IDX_ITEMS_LESS(a, b) (idx_item_cmp((a), (b)) < 0)
+CSP_SORT_DEFINE(sort_idx_items, struct idx_item, SORT_IDX_ITEMS_LESS)
+
 /* Append [lo, hi) -> scope to the index, merging with a contiguous equal entry. */
 static int
 idx_emit(struct struct_module *m, size_t *cap, uint64_t lo, uint64_t hi,
@@ -455,7 +463,7 @@ build_index(struct struct_module *m)
     if (rc != 0)
         goto out;
     if (b.n > 0)
-        qsort(b.items, b.n, sizeof(*b.items), idx_item_cmp);
+        sort_idx_items(b.items, b.n);
     stack = malloc((b.n + 1) * sizeof(*stack));
     /* Each item emits at most two entries (the gap before it, its tail when
      * popped): one allocation instead of a doubling copy of a large array;

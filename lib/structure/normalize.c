@@ -15,6 +15,7 @@
 
 #include "structure/loopnest.h"
 #include "support/search.h"
+#include "support/sort.h"
 #include "support/vec.h"
 
 /* ---- normalization ------------------------------------------------------- */
@@ -166,6 +167,9 @@ inst_cmp(const void *pa, const void *pb)
     return a->lo < b->lo ? -1 : a->lo > b->lo;
 }
 
+#define SORT_INSTS_LESS(a, b) (inst_cmp((a), (b)) < 0)
+CSP_SORT_DEFINE(sort_insts, struct stmt_inst, SORT_INSTS_LESS)
+
 static uint32_t
 uf_find32(uint32_t *uf, uint32_t x)
 {
@@ -201,7 +205,7 @@ fuse_child_loops(struct rebuild *rb, struct tree_node *x)
             nk++;
         }
     if (iv.n > 1)
-        qsort(iv.v, iv.n, sizeof(*iv.v), inst_cmp);
+        sort_insts(iv.v, iv.n);
     for (size_t i = 1; i < iv.n; i++)
         if (inst_key_cmp(&iv.v[i - 1], &iv.v[i]) == 0) {
             uint32_t a = uf_find32(uf, iv.v[i - 1].group), b = uf_find32(uf, iv.v[i].group);
@@ -241,7 +245,7 @@ sink_statements(struct rebuild *rb, struct tree_node *x)
             goto out;
     if (iv.n == 0)
         return 0;
-    qsort(iv.v, iv.n, sizeof(*iv.v), inst_cmp);
+    sort_insts(iv.v, iv.n);
     for (c = x->first; c != NULL; c = next) {
         struct stmt_inst key = {0};
         size_t lo;

@@ -14,6 +14,7 @@
 
 #include "structure/structure_internal.h"
 #include "support/search.h"
+#include "support/sort.h"
 #include "support/vec.h"
 
 #define RVEC_FIRST_CAP 4 /* ranges in a vector's first allocation (then doubling) */
@@ -58,19 +59,22 @@ range_cmp(const void *a, const void *b)
     return 0;
 }
 
+#define SORT_RANGES_LESS(a, b) (range_cmp((a), (b)) < 0)
+CSP_SORT_DEFINE(sort_ranges, struct struct_range, SORT_RANGES_LESS)
+
 void
 struct_rvec_normalize(struct struct_rvec *rv)
 {
     size_t i, o = 0;
 
     if (rv->n == 0)
-        return; /* rv->v may be NULL, which qsort must not get */
+        return; /* rv->v may be NULL */
     /* Most vectors arrive sorted; equal ranges are identical, so any sort gives the same result. */
     for (i = 1; i < rv->n; i++)
         if (range_cmp(&rv->v[i - 1], &rv->v[i]) > 0)
             break;
     if (i < rv->n)
-        qsort(rv->v, rv->n, sizeof(*rv->v), range_cmp);
+        sort_ranges(rv->v, rv->n);
     for (i = 0; i < rv->n; i++) {
         if (rv->v[i].lo >= rv->v[i].hi)
             continue;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "support/search.h"
+#include "support/sort.h"
 
 size_t
 csp_lower_bound(const void *base, size_t n, size_t size, const void *key,
@@ -35,13 +36,22 @@ csp_cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+#define U64_LESS(a, b) (*(a) < *(b))
+CSP_SORT_DEFINE(sort_u64_, uint64_t, U64_LESS)
+
+void
+csp_sort_u64(uint64_t *v, size_t n)
+{
+    sort_u64_(v, n);
+}
+
 size_t
 csp_sort_unique_u64(uint64_t *v, size_t n)
 {
     size_t k = 0;
 
     if (n > 1)
-        qsort(v, n, sizeof(*v), csp_cmp_u64);
+        csp_sort_u64(v, n);
     for (size_t i = 0; i < n; i++)
         if (k == 0 || v[k - 1] != v[i])
             v[k++] = v[i];

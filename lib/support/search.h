@@ -107,10 +107,17 @@ size_t csp_lower_bound(const void *base, size_t n, size_t size, const void *key,
 int csp_cmp_u64(const void *a, const void *b);
 
 /*
- * Sort the @n values at @v ascending (qsort(3)) and drop repeated ones,
+ * Sort the @n values at @v ascending (CSP_SORT_DEFINE of sort.h: a merge
+ * sort with the comparison inlined).  @v may be NULL when @n is 0.
+ * [not async-signal-safe: may allocate]
+ */
+void csp_sort_u64(uint64_t *v, size_t n);
+
+/*
+ * Sort the @n values at @v ascending (csp_sort_u64()) and drop repeated ones,
  * keeping the first of each run; returns the number of distinct values,
  * which now fill v[0 .. returned).  @v may be NULL when @n is 0.
- * [not async-signal-safe: qsort may allocate]
+ * [not async-signal-safe: may allocate]
  */
 size_t csp_sort_unique_u64(uint64_t *v, size_t n);
 

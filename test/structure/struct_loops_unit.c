@@ -12,6 +12,7 @@
  * Test code only.
  */
 #include <elf.h>
+#include <link.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -355,6 +356,75 @@ test_computed_goto(void **state)
     struct_decoder_free(d);
 }
 
+/* The executable segment of the first loaded object whose name holds @want. */
+struct text_seg {
+    const char *want;
+    const uint8_t *bytes;
+    size_t size;
+};
+
+static int
+find_text(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct text_seg *t = arg;
+
+    (void)size;
+    if (info->dlpi_name == NULL || strstr(info->dlpi_name, t->want) == NULL)
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_LOAD && (info->dlpi_phdr[i].p_flags & PF_X)) {
+            t->bytes = (const uint8_t *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+            t->size = info->dlpi_phdr[i].p_memsz;
+            return 1;
+        }
+    return 0;
+}
+
+/*
+ * struct_decode_flow() agrees with struct_decode() on kind, length and
+ * target of every instruction of the running libc's code, swept from
+ * three starting offsets (the misaligned sweeps decode odd byte
+ * sequences: loop, xbegin, far jumps), and on the facts of every
+ * instruction it decodes them for.
+ */
+static void
+test_decode_flow(void **state)
+{
+    struct struct_decoder *d = struct_decoder_open(EM_X86_64);
+    struct text_seg t = {"libc.so", NULL, 0};
+    size_t n = 0, nofacts = 0;
+
+    (void)state;
+    assert_non_null(d);
+    assert_int_equal(dl_iterate_phdr(find_text, &t), 1);
+    assert_true(t.size > 100000);
+    for (size_t start = 0; start < 3; start++)
+        for (size_t off = start; off < t.size;) {
+            struct struct_insn full, flow;
+            uint64_t a = (uint64_t)(uintptr_t)(t.bytes + off);
+
+            struct_decode(d, t.bytes + off, t.size - off, a, &full);
+            struct_decode_flow(d, t.bytes + off, t.size - off, a, &flow);
+            if (flow.kind != full.kind || flow.len != full.len || flow.target != full.target)
+                fail_msg("at +0x%zx: flow kind %d len %u target 0x%llx, full kind %d len %u "
+                         "target 0x%llx",
+                         off, (int)flow.kind, flow.len, (unsigned long long)flow.target,
+                         (int)full.kind, full.len, (unsigned long long)full.target);
+            if (flow.no_facts) {
+                assert_int_equal(flow.kind, STRUCT_INSN_OTHER);
+                nofacts++;
+            } else {
+                full.no_facts = false;
+                assert_memory_equal(&flow, &full, sizeof(full));
+            }
+            n++;
+            off += full.len;
+        }
+    assert_true(n > 100000);
+    assert_true(nofacts > n / 2); /* most instructions need no details */
+    struct_decoder_free(d);
+}
+
 /* The decoder back end comes from e_machine; machines without one get none. */
 static void
 test_arch_table(void **state)
@@ -395,9 +465,10 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_graphs),     cmocka_unit_test(test_big_graph),
-        cmocka_unit_test(test_cfgs),       cmocka_unit_test(test_computed_goto),
-        cmocka_unit_test(test_arch_table), cmocka_unit_test(test_noreturn_names),
+        cmocka_unit_test(test_graphs),      cmocka_unit_test(test_big_graph),
+        cmocka_unit_test(test_cfgs),        cmocka_unit_test(test_computed_goto),
+        cmocka_unit_test(test_arch_table),  cmocka_unit_test(test_noreturn_names),
+        cmocka_unit_test(test_decode_flow),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
 

@@ -23,9 +23,11 @@ struct struct_arch_ops {
     /* Back-end state for one decoder; NULL when the disassembler cannot be set up. */
     void *(*open)(void);
     void (*close)(void *state);
-    /* As struct_decode() and struct_reg64() in cfg.h. */
+    /* As struct_decode(), struct_decode_flow() and struct_reg64() in cfg.h. */
     void (*decode)(void *state, const uint8_t *code, size_t size, uint64_t addr,
                    struct struct_insn *out);
+    void (*decode_flow)(void *state, const uint8_t *code, size_t size, uint64_t addr,
+                        struct struct_insn *out);
     uint16_t (*reg64)(void *state, uint16_t reg);
 };
 

@@ -19,6 +19,7 @@
 
 #include "support/hashmap.h"
 #include "support/search.h"
+#include "support/sort.h"
 #include "support/sysio.h"
 #include "support/vec.h"
 
@@ -299,6 +300,72 @@ test_sysio(void **state)
     assert_int_equal(errno, EBADF);
 }
 
+/* ---- sort.h ---------------------------------------------------------- */
+
+struct keyed {
+    uint64_t key;
+    uint32_t idx; /* position before sorting: the stable order of equal keys */
+};
+
+#define KEYED_LESS(a, b) ((a)->key < (b)->key)
+CSP_SORT_DEFINE(sort_keyed, struct keyed, KEYED_LESS)
+
+static int
+keyed_ref_cmp(const void *pa, const void *pb)
+{
+    const struct keyed *a = pa, *b = pb;
+
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/*
+ * CSP_SORT_DEFINE's sort against qsort with the index as tie-breaker (the
+ * stable order), on sizes around the run length and the stack buffer,
+ * with few or many distinct keys, on sorted, reversed and random input.
+ */
+static void
+test_sort_stable(void **state)
+{
+    static const size_t sizes[] = {0,  1,   2,   3,   15,  16,   17,   31,
+                                   33, 100, 255, 256, 257, 1000, 5000, 70000};
+    static const uint64_t spans[] = {1, 3, 50, UINT64_MAX};
+    unsigned seed = 12345;
+
+    (void)state;
+    for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+        for (size_t ki = 0; ki < sizeof(spans) / sizeof(spans[0]); ki++)
+            for (int shape = 0; shape < 3; shape++) {
+                size_t n = sizes[si];
+                struct keyed *v = malloc((n + 1) * sizeof(*v)),
+                             *ref = malloc((n + 1) * sizeof(*ref));
+
+                assert_non_null(v);
+                assert_non_null(ref);
+                for (size_t i = 0; i < n; i++) {
+                    uint64_t r = ((uint64_t)rand_r(&seed) << 31) ^ (uint64_t)rand_r(&seed);
+
+                    v[i].key = shape == 0   ? r % (spans[ki] == UINT64_MAX ? UINT64_MAX : spans[ki])
+                               : shape == 1 ? (uint64_t)i / (spans[ki] == 1 ? 1 : 2)
+                                            : (uint64_t)(n - i) / (spans[ki] == 1 ? 1 : 2);
+                    v[i].idx = (uint32_t)i;
+                }
+                memcpy(ref, v, n * sizeof(*v));
+                if (n > 0)
+                    qsort(ref, n, sizeof(*ref), keyed_ref_cmp);
+                sort_keyed(v, n);
+                for (size_t i = 0; i < n; i++)
+                    if (v[i].key != ref[i].key || v[i].idx != ref[i].idx)
+                        fail_msg(
+                            "n %zu span %zu shape %d: element %zu is (%llu, %u), expected (%llu, %u)",
+                            n, ki, shape, i, (unsigned long long)v[i].key, v[i].idx,
+                            (unsigned long long)ref[i].key, ref[i].idx);
+                free(v);
+                free(ref);
+            }
+}
+
 int
 main(void)
 {
@@ -307,6 +374,7 @@ main(void)
         cmocka_unit_test(test_range_find),     cmocka_unit_test(test_vec),
         cmocka_unit_test(test_hashmap),        cmocka_unit_test(test_sort_unique),
         cmocka_unit_test(test_hashmap_hashed), cmocka_unit_test(test_sysio),
+        cmocka_unit_test(test_sort_stable),
     };
     size_t total = sizeof(tests) / sizeof(tests[0]);
     int failed = cmocka_run_group_tests_name("support primitives", tests, NULL, NULL);

@@ -19,8 +19,10 @@
 #include "structure/cfg.h"
 
 struct x86_64_decoder {
-    csh cs;
+    csh cs; /* with operand details (CS_OPT_DETAIL) */
     cs_insn *insn;
+    csh fast; /* without: mnemonic, operand text and length only */
+    cs_insn *finsn;
 };
 
 static void *
@@ -40,6 +42,19 @@ x86_64_open(void)
         free(d);
         return NULL;
     }
+    if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->fast) != CS_ERR_OK) {
+        cs_free(d->insn, 1);
+        cs_close(&d->cs);
+        free(d);
+        return NULL;
+    }
+    if ((d->finsn = cs_malloc(d->fast)) == NULL) {
+        cs_close(&d->fast);
+        cs_free(d->insn, 1);
+        cs_close(&d->cs);
+        free(d);
+        return NULL;
+    }
     return d;
 }
 
@@ -52,6 +67,8 @@ x86_64_close(void *state)
         return;
     cs_free(d->insn, 1);
     cs_close(&d->cs);
+    cs_free(d->finsn, 1);
+    cs_close(&d->fast);
     free(d);
 }
 
@@ -101,23 +118,73 @@ set_mem(struct x86_64_decoder *d, const cs_x86_op *op, struct struct_insn *out)
         out->mem_disp += (int64_t)(out->addr + out->len);
 }
 
+/*
+ * Kind of the instructions that their id alone classifies: far jumps and
+ * calls (indirect), returns, and those with no fall-through; OTHER for
+ * the rest.
+ */
+static enum struct_insn_kind
+id_kind(unsigned id)
+{
+    switch (id) {
+    case X86_INS_LJMP:
+        return STRUCT_INSN_IJUMP;
+    case X86_INS_LCALL:
+        return STRUCT_INSN_ICALL;
+    case X86_INS_RET:
+    case X86_INS_RETF:
+    case X86_INS_RETFQ:
+    case X86_INS_IRET:
+    case X86_INS_IRETD:
+    case X86_INS_IRETQ:
+    case X86_INS_SYSRET:
+    case X86_INS_SYSEXIT:
+        return STRUCT_INSN_RET;
+    case X86_INS_HLT:
+    case X86_INS_UD2:
+    case X86_INS_UD2B:
+    case X86_INS_UD0:
+    case X86_INS_INT3:
+        return STRUCT_INSN_HALT;
+    default:
+        return STRUCT_INSN_OTHER;
+    }
+}
+
+/*
+ * Decode the instruction at @code with handle @h into @in and start @out:
+ * address, length, and the kind when the id alone gives it (BAD with
+ * length 1 when the bytes do not decode).  True when the caller must still
+ * classify it (@out->kind is OTHER).
+ */
+static bool
+decode_one(csh h, cs_insn *in, const uint8_t *code, size_t size, uint64_t addr,
+           struct struct_insn *out)
+{
+    const uint8_t *p = code;
+    uint64_t a = addr;
+
+    memset(out, 0, sizeof(*out));
+    out->addr = addr;
+    if (size == 0 || !cs_disasm_iter(h, &p, &size, &a, in)) {
+        out->len = 1;
+        out->kind = STRUCT_INSN_BAD;
+        return false;
+    }
+    out->len = in->size;
+    out->kind = id_kind(in->id);
+    return out->kind == STRUCT_INSN_OTHER;
+}
+
 static void
 x86_64_decode(void *state, const uint8_t *code, size_t size, uint64_t addr, struct struct_insn *out)
 {
     struct x86_64_decoder *d = state;
-    const uint8_t *p = code;
-    uint64_t a = addr;
     cs_insn *in = d->insn;
     const cs_x86 *x;
 
-    memset(out, 0, sizeof(*out));
-    out->addr = addr;
-    if (size == 0 || !cs_disasm_iter(d->cs, &p, &size, &a, in)) {
-        out->len = 1;
-        out->kind = STRUCT_INSN_BAD;
+    if (!decode_one(d->cs, in, code, size, addr, out))
         return;
-    }
-    out->len = in->size;
     x = &in->detail->x86;
     switch (in->id) {
     case X86_INS_JMP:
@@ -132,9 +199,6 @@ x86_64_decode(void *state, const uint8_t *code, size_t size, uint64_t addr, stru
                 out->src_reg = x86_64_reg64(d, (uint16_t)x->operands[0].reg);
         }
         return;
-    case X86_INS_LJMP:
-        out->kind = STRUCT_INSN_IJUMP;
-        return;
     case X86_INS_CALL:
         if (x->op_count == 1 && x->operands[0].type == X86_OP_IMM) {
             out->kind = STRUCT_INSN_CALL;
@@ -144,26 +208,6 @@ x86_64_decode(void *state, const uint8_t *code, size_t size, uint64_t addr, stru
             if (x->op_count == 1 && x->operands[0].type == X86_OP_MEM)
                 set_mem(d, &x->operands[0], out);
         }
-        return;
-    case X86_INS_LCALL:
-        out->kind = STRUCT_INSN_ICALL;
-        return;
-    case X86_INS_RET:
-    case X86_INS_RETF:
-    case X86_INS_RETFQ:
-    case X86_INS_IRET:
-    case X86_INS_IRETD:
-    case X86_INS_IRETQ:
-    case X86_INS_SYSRET:
-    case X86_INS_SYSEXIT:
-        out->kind = STRUCT_INSN_RET;
-        return;
-    case X86_INS_HLT:
-    case X86_INS_UD2:
-    case X86_INS_UD2B:
-    case X86_INS_UD0:
-    case X86_INS_INT3:
-        out->kind = STRUCT_INSN_HALT;
         return;
     default:
         break;
@@ -220,6 +264,118 @@ x86_64_decode(void *state, const uint8_t *code, size_t size, uint64_t addr, stru
     }
 }
 
+/*
+ * The operand text of a direct branch is its target, printed by Capstone's
+ * Intel printer as 0x-prefixed hexadecimal (decimal up to 9).  Sets *@v
+ * when @s is exactly such a number.
+ */
+static bool
+branch_target(const char *s, uint64_t *v)
+{
+    uint64_t x = 0;
+    int base = 10;
+
+    if (s[0] == '0' && s[1] == 'x') {
+        base = 16;
+        s += 2;
+    }
+    if (*s == '\0')
+        return false;
+    for (; *s != '\0'; s++) {
+        unsigned dgt;
+
+        if (*s >= '0' && *s <= '9')
+            dgt = (unsigned)(*s - '0');
+        else if (base == 16 && *s >= 'a' && *s <= 'f')
+            dgt = (unsigned)(*s - 'a' + 10);
+        else
+            return false;
+        if (x > (UINT64_MAX - dgt) / (uint64_t)base)
+            return false;
+        x = x * (uint64_t)base + dgt;
+    }
+    *v = x;
+    return true;
+}
+
+/*
+ * Is @id in Capstone 4's X86_GRP_JUMP, less jmp and ljmp: the conditional
+ * jumps, jcxz/jecxz/jrcxz and xbegin?  (Capstone 4 leaves loop, loope
+ * and loopne out of the group, so x86_64_decode() does too.)
+ */
+static bool
+is_cjump(unsigned id)
+{
+    switch (id) {
+    case X86_INS_JAE:
+    case X86_INS_JA:
+    case X86_INS_JBE:
+    case X86_INS_JB:
+    case X86_INS_JCXZ:
+    case X86_INS_JECXZ:
+    case X86_INS_JE:
+    case X86_INS_JGE:
+    case X86_INS_JG:
+    case X86_INS_JLE:
+    case X86_INS_JL:
+    case X86_INS_JNE:
+    case X86_INS_JNO:
+    case X86_INS_JNP:
+    case X86_INS_JNS:
+    case X86_INS_JO:
+    case X86_INS_JP:
+    case X86_INS_JRCXZ:
+    case X86_INS_JS:
+    case X86_INS_XBEGIN: /* the abort handler is a branch target */
+        return true;
+    default:
+        return false;
+    }
+}
+
+/*
+ * struct_decode_flow(): decode without operand details; direct branches
+ * take their target from the operand text; indirect branches and lea are
+ * decoded again with details.
+ */
+static void
+x86_64_decode_flow(void *state, const uint8_t *code, size_t size, uint64_t addr,
+                   struct struct_insn *out)
+{
+    struct x86_64_decoder *d = state;
+    cs_insn *in = d->finsn;
+
+    if (!decode_one(d->fast, in, code, size, addr, out))
+        return;
+    switch (in->id) {
+    case X86_INS_JMP:
+        if (branch_target(in->op_str, &out->target)) {
+            out->kind = STRUCT_INSN_JUMP;
+            return;
+        }
+        break;
+    case X86_INS_CALL:
+        if (branch_target(in->op_str, &out->target)) {
+            out->kind = STRUCT_INSN_CALL;
+            return;
+        }
+        break;
+    case X86_INS_LEA:
+        break;
+    default:
+        if (!is_cjump(in->id)) {
+            out->no_facts = true;
+            return;
+        }
+        if (branch_target(in->op_str, &out->target)) {
+            out->kind = STRUCT_INSN_CJUMP;
+            return;
+        }
+        break;
+    }
+    x86_64_decode(state, code, size, addr, out); /* details needed */
+}
+
 const struct struct_arch_ops struct_arch_x86_64 = {
     .machine = EM_X86_64,
     .name = "x86-64",
@@ -227,5 +383,6 @@ const struct struct_arch_ops struct_arch_x86_64 = {
     .open = x86_64_open,
     .close = x86_64_close,
     .decode = x86_64_decode,
+    .decode_flow = x86_64_decode_flow,
     .reg64 = x86_64_reg64,
 };
