@@ -89,6 +89,7 @@ analysis_free(struct analysis *an)
     }
     free(an->cands);
     free(an->dw_strs); /* an->demangled shares this block */
+    free(an->origins);
     free(an->syms);
     struct_vec_free(an->lines, an->caplines, sizeof(*an->lines));
     struct_rvec_free(&an->text);
