@@ -79,6 +79,24 @@ inl_free_children(struct inl *p)
     p->first_child = p->last_child = NULL;
 }
 
+/*
+ * Close the DWARF data of @an (libdw's handle, or the separate debug file
+ * with it), which holds every unit's line table and abbreviations:
+ * nothing reads it after bin_read_dwarf().
+ */
+static void
+release_dwarf(struct analysis *an)
+{
+    if (an->dw != NULL && an->dw_own)
+        dwarf_end(an->dw);
+    if (an->dwfl != NULL)
+        dwfl_end(an->dwfl);
+    an->dw = NULL;
+    an->dwfl = NULL;
+    an->aranges = NULL; /* libdw's */
+    an->cu_files = NULL;
+}
+
 static void
 analysis_free(struct analysis *an)
 {
@@ -89,14 +107,12 @@ analysis_free(struct analysis *an)
     }
     free(an->cands);
     free(an->dw_strs); /* an->demangled shares this block */
+    free(an->origins);
     free(an->syms);
     struct_vec_free(an->lines, an->caplines, sizeof(*an->lines));
     struct_rvec_free(&an->text);
     struct_rvec_free(&an->cu_ranges);
-    if (an->dw != NULL && an->dw_own)
-        dwarf_end(an->dw);
-    if (an->dwfl != NULL)
-        dwfl_end(an->dwfl);
+    release_dwarf(an);
     if (an->elf != NULL)
         elf_end(an->elf);
     if (an->fd >= 0)
@@ -111,6 +127,7 @@ struct_analyze(const char *path, const struct struct_options *opt, struct struct
     struct analysis an = {.path = path, .opt = opt != NULL ? opt : &defaults, .fd = -1};
     char real[PATH_MAX];
     struct stat st;
+    bool had_dwarf;
     int rc;
 
     *out = NULL;
@@ -147,13 +164,15 @@ struct_analyze(const char *path, const struct struct_options *opt, struct struct
         (rc = bin_read_symbols(&an)) != 0)
         goto out_nomem;
     bin_open_dwarf(&an);
+    had_dwarf = an.dw != NULL;
     if (an.dw != NULL && (rc = bin_read_dwarf(&an)) != 0)
         goto out_nomem;
+    release_dwarf(&an); /* all read: its memory goes to the scopes */
     if ((rc = bin_add_symbol_cands(&an)) != 0 || (rc = bin_add_plt_cands(&an)) != 0 ||
         (rc = bin_add_fde_cands(&an)) != 0 || (rc = struct_build_tree(&an)) != 0)
         goto out_nomem;
     if (note != NULL && an.nlines == 0) {
-        if (an.dw != NULL)
+        if (had_dwarf)
             *note = bin_notes[BIN_NOTE_NO_LINES];
         else if (!an.have_symtab)
             *note = bin_notes[BIN_NOTE_STRIPPED];

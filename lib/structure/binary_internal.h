@@ -85,6 +85,19 @@ struct str_cache_ent {
 
 #define STR_CACHE_BITS 13
 
+/*
+ * One entry of a direct-mapped cache of what an inlined call takes from
+ * its abstract origin (names, declaration file and line), keyed by the
+ * origin DIE's offset: many instances share one origin.
+ */
+struct origin_ent {
+    Dwarf_Off key; /* the origin's offset + 1; 0: empty */
+    const char *name, *link, *file;
+    uint32_t line;
+};
+
+#define ORIGIN_CACHE_BITS 13
+
 /* A function symbol. */
 struct sym {
     uint64_t lo, hi;
@@ -113,6 +126,7 @@ struct analysis {
     /* Caches (NULL when they could not be allocated: no caching): DWARF
      * string -> interned copy; interned linkage name -> demangled name. */
     struct str_cache_ent *dw_strs, *demangled;
+    struct origin_ent *origins; /* ORIGIN_CACHE_BITS slots, or NULL */
     /* per-CU state */
     struct struct_rvec cu_ranges; /* the CU's code ranges, normalized */
     const void *cu_unit;          /* Dwarf_Die.cu of the CU's DIEs */

@@ -102,6 +102,48 @@ die_files(struct analysis *an, Dwarf_Die *die, size_t *n)
     return files;
 }
 
+/*
+ * Names and declaration of inlined call @die into @n (@link: its linkage
+ * name), as die_names() and die_decl() give them.  An inlined call that
+ * has none of those attributes itself takes them all from its abstract
+ * origin (dwarf_attr_integrate), so they are cached by the origin's offset.
+ */
+static int
+inline_origin(struct analysis *an, Dwarf_Die *die, struct inl *n, const char **link)
+{
+    static const int own[] = {DW_AT_name, DW_AT_linkage_name, DW_AT_MIPS_linkage_name,
+                              DW_AT_decl_file, DW_AT_decl_line};
+    struct origin_ent *e = NULL;
+    Dwarf_Attribute a;
+    Dwarf_Die origin;
+    int rc;
+
+    if (an->origins != NULL &&
+        dwarf_formref_die(dwarf_attr(die, DW_AT_abstract_origin, &a), &origin) != NULL) {
+        Dwarf_Off key = dwarf_dieoffset(&origin) + 1;
+        size_t i = 0;
+
+        while (i < sizeof(own) / sizeof(own[0]) && !dwarf_hasattr(die, own[i]))
+            i++;
+        if (i == sizeof(own) / sizeof(own[0])) {
+            e = &an->origins[(key * 0x9e3779b97f4a7c15ULL) >> (64 - ORIGIN_CACHE_BITS)];
+            if (e->key == key) {
+                n->name = e->name;
+                *link = e->link;
+                n->file = e->file;
+                n->line = e->line;
+                return 0;
+            }
+        }
+    }
+    if ((rc = die_names(an, die, &n->name, link)) != 0 ||
+        (rc = die_decl(an, die, &n->file, &n->line)) != 0)
+        return rc;
+    if (e != NULL)
+        *e = (struct origin_ent){dwarf_dieoffset(&origin) + 1, n->name, *link, n->file, n->line};
+    return 0;
+}
+
 static int
 add_inline(struct analysis *an, Dwarf_Die *die, struct inl *parent)
 {
@@ -127,8 +169,7 @@ add_inline(struct analysis *an, Dwarf_Die *die, struct inl *parent)
     else
         parent->first_child = n;
     parent->last_child = n;
-    if ((rc = die_names(an, die, &n->name, &link)) != 0 ||
-        (rc = die_decl(an, die, &n->file, &n->line)) != 0)
+    if ((rc = inline_origin(an, die, n, &link)) != 0)
         return rc;
     if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &w) == 0 &&
         (files = die_files(an, die, &nfiles)) != NULL && w < nfiles) {
@@ -272,6 +313,7 @@ bin_read_dwarf(struct analysis *an)
     an->dw_strs = calloc((size_t)2 << STR_CACHE_BITS, sizeof(*an->dw_strs));
     if (an->dw_strs != NULL)
         an->demangled = an->dw_strs + ((size_t)1 << STR_CACHE_BITS);
+    an->origins = calloc((size_t)1 << ORIGIN_CACHE_BITS, sizeof(*an->origins));
     while (dwarf_get_units(an->dw, cu, &cu, &version, &unit_type, &cudie, &subdie) == 0) {
         Dwarf_Die *top = &cudie;
 

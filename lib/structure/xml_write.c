@@ -64,6 +64,21 @@ xw_puts(struct xw *w, const char *s)
     xw_put(w, s, strlen(s));
 }
 
+/*
+ * Room for @need more bytes at the end of the buffer (flushed first when
+ * short); NULL when @need exceeds the buffer: the caller takes a slower
+ * path.  The caller writes there and adds what it wrote to w->n.
+ */
+static char *
+xw_room(struct xw *w, size_t need)
+{
+    if (need > sizeof(w->buf))
+        return NULL;
+    if (need > sizeof(w->buf) - w->n)
+        xw_flush(w);
+    return w->buf + w->n;
+}
+
 static void
 xw_indent(struct xw *w, unsigned depth)
 {
@@ -165,17 +180,31 @@ attr_plain(struct xw *w, const char *name, const char *val)
     return 0;
 }
 
+/* @name="@val" in decimal, written straight into the buffer. */
 static int
 attr_u64(struct xw *w, const char *name, uint64_t val)
 {
-    char buf[24], *p = buf + sizeof(buf);
+    char digits[20], *d = digits + sizeof(digits), *p;
+    size_t nlen = strlen(name), dlen;
 
-    *--p = '\0';
     do {
-        *--p = (char)('0' + val % 10);
+        *--d = (char)('0' + val % 10);
         val /= 10;
     } while (val != 0);
-    return attr_plain(w, name, p);
+    dlen = (size_t)(digits + sizeof(digits) - d);
+    p = xw_room(w, nlen + dlen + 4);
+    if (p == NULL)
+        return -1; /* an attribute name longer than the buffer: never */
+    *p++ = ' ';
+    memcpy(p, name, nlen);
+    p += nlen;
+    *p++ = '=';
+    *p++ = '"';
+    memcpy(p, d, dlen);
+    p += dlen;
+    *p++ = '"';
+    w->n = (size_t)(p - w->buf);
+    return 0;
 }
 
 #define RANGES_STACK 8 /* ranges formatted without malloc (a small frame: write_scope recurses) */
@@ -183,10 +212,22 @@ attr_u64(struct xw *w, const char *name, uint64_t val)
 static int
 attr_ranges(struct xw *w, const char *name, const struct struct_range *r, size_t n)
 {
-    char stack[RANGES_STACK * STRUCT_RANGE_CHARS + 1];
-    char *v = n <= RANGES_STACK ? stack : malloc(n * STRUCT_RANGE_CHARS + 1);
+    size_t nlen = strlen(name);
+    char stack[RANGES_STACK * STRUCT_RANGE_CHARS + 1], *v, *p;
     int rc;
 
+    if (n <= RANGES_STACK && (p = xw_room(w, nlen + n * STRUCT_RANGE_CHARS + 5)) != NULL) {
+        *p++ = ' '; /* formatted straight into the buffer */
+        memcpy(p, name, nlen);
+        p += nlen;
+        *p++ = '=';
+        *p++ = '"';
+        p += struct_ranges_format_buf(r, n, p);
+        *p++ = '"';
+        w->n = (size_t)(p - w->buf);
+        return 0;
+    }
+    v = n <= RANGES_STACK ? stack : malloc(n * STRUCT_RANGE_CHARS + 1);
     if (v == NULL)
         return -1;
     struct_ranges_format_buf(r, n, v);
