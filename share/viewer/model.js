@@ -363,14 +363,8 @@
       for (let m = 0; m < nm; m++) vSelf[m][c] += sSelf[m][i];
     }
     const owned = [map, v.parent, v.kind, v.name, v.lm, v.file, v.line, v.csFile, v.csLine, v.calls, v.rep].concat(v.self);
-    const t = finish(src, v, map, anyFocus ? inFocus : null);
-    if (anyFocus) {
-      // finish copied the kept nodes: the preallocated columns are free again
-      for (const a of owned) if (a !== map) giveSpare(a);
-      t.owned = [map].concat(t.sumsOwned);
-    } else {
-      t.owned = owned.concat(t.sumsOwned);
-    }
+    const t = finish(src, v, map, anyFocus ? inFocus : null); // focus: compacted in v's columns
+    t.owned = owned.concat(t.sumsOwned);
     return t;
   }
 
@@ -599,14 +593,23 @@
       for (let i = 1; i < N; i++) if (inFocus[i]) keep[i] = k++;
       const idx = scratch('i4', Int32Array, k);
       for (let i = 0; i < N; i++) if (keep[i] >= 0) idx[keep[i]] = i;
-      const w = { n: k, self: [] };
-      for (const f of ['kind', 'name', 'lm', 'file', 'line', 'csFile', 'csLine', 'calls', 'rep']) w[f] = gather(v[f], idx);
-      w.parent = new Int32Array(k);
-      w.parent[0] = -1;
-      for (let j = 1; j < k; j++) w.parent[j] = keep[v.parent[idx[j]]];
-      for (let m = 0; m < nm; m++) { const a = gather(v.self[m], idx); a[0] = 0; w.self.push(a); }
+      // compacted in place: idx[j] >= j, so ascending j reads each kept
+      // node before anything overwrites it (fresh arrays cost more than
+      // the copy: see scratch())
+      for (const f of ['kind', 'name', 'lm', 'file', 'line', 'csFile', 'csLine', 'calls', 'rep']) {
+        const a = v[f];
+        for (let j = 0; j < k; j++) a[j] = a[idx[j]];
+      }
+      const par = v.parent;
+      par[0] = -1;
+      for (let j = 1; j < k; j++) par[j] = keep[par[idx[j]]];
+      for (let m = 0; m < nm; m++) {
+        const a = v.self[m];
+        for (let j = 0; j < k; j++) a[j] = a[idx[j]];
+        a[0] = 0;
+      }
       for (let i = 0; i < map.length; i++) if (map[i] >= 0) map[i] = keep[map[i]];
-      v = w;
+      v.n = k;
       N = k;
     }
     const t = {
