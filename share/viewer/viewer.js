@@ -269,7 +269,7 @@
     return out;
   }
   function groupRow(g, depth, key) {
-    return { name: g.name + (g.csLine ? ' :' + g.csLine : ''), kind: g.kind, depth: depth, node: g.entries[0], key: key, incl: Array.from(g.incl), self: Array.from(g.self), calls: g.calls || 0, leaf: false, g: g, base: undefined };
+    return { name: g.name + (g.csLine ? ' :' + g.csLine : ''), kind: g.kind, depth: depth, node: g.node, key: key, incl: Array.from(g.incl), self: Array.from(g.self), calls: g.calls || 0, leaf: false, g: g, base: undefined };
   }
   // Differential: the base's value of a row from its twin @g in the base
   // tree's bottom-up or flat rows (null: none, value 0).
@@ -278,17 +278,6 @@
     r.bg = g;
     r.base = g ? g.incl[st.metric] : 0;
     return r;
-  }
-  // A bottom-up procedure row's calls: the sampled calls of all its
-  // occurrences, as csprof-report's bottom-up view counts them.
-  function rootCalls(r) {
-    if (r.g.calls === undefined) r.calls = rowCalls(r.g);
-    return r;
-  }
-  // the sum, kept with bottom-up row @g of the current view (a pass over its entries)
-  function rowCalls(g) {
-    if (g.callSum === undefined) { let c = 0; const e = g.entries; for (let k = 0; k < e.length; k++) c += tree.calls[e[k]]; g.callSum = c; }
-    return g.callSum;
   }
   function buBase(g) {
     if (!base) return null;
@@ -307,7 +296,7 @@
   function bottomUpRows() {
     if (!buRows) buRows = tree.buRows || (tree.buRows = M.bottomUpRoots(tree)); // idle time may have built them (M.bottomUpJobs)
     const out = [];
-    const stack = sortRows(buRows.map(function (g) { return withBase(rootCalls(groupRow(g, 0, 'b:' + g.kind + ':' + g.name)), buBase(g, null)); })).reverse();
+    const stack = sortRows(buRows.map(function (g) { return withBase(groupRow(g, 0, 'b:' + g.kind + ':' + g.name), buBase(g, null)); })).reverse();
     while (stack.length) {
       const r = stack.pop();
       out.push(r);
@@ -335,7 +324,7 @@
     }
     const out = [];
     function fr(r, depth) {
-      return { name: r.name, kind: r.kind, depth: depth, node: r.nodes.length ? r.nodes[0] : 0, key: 'f:' + r.key, incl: Array.from(r.incl), self: Array.from(r.self), calls: r.calls, leaf: !r.children.length, fr: r, base: base ? (flatBase(r) ? flatBase(r).incl[st.metric] : 0) : undefined };
+      return { name: r.name, kind: r.kind, depth: depth, node: r.node, key: 'f:' + r.key, incl: Array.from(r.incl), self: Array.from(r.self), calls: r.calls, leaf: !r.children.length, fr: r, base: base ? (flatBase(r) ? flatBase(r).incl[st.metric] : 0) : undefined };
     }
     const stack = sortRows(level.map(function (r) { return fr(r, 0); })).reverse();
     while (stack.length) {
@@ -974,7 +963,7 @@
           const first = tree;
           const jobs = M.warmUp(src).concat(M.bottomUpJobs(first, 200000).map(function (job) {
             return function () { if (tree === first && !buRows) job(); };
-          }), [function () { if (tree === first && tree.buRows) for (const g of tree.buRows) rowCalls(g); }], M.flatJobs(first, 200000).map(function (job) {
+          }), M.flatJobs(first, 200000).map(function (job) {
             return function () { if (tree === first && !flatRoot) job(); };
           }));
           const idle = function (dl) {
