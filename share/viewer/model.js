@@ -124,8 +124,7 @@
   // @Type, @len, @fill) returns @len elements of the @Type array kept under
   // @tag (grown when short), filled with @fill unless it is undefined.  The
   // arrays never escape; tags i0-i5 (Int32Array) and u0-u1 (Uint8Array) are
-  // shared by functions that do not run inside each other's use of them
-  // (uniqueChildren uses i0 and returns before its callers take theirs),
+  // shared by functions that do not run inside each other's use of them,
   // so one pass warms them for the next.
   const pool = new Map();
   function scratch(tag, Type, len, fill) {
@@ -149,11 +148,17 @@
   // @tag: a scratch() tag for the initial table (the caller does not keep
   // the table past its own return), or undefined.
   function TupleTable(expect, tag) {
-    let cap = 64;
-    while (cap < 2 * expect) cap *= 2;
+    const cap = tupleSlots(expect);
     this.tab = tag ? scratch(tag, Int32Array, 5 * cap, 0) : new Int32Array(5 * cap);
     this.mask = cap - 1;
     this.n = 0;
+  }
+  // Slots of a TupleTable made for @expect tuples: a power of two, at
+  // least twice @expect.
+  function tupleSlots(expect) {
+    let cap = 64;
+    while (cap < 2 * expect) cap *= 2;
+    return cap;
   }
   function tupleHash(a, b, c, d) {
     let h = Math.imul(a ^ 0x2545f491, 0x9e3779b1);
@@ -222,6 +227,10 @@
   }
 
   function isFrame(k) { return k === K.FRAME || k === K.INLINE; }
+
+  // The tuples buildView's table is first sized for, for a source of @n
+  // nodes (it grows when more nodes turn mixed).
+  function bvExpect(n) { return Math.max(n >> 3, 64); }
 
   // Build a view tree from the source tree under @transforms.  Result:
   // {n, parent, kind, name, lm, file, line, csFile, csLine, calls, self[m],
@@ -292,8 +301,8 @@
     // when it turns mixed its children so far (kept in a sibling chain) go
     // into the table.
     const uniq = uniqueChildren(src);
-    const keys = new TupleTable(Math.max(n >> 3, 64), 'bv.keys');
-    let at = scratch('bv.at', Int32Array, Math.max(n >> 3, 64)); // view node of each tuple number
+    const keys = new TupleTable(bvExpect(n), 'bv.keys');
+    let at = scratch('bv.at', Int32Array, bvExpect(n)); // view node of each tuple number
     const mixed = scratch('u0', Uint8Array, n, 0), firstKid = scratch('i0', Int32Array, n, -1), nextKid = scratch('i1', Int32Array, n);
     const sEnd = src.end;
     const vCsLine = v.csLine;
@@ -405,20 +414,20 @@
     v.rep = take(Int32Array);
     v.parent[0] = -1; v.rep[0] = 0;
     for (let m = 0; m < nm; m++) { v.self.push(take(Float64Array).fill(0, 0, k)); }
+    // the view node of each source node, then each column gathered in
+    // turn (one array pair per loop: no property lookup per element)
+    const rep = v.rep, par = v.parent;
     let j = 1;
     for (let i = f; i < end; i++) {
-      if (noStmt && sKind[i] === K.STMT) {
-        const p = map[sParent[i]];
-        map[i] = p;
-        for (let m = 0; m < nm; m++) v.self[m][p] += src.self[m][i];
-        continue;
-      }
+      if (noStmt && sKind[i] === K.STMT) { map[i] = map[sParent[i]]; continue; }
       map[i] = j;
-      for (let c = 0; c < cols.length; c++) v[cols[c]][j] = src[cols[c]][i];
-      v.parent[j] = i === f ? 0 : map[sParent[i]];
-      v.rep[j] = i;
-      for (let m = 0; m < nm; m++) v.self[m][j] += src.self[m][i];
-      j++;
+      par[j] = i === f ? 0 : map[sParent[i]];
+      rep[j++] = i;
+    }
+    for (let c = 0; c < cols.length; c++) gatherInto(v[cols[c]], src[cols[c]], rep, 1, k);
+    for (let m = 0; m < nm; m++) {
+      const a = v.self[m], b = src.self[m];
+      for (let i = f; i < end; i++) a[map[i]] += b[i];
     }
     const t = finish(src, v, map, null);
     t.owned = owned.concat(t.sumsOwned);
@@ -473,7 +482,8 @@
       jobs.push(done);
     }
     const tags = [['i0', Int32Array, n], ['i1', Int32Array, n], ['i2', Int32Array, n], ['i3', Int32Array, n],
-      ['i4', Int32Array, n], ['i5', Int32Array, n], ['u0', Uint8Array, n], ['u1', Uint8Array, n]];
+      ['i4', Int32Array, n], ['i5', Int32Array, n], ['u0', Uint8Array, n], ['u1', Uint8Array, n],
+      ['bv.keys', Int32Array, 5 * tupleSlots(bvExpect(n))], ['bv.at', Int32Array, bvExpect(n)]];
     for (const x of tags) {
       const tag = x[0], len = x[2];
       if (pool.has(tag) && pool.get(tag).length >= len) continue;
@@ -491,38 +501,106 @@
     return jobs;
   }
 
-  // Per source node, 1 when its children differ pairwise in (kind, name,
-  // call-site line), as csprof-prof writes them; computed once per source.
-  // A node's children are found through the preorder subtree ends; up to 16
-  // are compared pairwise, more through a TupleTable.
-  function uniqueChildren(src) {
-    if (src.uniq) return src.uniq;
-    const n = src.n, end = src.end, kind = src.kind, name = src.name, csLine = src.csLine;
-    const uniq = new Uint8Array(n).fill(1), kids = scratch('i0', Int32Array, n);
-    for (let p = 0; p < n; p++) {
-      if (end[p] <= p + 2) continue; // at most one child
-      let k = 0;
-      for (let j = p + 1; j < end[p]; j = end[j]) kids[k++] = j;
-      if (k < 2) continue;
-      if (k <= 16) {
-        for (let x = 1; x < k && uniq[p]; x++) {
-          const a = kids[x];
-          for (let y = 0; y < x; y++) {
-            const b = kids[y];
-            if (kind[a] === kind[b] && name[a] === name[b] && csLine[a] === csLine[b]) { uniq[p] = 0; break; }
-          }
-        }
-      } else {
-        const keys = new TupleTable(k, 'uniq.keys');
-        for (let x = 0; x < k; x++) {
-          const a = kids[x], before = keys.n;
-          keys.id(kind[a], name[a], csLine[a], 0, true);
-          if (keys.n === before) { uniq[p] = 0; break; }
-        }
+  // Work for idle time after loading @src, as warmUp(): buildView on a
+  // small source of its own (the first @k nodes of @src in preorder: a
+  // tree) for each kind of transform, @rounds times.  JavaScript engines
+  // compile a function's optimized code only after it has run a while;
+  // without this a user's first transform of a large tree runs partly
+  // unoptimized (1.5 to 2 times as long at 1 M nodes, measured in
+  // Chromium).  The bottom-up and flat walks need no such work: the first
+  // view's (bottomUpJobs, flatJobs) run them.  Nothing of @src is changed;
+  // each small view is released, so that the next reuses its columns.
+  function jitJobs(src, k, rounds) {
+    const d = src.data, jobs = [];
+    k = Math.min(k, src.n);
+    if (k < 2) return jobs;
+    let mini = null;
+    const lists = [[{ t: 'hide-loops' }], [{ t: 'collapse-recursion' }], [{ t: 'hide-inlines' }], [{ t: 'hide-statements' }]];
+    jobs.push(function () {
+      const sl = function (a) { return a.slice(0, k); };
+      mini = load(Object.assign({}, d, {
+        n: k, parentDelta: sl(d.parentDelta), kind: sl(d.kind), name: sl(d.name), lm: sl(d.lm), file: sl(d.file),
+        line: sl(d.line), csFile: sl(d.csFile), csLine: sl(d.csLine), calls: sl(d.calls), self: d.self.map(sl),
+      }));
+      let fr = -1;
+      for (let i = 1; i < k && fr < 0; i++) if (mini.kind[i] === K.FRAME) fr = i;
+      if (fr < 0) return;
+      const name = mini.strings[mini.name[fr]], lm = mini.lm[fr];
+      lists.push([{ t: 'focus-function', name: name }], [{ t: 'hide', name: name }], [{ t: 'focus-subtree', node: fr }]);
+      if (lm >= 0) lists.push([{ t: 'hide-lib', lib: mini.modules[lm] }]);
+    });
+    for (let r = 0; r < rounds; r++) {
+      for (let x = 0; x < 8; x++) {
+        jobs.push(function () { if (x < lists.length) release(buildView(mini, lists[x])); });
       }
     }
-    src.uniq = uniq;
-    return uniq;
+    return jobs;
+  }
+
+  // Per source node, 1 when its children differ pairwise in (kind, name,
+  // call-site line), as csprof-prof writes them; computed once per source
+  // (in idle time: uniqueJobs()).  A node's children are found through the
+  // preorder subtree ends; up to 16 are compared pairwise, more through a
+  // TupleTable.
+  function uniqueChildren(src) {
+    if (src.uniq) return src.uniq;
+    const b = src.uniqBuild || uniqueBuild(src);
+    src.uniqBuild = null;
+    b.step(Infinity);
+    src.uniq = b.uniq;
+    return src.uniq;
+  }
+
+  // The state of one uniqueChildren(@src) pass: step(@count) checks up to
+  // @count more nodes and returns true when b.uniq is complete.  Between
+  // steps it keeps nothing shared (other passes may run in between).
+  function uniqueBuild(src) {
+    const n = src.n, end = src.end, kind = src.kind, name = src.name, csLine = src.csLine;
+    const uniq = new Uint8Array(n).fill(1);
+    let p = 0;
+    const b = { uniq: uniq };
+    b.step = function (count) {
+      const stop = Math.min(n, p + count);
+      for (; p < stop; p++) {
+        const e = end[p];
+        if (e <= p + 2) continue; // at most one child
+        let k = 0;
+        for (let j = p + 1; j < e && k <= 16; j = end[j]) k++;
+        if (k < 2) continue;
+        if (k <= 16) {
+          pairs: for (let x = end[p + 1]; x < e; x = end[x]) {
+            for (let y = p + 1; y < x; y = end[y]) {
+              if (kind[x] === kind[y] && name[x] === name[y] && csLine[x] === csLine[y]) { uniq[p] = 0; break pairs; }
+            }
+          }
+        } else {
+          k = 0;
+          for (let j = p + 1; j < e; j = end[j]) k++; // all of them (the table's size)
+          const keys = new TupleTable(k, 'uniq.keys');
+          for (let x = p + 1; x < e; x = end[x]) {
+            const before = keys.n;
+            keys.id(kind[x], name[x], csLine[x], 0, true);
+            if (keys.n === before) { uniq[p] = 0; break; }
+          }
+        }
+      }
+      return p >= n;
+    };
+    return b;
+  }
+
+  // Work for idle time after loading @src, as bottomUpJobs(): slices of
+  // uniqueChildren(src), about @slice nodes each.
+  function uniqueJobs(src, slice) {
+    const jobs = [];
+    for (let p = 0; p < src.n; p += slice) {
+      jobs.push(function () {
+        if (src.uniq) return;
+        if (!src.uniqBuild) src.uniqBuild = uniqueBuild(src);
+        if (src.uniqBuild.step(slice)) { src.uniq = src.uniqBuild.uniq; src.uniqBuild = null; }
+      });
+    }
+    return jobs;
   }
 
   // The view without the leaves of kind @kind, their cost moved to their
@@ -557,10 +635,15 @@
     return sums(t);
   }
 
+  // @out[j] = @a[@idx[j]] for @from <= j < @to.
+  function gatherInto(out, a, idx, from, to) {
+    for (let j = from; j < to; j++) out[j] = a[idx[j]];
+  }
+
   // @a[@idx[j]] for each j, in an array of @a's type.
   function gather(a, idx) {
     const out = new a.constructor(idx.length);
-    for (let j = 0; j < idx.length; j++) out[j] = a[idx[j]];
+    gatherInto(out, a, idx, 0, idx.length);
     return out;
   }
 
@@ -686,6 +769,15 @@
       i = best;
     }
     return path;
+  }
+
+  // @a[@o], ..., @a[@o + @nm - 1] as a plain array: a row's values.  (A
+  // typed array per row costs a backing store each: with 100 000 rows the
+  // garbage collector took longer than the walk that summed them.)
+  function part(a, o, nm) {
+    const out = new Array(nm);
+    for (let m = 0; m < nm; m++) out[m] = a[o + m];
+    return out;
   }
 
   // ---------------------------------------------------------------- walks
@@ -866,7 +958,7 @@
       const rows = [];
       for (let g = 0; g < G; g++) {
         const i = gNode[g];
-        rows.push({ name: S[name[i]], kind: kind[i], nameId: name[i], node: i, calls: gCalls[g], incl: gIncl.slice(g * nm, g * nm + nm), self: gSelf.slice(g * nm, g * nm + nm) });
+        rows.push({ name: S[name[i]], kind: kind[i], nameId: name[i], node: i, calls: gCalls[g], incl: part(gIncl, g * nm, nm), self: part(gSelf, g * nm, nm) });
       }
       b.rows = rows;
       return true;
@@ -1119,7 +1211,7 @@
       // row objects, children in creation order
       const rows = new Array(R);
       for (let r = 0; r < R; r++) {
-        const o = { name: rName[r], kind: rKind[r], key: rKey[r], children: [], incl: rIncl.slice(r * nm, r * nm + nm), self: rSelf.slice(r * nm, r * nm + nm), calls: rCalls[r], node: rFirst[r] >= 0 ? rFirst[r] : 0, file: rFile[r], line: rLine[r] };
+        const o = { name: rName[r], kind: rKind[r], key: rKey[r], children: [], incl: part(rIncl, r * nm, nm), self: part(rSelf, r * nm, nm), calls: rCalls[r], node: rFirst[r] >= 0 ? rFirst[r] : 0, file: rFile[r], line: rLine[r] };
         if (rKind[r] === K.FRAME && rMr[r] >= 0) { o.lm = rLm[r]; o.mr = rows[rMr[r]]; o.fr = rows[rFr[r]]; }
         rows[r] = o;
         if (r > 0) rows[rParent[r]].children.push(o);
@@ -1535,7 +1627,7 @@
   }
 
   const api = {
-    K: K, KIND_NAMES: KIND_NAMES, TRANSFORMS: TRANSFORMS, load: load, unpack: unpack, buildView: buildView, release: release, warmUp: warmUp, bottomUpJobs: bottomUpJobs, flatJobs: flatJobs,
+    K: K, KIND_NAMES: KIND_NAMES, TRANSFORMS: TRANSFORMS, load: load, unpack: unpack, buildView: buildView, release: release, warmUp: warmUp, bottomUpJobs: bottomUpJobs, flatJobs: flatJobs, uniqueJobs: uniqueJobs, jitJobs: jitJobs,
     encodeTransforms: encodeTransforms, decodeTransforms: decodeTransforms, children: children,
     nameOf: nameOf, depths: depths, hotPath: hotPath, bottomUpRoots: bottomUpRoots,
     bottomUpCallers: bottomUpCallers, bottomUpEntries: bottomUpEntries, flat: flat, matchTrees: matchTrees, matchMetric: matchMetric,

@@ -146,15 +146,76 @@ function eachCase(fn) {
     const d = randomData(seed, 20 + seed * 7);
     const src = M.load(d), rsrc = R.load(randomData(seed, 20 + seed * 7));
     const r = rng(seed * 7919);
-    // every third seed, the idle-time warm-up has run (scratch and spare
-    // arrays of this size already exist)
-    if (seed % 3 === 0) for (const job of M.warmUp(src)) job();
+    // every third seed, the idle-time work has run (scratch and spare
+    // arrays of this size exist, buildView has run on a prefix of the
+    // tree: M.jitJobs); on others, half of the unique-children slices
+    // (the first build finishes them)
+    if (seed % 3 === 0) {
+      for (const job of M.warmUp(src).concat(M.jitJobs(src, 1 + seed % 40, 2))) job();
+    } else {
+      const u = M.uniqueJobs(src, 1 + seed % 9);
+      for (let k = 0; k < u.length >> 1; k++) u[k]();
+    }
     for (let rep = 0; rep < 6; rep++) {
       const ts = rep === 0 ? [] : randomTransforms(r, src);
       fn(src, rsrc, ts, 'seed ' + seed + ' transforms ' + M.encodeTransforms(ts));
     }
   }
 }
+
+// Per node of @src, 1 when its children differ pairwise in (kind, name,
+// call-site line): the definition, by comparing every pair.
+function uniqueByPairs(src) {
+  const kids = Array.from({ length: src.n }, function () { return []; });
+  for (let i = 1; i < src.n; i++) kids[src.parent[i]].push(i);
+  return kids.map(function (k) {
+    for (let x = 0; x < k.length; x++) {
+      for (let y = 0; y < x; y++) {
+        const a = k[x], b = k[y];
+        if (src.kind[a] === src.kind[b] && src.name[a] === src.name[b] && src.csLine[a] === src.csLine[b]) return 0;
+      }
+    }
+    return 1;
+  });
+}
+
+// Viewer data of one procedure with @width callees at distinct call-site
+// lines; with @dup, one more callee repeating the one at @dup (the same
+// name and line), else none repeated.
+function wideData(width, dup) {
+  const d = { format: 1, program: 'prog', metrics: [{ name: 'CPUTIME', unit: 's', rawPerUnit: 1 }], modules: ['/bin/prog'], files: ['a.c'],
+    strings: ['prog', 'main'], n: 0, parentDelta: [], kind: [], name: [], lm: [], file: [], line: [], csFile: [], csLine: [], calls: [], self: [[]] };
+  function add(parent, kind, name, cs) {
+    const i = d.n++;
+    d.parentDelta.push(parent < 0 ? 0 : i - parent); d.kind.push(kind); d.name.push(name); d.lm.push(parent < 0 ? -1 : 0);
+    d.file.push(0); d.line.push(1); d.csFile.push(0); d.csLine.push(cs); d.calls.push(1); d.self[0].push(1);
+  }
+  add(-1, K.ROOT, 0, 0);
+  add(0, K.FRAME, 1, 0);
+  for (let c = 0; c < width; c++) { d.strings.push('c' + c); add(1, K.FRAME, d.strings.length - 1, 10 + c); }
+  if (dup !== undefined) add(1, K.FRAME, 2 + dup, 10 + dup);
+  return d;
+}
+
+test('uniqueJobs: the unique-children flags built in slices, with views built between them, as their definition', function () {
+  const cases = [];
+  for (let seed = 1; seed <= SEEDS; seed++) cases.push(randomData(seed, 20 + seed * 7));
+  // more than 16 children (a hash table, not pairs), repeated or not
+  for (const w of [3, 16, 17, 40]) { cases.push(wideData(w)); cases.push(wideData(w, 0)); cases.push(wideData(w, w - 1)); }
+  cases.forEach(function (d, x) {
+    const src = M.load(d), want = uniqueByPairs(src);
+    const jobs = M.uniqueJobs(src, 1 + (x % 6));
+    const half = jobs.length >> 1;
+    for (let k = 0; k < half; k++) jobs[k]();
+    M.release(M.buildView(M.load(wideData(20, 3)), [{ t: 'hide-loops' }])); // another source's flags between the slices
+    for (let k = half; k < jobs.length; k++) jobs[k]();
+    assert.ok(src.uniq, 'case ' + x + ': the jobs left the flags');
+    assert.deepStrictEqual(Array.from(src.uniq), want, 'case ' + x);
+  });
+  // where a child repeats, its parent is flagged
+  assert.strictEqual(uniqueByPairs(M.load(wideData(40, 5)))[1], 0);
+  assert.strictEqual(uniqueByPairs(M.load(wideData(40)))[1], 1);
+});
 
 test('load: same columns as the reference', function () {
   for (let seed = 1; seed <= 10; seed++) {
