@@ -23,6 +23,8 @@
 //                    hide-inlines, focus-function and hide (the hot path's last
 //                    procedure), focus-subtree (its node), hide-lib (the module
 //                    of most nodes but the first); then back to none
+//   transform in bottom-up / flat   hide-loops in the bottom-up view,
+//                    hide-inlines in the flat view (their rows rebuilt)
 //   scroll           the bottom-up table scrolled by 200 rows until another
 //                    row is first
 // Each action is timed in the page with performance.now(), from before the
@@ -76,6 +78,13 @@ function actions(hotName, hotSel, lib) {
     acts.push([`transform ${t.split(':')[0]}`, `csprofViewer.setState({transforms: ${JSON.stringify(t)}})`, 'true']);
     acts.push(['  (remove it)', 'csprofViewer.setState({transforms: ""})', 'true']);
   }
+  // a transform in the bottom-up and flat views: their rows of the new view too
+  acts.push(['transform hide-loops (bottom-up view)', 'csprofViewer.setState({transforms: "hide-loops"})', 'true',
+    `document.querySelector('[data-view="bottom-up"]').click()`]);
+  acts.push(['  (remove it)', 'csprofViewer.setState({transforms: ""})', 'true']);
+  acts.push(['transform hide-inlines (flat view)', 'csprofViewer.setState({transforms: "hide-inlines"})', 'true',
+    `document.querySelector('[data-view="flat"]').click()`]);
+  acts.push(['  (remove it)', 'csprofViewer.setState({transforms: ""})', 'true']);
   // scrolling needs a long table: the bottom-up view lists every procedure
   acts.push(['scroll 200 rows (bottom-up)', `(() => {
       const row = document.querySelector('[data-name]');
