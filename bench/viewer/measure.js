@@ -3,11 +3,17 @@
 // measure.js -- times csprof's viewer (DB/index.html) in headless Chromium
 // (bench/viewer/run.sh calls it; not a test).
 //
-//   node bench/viewer/measure.js DB [REPS] [--placeholder]
+//   node bench/viewer/measure.js DB [REPS] [--placeholder] [--cold]
 //
 // Per repetition, a fresh tab opens file://DB/index.html and the driver
 // times, through the page's contract (share/schemas/viewer-data.md):
 //   ready            navigation start -> data-csprof-ready="1" (in-page clock)
+//   idle work done   navigation start -> data-csprof-idle-ms: the page's
+//                    idle-time preparation after ready (first view's
+//                    bottom-up and flat rows, memory and compiled code for
+//                    transforms), which the driver waits for before the
+//                    actions, as a user reading the first view would; with
+//                    --cold it does not wait (actions start at ready)
 //   hot path         csprofViewer.hotPath() (the 'h' key)
 //   sort by excl     setState({sort: 'excl'})
 //   view X           a click on [data-view=X] (first visit: lazy builds count)
@@ -17,6 +23,8 @@
 //                    hide-inlines, focus-function and hide (the hot path's last
 //                    procedure), focus-subtree (its node), hide-lib (the module
 //                    of most nodes but the first); then back to none
+//   transform in bottom-up / flat   hide-loops in the bottom-up view,
+//                    hide-inlines in the flat view (their rows rebuilt)
 //   scroll           the bottom-up table scrolled by 200 rows until another
 //                    row is first
 // Each action is timed in the page with performance.now(), from before the
@@ -33,6 +41,7 @@ const vl = require('../../test/viewer/viewer_lib.js');
 
 const args = process.argv.slice(2);
 const placeholder = args.includes('--placeholder');
+const cold = args.includes('--cold');
 const pos = args.filter((a) => !a.startsWith('--'));
 const db = pos[0];
 const reps = Number(pos[1] || 3);
@@ -69,6 +78,13 @@ function actions(hotName, hotSel, lib) {
     acts.push([`transform ${t.split(':')[0]}`, `csprofViewer.setState({transforms: ${JSON.stringify(t)}})`, 'true']);
     acts.push(['  (remove it)', 'csprofViewer.setState({transforms: ""})', 'true']);
   }
+  // a transform in the bottom-up and flat views: their rows of the new view too
+  acts.push(['transform hide-loops (bottom-up view)', 'csprofViewer.setState({transforms: "hide-loops"})', 'true',
+    `document.querySelector('[data-view="bottom-up"]').click()`]);
+  acts.push(['  (remove it)', 'csprofViewer.setState({transforms: ""})', 'true']);
+  acts.push(['transform hide-inlines (flat view)', 'csprofViewer.setState({transforms: "hide-inlines"})', 'true',
+    `document.querySelector('[data-view="flat"]').click()`]);
+  acts.push(['  (remove it)', 'csprofViewer.setState({transforms: ""})', 'true']);
   // scrolling needs a long table: the bottom-up view lists every procedure
   acts.push(['scroll 200 rows (bottom-up)', `(() => {
       const row = document.querySelector('[data-name]');
@@ -110,6 +126,10 @@ cdp.main(async () => {
         continue;
       }
       nodes = await page.evaluate('csprofViewer.model().src.data.n');
+      if (!cold) {
+        await page.waitFor('document.documentElement.dataset.csprofIdleMs', 120000);
+        add('idle work done (since navigation start)', Number(await page.evaluate('document.documentElement.dataset.csprofIdleMs')), p.dom, p.heap);
+      }
       await page.evaluate('csprofViewer.hotPath()');
       const hotName = await page.evaluate('csprofViewer.state().selName');
       const hotSel = await page.evaluate('csprofViewer.state().sel');
@@ -134,7 +154,8 @@ cdp.main(async () => {
   });
   const fmt = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
   console.log(`viewer: ${placeholder ? 'placeholder.html (loads the data file only)' : db}; ${nodes} CCT nodes; ` +
-    `${version}, headless, --disable-gpu; ${reps} repetition(s), fresh tab each`);
+    `${version}, headless, --disable-gpu; ${reps} repetition(s), fresh tab each; ` +
+    (cold ? 'cold: actions from ready on' : 'actions after the idle work'));
   console.log('');
   console.log('| action | median ms | min–max ms | DOM elements | JS heap MB |');
   console.log('|---|---:|---:|---:|---:|');

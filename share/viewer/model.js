@@ -124,9 +124,8 @@
   // @Type, @len, @fill) returns @len elements of the @Type array kept under
   // @tag (grown when short), filled with @fill unless it is undefined.  The
   // arrays never escape; tags i0-i5 (Int32Array) and u0-u1 (Uint8Array) are
-  // shared by functions that do not run inside each other's use of them
-  // (frameSelf, dfsEvents and uniqueChildren use i0 and return before their
-  // callers take theirs), so one pass warms them for the next.
+  // shared by functions that do not run inside each other's use of them,
+  // so one pass warms them for the next.
   const pool = new Map();
   function scratch(tag, Type, len, fill) {
     let a = pool.get(tag);
@@ -149,11 +148,17 @@
   // @tag: a scratch() tag for the initial table (the caller does not keep
   // the table past its own return), or undefined.
   function TupleTable(expect, tag) {
-    let cap = 64;
-    while (cap < 2 * expect) cap *= 2;
+    const cap = tupleSlots(expect);
     this.tab = tag ? scratch(tag, Int32Array, 5 * cap, 0) : new Int32Array(5 * cap);
     this.mask = cap - 1;
     this.n = 0;
+  }
+  // Slots of a TupleTable made for @expect tuples: a power of two, at
+  // least twice @expect.
+  function tupleSlots(expect) {
+    let cap = 64;
+    while (cap < 2 * expect) cap *= 2;
+    return cap;
   }
   function tupleHash(a, b, c, d) {
     let h = Math.imul(a ^ 0x2545f491, 0x9e3779b1);
@@ -222,6 +227,10 @@
   }
 
   function isFrame(k) { return k === K.FRAME || k === K.INLINE; }
+
+  // The tuples buildView's table is first sized for, for a source of @n
+  // nodes (it grows when more nodes turn mixed).
+  function bvExpect(n) { return Math.max(n >> 3, 64); }
 
   // Build a view tree from the source tree under @transforms.  Result:
   // {n, parent, kind, name, lm, file, line, csFile, csLine, calls, self[m],
@@ -292,8 +301,8 @@
     // when it turns mixed its children so far (kept in a sibling chain) go
     // into the table.
     const uniq = uniqueChildren(src);
-    const keys = new TupleTable(Math.max(n >> 3, 64), 'bv.keys');
-    let at = scratch('bv.at', Int32Array, Math.max(n >> 3, 64)); // view node of each tuple number
+    const keys = new TupleTable(bvExpect(n), 'bv.keys');
+    let at = scratch('bv.at', Int32Array, bvExpect(n)); // view node of each tuple number
     const mixed = scratch('u0', Uint8Array, n, 0), firstKid = scratch('i0', Int32Array, n, -1), nextKid = scratch('i1', Int32Array, n);
     const sEnd = src.end;
     const vCsLine = v.csLine;
@@ -405,20 +414,20 @@
     v.rep = take(Int32Array);
     v.parent[0] = -1; v.rep[0] = 0;
     for (let m = 0; m < nm; m++) { v.self.push(take(Float64Array).fill(0, 0, k)); }
+    // the view node of each source node, then each column gathered in
+    // turn (one array pair per loop: no property lookup per element)
+    const rep = v.rep, par = v.parent;
     let j = 1;
     for (let i = f; i < end; i++) {
-      if (noStmt && sKind[i] === K.STMT) {
-        const p = map[sParent[i]];
-        map[i] = p;
-        for (let m = 0; m < nm; m++) v.self[m][p] += src.self[m][i];
-        continue;
-      }
+      if (noStmt && sKind[i] === K.STMT) { map[i] = map[sParent[i]]; continue; }
       map[i] = j;
-      for (let c = 0; c < cols.length; c++) v[cols[c]][j] = src[cols[c]][i];
-      v.parent[j] = i === f ? 0 : map[sParent[i]];
-      v.rep[j] = i;
-      for (let m = 0; m < nm; m++) v.self[m][j] += src.self[m][i];
-      j++;
+      par[j] = i === f ? 0 : map[sParent[i]];
+      rep[j++] = i;
+    }
+    for (let c = 0; c < cols.length; c++) gatherInto(v[cols[c]], src[cols[c]], rep, 1, k);
+    for (let m = 0; m < nm; m++) {
+      const a = v.self[m], b = src.self[m];
+      for (let i = f; i < end; i++) a[map[i]] += b[i];
     }
     const t = finish(src, v, map, null);
     t.owned = owned.concat(t.sumsOwned);
@@ -472,16 +481,17 @@
       for (let o = 0; o < a.length; o += step) jobs.push(function () { a.fill(0, o, o + step); });
       jobs.push(done);
     }
-    const tags = [['i0', Int32Array, 2 * n + 1], ['i1', Int32Array, n], ['i2', Int32Array, n], ['i3', Int32Array, n],
-      ['i4', Int32Array, n], ['i5', Int32Array, n], ['u0', Uint8Array, n], ['u1', Uint8Array, n]];
+    const tags = [['i0', Int32Array, n], ['i1', Int32Array, n], ['i2', Int32Array, n], ['i3', Int32Array, n],
+      ['i4', Int32Array, n], ['i5', Int32Array, n], ['u0', Uint8Array, n], ['u1', Uint8Array, n],
+      ['bv.keys', Int32Array, 5 * tupleSlots(bvExpect(n))], ['bv.at', Int32Array, bvExpect(n)]];
     for (const x of tags) {
       const tag = x[0], len = x[2];
       if (pool.has(tag) && pool.get(tag).length >= len) continue;
       const a = new x[1](len);
       touch(a, function () { if (!pool.has(tag) || pool.get(tag).length < len) pool.set(tag, a); });
     }
-    // one view's columns: buildView's, sums', dfsEvents' and frameSelf's
-    const cols = [[Int32Array, n, 10], [Uint8Array, n, 1], [Float64Array, n, 1 + 3 * nm], [Int32Array, n + 1, 1], [Int32Array, 2 * n, 1]];
+    // one view's columns: buildView's and sums'
+    const cols = [[Int32Array, n, 10], [Uint8Array, n, 1], [Float64Array, n, 1 + 2 * nm], [Int32Array, n + 1, 1]];
     for (const c of cols) {
       for (let k = 0; k < c[2]; k++) {
         const a = new c[0](c[1]);
@@ -491,38 +501,106 @@
     return jobs;
   }
 
-  // Per source node, 1 when its children differ pairwise in (kind, name,
-  // call-site line), as csprof-prof writes them; computed once per source.
-  // A node's children are found through the preorder subtree ends; up to 16
-  // are compared pairwise, more through a TupleTable.
-  function uniqueChildren(src) {
-    if (src.uniq) return src.uniq;
-    const n = src.n, end = src.end, kind = src.kind, name = src.name, csLine = src.csLine;
-    const uniq = new Uint8Array(n).fill(1), kids = scratch('i0', Int32Array, n);
-    for (let p = 0; p < n; p++) {
-      if (end[p] <= p + 2) continue; // at most one child
-      let k = 0;
-      for (let j = p + 1; j < end[p]; j = end[j]) kids[k++] = j;
-      if (k < 2) continue;
-      if (k <= 16) {
-        for (let x = 1; x < k && uniq[p]; x++) {
-          const a = kids[x];
-          for (let y = 0; y < x; y++) {
-            const b = kids[y];
-            if (kind[a] === kind[b] && name[a] === name[b] && csLine[a] === csLine[b]) { uniq[p] = 0; break; }
-          }
-        }
-      } else {
-        const keys = new TupleTable(k, 'uniq.keys');
-        for (let x = 0; x < k; x++) {
-          const a = kids[x], before = keys.n;
-          keys.id(kind[a], name[a], csLine[a], 0, true);
-          if (keys.n === before) { uniq[p] = 0; break; }
-        }
+  // Work for idle time after loading @src, as warmUp(): buildView on a
+  // small source of its own (the first @k nodes of @src in preorder: a
+  // tree) for each kind of transform, @rounds times.  JavaScript engines
+  // compile a function's optimized code only after it has run a while;
+  // without this a user's first transform of a large tree runs partly
+  // unoptimized (1.5 to 2 times as long at 1 M nodes, measured in
+  // Chromium).  The bottom-up and flat walks need no such work: the first
+  // view's (bottomUpJobs, flatJobs) run them.  Nothing of @src is changed;
+  // each small view is released, so that the next reuses its columns.
+  function jitJobs(src, k, rounds) {
+    const d = src.data, jobs = [];
+    k = Math.min(k, src.n);
+    if (k < 2) return jobs;
+    let mini = null;
+    const lists = [[{ t: 'hide-loops' }], [{ t: 'collapse-recursion' }], [{ t: 'hide-inlines' }], [{ t: 'hide-statements' }]];
+    jobs.push(function () {
+      const sl = function (a) { return a.slice(0, k); };
+      mini = load(Object.assign({}, d, {
+        n: k, parentDelta: sl(d.parentDelta), kind: sl(d.kind), name: sl(d.name), lm: sl(d.lm), file: sl(d.file),
+        line: sl(d.line), csFile: sl(d.csFile), csLine: sl(d.csLine), calls: sl(d.calls), self: d.self.map(sl),
+      }));
+      let fr = -1;
+      for (let i = 1; i < k && fr < 0; i++) if (mini.kind[i] === K.FRAME) fr = i;
+      if (fr < 0) return;
+      const name = mini.strings[mini.name[fr]], lm = mini.lm[fr];
+      lists.push([{ t: 'focus-function', name: name }], [{ t: 'hide', name: name }], [{ t: 'focus-subtree', node: fr }]);
+      if (lm >= 0) lists.push([{ t: 'hide-lib', lib: mini.modules[lm] }]);
+    });
+    for (let r = 0; r < rounds; r++) {
+      for (let x = 0; x < 8; x++) {
+        jobs.push(function () { if (x < lists.length) release(buildView(mini, lists[x])); });
       }
     }
-    src.uniq = uniq;
-    return uniq;
+    return jobs;
+  }
+
+  // Per source node, 1 when its children differ pairwise in (kind, name,
+  // call-site line), as csprof-prof writes them; computed once per source
+  // (in idle time: uniqueJobs()).  A node's children are found through the
+  // preorder subtree ends; up to 16 are compared pairwise, more through a
+  // TupleTable.
+  function uniqueChildren(src) {
+    if (src.uniq) return src.uniq;
+    const b = src.uniqBuild || uniqueBuild(src);
+    src.uniqBuild = null;
+    b.step(Infinity);
+    src.uniq = b.uniq;
+    return src.uniq;
+  }
+
+  // The state of one uniqueChildren(@src) pass: step(@count) checks up to
+  // @count more nodes and returns true when b.uniq is complete.  Between
+  // steps it keeps nothing shared (other passes may run in between).
+  function uniqueBuild(src) {
+    const n = src.n, end = src.end, kind = src.kind, name = src.name, csLine = src.csLine;
+    const uniq = new Uint8Array(n).fill(1);
+    let p = 0;
+    const b = { uniq: uniq };
+    b.step = function (count) {
+      const stop = Math.min(n, p + count);
+      for (; p < stop; p++) {
+        const e = end[p];
+        if (e <= p + 2) continue; // at most one child
+        let k = 0;
+        for (let j = p + 1; j < e && k <= 16; j = end[j]) k++;
+        if (k < 2) continue;
+        if (k <= 16) {
+          pairs: for (let x = end[p + 1]; x < e; x = end[x]) {
+            for (let y = p + 1; y < x; y = end[y]) {
+              if (kind[x] === kind[y] && name[x] === name[y] && csLine[x] === csLine[y]) { uniq[p] = 0; break pairs; }
+            }
+          }
+        } else {
+          k = 0;
+          for (let j = p + 1; j < e; j = end[j]) k++; // all of them (the table's size)
+          const keys = new TupleTable(k, 'uniq.keys');
+          for (let x = p + 1; x < e; x = end[x]) {
+            const before = keys.n;
+            keys.id(kind[x], name[x], csLine[x], 0, true);
+            if (keys.n === before) { uniq[p] = 0; break; }
+          }
+        }
+      }
+      return p >= n;
+    };
+    return b;
+  }
+
+  // Work for idle time after loading @src, as bottomUpJobs(): slices of
+  // uniqueChildren(src), about @slice nodes each.
+  function uniqueJobs(src, slice) {
+    const jobs = [];
+    for (let p = 0; p < src.n; p += slice) {
+      jobs.push(function () {
+        if (src.uniq) return;
+        if (!src.uniqBuild) src.uniqBuild = uniqueBuild(src);
+        if (src.uniqBuild.step(slice)) { src.uniq = src.uniqBuild.uniq; src.uniqBuild = null; }
+      });
+    }
+    return jobs;
   }
 
   // The view without the leaves of kind @kind, their cost moved to their
@@ -557,10 +635,15 @@
     return sums(t);
   }
 
+  // @out[j] = @a[@idx[j]] for @from <= j < @to.
+  function gatherInto(out, a, idx, from, to) {
+    for (let j = from; j < to; j++) out[j] = a[idx[j]];
+  }
+
   // @a[@idx[j]] for each j, in an array of @a's type.
   function gather(a, idx) {
     const out = new a.constructor(idx.length);
-    for (let j = 0; j < idx.length; j++) out[j] = a[idx[j]];
+    gatherInto(out, a, idx, 0, idx.length);
     return out;
   }
 
@@ -688,93 +771,119 @@
     return path;
   }
 
-  // ---------------------------------------------------------------- bottom-up
-
-  // A bottom-up row: {name, kind, entries: Int32Array of view nodes whose cost
-  // it carries, carry: view nodes of the leaf occurrence (cost source),
-  // incl[m], self[m]}.  Roots: one per procedure (and loop) name, with the
-  // inclusive value of its outermost occurrences only (recursion counted once).
-  // Exclusive cost of each frame including its loops and statements (the
-  // cost spent in the procedure itself in that context); other nodes: own.
-  function frameSelf(t) {
-    if (t.fself) return t.fself;
-    const nm = t.self.length, out = [], N = t.n, parent = t.parent, kind = t.kind;
-    for (let m = 0; m < nm; m++) { const a = ownedArray(t, Float64Array, N); a.set(t.self[m].subarray(0, N)); out.push(a); }
-    const owner = scratch('i0', Int32Array, N, 0);
-    for (let i = 1; i < N; i++) {
-      const p = parent[i], k = kind[i];
-      if (k === K.FRAME || k === K.INLINE) { owner[i] = i; continue; }
-      const pk = kind[p];
-      const o = owner[i] = pk === K.FRAME || pk === K.INLINE || p === 0 ? p : owner[p];
-      if (o > 0) for (let m = 0; m < nm; m++) out[m][o] += t.self[m][i];
-    }
-    t.fself = out;
+  // @a[@o], ..., @a[@o + @nm - 1] as a plain array: a row's values.  (A
+  // typed array per row costs a backing store each: with 100 000 rows the
+  // garbage collector took longer than the walk that summed them.)
+  function part(a, o, nm) {
+    const out = new Array(nm);
+    for (let m = 0; m < nm; m++) out[m] = a[o + m];
     return out;
   }
 
-  // Depth-first order of view tree @t, children in index order: an
-  // Int32Array of 2n events, i on entering node i and ~i on leaving it;
-  // kept with the view.  A view numbered in preorder (the source tree's
-  // order: no transform but hidden statements) is read in one sequential
-  // pass; others are walked through their children lists.
-  function dfsEvents(t) {
-    if (t.events) return t.events;
-    const N = t.n, parent = t.parent, ev = ownedArray(t, Int32Array, 2 * N), open = scratch('i0', Int32Array, 2 * N + 1);
-    let ne = 0, sp = 0, pre = true;
-    ev[ne++] = 0;
-    open[sp++] = 0;
-    for (let i = 1; i < N && pre; i++) {
+  // ---------------------------------------------------------------- walks
+
+  // Whether view @t is numbered in preorder (each node's subtree follows
+  // it, as in the source; identity, dropLeaves and focusRange keep that
+  // order, merging builds need not); computed once per view, with a stack
+  // of the current path only.
+  function isPreorder(t) {
+    if (t.preorder !== undefined) return t.preorder;
+    const N = t.n, parent = t.parent;
+    let stack = new Int32Array(256), sp = 0, pre = true;
+    stack[sp++] = 0;
+    for (let i = 1; i < N; i++) {
       const p = parent[i];
-      while (sp > 0 && open[sp - 1] !== p) ev[ne++] = ~open[--sp];
-      if (sp === 0) pre = false;
-      ev[ne++] = i;
-      open[sp++] = i;
+      while (sp > 0 && stack[sp - 1] !== p) sp--;
+      if (sp === 0) { pre = false; break; }
+      if (sp === stack.length) { const a = new Int32Array(2 * sp); a.set(stack); stack = a; }
+      stack[sp++] = i;
     }
-    if (pre) {
-      while (sp > 0) ev[ne++] = ~open[--sp];
-    } else {
-      const cstart = t.cstart, clist = t.clist, stack = open;
-      ne = 0; sp = 0;
-      stack[sp++] = 0;
-      while (sp > 0) {
-        const x = stack[--sp];
-        ev[ne++] = x;
-        if (x < 0) continue;
-        stack[sp++] = ~x;
-        for (let k = cstart[x + 1] - 1; k >= cstart[x]; k--) stack[sp++] = clist[k];
-      }
-    }
-    t.events = ev;
-    return ev;
+    t.preorder = pre;
+    return pre;
   }
 
-  // Bottom-up rows of view @t: one row per (name, kind) of frame, inlined
-  // frame and loop, with its view nodes in depth-first order (entries), and
-  // whether each is outermost (no same-name ancestor: counted in inclusive).
-  // Finishes the idle-time build that bottomUpJobs() began, if any.
+  const WALK_DONE = 0x7fffffff; // walker(): no event left (no node has this index)
+
+  // A resumable depth-first walk of view @t, children in index order:
+  // next() returns i on entering node i, ~i on leaving it, then WALK_DONE.
+  // A preorder view is read in index order with a stack of the current
+  // path; others are walked through their children lists (cstart, clist).
+  // The walk keeps its state in arrays of its own (a few KB for a
+  // preorder view: no per-node memory), so walks may interleave.
+  function walker(t) {
+    const N = t.n, parent = t.parent, cstart = t.cstart, clist = t.clist, pre = isPreorder(t);
+    let stack = new Int32Array(256), sp = 0, i = 0;
+    function grow(need) {
+      if (need <= stack.length) return;
+      let len = 2 * stack.length;
+      while (len < need) len *= 2;
+      const a = new Int32Array(len);
+      a.set(stack.subarray(0, sp));
+      stack = a;
+    }
+    if (pre) {
+      return {
+        next: function () {
+          if (sp > 0 && (i >= N || stack[sp - 1] !== parent[i])) return ~stack[--sp];
+          if (i >= N) return WALK_DONE;
+          if (sp === stack.length) grow(sp + 1);
+          stack[sp++] = i;
+          return i++;
+        },
+      };
+    }
+    stack[sp++] = 0;
+    return {
+      next: function () {
+        if (sp === 0) return WALK_DONE;
+        const x = stack[--sp];
+        if (x < 0) return x;
+        const a = cstart[x], b = cstart[x + 1];
+        grow(sp + 1 + b - a);
+        stack[sp++] = ~x;
+        for (let k = b - 1; k >= a; k--) stack[sp++] = clist[k];
+        return x;
+      },
+    };
+  }
+
+  // ---------------------------------------------------------------- bottom-up
+
+  // A bottom-up row: {name, kind, nameId, node (its first view node in
+  // depth-first order), calls, incl[m], self[m]} and, once
+  // bottomUpEntries() has run (bottomUpCallers() runs it), {entries:
+  // Int32Array of view nodes whose cost it carries, outer (1 where an entry
+  // has no same-name ancestor: counted in inclusive), carry: view nodes of
+  // the leaf occurrence (cost source), weight: which entries count toward
+  // inclusive, cself: exclusive cost of each carry node, nm per entry}.
+  // Roots: one per procedure (and loop) name, with the inclusive value of
+  // its outermost occurrences only (recursion counted once).  Exclusive
+  // cost of a frame includes its loops and statements (the cost spent in
+  // the procedure itself in that context); other nodes: their own.
+  //
+  // Bottom-up root rows of view @t: one depth-first walk (walker()) with
+  // per-depth state only (the open frame's exclusive sum, the row of each
+  // open node) and per-name counts of open nodes (the outermost rule), so
+  // that a first visit touches no fresh per-node memory.  Finishes the
+  // idle-time build that bottomUpJobs() began, if any.
   function bottomUpRoots(t) {
-    const b = t.buBuild || bottomUpBuild(t, false);
+    const b = t.buBuild || bottomUpBuild(t);
     t.buBuild = null;
     t.buDone = true;
     b.step(Infinity);
     return b.rows;
   }
 
-  // Work for idle time on view @t: functions to call in turn, each a slice
-  // of bottomUpRoots(t) (frameSelf, dfsEvents, then about @slice
-  // depth-first events each); the last leaves the rows in t.buRows (null
-  // until then).  The slices keep their state in arrays of their own (not
-  // the shared scratch arrays), so passes may run between them; a call of
-  // bottomUpRoots(t) meanwhile finishes the work at once.
+  // Work for idle time on view @t: functions to call in turn, each about
+  // @slice depth-first events of bottomUpRoots(t); the last leaves the rows
+  // in t.buRows (null until then).  A call of bottomUpRoots(t) meanwhile
+  // finishes the work at once.
   function bottomUpJobs(t, slice) {
     const jobs = [];
-    jobs.push(function () { if (t.owned !== null) frameSelf(t); });
-    jobs.push(function () { if (t.owned !== null) dfsEvents(t); });
-    const nev = 2 * t.n;
-    for (let e = 0; e < nev; e += slice) {
+    for (let e = 0; e < 2 * t.n; e += slice) {
       jobs.push(function () {
         if (t.buRows || t.buDone || t.owned === null) return; // done, or @t released
-        if (!t.buBuild) t.buBuild = bottomUpBuild(t, true);
+        if (!t.buBuild) t.buBuild = bottomUpBuild(t);
         if (t.buBuild.step(slice)) { t.buRows = t.buBuild.rows; t.buBuild = null; }
       });
     }
@@ -783,71 +892,73 @@
 
   // The state of one bottom-up build of @t: step(@count) walks up to @count
   // more depth-first events and returns true when the rows (in .rows) are
-  // done.  @own: fresh arrays instead of the scratch pool.
-  function bottomUpBuild(t, own) {
-    const nm = t.incl.length, fs = frameSelf(t), N = t.n, S = t.src.strings;
-    const kind = t.kind, name = t.name;
-    const arr = function (tag, Type, len, fill) {
-      if (!own) return scratch(tag, Type, len, fill);
-      const a = new Type(len);
-      if (fill) a.fill(fill);
-      return a;
-    };
+  // done.
+  function bottomUpBuild(t) {
+    const nm = t.incl.length, S = t.src.strings, kind = t.kind, name = t.name, tSelf = t.self, tIncl = t.incl, calls = t.calls;
     // group of (name, kind): number of a row, -1 before its first node
-    const groupOf = arr('bu.groupOf', Int32Array, S.length * 8, -1);
-    const gNode = [], gIncl = [], gSelf = [];
-    const nodeGroup = arr('i1', Int32Array, N), order = arr('i2', Int32Array, N), outerOf = arr('u0', Uint8Array, N);
-    let nv = 0, e = 0;
-    // depth-first walk (dfsEvents: ~i on leaving node i) to know whether a
-    // same-name ancestor exists
-    const onPath = arr('bu.onPath', Int32Array, S.length, 0);
-    const ev = dfsEvents(t);
+    const groupOf = new Int32Array(S.length * 8).fill(-1), onPath = new Int32Array(S.length);
+    // per row: its first node; sums (nm per row) in arrays grown by doubling
+    let gcap = 1024, G = 0, gNode = new Int32Array(gcap), gIncl = new Float64Array(gcap * nm), gSelf = new Float64Array(gcap * nm), gCalls = new Float64Array(gcap);
+    // per depth of the current path: the depth of the nearest frame at or
+    // above it (-1: none), the exclusive sum of an open frame, the row of a node
+    let cap = 64, owner = new Int32Array(cap), acc = new Float64Array(cap * nm), row = new Int32Array(cap);
+    let d = -1;
+    const w = walker(t);
     const b = { rows: null };
     b.step = function (count) {
       if (b.rows) return true;
-      const stop = Math.min(ev.length, e + count);
-      for (; e < stop; e++) {
-        const x = ev[e];
-        if (x < 0) { if (kind[~x] !== K.ROOT && kind[~x] !== K.STMT) onPath[name[~x]]--; continue; }
-        const i = x, k = kind[i];
-        if (k !== K.ROOT && k !== K.STMT) {
-          const key = name[i] * 8 + k;
-          let g = groupOf[key];
-          if (g < 0) {
-            g = groupOf[key] = gNode.length;
-            gNode.push(i);
-            gIncl.push(new Float64Array(nm));
-            gSelf.push(new Float64Array(nm));
+      for (let c = 0; c < count; c++) {
+        const x = w.next();
+        if (x === WALK_DONE) break;
+        if (x < 0) {
+          const i = ~x, k = kind[i];
+          if (k === K.FRAME || k === K.INLINE) {
+            const g = row[d];
+            for (let m = 0; m < nm; m++) gSelf[g * nm + m] += acc[d * nm + m];
           }
-          const outer = onPath[name[i]] === 0;
-          nodeGroup[nv] = g;
-          outerOf[nv] = outer ? 1 : 0;
-          order[nv++] = i;
-          const gi = gIncl[g], gs = gSelf[g];
-          for (let m = 0; m < nm; m++) {
-            gs[m] += fs[m][i];
-            if (outer) gi[m] += t.incl[m][i];
-          }
-          onPath[name[i]]++;
+          if (k !== K.ROOT && k !== K.STMT) onPath[name[i]]--;
+          d--;
+          continue;
         }
+        const i = x, k = kind[i];
+        if (++d === cap) {
+          cap *= 2;
+          const o = new Int32Array(cap), a = new Float64Array(cap * nm), r = new Int32Array(cap);
+          o.set(owner); a.set(acc); r.set(row);
+          owner = o; acc = a; row = r;
+        }
+        const frame = k === K.FRAME || k === K.INLINE;
+        if (frame) {
+          owner[d] = d;
+          for (let m = 0; m < nm; m++) acc[d * nm + m] = tSelf[m][i];
+        } else {
+          // a loop's or statement's exclusive cost is also its frame's
+          const o = owner[d] = d > 0 ? owner[d - 1] : -1;
+          if (o >= 0) for (let m = 0; m < nm; m++) acc[o * nm + m] += tSelf[m][i];
+        }
+        if (k === K.ROOT || k === K.STMT) continue;
+        const key = name[i] * 8 + k;
+        let g = groupOf[key];
+        if (g < 0) {
+          if (G === gcap) {
+            const grow = function (x, len) { const y = new x.constructor(len); y.set(x); return y; };
+            gcap *= 2;
+            gNode = grow(gNode, gcap); gIncl = grow(gIncl, gcap * nm); gSelf = grow(gSelf, gcap * nm); gCalls = grow(gCalls, gcap);
+          }
+          g = groupOf[key] = G++;
+          gNode[g] = i;
+        }
+        row[d] = g;
+        gCalls[g] += calls[i];
+        if (onPath[name[i]] === 0) for (let m = 0; m < nm; m++) gIncl[g * nm + m] += tIncl[m][i];
+        if (!frame) for (let m = 0; m < nm; m++) gSelf[g * nm + m] += tSelf[m][i];
+        onPath[name[i]]++;
       }
-      if (e < ev.length) return false;
-      // entries of each group in visit order (a counting sort)
-      const G = gNode.length, start = new Int32Array(G + 1);
-      for (let v = 0; v < nv; v++) start[nodeGroup[v] + 1]++;
-      for (let g = 0; g < G; g++) start[g + 1] += start[g];
-      const fill = start.slice(0, G), entries = new Int32Array(nv), outer = new Uint8Array(nv);
-      for (let v = 0; v < nv; v++) {
-        const at = fill[nodeGroup[v]]++;
-        entries[at] = order[v];
-        outer[at] = outerOf[v];
-      }
+      if (d >= 0) return false;
       const rows = [];
       for (let g = 0; g < G; g++) {
         const i = gNode[g];
-        const e = entries.subarray(start[g], start[g + 1]), o = outer.subarray(start[g], start[g + 1]);
-        // carry: view nodes of the leaf occurrence; weight: which entries count toward inclusive
-        rows.push({ name: S[name[i]], kind: kind[i], nameId: name[i], entries: e, outer: o, incl: gIncl[g], self: gSelf[g], carry: e, weight: o });
+        rows.push({ name: S[name[i]], kind: kind[i], nameId: name[i], node: i, calls: gCalls[g], incl: part(gIncl, g * nm, nm), self: part(gSelf, g * nm, nm) });
       }
       b.rows = rows;
       return true;
@@ -855,11 +966,67 @@
     return b;
   }
 
+  // Exclusive cost of view node @c in each metric, into @out at @at: its
+  // own, and for a frame also that of the loops and statements below it up
+  // to the next frames, added in index order (as a pass over all nodes
+  // would add them).  @stack: a scratch list.
+  function frameSelfOf(t, c, out, at, stack) {
+    const nm = t.self.length, kind = t.kind, cstart = t.cstart, clist = t.clist;
+    for (let m = 0; m < nm; m++) out[at + m] = t.self[m][c];
+    if (kind[c] !== K.FRAME && kind[c] !== K.INLINE) return;
+    const owned = [];
+    stack.length = 0;
+    stack.push(c);
+    while (stack.length) {
+      const x = stack.pop();
+      for (let k = cstart[x]; k < cstart[x + 1]; k++) {
+        const y = clist[k], ky = kind[y];
+        if (ky === K.FRAME || ky === K.INLINE) continue;
+        owned.push(y);
+        stack.push(y);
+      }
+    }
+    if (!owned.length) return;
+    owned.sort(function (a, b) { return a - b; });
+    for (const y of owned) for (let m = 0; m < nm; m++) out[at + m] += t.self[m][y];
+  }
+
+  // The view nodes of bottom-up root @row of view @t (see bottomUpRoots):
+  // sets row.entries (depth-first order: index order in a preorder view,
+  // else a walk), row.outer (no ancestor of the same name, found up the
+  // parent chain), row.carry, row.weight and row.cself.  Once per row.
+  function bottomUpEntries(t, row) {
+    if (row.entries) return;
+    const N = t.n, name = t.name, kind = t.kind, parent = t.parent, id = row.nameId, rk = row.kind, nm = t.self.length;
+    const list = [];
+    if (isPreorder(t)) {
+      for (let i = 1; i < N; i++) if (name[i] === id && kind[i] === rk) list.push(i);
+    } else {
+      const w = walker(t);
+      for (let x = w.next(); x !== WALK_DONE; x = w.next()) if (x > 0 && name[x] === id && kind[x] === rk) list.push(x);
+    }
+    const entries = Int32Array.from(list), outer = new Uint8Array(entries.length), cself = new Float64Array(entries.length * nm);
+    const stack = [];
+    for (let e = 0; e < entries.length; e++) {
+      const i = entries[e];
+      let p = parent[i];
+      while (p > 0 && (kind[p] === K.STMT || name[p] !== id)) p = parent[p];
+      outer[e] = p > 0 ? 0 : 1;
+      frameSelfOf(t, i, cself, e * nm, stack);
+    }
+    row.entries = entries;
+    row.outer = outer;
+    row.carry = entries;
+    row.weight = outer;
+    row.cself = cself;
+  }
+
   // Callers of a bottom-up row: entries moved one frame (or loop) up,
   // grouped by (name, kind, call-site line of the entry), each with the part
   // of the row's cost that came through it.
   function bottomUpCallers(t, row) {
-    const nm = t.incl.length, fs = frameSelf(t);
+    if (!row.entries) bottomUpEntries(t, row);
+    const nm = t.incl.length;
     const keys = new TupleTable(64), out = [];
     for (let e = 0; e < row.entries.length; e++) {
       const i = row.entries[e], c = row.carry[e];
@@ -869,7 +1036,7 @@
       const id = keys.id(t.kind[p], t.name[p], t.csLine[i], 0, true);
       let g = out[id];
       if (!g) {
-        g = { name: t.src.strings[t.name[p]], kind: t.kind[p], nameId: t.name[p], csLine: t.csLine[i], entries: [], carry: [], weight: [], incl: new Float64Array(nm), self: new Float64Array(nm), calls: 0 };
+        g = { name: t.src.strings[t.name[p]], kind: t.kind[p], nameId: t.name[p], csLine: t.csLine[i], node: p, entries: [], carry: [], weight: [], cself: [], incl: new Float64Array(nm), self: new Float64Array(nm), calls: 0 };
         out.push(g);
       }
       g.entries.push(p);
@@ -878,7 +1045,9 @@
       g.calls += t.calls[i];
       for (let m = 0; m < nm; m++) {
         if (row.weight[e]) g.incl[m] += t.incl[m][c];
-        g.self[m] += fs[m][c];
+        const s = row.cself[e * nm + m];
+        g.self[m] += s;
+        g.cself.push(s);
       }
     }
     return out;
@@ -887,31 +1056,33 @@
   // ----------------------------------------------------------------- flat
 
   // Static view: module -> file -> procedure -> loop -> statement.  Each
-  // row: {name, kind, key, children: [], incl[m], self[m], calls, nodes
-  // (Int32Array of view nodes)};
-  // inclusive counts a view node only if no ancestor has the same static key.
-  // One iterative DFS over the view tree; rows are numbers found in
-  // TupleTables (module: (0, lm), file: (1, lm, file), procedure: (2, lm,
-  // file, name), loop/statement: (parent row, kind, file, line)) and get
-  // their objects at the end; an active-occurrence counter per row gives the
-  // outermost-occurrence rule.
+  // row: {name, kind, key, children: [], incl[m], self[m], calls, node (the
+  // first view node it counts, in depth-first order; 0 for the program,
+  // modules and files), file, line}, procedure rows also {lm, mr (module
+  // row), fr (file row)}; inclusive counts a view node only if no ancestor
+  // has the same static key.  One depth-first walk (walker()) with state
+  // per depth of the current path only (no per-node memory); rows are
+  // numbers found in a TupleTable (module: (0, lm), file: (1, lm, file),
+  // procedure: (2, lm, file, name), loop/statement: (3 or 4, parent row,
+  // file, line)) and get their objects at the end; an active-occurrence
+  // counter per row gives the outermost-occurrence rule.
   function flat(t) {
-    const b = t.flatBuild || flatBuild(t, false);
+    const b = t.flatBuild || flatBuild(t);
     t.flatBuild = null;
     t.flatDone = true;
     b.step(Infinity);
     return b.root;
   }
 
-  // Work for idle time on view @t, as bottomUpJobs(): slices of flat(t)
-  // (dfsEvents, then about @slice depth-first events each); the last
-  // leaves its result in t.flatRoot.
+  // Work for idle time on view @t, as bottomUpJobs(): slices of flat(t),
+  // about @slice depth-first events each; the last leaves its result in
+  // t.flatRoot.
   function flatJobs(t, slice) {
-    const jobs = [function () { if (t.owned !== null) dfsEvents(t); }];
+    const jobs = [];
     for (let e = 0; e < 2 * t.n; e += slice) {
       jobs.push(function () {
         if (t.flatRoot || t.flatDone || t.owned === null) return; // done, or @t released
-        if (!t.flatBuild) t.flatBuild = flatBuild(t, true);
+        if (!t.flatBuild) t.flatBuild = flatBuild(t);
         if (t.flatBuild.step(slice)) { t.flatRoot = t.flatBuild.root; t.flatBuild = null; }
       });
     }
@@ -920,128 +1091,127 @@
 
   // The state of one flat(@t) build: step(@count) walks up to @count more
   // depth-first events and returns true when the tree (in .root) is done.
-  // @fresh: arrays of its own instead of the scratch pool.
-  function flatBuild(t, fresh) {
-    const arr = function (tag, Type, len, fill) {
-      if (!fresh) return scratch(tag, Type, len, fill);
-      const a = new Type(len);
-      if (fill) a.fill(fill);
-      return a;
-    };
-    const nm = t.incl.length, S = t.src.strings, N = t.n;
-    const kind = t.kind, name = t.name, file = t.file, line = t.line, lm = t.lm, parent = t.parent;
+  function flatBuild(t) {
+    const nm = t.incl.length, S = t.src.strings;
+    const kind = t.kind, name = t.name, file = t.file, line = t.line, lm = t.lm;
     const tSelf = t.self, tIncl = t.incl, calls = t.calls;
-    // row 0 is the program; per row: parent row, kind, name (string), key, file, line, lm, mr, fr
-    const rParent = [-1], rKind = [K.ROOT], rName = ['[program]'], rKey = [''], rFile = [-1], rLine = [0], rLm = [undefined], rMr = [-1], rFr = [-1];
-    let R = 1;
-    let cap = 1024;
-    let rSelf = new Float64Array(cap * nm), rIncl = new Float64Array(cap * nm), rCalls = new Float64Array(cap);
-    let active = new Int32Array(cap), rNodeCount = new Int32Array(cap);
-    const table = new TupleTable(1024), rowOfTuple = [];
-    function get(parentRow, a, b, c, d, nameStr, k, keyFn) {
-      const id = table.id(a, b, c, d, true);
-      if (id < rowOfTuple.length) return rowOfTuple[id];
-      const r = R++;
-      if (r >= cap) {
-        const nc = cap * 2;
+    // per row (row 0 is the program): parent row, kind, name, key, file,
+    // line, module (procedures), module row and file row (procedures),
+    // first node; sums; active occurrences on the current path
+    const rName = ['[program]'], rKey = [''];
+    let cap = 1024, R = 1;
+    let rParent = new Int32Array(cap), rKind = new Uint8Array(cap), rFile = new Int32Array(cap), rLine = new Int32Array(cap);
+    let rLm = new Int32Array(cap), rMr = new Int32Array(cap), rFr = new Int32Array(cap), rFirst = new Int32Array(cap);
+    let rSelf = new Float64Array(cap * nm), rIncl = new Float64Array(cap * nm), rCalls = new Float64Array(cap), active = new Int32Array(cap);
+    rParent[0] = -1; rKind[0] = K.ROOT; rFile[0] = -1; rMr[0] = -1; rFr[0] = -1; rFirst[0] = -1;
+    // row numbers are the table's tuple numbers + 1
+    const table = new TupleTable(1024);
+    function newRow(parentRow, k, nameStr, key) {
+      if (R === cap) {
         const g = function (x, len) { const y = new x.constructor(len); y.set(x); return y; };
-        rSelf = g(rSelf, nc * nm); rIncl = g(rIncl, nc * nm); rCalls = g(rCalls, nc);
-        active = g(active, nc); rNodeCount = g(rNodeCount, nc);
-        cap = nc;
+        cap *= 2;
+        rParent = g(rParent, cap); rKind = g(rKind, cap); rFile = g(rFile, cap); rLine = g(rLine, cap);
+        rLm = g(rLm, cap); rMr = g(rMr, cap); rFr = g(rFr, cap); rFirst = g(rFirst, cap);
+        rSelf = g(rSelf, cap * nm); rIncl = g(rIncl, cap * nm); rCalls = g(rCalls, cap); active = g(active, cap);
       }
-      rowOfTuple.push(r);
-      rParent.push(parentRow); rKind.push(k); rName.push(nameStr); rKey.push(keyFn());
-      rFile.push(-1); rLine.push(0); rLm.push(undefined); rMr.push(-1); rFr.push(-1);
-      return r;
+      const r = R++;
+      rParent[r] = parentRow; rKind[r] = k; rName.push(nameStr); rKey.push(key);
+      rFile[r] = -1; rLine[r] = 0; rLm[r] = -1; rMr[r] = -1; rFr[r] = -1; rFirst[r] = -1;
     }
-    const rowOf = arr('i1', Int32Array, N, -1); // row of each view node's scope (inherited)
-    const own = arr('i2', Int32Array, N, -1); // the row a view node counts in, -1: none
-    const procOf = arr('i3', Int32Array, N, -1);
-    const procByName = arr('flat.procByName', Int32Array, S.length, -1); // last procedure row of each name
-    const nodeRow = arr('i4', Int32Array, N), nodeOrder = arr('i5', Int32Array, N);
-    let nn = 0;
-    const ev = dfsEvents(t);
-    let e = 0;
+    const procByName = new Int32Array(S.length).fill(-1); // last procedure row of each name
+    // per depth of the current path: the node, the row of its scope
+    // (inherited), the row it counts in (-1: none), the module of its
+    // nearest frame (-1: none)
+    let dcap = 64, dNode = new Int32Array(dcap), dScope = new Int32Array(dcap), dOwn = new Int32Array(dcap), dLm = new Int32Array(dcap);
+    let d = -1;
+    const w = walker(t);
     const b = { root: null };
     b.step = function (count) {
       if (b.root) return true;
-      const stop = Math.min(ev.length, e + count);
-      for (; e < stop; e++) {
-        const x = ev[e];
+      for (let c = 0; c < count; c++) {
+        const x = w.next();
+        if (x === WALK_DONE) break;
         if (x < 0) {
-          const r = own[~x];
+          const r = dOwn[d--];
           if (r < 0) continue;
           active[r]--;
           if (kind[~x] === K.FRAME || kind[~x] === K.INLINE) { active[rMr[r]]--; active[rFr[r]]--; }
           continue;
         }
         const i = x, k = kind[i];
+        if (++d === dcap) {
+          dcap *= 2;
+          const g = function (a) { const y = new Int32Array(dcap); y.set(a); return y; };
+          dNode = g(dNode); dScope = g(dScope); dOwn = g(dOwn); dLm = g(dLm);
+        }
+        dNode[d] = i;
         let r = -1;
         const frame = k === K.FRAME || k === K.INLINE;
         if (frame) {
-          const l = lm[i] >= 0 ? lm[i] : (i > 0 && procOf[parent[i]] >= 0 ? lm[procOf[parent[i]]] : -1);
+          const l = lm[i] >= 0 ? lm[i] : d > 0 ? dLm[d - 1] : -1;
           const f = file[i];
           r = procByName[name[i]];
           if (r < 0 || rLm[r] !== l || rFile[r] !== f) {
-            const mr = get(0, 0, l, 0, 0, l >= 0 ? t.src.modules[l] : '[unknown module]', K.GROUP, function () { return 'M' + l; });
-            const fr = get(mr, 1, l, f, 0, f >= 0 ? t.src.files[f] : '[unknown file]', K.GROUP, function () { return 'M' + l + 'F' + f; });
+            const mr = table.id(0, l, 0, 0, true) + 1;
+            if (mr === R) newRow(0, K.GROUP, l >= 0 ? t.src.modules[l] : '[unknown module]', 'M' + l);
+            const fr = table.id(1, l, f, 0, true) + 1;
+            if (fr === R) newRow(mr, K.GROUP, f >= 0 ? t.src.files[f] : '[unknown file]', 'M' + l + 'F' + f);
             rFile[fr] = f;
-            r = get(fr, 2, l, f, name[i], S[name[i]], K.FRAME, function () { return 'M' + l + 'F' + f + 'P' + name[i]; });
+            r = table.id(2, l, f, name[i], true) + 1;
+            if (r === R) newRow(fr, K.FRAME, S[name[i]], 'M' + l + 'F' + f + 'P' + name[i]);
             rFile[r] = f; rLine[r] = line[i]; rLm[r] = l; rMr[r] = mr; rFr[r] = fr;
             procByName[name[i]] = r;
           }
-          procOf[i] = i;
-        } else if (i > 0) {
-          procOf[i] = procOf[parent[i]];
-          const pr = rowOf[parent[i]];
+          dLm[d] = lm[i];
+        } else {
+          dLm[d] = d > 0 ? dLm[d - 1] : -1;
+          const pr = d > 0 ? dScope[d - 1] : -1;
           if ((k === K.LOOP || k === K.STMT) && pr >= 0) {
-            r = get(pr, 3 + (k === K.LOOP ? 0 : 1), pr, file[i], line[i], S[name[i]], k, function () { return rKey[pr] + (k === K.LOOP ? 'L' : 'S') + file[i] + ':' + line[i]; });
+            const q = k === K.LOOP ? 3 : 4;
+            r = table.id(q, pr, file[i], line[i], true) + 1;
+            if (r === R) newRow(pr, k, S[name[i]], rKey[pr] + (k === K.LOOP ? 'L' : 'S') + file[i] + ':' + line[i]);
             rFile[r] = file[i]; rLine[r] = line[i];
           }
         }
-        rowOf[i] = r >= 0 ? r : (i > 0 ? rowOf[parent[i]] : -1);
+        dScope[d] = r >= 0 ? r : d > 0 ? dScope[d - 1] : -1;
+        dOwn[d] = r;
         if (frame) {
           // a module or file counts the outermost frames it contains
-          for (const gr of [rMr[r], rFr[r]]) {
-            if (!active[gr]) for (let m = 0; m < nm; m++) rIncl[gr * nm + m] += tIncl[m][i];
-            active[gr]++;
-          }
+          const mr = rMr[r], fr = rFr[r];
+          if (!active[mr]) for (let m = 0; m < nm; m++) rIncl[mr * nm + m] += tIncl[m][i];
+          active[mr]++;
+          if (!active[fr]) for (let m = 0; m < nm; m++) rIncl[fr * nm + m] += tIncl[m][i];
+          active[fr]++;
         }
         if (r >= 0) {
-          own[i] = r;
           const outer = !active[r];
           active[r]++;
-          nodeRow[nn] = r; nodeOrder[nn++] = i;
-          rNodeCount[r]++;
+          if (rFirst[r] < 0) rFirst[r] = i;
           rCalls[r] += calls[i];
           for (let m = 0; m < nm; m++) {
             rSelf[r * nm + m] += tSelf[m][i];
             if (outer) rIncl[r * nm + m] += tIncl[m][i];
           }
-        } else if (rowOf[i] >= 0) {
-          const q = rowOf[i];
+        } else if (dScope[d] >= 0) {
+          const q = dScope[d];
           for (let m = 0; m < nm; m++) rSelf[q * nm + m] += tSelf[m][i];
         }
         if (!frame && k !== K.ROOT) {
           // exclusive cost of a statement or loop also counts for the
           // loops around it and for its procedure
-          for (let p = parent[i]; p > 0; p = parent[p]) {
-            const q = own[p];
+          for (let a = d - 1; a > 0; a--) {
+            const q = dOwn[a];
             if (q >= 0) for (let m = 0; m < nm; m++) rSelf[q * nm + m] += tSelf[m][i];
-            if (kind[p] === K.FRAME || kind[p] === K.INLINE) break;
+            const ka = kind[dNode[a]];
+            if (ka === K.FRAME || ka === K.INLINE) break;
           }
         }
       }
-      if (e < ev.length) return false;
+      if (d >= 0) return false;
       // row objects, children in creation order
-      // view nodes of each row in visit order (a counting sort)
-      const nstart = new Int32Array(R + 1);
-      for (let r = 0; r < R; r++) nstart[r + 1] = nstart[r] + rNodeCount[r];
-      const nfill = nstart.slice(0, R), nodes = new Int32Array(nn);
-      for (let j = 0; j < nn; j++) nodes[nfill[nodeRow[j]]++] = nodeOrder[j];
       const rows = new Array(R);
       for (let r = 0; r < R; r++) {
-        const o = { name: rName[r], kind: rKind[r], key: rKey[r], children: [], incl: rIncl.slice(r * nm, r * nm + nm), self: rSelf.slice(r * nm, r * nm + nm), calls: rCalls[r], nodes: nodes.subarray(nstart[r], nstart[r + 1]), file: rFile[r], line: rLine[r] };
+        const o = { name: rName[r], kind: rKind[r], key: rKey[r], children: [], incl: part(rIncl, r * nm, nm), self: part(rSelf, r * nm, nm), calls: rCalls[r], node: rFirst[r] >= 0 ? rFirst[r] : 0, file: rFile[r], line: rLine[r] };
         if (rKind[r] === K.FRAME && rMr[r] >= 0) { o.lm = rLm[r]; o.mr = rows[rMr[r]]; o.fr = rows[rFr[r]]; }
         rows[r] = o;
         if (r > 0) rows[rParent[r]].children.push(o);
@@ -1418,7 +1588,8 @@
   // flat rows of this tree, built by the same functions, are the base values
   // of the current rows with the same keys.
   function baseValues(t, b, match) {
-    const v = Object.assign({}, t, { self: [], incl: [], fself: undefined });
+    // (the rows built for @t are not this tree's)
+    const v = Object.assign({}, t, { self: [], incl: [], buRows: undefined, buBuild: undefined, buDone: undefined, flatRoot: undefined, flatBuild: undefined, flatDone: undefined });
     for (let m = 0; m < t.self.length; m++) {
       const bm = matchMetric(t, b, m), a = new Float64Array(t.n);
       if (bm >= 0) for (let i = 0; i < t.n; i++) if (match[i] >= 0) a[i] = b.self[bm][match[i]];
@@ -1456,10 +1627,10 @@
   }
 
   const api = {
-    K: K, KIND_NAMES: KIND_NAMES, TRANSFORMS: TRANSFORMS, load: load, unpack: unpack, buildView: buildView, release: release, warmUp: warmUp, bottomUpJobs: bottomUpJobs, flatJobs: flatJobs,
+    K: K, KIND_NAMES: KIND_NAMES, TRANSFORMS: TRANSFORMS, load: load, unpack: unpack, buildView: buildView, release: release, warmUp: warmUp, bottomUpJobs: bottomUpJobs, flatJobs: flatJobs, uniqueJobs: uniqueJobs, jitJobs: jitJobs,
     encodeTransforms: encodeTransforms, decodeTransforms: decodeTransforms, children: children,
     nameOf: nameOf, depths: depths, hotPath: hotPath, bottomUpRoots: bottomUpRoots,
-    bottomUpCallers: bottomUpCallers, frameSelf: frameSelf, flat: flat, matchTrees: matchTrees, matchMetric: matchMetric,
+    bottomUpCallers: bottomUpCallers, bottomUpEntries: bottomUpEntries, flat: flat, matchTrees: matchTrees, matchMetric: matchMetric,
     stats: stats, sourceLines: sourceLines, pathOf: pathOf, isFrame: isFrame,
     compileFormula: compileFormula, evalFormula: evalFormula, derivedMetric: derivedMetric,
     derivedValue: derivedValue, decodeDerived: decodeDerived, encodeDerived: encodeDerived, baseOnly: baseOnly, baseValues: baseValues,

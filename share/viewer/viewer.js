@@ -174,7 +174,9 @@
     return cols;
   }
 
-  // A row: {name, kind, depth, open (null: leaf), incl[], self[], calls, node, base, key}
+  // A row: {name, kind, depth, open (null: leaf), incl[], self[], calls,
+  // node, base, key, sk (its sort key, set by sortRows)}; incl and self may
+  // be the model's own arrays (bottom-up and flat rows): read, never written.
   function cellText(r, c) {
     const m = st.metric, tot = tree.incl[m][0];
     switch (c.id) {
@@ -192,18 +194,22 @@
         return c.metric !== undefined ? fmt(r.incl[c.metric], c.metric) : '';
     }
   }
-  function sortKey(r) {
-    const m = st.metric;
-    switch (st.sort) {
-      case 'excl': case 'excl-pct': return r.self[m];
-      case 'calls': return r.calls;
-      case 'per-call': return r.calls ? r.incl[m] / r.calls : 0;
-      case 'delta': return r.base === undefined ? 0 : Math.abs(r.incl[m] - r.base);
-      case 'name': return 0;
-      default:
-        if (/^dx?-\d+$/.test(st.sort) && derived[Number(st.sort.split('-')[1])]) return derivedOf(r, Number(st.sort.split('-')[1]), st.sort[1] !== 'x');
-        if (st.sort.indexOf('incl-') === 0 && st.sort !== 'incl-pct') return r.incl[Number(st.sort.slice(5))] || 0;
-        return r.incl[m];
+  // The sort key of the current sort column (st.sort) as a function of a
+  // row, chosen once per sort rather than once per comparison.
+  function sortKeyFn() {
+    const m = st.metric, s = st.sort;
+    switch (s) {
+      case 'excl': case 'excl-pct': return function (r) { return r.self[m]; };
+      case 'calls': return function (r) { return r.calls; };
+      case 'per-call': return function (r) { return r.calls ? r.incl[m] / r.calls : 0; };
+      case 'delta': return function (r) { return r.base === undefined ? 0 : Math.abs(r.incl[m] - r.base); };
+      case 'name': return function () { return 0; };
+      default: {
+        const k = /^dx?-\d+$/.test(s) ? Number(s.split('-')[1]) : -1;
+        if (k >= 0 && derived[k]) { const inclusive = s[1] !== 'x'; return function (r) { return derivedOf(r, k, inclusive); }; }
+        if (s.indexOf('incl-') === 0 && s !== 'incl-pct') { const x = Number(s.slice(5)); return function (r) { return r.incl[x] || 0; }; }
+        return function (r) { return r.incl[m]; };
+      }
     }
   }
   // ------------------------------------------------------ derived columns
@@ -244,7 +250,10 @@
 
   function sortRows(list) {
     if (st.sort === 'name') return list.sort(function (a, b) { return a.name < b.name ? -1 : a.name > b.name ? 1 : 0; });
-    return list.sort(function (a, b) { return sortKey(b) - sortKey(a) || (a.name < b.name ? -1 : 1); });
+    // each row's key once (r.sk), not twice per comparison
+    const key = sortKeyFn();
+    for (const r of list) r.sk = key(r);
+    return list.sort(function (a, b) { return b.sk - a.sk || (a.name < b.name ? -1 : 1); });
   }
 
   // ------------------------------------------------------------- row lists
@@ -269,7 +278,7 @@
     return out;
   }
   function groupRow(g, depth, key) {
-    return { name: g.name + (g.csLine ? ' :' + g.csLine : ''), kind: g.kind, depth: depth, node: g.entries[0], key: key, incl: Array.from(g.incl), self: Array.from(g.self), calls: g.calls || 0, leaf: false, g: g, base: undefined };
+    return { name: g.name + (g.csLine ? ' :' + g.csLine : ''), kind: g.kind, depth: depth, node: g.node, key: key, incl: g.incl, self: g.self, calls: g.calls || 0, leaf: false, g: g, base: undefined };
   }
   // Differential: the base's value of a row from its twin @g in the base
   // tree's bottom-up or flat rows (null: none, value 0).
@@ -278,17 +287,6 @@
     r.bg = g;
     r.base = g ? g.incl[st.metric] : 0;
     return r;
-  }
-  // A bottom-up procedure row's calls: the sampled calls of all its
-  // occurrences, as csprof-report's bottom-up view counts them.
-  function rootCalls(r) {
-    if (r.g.calls === undefined) r.calls = rowCalls(r.g);
-    return r;
-  }
-  // the sum, kept with bottom-up row @g of the current view (a pass over its entries)
-  function rowCalls(g) {
-    if (g.callSum === undefined) { let c = 0; const e = g.entries; for (let k = 0; k < e.length; k++) c += tree.calls[e[k]]; g.callSum = c; }
-    return g.callSum;
   }
   function buBase(g) {
     if (!base) return null;
@@ -307,7 +305,7 @@
   function bottomUpRows() {
     if (!buRows) buRows = tree.buRows || (tree.buRows = M.bottomUpRoots(tree)); // idle time may have built them (M.bottomUpJobs)
     const out = [];
-    const stack = sortRows(buRows.map(function (g) { return withBase(rootCalls(groupRow(g, 0, 'b:' + g.kind + ':' + g.name)), buBase(g, null)); })).reverse();
+    const stack = sortRows(buRows.map(function (g) { return withBase(groupRow(g, 0, 'b:' + g.kind + ':' + g.name), buBase(g, null)); })).reverse();
     while (stack.length) {
       const r = stack.pop();
       out.push(r);
@@ -335,7 +333,7 @@
     }
     const out = [];
     function fr(r, depth) {
-      return { name: r.name, kind: r.kind, depth: depth, node: r.nodes.length ? r.nodes[0] : 0, key: 'f:' + r.key, incl: Array.from(r.incl), self: Array.from(r.self), calls: r.calls, leaf: !r.children.length, fr: r, base: base ? (flatBase(r) ? flatBase(r).incl[st.metric] : 0) : undefined };
+      return { name: r.name, kind: r.kind, depth: depth, node: r.node, key: 'f:' + r.key, incl: r.incl, self: r.self, calls: r.calls, leaf: !r.children.length, fr: r, base: base ? (flatBase(r) ? flatBase(r).incl[st.metric] : 0) : undefined };
     }
     const stack = sortRows(level.map(function (r) { return fr(r, 0); })).reverse();
     while (stack.length) {
@@ -968,18 +966,21 @@
         document.documentElement.dataset.csprofReadyMs = Math.round(performance.now());
         document.documentElement.dataset.csprofReady = '1';
         loadAddrs();
-        // map the memory of the first rebuilds, then build the bottom-up
-        // rows of the first view, while the page is idle
+        // while the page is idle: the bottom-up and flat rows of the first
+        // view (the next views a user opens), the source's unique-children
+        // flags (every transform's build needs them), the memory of the
+        // first rebuilds (M.warmUp), then their compiled code (M.jitJobs)
         if (window.requestIdleCallback) {
           const first = tree;
-          const jobs = M.warmUp(src).concat(M.bottomUpJobs(first, 200000).map(function (job) {
+          const jobs = M.bottomUpJobs(first, 200000).map(function (job) {
             return function () { if (tree === first && !buRows) job(); };
-          }), [function () { if (tree === first && tree.buRows) for (const g of tree.buRows) rowCalls(g); }], M.flatJobs(first, 200000).map(function (job) {
+          }).concat(M.flatJobs(first, 200000).map(function (job) {
             return function () { if (tree === first && !flatRoot) job(); };
-          }));
+          }), M.uniqueJobs(src, 200000), M.warmUp(src), M.jitJobs(src, 20000, 3));
           const idle = function (dl) {
             while (jobs.length && dl.timeRemaining() > 5) jobs.shift()();
             if (jobs.length) window.requestIdleCallback(idle);
+            else document.documentElement.dataset.csprofIdleMs = Math.round(performance.now()); // since navigation start
           };
           window.requestIdleCallback(idle);
         }

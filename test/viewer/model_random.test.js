@@ -92,22 +92,44 @@ function sameView(a, b, what) {
   }
 }
 
-// Rows of a bottom-up or flat result as plain values, for deepStrictEqual.
+// Rows of a bottom-up or flat result as plain values, for deepStrictEqual:
+// the fields of the reference's rows.  The model's rows have more (node:
+// the first view node; calls of a bottom-up root; cself: the exclusive
+// cost of each carried node), checked by checkExtras.
+const REF_FIELDS = ['calls', 'carry', 'csLine', 'entries', 'file', 'incl', 'key', 'kind', 'line', 'lm', 'name', 'nameId', 'outer', 'self', 'weight'];
 function plainGroup(g) {
   const o = {};
   for (const k of Object.keys(g).sort()) {
     const x = g[k];
-    if (k === 'children' || k === 'mr' || k === 'fr') continue;
+    if (REF_FIELDS.indexOf(k) < 0) continue;
     o[k] = x && typeof x === 'object' && typeof x.length === 'number' ? Array.from(x) : x;
   }
   return o;
 }
-function plainFlat(root) {
+// A reference bottom-up root with the fields the model adds: its first
+// entry and the sum of its entries' calls (in the same order).
+function refRoot(t, g) {
+  let c = 0;
+  for (const e of g.entries) c += t.calls[e];
+  return Object.assign(plainGroup(g), { calls: c });
+}
+// The model's extra fields of bottom-up row @g of view @t: node is the
+// first entry; cself the exclusive cost (M.frameSelf of the reference) of
+// each carried node.
+function checkExtras(g, fs, what) {
+  assert.strictEqual(g.node, g.entries[0], what + ': node');
+  const nm = fs.length, want = [];
+  for (const c of g.carry) for (let m = 0; m < nm; m++) want.push(fs[m][c]);
+  assert.deepStrictEqual(Array.from(g.cself), want, what + ': cself');
+}
+function plainFlat(root, ref) {
   const out = [];
   const st = [[root, 0]];
   while (st.length) {
     const [r, d] = st.pop();
     const o = plainGroup(r);
+    // the model keeps the first node of a row; the reference all of them
+    o.node = ref ? (r.nodes.length ? r.nodes[0] : 0) : r.node;
     o.depth = d;
     o.nkids = r.children.length;
     if (r.mr) o.mr = r.mr.key;
@@ -124,15 +146,76 @@ function eachCase(fn) {
     const d = randomData(seed, 20 + seed * 7);
     const src = M.load(d), rsrc = R.load(randomData(seed, 20 + seed * 7));
     const r = rng(seed * 7919);
-    // every third seed, the idle-time warm-up has run (scratch and spare
-    // arrays of this size already exist)
-    if (seed % 3 === 0) for (const job of M.warmUp(src)) job();
+    // every third seed, the idle-time work has run (scratch and spare
+    // arrays of this size exist, buildView has run on a prefix of the
+    // tree: M.jitJobs); on others, half of the unique-children slices
+    // (the first build finishes them)
+    if (seed % 3 === 0) {
+      for (const job of M.warmUp(src).concat(M.jitJobs(src, 1 + seed % 40, 2))) job();
+    } else {
+      const u = M.uniqueJobs(src, 1 + seed % 9);
+      for (let k = 0; k < u.length >> 1; k++) u[k]();
+    }
     for (let rep = 0; rep < 6; rep++) {
       const ts = rep === 0 ? [] : randomTransforms(r, src);
       fn(src, rsrc, ts, 'seed ' + seed + ' transforms ' + M.encodeTransforms(ts));
     }
   }
 }
+
+// Per node of @src, 1 when its children differ pairwise in (kind, name,
+// call-site line): the definition, by comparing every pair.
+function uniqueByPairs(src) {
+  const kids = Array.from({ length: src.n }, function () { return []; });
+  for (let i = 1; i < src.n; i++) kids[src.parent[i]].push(i);
+  return kids.map(function (k) {
+    for (let x = 0; x < k.length; x++) {
+      for (let y = 0; y < x; y++) {
+        const a = k[x], b = k[y];
+        if (src.kind[a] === src.kind[b] && src.name[a] === src.name[b] && src.csLine[a] === src.csLine[b]) return 0;
+      }
+    }
+    return 1;
+  });
+}
+
+// Viewer data of one procedure with @width callees at distinct call-site
+// lines; with @dup, one more callee repeating the one at @dup (the same
+// name and line), else none repeated.
+function wideData(width, dup) {
+  const d = { format: 1, program: 'prog', metrics: [{ name: 'CPUTIME', unit: 's', rawPerUnit: 1 }], modules: ['/bin/prog'], files: ['a.c'],
+    strings: ['prog', 'main'], n: 0, parentDelta: [], kind: [], name: [], lm: [], file: [], line: [], csFile: [], csLine: [], calls: [], self: [[]] };
+  function add(parent, kind, name, cs) {
+    const i = d.n++;
+    d.parentDelta.push(parent < 0 ? 0 : i - parent); d.kind.push(kind); d.name.push(name); d.lm.push(parent < 0 ? -1 : 0);
+    d.file.push(0); d.line.push(1); d.csFile.push(0); d.csLine.push(cs); d.calls.push(1); d.self[0].push(1);
+  }
+  add(-1, K.ROOT, 0, 0);
+  add(0, K.FRAME, 1, 0);
+  for (let c = 0; c < width; c++) { d.strings.push('c' + c); add(1, K.FRAME, d.strings.length - 1, 10 + c); }
+  if (dup !== undefined) add(1, K.FRAME, 2 + dup, 10 + dup);
+  return d;
+}
+
+test('uniqueJobs: the unique-children flags built in slices, with views built between them, as their definition', function () {
+  const cases = [];
+  for (let seed = 1; seed <= SEEDS; seed++) cases.push(randomData(seed, 20 + seed * 7));
+  // more than 16 children (a hash table, not pairs), repeated or not
+  for (const w of [3, 16, 17, 40]) { cases.push(wideData(w)); cases.push(wideData(w, 0)); cases.push(wideData(w, w - 1)); }
+  cases.forEach(function (d, x) {
+    const src = M.load(d), want = uniqueByPairs(src);
+    const jobs = M.uniqueJobs(src, 1 + (x % 6));
+    const half = jobs.length >> 1;
+    for (let k = 0; k < half; k++) jobs[k]();
+    M.release(M.buildView(M.load(wideData(20, 3)), [{ t: 'hide-loops' }])); // another source's flags between the slices
+    for (let k = half; k < jobs.length; k++) jobs[k]();
+    assert.ok(src.uniq, 'case ' + x + ': the jobs left the flags');
+    assert.deepStrictEqual(Array.from(src.uniq), want, 'case ' + x);
+  });
+  // where a child repeats, its parent is flagged
+  assert.strictEqual(uniqueByPairs(M.load(wideData(40, 5)))[1], 0);
+  assert.strictEqual(uniqueByPairs(M.load(wideData(40)))[1], 1);
+});
 
 test('load: same columns as the reference', function () {
   for (let seed = 1; seed <= 10; seed++) {
@@ -157,14 +240,20 @@ test('buildView: same view as the reference under random transforms', function (
 test('bottomUpRoots and bottomUpCallers: same rows as the reference', function () {
   eachCase(function (src, rsrc, ts, what) {
     const t = M.buildView(src, ts), rt = R.buildView(rsrc, ts);
-    const a = M.bottomUpRoots(t), b = R.bottomUpRoots(rt);
-    assert.deepStrictEqual(a.map(plainGroup), b.map(plainGroup), what + ': roots');
+    const a = M.bottomUpRoots(t), b = R.bottomUpRoots(rt), fs = R.frameSelf(rt);
+    // without their entries first (as a first visit shows them)
+    assert.deepStrictEqual(a.map(plainGroup), b.map(function (g) { const o = refRoot(rt, g); for (const k of ['carry', 'entries', 'outer', 'weight']) delete o[k]; return o; }), what + ': roots');
+    assert.deepStrictEqual(a.map(function (g) { return g.node; }), b.map(function (g) { return g.entries[0]; }), what + ': first nodes');
     for (let k = 0; k < a.length; k++) {
       const ca = M.bottomUpCallers(t, a[k]), cb = R.bottomUpCallers(rt, b[k]);
+      assert.deepStrictEqual(plainGroup(a[k]), refRoot(rt, b[k]), what + ': entries of ' + a[k].name);
+      checkExtras(a[k], fs, what + ': ' + a[k].name);
       assert.deepStrictEqual(ca.map(plainGroup), cb.map(plainGroup), what + ': callers of ' + a[k].name);
       // one more level up
-      for (let j = 0; j < ca.length; j++)
+      for (let j = 0; j < ca.length; j++) {
+        checkExtras(ca[j], fs, what + ': caller ' + ca[j].name);
         assert.deepStrictEqual(M.bottomUpCallers(t, ca[j]).map(plainGroup), R.bottomUpCallers(rt, cb[j]).map(plainGroup), what + ': callers of callers');
+      }
     }
     M.release(t);
   });
@@ -173,7 +262,7 @@ test('bottomUpRoots and bottomUpCallers: same rows as the reference', function (
 test('flat: same static tree as the reference', function () {
   eachCase(function (src, rsrc, ts, what) {
     const t = M.buildView(src, ts);
-    assert.deepStrictEqual(plainFlat(M.flat(t)), plainFlat(R.flat(R.buildView(rsrc, ts))), what);
+    assert.deepStrictEqual(plainFlat(M.flat(t)), plainFlat(R.flat(R.buildView(rsrc, ts)), true), what);
     M.release(t);
   });
 });
@@ -214,10 +303,10 @@ test('bottomUpJobs: the rows built in idle-time slices, with views built between
     if (t.n % 2) {
       for (let k = half; k < jobs.length; k++) jobs[k]();
       assert.ok(t.buRows, what + ': the jobs left the rows');
-      assert.deepStrictEqual(t.buRows.map(plainGroup), b.map(plainGroup), what + ': rows of the jobs');
+      assert.deepStrictEqual(t.buRows.map(function (g) { M.bottomUpEntries(t, g); return plainGroup(g); }), b.map(function (g) { return refRoot(rt, g); }), what + ': rows of the jobs');
     } else {
       // a visit before the jobs end finishes them at once
-      assert.deepStrictEqual(M.bottomUpRoots(t).map(plainGroup), b.map(plainGroup), what + ': rows finished early');
+      assert.deepStrictEqual(M.bottomUpRoots(t).map(function (g) { M.bottomUpEntries(t, g); return plainGroup(g); }), b.map(function (g) { return refRoot(rt, g); }), what + ': rows finished early');
     }
     M.release(other);
     M.release(t);
@@ -232,7 +321,7 @@ test('flatJobs: the flat tree built in idle-time slices, with views built betwee
     for (let k = 0; k < half; k++) jobs[k]();
     const other = M.buildView(src, [{ t: 'hide-loops' }]);
     M.flat(other);
-    const b = plainFlat(R.flat(R.buildView(rsrc, ts)));
+    const b = plainFlat(R.flat(R.buildView(rsrc, ts)), true);
     if (t.n % 2) {
       for (let k = half; k < jobs.length; k++) jobs[k]();
       assert.ok(t.flatRoot, what + ': the jobs left the tree');
