@@ -23,6 +23,8 @@
 //                    hide-inlines, focus-function and hide (the hot path's last
 //                    procedure), focus-subtree (its node), hide-lib (the module
 //                    of most nodes but the first); then back to none
+//   view bottom-up after a transform   collapse-recursion in top-down, the page
+//                    left idle (its idle-time jobs done), then bottom-up
 //   transform in bottom-up / flat   hide-loops in the bottom-up view,
 //                    hide-inlines in the flat view (their rows rebuilt)
 //   scroll           the bottom-up table scrolled by 200 rows until another
@@ -84,6 +86,14 @@ function actions(hotName, hotSel, lib) {
   acts.push(['  (remove it)', 'csprofViewer.setState({transforms: ""})', 'true']);
   acts.push(['transform hide-inlines (flat view)', 'csprofViewer.setState({transforms: "hide-inlines"})', 'true',
     `document.querySelector('[data-view="flat"]').click()`]);
+  acts.push(['  (remove it)', 'csprofViewer.setState({transforms: ""})', 'true']);
+  // after a transform in the top-down view and a pause (the page idle: its
+  // rows built then), the bottom-up view
+  acts.push(['view bottom-up after a transform', `document.querySelector('[data-view="bottom-up"]').click()`,
+    'csprofViewer.state().view === "bottom-up"',
+    `(async () => { document.querySelector('[data-view="top-down"]').click(); csprofViewer.setState({transforms: "collapse-recursion"});
+      await new Promise((r) => setTimeout(r, 1000)); // the page queues its idle work a moment after a transform
+      for (let k = 0; k < 600 && csprofViewer.idleJobs(); k++) await new Promise((r) => setTimeout(r, 50)); })()`]);
   acts.push(['  (remove it)', 'csprofViewer.setState({transforms: ""})', 'true']);
   // scrolling needs a long table: the bottom-up view lists every procedure
   acts.push(['scroll 200 rows (bottom-up)', `(() => {

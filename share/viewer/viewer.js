@@ -112,8 +112,16 @@
       bmatch = bonly.match;
       bmetric = M.matchMetric(tree, btree, st.metric);
     }
-    // the bottom-up rows and the flat tree are built on first use and kept with their view
+    // the bottom-up rows and the flat tree are built on first use (or in
+    // idle time) and kept with their view
     buRows = tree.buRows || null; flatRoot = tree.flatRoot || null;
+    if (timing.built && (!buRows || !flatRoot) && !tree.idleRows) {
+      // queued a moment later, so that the frames showing the new view
+      // come first
+      const t = tree;
+      t.idleRows = true;
+      setTimeout(function () { if (tree === t) whenIdle(viewRowJobs(t), true); else t.idleRows = false; }, 300);
+    }
     expanded = new Set();
     for (const s0 of keep) if (tree.map[s0] >= 0) expanded.add(tree.map[s0]);
     // a node that a transform had merged away is opened again with its kept descendants
@@ -139,6 +147,37 @@
     const c = { data: data, key: key, tree: M.buildView(data, list) };
     viewCache.unshift(c);
     return c.tree;
+  }
+  // Work for idle time (requestIdleCallback), run in order while the page
+  // is idle; whenIdle(@jobs, @first) adds @jobs at the end of the queue, or
+  // at its front when @first.  When the queue first runs out,
+  // data-csprof-idle-ms is set (share/schemas/viewer-data.md).
+  const idleQueue = [];
+  let idleAsked = false;
+  function whenIdle(jobs, first) {
+    if (!window.requestIdleCallback) return;
+    if (first) idleQueue.unshift.apply(idleQueue, jobs); else idleQueue.push.apply(idleQueue, jobs);
+    if (idleAsked) return;
+    idleAsked = true;
+    const run = function (dl) {
+      while (idleQueue.length && dl.timeRemaining() > 5) idleQueue.shift()();
+      if (idleQueue.length) { window.requestIdleCallback(run); return; }
+      idleAsked = false;
+      const de = document.documentElement;
+      if (!de.dataset.csprofIdleMs) de.dataset.csprofIdleMs = Math.round(performance.now()); // since navigation start
+    };
+    window.requestIdleCallback(run);
+  }
+  // Idle-time slices of view @t's bottom-up rows and flat tree (the next
+  // views a user may open), each skipped once another view is shown or the
+  // rows exist.  A slice of 50 000 depth-first events takes about 5-10 ms
+  // at a million nodes, so that input waits little behind one.
+  function viewRowJobs(t) {
+    return M.bottomUpJobs(t, 50000).map(function (job) {
+      return function () { if (tree === t && !buRows) job(); };
+    }).concat(M.flatJobs(t, 50000).map(function (job) {
+      return function () { if (tree === t && !flatRoot) job(); };
+    }));
   }
   function expandTo(v) {
     for (let p = tree.parent[v]; p >= 0; p = tree.parent[p]) expanded.add(p);
@@ -933,6 +972,8 @@
     hotPath: hotPath,
     tableText: tableText,
     timing: timing,
+    // idle-time jobs still queued (whenIdle)
+    idleJobs: function () { return idleQueue.length; },
     model: function () { return { tree: tree, src: src, base: btree }; },
   };
 
@@ -970,20 +1011,7 @@
         // view (the next views a user opens), the source's unique-children
         // flags (every transform's build needs them), the memory of the
         // first rebuilds (M.warmUp), then their compiled code (M.jitJobs)
-        if (window.requestIdleCallback) {
-          const first = tree;
-          const jobs = M.bottomUpJobs(first, 200000).map(function (job) {
-            return function () { if (tree === first && !buRows) job(); };
-          }).concat(M.flatJobs(first, 200000).map(function (job) {
-            return function () { if (tree === first && !flatRoot) job(); };
-          }), M.uniqueJobs(src, 200000), M.warmUp(src), M.jitJobs(src, 20000, 3));
-          const idle = function (dl) {
-            while (jobs.length && dl.timeRemaining() > 5) jobs.shift()();
-            if (jobs.length) window.requestIdleCallback(idle);
-            else document.documentElement.dataset.csprofIdleMs = Math.round(performance.now()); // since navigation start
-          };
-          window.requestIdleCallback(idle);
-        }
+        whenIdle(viewRowJobs(tree).concat(M.uniqueJobs(src, 200000), M.warmUp(src), M.jitJobs(src, 20000, 3)), false);
       };
       if (src.data.base) {
         loadScript('viewer/' + src.data.base, function (ok) {
