@@ -164,8 +164,8 @@ cdp.main(async () => {
   });
   const fmt = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
   console.log(`viewer: ${placeholder ? 'placeholder.html (loads the data file only)' : db}; ${nodes} CCT nodes; ` +
-    `${version}, headless, --disable-gpu; ${reps} repetition(s), fresh tab each; ` +
-    (cold ? 'cold: actions from ready on' : 'actions after the idle work'));
+    `${version}, headless, --disable-gpu; ${reps} repetition(s), fresh tab each` +
+    (placeholder ? '' : cold ? '; cold: actions from ready on' : '; actions after the idle work'));
   console.log('');
   console.log('| action | median ms | min–max ms | DOM elements | JS heap MB |');
   console.log('|---|---:|---:|---:|---:|');
