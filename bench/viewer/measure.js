@@ -27,6 +27,8 @@
 //                    left idle (its idle-time jobs done), then bottom-up
 //   transform in bottom-up / flat   hide-loops in the bottom-up view,
 //                    hide-inlines in the flat view (their rows rebuilt)
+//   bottom-up: open  the heaviest bottom-up row's twisty (its callers), then
+//                    its first caller's; flat: flatten by one level and back
 //   scroll           the bottom-up table scrolled by 200 rows until another
 //                    row is first
 // Each action is timed in the page with performance.now(), from before the
@@ -95,6 +97,15 @@ function actions(hotName, hotSel, lib) {
       await new Promise((r) => setTimeout(r, 1000)); // the page queues its idle work a moment after a transform
       for (let k = 0; k < 600 && csprofViewer.idleJobs(); k++) await new Promise((r) => setTimeout(r, 50)); })()`]);
   acts.push(['  (remove it)', 'csprofViewer.setState({transforms: ""})', 'true']);
+  // opening rows: the heaviest bottom-up row's callers, then its first
+  // caller's callers; flattening the flat view by one level
+  const twisty = (k) => `document.querySelectorAll('[data-twisty]')[${k}]`;
+  acts.push(['bottom-up: open the first row (callers)', `${twisty(0)}.click()`, `${twisty(0)}.textContent === '▾'`,
+    `document.querySelector('[data-view="bottom-up"]').click()`]);
+  acts.push(['bottom-up: open its first caller', `${twisty(1)}.click()`, `${twisty(1)}.textContent === '▾'`]);
+  acts.push(['flat: flatten one level', `document.getElementById('flatten').click()`, 'csprofViewer.state().flatten === 1',
+    `document.querySelector('[data-view="flat"]').click()`]);
+  acts.push(['  (unflatten)', `document.getElementById('unflatten').click()`, 'csprofViewer.state().flatten === 0']);
   // scrolling needs a long table: the bottom-up view lists every procedure
   acts.push(['scroll 200 rows (bottom-up)', `(() => {
       const row = document.querySelector('[data-name]');
