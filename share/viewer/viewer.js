@@ -1011,7 +1011,7 @@
         // view (the next views a user opens), the source's unique-children
         // flags (every transform's build needs them), the memory of the
         // first rebuilds (M.warmUp), then their compiled code (M.jitJobs)
-        whenIdle(viewRowJobs(tree).concat(M.uniqueJobs(src, 200000), M.warmUp(src), M.jitJobs(src, 20000, 3)), false);
+        whenIdle(viewRowJobs(tree).concat(M.uniqueJobs(src, 200000), M.warmUp(src), M.jitJobs(src, 20000, 3, st.lines ? [] : [{ t: 'hide-statements' }])), false);
       };
       if (src.data.base) {
         loadScript('viewer/' + src.data.base, function (ok) {

@@ -151,7 +151,7 @@ function eachCase(fn) {
     // tree: M.jitJobs); on others, half of the unique-children slices
     // (the first build finishes them)
     if (seed % 3 === 0) {
-      for (const job of M.warmUp(src).concat(M.jitJobs(src, 1 + seed % 40, 2))) job();
+      for (const job of M.warmUp(src).concat(M.jitJobs(src, 1 + seed % 40, 2, seed % 2 ? [{ t: 'hide-statements' }] : undefined))) job();
     } else {
       const u = M.uniqueJobs(src, 1 + seed % 9);
       for (let k = 0; k < u.length >> 1; k++) u[k]();
