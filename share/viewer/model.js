@@ -599,15 +599,10 @@
   // Work for idle time after loading @src, as bottomUpJobs(): slices of
   // uniqueChildren(src), about @slice nodes each.
   function uniqueJobs(src, slice) {
-    const jobs = [];
-    for (let p = 0; p < src.n; p += slice) {
-      jobs.push(function () {
-        if (src.uniq) return;
-        if (!src.uniqBuild) src.uniqBuild = uniqueBuild(src);
-        if (src.uniqBuild.step(slice)) { src.uniq = src.uniqBuild.uniq; src.uniqBuild = null; }
-      });
-    }
-    return jobs;
+    return sliceJobs(src.n, slice, function () {
+      if (src.uniq) return null;
+      return src.uniqBuild || (src.uniqBuild = uniqueBuild(src));
+    }, function (b) { src.uniq = b.uniq; src.uniqBuild = null; });
   }
 
   // The view without the leaves of kind @kind, their cost moved to their
@@ -894,12 +889,23 @@
   // in t.buRows (null until then).  A call of bottomUpRoots(t) meanwhile
   // finishes the work at once.
   function bottomUpJobs(t, slice) {
+    return sliceJobs(2 * t.n, slice, function () {
+      if (t.buRows || t.buDone || t.owned === null) return null; // done, or @t released
+      return t.buBuild || (t.buBuild = bottomUpBuild(t));
+    }, function (b) { t.buRows = b.rows; t.buBuild = null; });
+  }
+
+  // Idle-time slices of a resumable pass (bottomUpBuild, flatBuild,
+  // uniqueBuild): about @total / @slice functions, each stepping it by
+  // @slice.  @pending() returns the pass's state (made on its first call),
+  // or null when the result exists or is no longer wanted; @done(state)
+  // keeps the result.
+  function sliceJobs(total, slice, pending, done) {
     const jobs = [];
-    for (let e = 0; e < 2 * t.n; e += slice) {
+    for (let e = 0; e < total; e += slice) {
       jobs.push(function () {
-        if (t.buRows || t.buDone || t.owned === null) return; // done, or @t released
-        if (!t.buBuild) t.buBuild = bottomUpBuild(t);
-        if (t.buBuild.step(slice)) { t.buRows = t.buBuild.rows; t.buBuild = null; }
+        const b = pending();
+        if (b && b.step(slice)) done(b);
       });
     }
     return jobs;
@@ -1096,15 +1102,10 @@
   // about @slice depth-first events each; the last leaves its result in
   // t.flatRoot.
   function flatJobs(t, slice) {
-    const jobs = [];
-    for (let e = 0; e < 2 * t.n; e += slice) {
-      jobs.push(function () {
-        if (t.flatRoot || t.flatDone || t.owned === null) return; // done, or @t released
-        if (!t.flatBuild) t.flatBuild = flatBuild(t);
-        if (t.flatBuild.step(slice)) { t.flatRoot = t.flatBuild.root; t.flatBuild = null; }
-      });
-    }
-    return jobs;
+    return sliceJobs(2 * t.n, slice, function () {
+      if (t.flatRoot || t.flatDone || t.owned === null) return null; // done, or @t released
+      return t.flatBuild || (t.flatBuild = flatBuild(t));
+    }, function (b) { t.flatRoot = b.root; t.flatBuild = null; });
   }
 
   // The state of one flat(@t) build: step(@count) walks up to @count more

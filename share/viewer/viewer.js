@@ -88,8 +88,10 @@
   // statements are shown only on request (ln=1); otherwise their cost is
   // their loop's or frame's exclusive cost, as in the report
   function viewTransforms() {
-    return st.lines || st.t.some(function (x) { return x.t === 'hide-statements'; }) ? st.t : st.t.concat([{ t: 'hide-statements' }]);
+    return st.t.some(function (x) { return x.t === 'hide-statements'; }) ? st.t : st.t.concat(addedTransforms());
   }
+  // the transforms the page adds to the user's list
+  function addedTransforms() { return st.lines ? [] : [{ t: 'hide-statements' }]; }
   function rebuild() {
     // top-down expansion survives a transform: kept as source nodes
     const keep = [];
@@ -1011,7 +1013,7 @@
         // view (the next views a user opens), the source's unique-children
         // flags (every transform's build needs them), the memory of the
         // first rebuilds (M.warmUp), then their compiled code (M.jitJobs)
-        whenIdle(viewRowJobs(tree).concat(M.uniqueJobs(src, 200000), M.warmUp(src), M.jitJobs(src, 20000, 3, st.lines ? [] : [{ t: 'hide-statements' }])), false);
+        whenIdle(viewRowJobs(tree).concat(M.uniqueJobs(src, 200000), M.warmUp(src), M.jitJobs(src, 20000, 3, addedTransforms())), false);
       };
       if (src.data.base) {
         loadScript('viewer/' + src.data.base, function (ok) {
