@@ -104,7 +104,7 @@
       modules: d.modules,
       files: d.files,
       // set later (declared here: one object shape for every source)
-      end: null, uniq: null, uniqBuild: null, buRowsHint: undefined, flatRowsHint: undefined,
+      end: null, uniq: null, uniqBuild: null, sameUp: null, sameUpBuild: null, buRowsHint: undefined, flatRowsHint: undefined,
     };
     // subtree end (exclusive) of each node in preorder
     const end = new Int32Array(n);
@@ -376,6 +376,7 @@
     const owned = [map, v.parent, v.kind, v.name, v.lm, v.file, v.line, v.csFile, v.csLine, v.calls, v.rep].concat(v.self);
     const t = finish(src, v, map, anyFocus ? inFocus : null); // focus: compacted in v's columns
     t.owned = owned.concat(t.sumsOwned);
+    t.moved = rec || anyFocus;
     return t;
   }
 
@@ -605,6 +606,56 @@
     }, function (b) { src.uniq = b.uniq; src.uniqBuild = null; });
   }
 
+  // The nearest proper ancestor with the same name of each source node (-1:
+  // none, and for the root), as an Int32Array: the chain a view's bottom-up
+  // rows follow to find a node's same-name ancestors without a walk of the
+  // view (bottomUpBuild).  Computed once per source (in idle time:
+  // sameNameJobs()) by one preorder pass with the current path and the
+  // deepest node of each name on it.
+  function sameNameUp(src) {
+    if (src.sameUp) return src.sameUp;
+    const b = src.sameUpBuild || sameNameBuild(src);
+    src.sameUpBuild = null;
+    b.step(Infinity);
+    src.sameUp = b.up;
+    return src.sameUp;
+  }
+
+  // The state of one sameNameUp(@src) pass: step(@count) reads up to
+  // @count more nodes and returns true when b.up is complete.  Its state is
+  // its own (other passes may run between steps).
+  function sameNameBuild(src) {
+    const n = src.n, parent = src.parent, name = src.name;
+    const up = new Int32Array(n).fill(-1), last = new Int32Array(src.strings.length).fill(-1);
+    let path = new Int32Array(256), sp = 0, i = 1;
+    const b = { up: up };
+    b.step = function (count) {
+      const stop = Math.min(n, i + count);
+      for (; i < stop; i++) {
+        const p = parent[i];
+        while (sp > 0 && path[sp - 1] !== p) {
+          const x = path[--sp];
+          last[name[x]] = up[x];
+        }
+        up[i] = last[name[i]];
+        last[name[i]] = i;
+        if (sp === path.length) { const a = new Int32Array(2 * sp); a.set(path); path = a; }
+        path[sp++] = i;
+      }
+      return i >= n;
+    };
+    return b;
+  }
+
+  // Work for idle time after loading @src, as uniqueJobs(): slices of
+  // sameNameUp(src), about @slice nodes each.
+  function sameNameJobs(src, slice) {
+    return sliceJobs(src.n, slice, function () {
+      if (src.sameUp) return null;
+      return src.sameUpBuild || (src.sameUpBuild = sameNameBuild(src));
+    }, function (b) { src.sameUp = b.up; src.sameUpBuild = null; });
+  }
+
   // The view without the leaves of kind @kind, their cost moved to their
   // parents: no child can clash with another, so no lookup is needed.
   // Returns null when such a node has children (then buildView merges).
@@ -627,7 +678,7 @@
       rep[j] = i;
       parent[j] = i === 0 ? -1 : map[sParent[i]];
     }
-    const t = { src: src, n: k, map: map, parent: parent, rep: rep, self: [], incl: [] };
+    const t = { src: src, n: k, map: map, parent: parent, rep: rep, self: [], incl: [], moved: false, repN: k };
     for (const c of ['kind', 'name', 'lm', 'file', 'line', 'csFile', 'csLine', 'calls']) t[c] = gather(src[c], rep);
     for (let m = 0; m < nm; m++) {
       const a = new Float64Array(k), s = src.self[m];
@@ -656,7 +707,7 @@
     const t = {
       src: src, n: src.n, map: map, parent: src.parent, kind: src.kind, name: src.name, lm: src.lm,
       file: src.file, line: src.line, csFile: src.csFile, csLine: src.csLine, calls: src.calls,
-      rep: map, self: src.self, incl: [],
+      rep: map, self: src.self, incl: [], moved: false, repN: src.n,
     };
     return sums(t);
   }
@@ -704,6 +755,12 @@
       csFile: typed(v.csFile, N, Int32Array), csLine: typed(v.csLine, N, Int32Array),
       calls: typed(v.calls, N, Float64Array), rep: typed(v.rep, N, Int32Array),
       self: v.self.map(function (a) { return typed(a, N, Float64Array); }), incl: [],
+      // set by buildView: collapse-recursion or a focus moved subtrees off
+      // the views of their source ancestors (see hasNamesake)
+      moved: false,
+      // nodes [0, repN) are views of their source node rep (baseOnly()
+      // appends others)
+      repN: N,
     };
     return sums(t);
   }
@@ -860,22 +917,25 @@
   }
 
   // A bottom-up row: {name, kind, nameId, node (its first view node in
-  // depth-first order), calls, incl[m], self[m]} and, once
-  // bottomUpEntries() has run (bottomUpCallers() runs it), {entries:
-  // Int32Array of view nodes whose cost it carries, outer (1 where an entry
-  // has no same-name ancestor: counted in inclusive), carry: view nodes of
-  // the leaf occurrence (cost source), weight: which entries count toward
+  // index order), calls, incl[m], self[m]} and, once bottomUpEntries() has
+  // run (bottomUpCallers() runs it), {entries: Int32Array of view nodes
+  // whose cost it carries, in index order, outer (1 where an entry has no
+  // same-name ancestor: counted in inclusive), carry: view nodes of the
+  // leaf occurrence (cost source), weight: which entries count toward
   // inclusive, cself: exclusive cost of each carry node, nm per entry}.
-  // Roots: one per procedure (and loop) name, with the inclusive value of
-  // its outermost occurrences only (recursion counted once).  Exclusive
-  // cost of a frame includes its loops and statements (the cost spent in
-  // the procedure itself in that context); other nodes: their own.
+  // Roots: one per procedure (and loop) name, in the order of their first
+  // view nodes, with the inclusive value of its outermost occurrences only
+  // (recursion counted once).  Exclusive cost of a frame includes its loops
+  // and statements (the cost spent in the procedure itself in that
+  // context); other nodes: their own.
   //
-  // Bottom-up root rows of view @t: one depth-first walk (walker()) with
-  // per-depth state only (the open frame's exclusive sum, the row of each
-  // open node) and per-name counts of open nodes (the outermost rule), so
-  // that a first visit touches no fresh per-node memory.  Finishes the
-  // idle-time build that bottomUpJobs() began, if any.
+  // Bottom-up root rows of view @t: one pass over the view nodes in index
+  // order (parents precede children; the columns are read in order, no
+  // walk, no per-node memory).  A node is outermost when none of its
+  // ancestors has its name: those ancestors are views of its source node's
+  // same-name ancestors (sameNameUp: a chain, empty or one link long but in
+  // recursion), so the pass follows that chain through t.map.  Finishes
+  // the idle-time build that bottomUpJobs() began, if any.
   function bottomUpRoots(t) {
     const b = t.buBuild || bottomUpBuild(t);
     t.buBuild = null;
@@ -885,11 +945,11 @@
   }
 
   // Work for idle time on view @t: functions to call in turn, each about
-  // @slice depth-first events of bottomUpRoots(t); the last leaves the rows
-  // in t.buRows (null until then).  A call of bottomUpRoots(t) meanwhile
+  // @slice view nodes of bottomUpRoots(t); the last leaves the rows in
+  // t.buRows (null until then).  A call of bottomUpRoots(t) meanwhile
   // finishes the work at once.
   function bottomUpJobs(t, slice) {
-    return sliceJobs(2 * t.n, slice, function () {
+    return sliceJobs(t.n, slice, function () {
       if (t.buRows || t.buDone || t.owned === null) return null; // done, or @t released
       return t.buBuild || (t.buBuild = bottomUpBuild(t));
     }, function (b) { t.buRows = b.rows; t.buBuild = null; });
@@ -911,56 +971,67 @@
     return jobs;
   }
 
-  // The state of one bottom-up build of @t: step(@count) walks up to @count
-  // more depth-first events and returns true when the rows (in .rows) are
-  // done.
+  // Whether view node @x is an ancestor of view node @c in view @t (parents
+  // have smaller indexes than their children: the walk up stops below @x).
+  function isAncestor(t, x, c) {
+    const parent = t.parent;
+    let y = parent[c];
+    while (y > x) y = parent[y];
+    return y === x;
+  }
+
+  // Whether view node @c of view @t has an ancestor of its name (other than
+  // the root and statements): the views of the same-name ancestors of its
+  // source node (@up: sameNameUp(t.src)).  Every ancestor of @c is the view
+  // of an ancestor of its source node (t.rep[c]), the same-name ones of a
+  // same-name one.  Without collapse-recursion or a focus, each of those
+  // views is an ancestor of @c; with them (t.moved), a subtree can have
+  // moved off them, so each is checked.
+  function hasNamesake(t, up, c) {
+    const map = t.map, kind = t.kind, name = t.name, id = name[c];
+    if (c >= t.repN) {
+      // a base-only node (baseOnly): its ancestors, one by one
+      for (let y = t.parent[c]; y > 0; y = t.parent[y]) if (name[y] === id && kind[y] !== K.STMT) return true;
+      return false;
+    }
+    for (let a = up[t.rep[c]]; a >= 0; a = up[a]) {
+      const x = map[a];
+      if (x <= 0 || x >= c || name[x] !== id || kind[x] === K.STMT) continue;
+      if (!t.moved || isAncestor(t, x, c)) return true;
+    }
+    return false;
+  }
+
+  // The state of one bottom-up build of @t: step(@count) reads up to
+  // @count more view nodes and returns true when the rows (in .rows) are
+  // done.  Its state is its own (other passes may run between steps).
   function bottomUpBuild(t) {
-    const nm = t.incl.length, S = t.src.strings, kind = t.kind, name = t.name, tSelf = t.self, tIncl = t.incl, calls = t.calls;
+    const N = t.n, nm = t.incl.length, S = t.src.strings, kind = t.kind, name = t.name, parent = t.parent;
+    const tSelf = t.self, tIncl = t.incl, calls = t.calls, rep = t.rep, repN = t.repN;
     // group of (name, kind): number of a row, -1 before its first node
-    const groupOf = new Int32Array(S.length * 8).fill(-1), onPath = new Int32Array(S.length);
+    const groupOf = new Int32Array(S.length * 8).fill(-1);
     // per row: its first node; sums (nm per row) in arrays grown by doubling
     // (sized for as many rows as the last build of this source had: growing
     // by doubling cost 6-11 ms at a million nodes)
     let gcap = rowCap(t.src.buRowsHint), G = 0, gNode = new Int32Array(gcap), gIncl = new Float64Array(gcap * nm), gSelf = new Float64Array(gcap * nm), gCalls = new Float64Array(gcap);
-    // per depth of the current path: the depth of the nearest frame at or
-    // above it (-1: none), the exclusive sum of an open frame, the row of a node
-    let cap = 64, owner = new Int32Array(cap), acc = new Float64Array(cap * nm), row = new Int32Array(cap);
-    let d = -1;
-    const w = walker(t);
+    let c = 1, up = null;
     const b = { rows: null };
     b.step = function (count) {
       if (b.rows) return true;
-      for (let c = 0; c < count; c++) {
-        const x = w.next();
-        if (x === WALK_DONE) break;
-        if (x < 0) {
-          const i = ~x, k = kind[i];
-          if (k === K.FRAME || k === K.INLINE) {
-            const g = row[d];
-            for (let m = 0; m < nm; m++) gSelf[g * nm + m] += acc[d * nm + m];
-          }
-          if (k !== K.ROOT && k !== K.STMT) onPath[name[i]]--;
-          d--;
-          continue;
+      if (!up) up = sameNameUp(t.src);
+      const stop = Math.min(N, c + count);
+      for (; c < stop; c++) {
+        const k = kind[c];
+        // the exclusive cost of a loop or statement is also its frame's:
+        // the nearest frame above it (loops and statements between)
+        let f = c;
+        while (f > 0 && kind[f] !== K.FRAME && kind[f] !== K.INLINE) f = parent[f];
+        if (f > 0) {
+          const gf = groupOf[name[f] * 8 + kind[f]]; // made when f was read (f <= c)
+          if (f !== c) for (let m = 0; m < nm; m++) gSelf[gf * nm + m] += tSelf[m][c];
         }
-        const i = x, k = kind[i];
-        if (++d === cap) {
-          cap *= 2;
-          const o = new Int32Array(cap), a = new Float64Array(cap * nm), r = new Int32Array(cap);
-          o.set(owner); a.set(acc); r.set(row);
-          owner = o; acc = a; row = r;
-        }
-        const frame = k === K.FRAME || k === K.INLINE;
-        if (frame) {
-          owner[d] = d;
-          for (let m = 0; m < nm; m++) acc[d * nm + m] = tSelf[m][i];
-        } else {
-          // a loop's or statement's exclusive cost is also its frame's
-          const o = owner[d] = d > 0 ? owner[d - 1] : -1;
-          if (o >= 0) for (let m = 0; m < nm; m++) acc[o * nm + m] += tSelf[m][i];
-        }
-        if (k === K.ROOT || k === K.STMT) continue;
-        const key = name[i] * 8 + k;
+        if (k === K.STMT) continue;
+        const key = name[c] * 8 + k;
         let g = groupOf[key];
         if (g < 0) {
           if (G === gcap) {
@@ -969,15 +1040,14 @@
             gNode = grow(gNode, gcap); gIncl = grow(gIncl, gcap * nm); gSelf = grow(gSelf, gcap * nm); gCalls = grow(gCalls, gcap);
           }
           g = groupOf[key] = G++;
-          gNode[g] = i;
+          gNode[g] = c;
         }
-        row[d] = g;
-        gCalls[g] += calls[i];
-        if (onPath[name[i]] === 0) for (let m = 0; m < nm; m++) gIncl[g * nm + m] += tIncl[m][i];
-        if (!frame) for (let m = 0; m < nm; m++) gSelf[g * nm + m] += tSelf[m][i];
-        onPath[name[i]]++;
+        gCalls[g] += calls[c];
+        for (let m = 0; m < nm; m++) gSelf[g * nm + m] += tSelf[m][c];
+        // (most nodes have no same-name ancestor in the source: no call)
+        if ((c < repN && up[rep[c]] < 0) || !hasNamesake(t, up, c)) for (let m = 0; m < nm; m++) gIncl[g * nm + m] += tIncl[m][c];
       }
-      if (d >= 0) return false;
+      if (c < N) return false;
       const rows = [];
       for (let g = 0; g < G; g++) {
         const i = gNode[g];
@@ -1016,19 +1086,14 @@
   }
 
   // The view nodes of bottom-up root @row of view @t (see bottomUpRoots):
-  // sets row.entries (depth-first order: index order in a preorder view,
-  // else a walk), row.outer (no ancestor of the same name, found up the
-  // parent chain), row.carry, row.weight and row.cself.  Once per row.
+  // sets row.entries (index order), row.outer (no ancestor of the same
+  // name, found up the parent chain), row.carry, row.weight and row.cself.
+  // Once per row.
   function bottomUpEntries(t, row) {
     if (row.entries) return;
     const N = t.n, name = t.name, kind = t.kind, parent = t.parent, id = row.nameId, rk = row.kind, nm = t.self.length;
     const list = [];
-    if (isPreorder(t)) {
-      for (let i = 1; i < N; i++) if (name[i] === id && kind[i] === rk) list.push(i);
-    } else {
-      const w = walker(t);
-      for (let x = w.next(); x !== WALK_DONE; x = w.next()) if (x > 0 && name[x] === id && kind[x] === rk) list.push(x);
-    }
+    for (let i = 1; i < N; i++) if (name[i] === id && kind[i] === rk) list.push(i);
     const entries = Int32Array.from(list), outer = new Uint8Array(entries.length), cself = new Float64Array(entries.length * nm);
     const stack = [];
     for (let e = 0; e < entries.length; e++) {
@@ -1578,7 +1643,7 @@
       if (k === undefined) { k = list.length; list.push(s); map.set(s, k); }
       return k;
     }
-    const v = { src: src, n: N, map: t.map, incl: [], self: [] };
+    const v = { src: src, n: N, map: t.map, incl: [], self: [], moved: t.moved, repN: t.repN };
     for (const c of ['parent', 'kind', 'name', 'lm', 'file', 'line', 'csFile', 'csLine', 'calls', 'rep']) {
       v[c] = new t[c].constructor(N);
       v[c].set(t[c].subarray(0, t.n));
@@ -1649,7 +1714,7 @@
   }
 
   const api = {
-    K: K, KIND_NAMES: KIND_NAMES, TRANSFORMS: TRANSFORMS, load: load, unpack: unpack, buildView: buildView, release: release, warmUp: warmUp, bottomUpJobs: bottomUpJobs, flatJobs: flatJobs, uniqueJobs: uniqueJobs, jitJobs: jitJobs,
+    K: K, KIND_NAMES: KIND_NAMES, TRANSFORMS: TRANSFORMS, load: load, unpack: unpack, buildView: buildView, release: release, warmUp: warmUp, bottomUpJobs: bottomUpJobs, flatJobs: flatJobs, uniqueJobs: uniqueJobs, sameNameJobs: sameNameJobs, jitJobs: jitJobs,
     encodeTransforms: encodeTransforms, decodeTransforms: decodeTransforms, children: children,
     nameOf: nameOf, depths: depths, hotPath: hotPath, bottomUpRoots: bottomUpRoots,
     bottomUpCallers: bottomUpCallers, bottomUpEntries: bottomUpEntries, flat: flat, matchTrees: matchTrees, matchMetric: matchMetric,

@@ -172,8 +172,9 @@
   }
   // Idle-time slices of view @t's bottom-up rows and flat tree (the next
   // views a user may open), each skipped once another view is shown or the
-  // rows exist.  A slice of 50 000 depth-first events takes about 5-10 ms
-  // at a million nodes, so that input waits little behind one.
+  // rows exist.  A slice of 50 000 nodes (bottom-up) or depth-first events
+  // (flat) takes about 5-10 ms at a million nodes, so that input waits
+  // little behind one.
   function viewRowJobs(t) {
     return M.bottomUpJobs(t, 50000).map(function (job) {
       return function () { if (tree === t && !buRows) job(); };
@@ -1009,11 +1010,13 @@
         document.documentElement.dataset.csprofReadyMs = Math.round(performance.now());
         document.documentElement.dataset.csprofReady = '1';
         loadAddrs();
-        // while the page is idle: the bottom-up and flat rows of the first
-        // view (the next views a user opens), the source's unique-children
-        // flags (every transform's build needs them), the memory of the
-        // first rebuilds (M.warmUp), then their compiled code (M.jitJobs)
-        whenIdle(viewRowJobs(tree).concat(M.uniqueJobs(src, 200000), M.warmUp(src), M.jitJobs(src, 20000, 3, addedTransforms())), false);
+        // while the page is idle: the source's same-name ancestors (the
+        // bottom-up rows of every view follow them), the bottom-up and flat
+        // rows of the first view (the next views a user opens), the
+        // source's unique-children flags (every transform's build needs
+        // them), the memory of the first rebuilds (M.warmUp), then their
+        // compiled code (M.jitJobs)
+        whenIdle(M.sameNameJobs(src, 200000).concat(viewRowJobs(tree), M.uniqueJobs(src, 200000), M.warmUp(src), M.jitJobs(src, 20000, 3, addedTransforms())), false);
       };
       if (src.data.base) {
         loadScript('viewer/' + src.data.base, function (ok) {

@@ -353,3 +353,15 @@ test('diff: contexts only in the base are appended with value 0 and the base val
   // a tree against itself: nothing is base only
   assert.strictEqual(M.baseOnly(cur, cur, M.matchTrees(cur, cur)).nodes, 0);
 });
+
+test('diff: a base-only recursive call counts once in the bottom-up inclusive', function () {
+  // the appended node has no source node of its own (rep: its parent's),
+  // so its same-name ancestors are found up its parents
+  const cur = M.buildView(M.load(data([['main', F, 0, { calls: 1 }, ['f', F, 10, { calls: 1, csLine: 3 }]]])), []);
+  const base = M.buildView(M.load(data([['main', F, 0, { calls: 1 }, ['f', F, 10, { calls: 1, csLine: 3 }, ['f', F, 5, { calls: 1, csLine: 7 }]]]])), []);
+  const r = M.baseOnly(cur, base, M.matchTrees(cur, base));
+  assert.strictEqual(r.nodes, 1, 'the inner f');
+  const bv = M.baseValues(r.t, base, r.match);
+  const f = M.bottomUpRoots(bv).find(function (g) { return g.name === 'f'; });
+  assert.deepStrictEqual([f.incl[0], f.self[0]], [15, 15], 'inclusive of the outer f only, exclusive of both');
+});

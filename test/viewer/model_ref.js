@@ -345,10 +345,15 @@
       }
     }
     void stackCount;
+    // entries in index order; rows in the order of their first entries
     for (const g of rows) {
+      const ord = g.entries.map(function (e, k) { return k; }).sort(function (a, b) { return g.entries[a] - g.entries[b]; });
+      g.entries = ord.map(function (k) { return g.entries[k]; });
+      g.outer = ord.map(function (k) { return g.outer[k]; });
       g.carry = g.entries.slice();
       g.weight = g.outer; // which entries count toward inclusive
     }
+    rows.sort(function (a, b) { return a.entries[0] - b.entries[0]; });
     return rows;
   }
 
