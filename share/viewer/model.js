@@ -291,6 +291,7 @@
       rep: spare(Int32Array, n), self: [],
     };
     const vParent = v.parent, vKind = v.kind, vName = v.name, vCalls = v.calls;
+    const vLm = v.lm, vFile = v.file, vLine = v.line, vCsFile = v.csFile, vRep = v.rep;
     v.parent[0] = -1; v.kind[0] = K.ROOT; v.name[0] = sName[0]; v.lm[0] = -1; v.file[0] = -1; v.csFile[0] = -1;
     v.line[0] = 0; v.csLine[0] = 0; v.rep[0] = 0;
     for (let m = 0; m < nm; m++) { v.self.push(spare(Float64Array, n).fill(0)); v.self[m][0] = sSelf[m][0]; }
@@ -325,6 +326,7 @@
     const inFocus = scratch('u1', Uint8Array, n, 0);
     inFocus[0] = focusFn.size === 0 && focusNode < 0 ? 1 : 0;
     const anyFocus = focusFn.size > 0 || focusNode >= 0, anyFn = focusFn.size > 0;
+    let vn = 1; // v.n during the pass (a local: no property access per node)
     for (let i = 1; i < n; i++) {
       let p = map[sParent[i]];
       if (p < 0) continue; // parent dropped: whole subtree dropped
@@ -349,18 +351,18 @@
       const cs = anySite ? 0 : sCsLine[i];
       let c = -1;
       if (!mixed[p] && uniq[sParent[i]]) {
-        c = v.n;
+        c = vn;
       } else {
         mix(p);
         const id = keys.id(p, k, nmId, cs, false);
         if (id >= 0) c = at[id];
-        else c = v.n;
+        else c = vn;
       }
-      if (c === v.n) {
-        v.n++;
-        vParent[c] = p; vKind[c] = k; vName[c] = nmId; v.lm[c] = sLm[i];
-        v.file[c] = sFile[i]; v.line[c] = sLine[i]; v.csFile[c] = sCsFile[i];
-        v.csLine[c] = cs; v.rep[c] = i;
+      if (c === vn) {
+        vn++;
+        vParent[c] = p; vKind[c] = k; vName[c] = nmId; vLm[c] = sLm[i];
+        vFile[c] = sFile[i]; vLine[c] = sLine[i]; vCsFile[c] = sCsFile[i];
+        vCsLine[c] = cs; vRep[c] = i;
         frameOf[c] = frame ? c : frameOf[p];
         inFocus[c] = inFocus[p];
         if (mixed[p]) remember(p, c);
@@ -373,6 +375,7 @@
       vCalls[c] += sCalls[i];
       for (let m = 0; m < nm; m++) vSelf[m][c] += sSelf[m][i];
     }
+    v.n = vn;
     const owned = [map, v.parent, v.kind, v.name, v.lm, v.file, v.line, v.csFile, v.csLine, v.calls, v.rep].concat(v.self);
     const t = finish(src, v, map, anyFocus ? inFocus : null); // focus: compacted in v's columns
     t.owned = owned.concat(t.sumsOwned);
@@ -765,9 +768,10 @@
     return sums(t);
   }
 
-  // Inclusive values and children lists (CSR) of view @t; their arrays come
-  // from the spares (full source length, used in part) and are listed in
-  // t.sumsOwned.
+  // Inclusive values of view @t; their arrays come from the spares (full
+  // source length, used in part) and are listed in t.sumsOwned.  The
+  // children lists are made on first use (childLists()): the bottom-up and
+  // flat views do not need them.
   function sums(t) {
     // arrays of the source's length, to be reused by any later view, unless
     // the view is much smaller (then its own length: less fresh memory)
@@ -782,15 +786,28 @@
       for (let i = N - 1; i > 0; i--) inc[parent[i]] += inc[i];
       t.incl.push(inc);
     }
-    const cfull = spare(Int32Array, n + 1), lfull = spare(Int32Array, n);
-    own.push(cfull, lfull);
+    t.cstart = null;
+    t.clist = null;
+    return t;
+  }
+
+  // The children lists of view @t (CSR: the children of node i are
+  // t.clist[t.cstart[i] .. t.cstart[i + 1]), in index order), made on the
+  // first call: arrays from the spares, given back with the view (a view
+  // never released keeps them).  Returns @t.
+  function childLists(t) {
+    if (t.cstart) return t;
+    const N = t.n, parent = t.parent, n = N < t.src.n >> 3 ? N : Math.max(t.src.n, N);
+    const pooled = Array.isArray(t.owned) || t.owned === undefined;
+    const cfull = pooled ? spare(Int32Array, n + 1) : new Int32Array(N + 1), lfull = pooled ? spare(Int32Array, n) : new Int32Array(N);
+    if (t.owned) t.owned.push(cfull, lfull);
     const cnt = cfull.subarray(0, N + 1).fill(0);
     for (let i = 1; i < N; i++) cnt[parent[i] + 1]++;
     for (let i = 0; i < N; i++) cnt[i + 1] += cnt[i];
     const clist = lfull.subarray(0, Math.max(N - 1, 0));
     const fill = scratch('i5', Int32Array, N);
     fill.set(cnt.subarray(0, N));
-    for (let i = 1; i < N; i++) clist[fill[t.parent[i]]++] = i;
+    for (let i = 1; i < N; i++) clist[fill[parent[i]]++] = i;
     t.cstart = cnt;
     t.clist = clist;
     return t;
@@ -798,6 +815,7 @@
 
   // Children of view node @i, sorted by @key(node) descending (ties: name).
   function children(t, i, key) {
+    childLists(t);
     const out = Array.from(t.clist.subarray(t.cstart[i], t.cstart[i + 1]));
     if (key) out.sort(function (a, b) { return key(b) - key(a) || (t.name[a] - t.name[b]); });
     return out;
@@ -815,6 +833,7 @@
   // The hot path from @i: follow the child with the largest inclusive value
   // of metric @m while it holds at least @frac of its parent's.
   function hotPath(t, i, m, frac) {
+    childLists(t);
     const path = [i];
     const inc = t.incl[m];
     for (;;) {
@@ -870,7 +889,9 @@
   // The walk keeps its state in arrays of its own (a few KB for a
   // preorder view: no per-node memory), so walks may interleave.
   function walker(t) {
-    const N = t.n, parent = t.parent, cstart = t.cstart, clist = t.clist, pre = isPreorder(t);
+    const pre = isPreorder(t);
+    if (!pre) childLists(t);
+    const N = t.n, parent = t.parent, cstart = t.cstart, clist = t.clist;
     let stack = new Int32Array(256), sp = 0, i = 0;
     function grow(need) {
       if (need <= stack.length) return;
@@ -1019,34 +1040,38 @@
     b.step = function (count) {
       if (b.rows) return true;
       if (!up) up = sameNameUp(t.src);
-      const stop = Math.min(N, c + count);
-      for (; c < stop; c++) {
-        const k = kind[c];
+      // the state in locals for the loop (a variable of the enclosing
+      // function costs a load from its context at each use)
+      const ups = up, stop = Math.min(N, c + count);
+      let x = c, nG = G, cap = gcap, gN = gNode, gI = gIncl, gS = gSelf, gC = gCalls;
+      for (; x < stop; x++) {
+        const k = kind[x];
         // the exclusive cost of a loop or statement is also its frame's:
         // the nearest frame above it (loops and statements between)
-        let f = c;
+        let f = x;
         while (f > 0 && kind[f] !== K.FRAME && kind[f] !== K.INLINE) f = parent[f];
-        if (f > 0) {
-          const gf = groupOf[name[f] * 8 + kind[f]]; // made when f was read (f <= c)
-          if (f !== c) for (let m = 0; m < nm; m++) gSelf[gf * nm + m] += tSelf[m][c];
+        if (f > 0 && f !== x) {
+          const gf = groupOf[name[f] * 8 + kind[f]]; // made when f was read (f < x)
+          for (let m = 0; m < nm; m++) gS[gf * nm + m] += tSelf[m][x];
         }
         if (k === K.STMT) continue;
-        const key = name[c] * 8 + k;
+        const key = name[x] * 8 + k;
         let g = groupOf[key];
         if (g < 0) {
-          if (G === gcap) {
-            const grow = function (x, len) { const y = new x.constructor(len); y.set(x); return y; };
-            gcap *= 2;
-            gNode = grow(gNode, gcap); gIncl = grow(gIncl, gcap * nm); gSelf = grow(gSelf, gcap * nm); gCalls = grow(gCalls, gcap);
+          if (nG === cap) {
+            const grow = function (y, len) { const z = new y.constructor(len); z.set(y); return z; };
+            cap *= 2;
+            gN = grow(gN, cap); gI = grow(gI, cap * nm); gS = grow(gS, cap * nm); gC = grow(gC, cap);
           }
-          g = groupOf[key] = G++;
-          gNode[g] = c;
+          g = groupOf[key] = nG++;
+          gN[g] = x;
         }
-        gCalls[g] += calls[c];
-        for (let m = 0; m < nm; m++) gSelf[g * nm + m] += tSelf[m][c];
+        gC[g] += calls[x];
+        for (let m = 0; m < nm; m++) gS[g * nm + m] += tSelf[m][x];
         // (most nodes have no same-name ancestor in the source: no call)
-        if ((c < repN && up[rep[c]] < 0) || !hasNamesake(t, up, c)) for (let m = 0; m < nm; m++) gIncl[g * nm + m] += tIncl[m][c];
+        if ((x < repN && ups[rep[x]] < 0) || !hasNamesake(t, ups, x)) for (let m = 0; m < nm; m++) gI[g * nm + m] += tIncl[m][x];
       }
+      c = x; G = nG; gcap = cap; gNode = gN; gIncl = gI; gSelf = gS; gCalls = gC;
       if (c < N) return false;
       const rows = [];
       for (let g = 0; g < G; g++) {
@@ -1065,7 +1090,7 @@
   // to the next frames, added in index order (as a pass over all nodes
   // would add them).  @stack: a scratch list.
   function frameSelfOf(t, c, out, at, stack) {
-    const nm = t.self.length, kind = t.kind, cstart = t.cstart, clist = t.clist;
+    const nm = t.self.length, kind = t.kind, cstart = childLists(t).cstart, clist = t.clist;
     for (let m = 0; m < nm; m++) out[at + m] = t.self[m][c];
     if (kind[c] !== K.FRAME && kind[c] !== K.INLINE) return;
     const owned = [];
@@ -1379,6 +1404,7 @@
   // loops: [[start,end]]}} for metric @m.  Statements give self and
   // inclusive; call sites on a line add their callee's inclusive and calls.
   function sourceLines(t, f, m) {
+    childLists(t);
     const lines = new Map(), loops = [];
     function at(l) { let r = lines.get(l); if (!r) { r = { incl: 0, self: 0, calls: 0 }; lines.set(l, r); } return r; }
     for (let i = 1; i < t.n; i++) {
@@ -1716,7 +1742,7 @@
   const api = {
     K: K, KIND_NAMES: KIND_NAMES, TRANSFORMS: TRANSFORMS, load: load, unpack: unpack, buildView: buildView, release: release, warmUp: warmUp, bottomUpJobs: bottomUpJobs, flatJobs: flatJobs, uniqueJobs: uniqueJobs, sameNameJobs: sameNameJobs, jitJobs: jitJobs,
     encodeTransforms: encodeTransforms, decodeTransforms: decodeTransforms, children: children,
-    nameOf: nameOf, depths: depths, hotPath: hotPath, bottomUpRoots: bottomUpRoots,
+    nameOf: nameOf, depths: depths, hotPath: hotPath, childLists: childLists, bottomUpRoots: bottomUpRoots,
     bottomUpCallers: bottomUpCallers, bottomUpEntries: bottomUpEntries, flat: flat, matchTrees: matchTrees, matchMetric: matchMetric,
     stats: stats, sourceLines: sourceLines, pathOf: pathOf, isFrame: isFrame,
     compileFormula: compileFormula, evalFormula: evalFormula, derivedMetric: derivedMetric,

@@ -53,6 +53,7 @@ function byName(t, name) {
 }
 function sum(t, nodes, m) { return nodes.reduce(function (s, i) { return s + t.incl[m || 0][i]; }, 0); }
 function checkProperties(t) {
+  M.childLists(t);
   for (let m = 0; m < t.incl.length; m++) {
     let self = 0;
     for (let i = 0; i < t.n; i++) {
@@ -364,4 +365,24 @@ test('diff: a base-only recursive call counts once in the bottom-up inclusive', 
   const bv = M.baseValues(r.t, base, r.match);
   const f = M.bottomUpRoots(bv).find(function (g) { return g.name === 'f'; });
   assert.deepStrictEqual([f.incl[0], f.self[0]], [15, 15], 'inclusive of the outer f only, exclusive of both');
+});
+
+test('flat: a loop under a recursive call whose name differs for the same file and line counts once', function () {
+  // f's loop at prog.c:3 appears again, under a recursive f, by another
+  // name: the same flat row (f, prog.c:3), so only the outer one counts in
+  // its inclusive value (the rows' fast path finds same-row ancestors by
+  // name: this source has no fixed loop names, and takes the other path)
+  const d = data([['main', F, 0, { calls: 1 },
+    ['f', F, 0, { calls: 1, csLine: 2, line: 1 },
+      ['loop at prog.c:3', L, 10, { line: 3 },
+        ['g', F, 0, { calls: 1, csLine: 4, line: 9 },
+          ['f', F, 0, { calls: 1, csLine: 10, line: 1 },
+            ['loop at prog.c:3 (again)', L, 5, { line: 3 }]]]]]]]);
+  for (const ts of [[], [{ t: 'hide', name: 'g' }]]) {
+    const t = M.buildView(M.load(d), ts);
+    const fr = M.flat(t).children[0].children[0].children.find(function (r) { return r.name === 'f'; });
+    assert.strictEqual(fr.children.length, 1, 'one row for the loop at prog.c:3 of f');
+    assert.deepStrictEqual([fr.children[0].incl[0], fr.children[0].self[0]], [15, 15], 'inclusive of the outer loop only, exclusive of both');
+    assert.strictEqual(fr.incl[0], 15, 'f: the outer call only');
+  }
 });
