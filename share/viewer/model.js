@@ -768,10 +768,9 @@
     return sums(t);
   }
 
-  // Inclusive values of view @t; their arrays come from the spares (full
-  // source length, used in part) and are listed in t.sumsOwned.  The
-  // children lists are made on first use (childLists()): the bottom-up and
-  // flat views do not need them.
+  // Inclusive values and children lists (CSR) of view @t; their arrays come
+  // from the spares (full source length, used in part) and are listed in
+  // t.sumsOwned.
   function sums(t) {
     // arrays of the source's length, to be reused by any later view, unless
     // the view is much smaller (then its own length: less fresh memory)
@@ -786,28 +785,15 @@
       for (let i = N - 1; i > 0; i--) inc[parent[i]] += inc[i];
       t.incl.push(inc);
     }
-    t.cstart = null;
-    t.clist = null;
-    return t;
-  }
-
-  // The children lists of view @t (CSR: the children of node i are
-  // t.clist[t.cstart[i] .. t.cstart[i + 1]), in index order), made on the
-  // first call: arrays from the spares, given back with the view (a view
-  // never released keeps them).  Returns @t.
-  function childLists(t) {
-    if (t.cstart) return t;
-    const N = t.n, parent = t.parent, n = N < t.src.n >> 3 ? N : Math.max(t.src.n, N);
-    const pooled = Array.isArray(t.owned) || t.owned === undefined;
-    const cfull = pooled ? spare(Int32Array, n + 1) : new Int32Array(N + 1), lfull = pooled ? spare(Int32Array, n) : new Int32Array(N);
-    if (t.owned) t.owned.push(cfull, lfull);
+    const cfull = spare(Int32Array, n + 1), lfull = spare(Int32Array, n);
+    own.push(cfull, lfull);
     const cnt = cfull.subarray(0, N + 1).fill(0);
     for (let i = 1; i < N; i++) cnt[parent[i] + 1]++;
     for (let i = 0; i < N; i++) cnt[i + 1] += cnt[i];
     const clist = lfull.subarray(0, Math.max(N - 1, 0));
     const fill = scratch('i5', Int32Array, N);
     fill.set(cnt.subarray(0, N));
-    for (let i = 1; i < N; i++) clist[fill[parent[i]]++] = i;
+    for (let i = 1; i < N; i++) clist[fill[t.parent[i]]++] = i;
     t.cstart = cnt;
     t.clist = clist;
     return t;
@@ -815,7 +801,6 @@
 
   // Children of view node @i, sorted by @key(node) descending (ties: name).
   function children(t, i, key) {
-    childLists(t);
     const out = Array.from(t.clist.subarray(t.cstart[i], t.cstart[i + 1]));
     if (key) out.sort(function (a, b) { return key(b) - key(a) || (t.name[a] - t.name[b]); });
     return out;
@@ -833,7 +818,6 @@
   // The hot path from @i: follow the child with the largest inclusive value
   // of metric @m while it holds at least @frac of its parent's.
   function hotPath(t, i, m, frac) {
-    childLists(t);
     const path = [i];
     const inc = t.incl[m];
     for (;;) {
@@ -889,9 +873,7 @@
   // The walk keeps its state in arrays of its own (a few KB for a
   // preorder view: no per-node memory), so walks may interleave.
   function walker(t) {
-    const pre = isPreorder(t);
-    if (!pre) childLists(t);
-    const N = t.n, parent = t.parent, cstart = t.cstart, clist = t.clist;
+    const N = t.n, parent = t.parent, cstart = t.cstart, clist = t.clist, pre = isPreorder(t);
     let stack = new Int32Array(256), sp = 0, i = 0;
     function grow(need) {
       if (need <= stack.length) return;
@@ -1090,7 +1072,7 @@
   // to the next frames, added in index order (as a pass over all nodes
   // would add them).  @stack: a scratch list.
   function frameSelfOf(t, c, out, at, stack) {
-    const nm = t.self.length, kind = t.kind, cstart = childLists(t).cstart, clist = t.clist;
+    const nm = t.self.length, kind = t.kind, cstart = t.cstart, clist = t.clist;
     for (let m = 0; m < nm; m++) out[at + m] = t.self[m][c];
     if (kind[c] !== K.FRAME && kind[c] !== K.INLINE) return;
     const owned = [];
@@ -1404,7 +1386,6 @@
   // loops: [[start,end]]}} for metric @m.  Statements give self and
   // inclusive; call sites on a line add their callee's inclusive and calls.
   function sourceLines(t, f, m) {
-    childLists(t);
     const lines = new Map(), loops = [];
     function at(l) { let r = lines.get(l); if (!r) { r = { incl: 0, self: 0, calls: 0 }; lines.set(l, r); } return r; }
     for (let i = 1; i < t.n; i++) {
@@ -1742,7 +1723,7 @@
   const api = {
     K: K, KIND_NAMES: KIND_NAMES, TRANSFORMS: TRANSFORMS, load: load, unpack: unpack, buildView: buildView, release: release, warmUp: warmUp, bottomUpJobs: bottomUpJobs, flatJobs: flatJobs, uniqueJobs: uniqueJobs, sameNameJobs: sameNameJobs, jitJobs: jitJobs,
     encodeTransforms: encodeTransforms, decodeTransforms: decodeTransforms, children: children,
-    nameOf: nameOf, depths: depths, hotPath: hotPath, childLists: childLists, bottomUpRoots: bottomUpRoots,
+    nameOf: nameOf, depths: depths, hotPath: hotPath, bottomUpRoots: bottomUpRoots,
     bottomUpCallers: bottomUpCallers, bottomUpEntries: bottomUpEntries, flat: flat, matchTrees: matchTrees, matchMetric: matchMetric,
     stats: stats, sourceLines: sourceLines, pathOf: pathOf, isFrame: isFrame,
     compileFormula: compileFormula, evalFormula: evalFormula, derivedMetric: derivedMetric,

@@ -176,11 +176,9 @@
   // (flat) takes about 5-10 ms at a million nodes, so that input waits
   // little behind one.
   function viewRowJobs(t) {
-    // (the children lists first: a transform applied in the bottom-up or
-    // flat view leaves them for the top-down view)
-    return [function () { if (tree === t) M.childLists(t); }].concat(M.bottomUpJobs(t, 50000).map(function (job) {
+    return M.bottomUpJobs(t, 50000).map(function (job) {
       return function () { if (tree === t && !buRows) job(); };
-    }), M.flatJobs(t, 50000).map(function (job) {
+    }).concat(M.flatJobs(t, 50000).map(function (job) {
       return function () { if (tree === t && !flatRoot) job(); };
     }));
   }
@@ -305,7 +303,7 @@
   function nodeRow(i, depth) {
     const nm = src.metrics.length, incl = [], self = [];
     for (let m = 0; m < nm; m++) { incl.push(tree.incl[m][i]); self.push(tree.self[m][i]); }
-    const leaf = M.childLists(tree).cstart[i] === tree.cstart[i + 1];
+    const leaf = tree.cstart[i] === tree.cstart[i + 1];
     return { name: M.nameOf(tree, i), kind: tree.kind[i], depth: depth, node: i, key: i, incl: incl, self: self, calls: tree.calls[i], leaf: leaf, base: base ? baseIncl(i) : undefined };
   }
   function topDownRows() {
@@ -507,7 +505,6 @@
     g.font = '11px system-ui, sans-serif';
     g.textBaseline = 'middle';
     const m = st.metric, inc = flameWidths(tree.incl[m]);
-    M.childLists(tree);
     let z = tree.map[st.zoom];
     if (!(z >= 0)) z = 0;
     const total = inc[z] || 1;

@@ -53,7 +53,6 @@ function byName(t, name) {
 }
 function sum(t, nodes, m) { return nodes.reduce(function (s, i) { return s + t.incl[m || 0][i]; }, 0); }
 function checkProperties(t) {
-  M.childLists(t);
   for (let m = 0; m < t.incl.length; m++) {
     let self = 0;
     for (let i = 0; i < t.n; i++) {

@@ -91,7 +91,6 @@ function randomTransforms(r, src) {
 
 const COLS = ['parent', 'kind', 'name', 'lm', 'file', 'line', 'csFile', 'csLine', 'calls', 'rep', 'map', 'cstart', 'clist'];
 function sameView(a, b, what) {
-  M.childLists(a);
   assert.strictEqual(a.n, b.n, what + ': node count');
   for (const c of COLS) assert.deepStrictEqual(Array.from(a[c]).slice(0, c === 'map' ? undefined : c === 'cstart' ? a.n + 1 : c === 'clist' ? a.n - 1 : a.n), Array.from(b[c]).slice(0, c === 'map' ? undefined : c === 'cstart' ? b.n + 1 : c === 'clist' ? b.n - 1 : b.n), what + ': ' + c);
   for (let m = 0; m < a.self.length; m++) {
