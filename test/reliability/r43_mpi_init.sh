@@ -17,11 +17,14 @@ command -v mpirun > /dev/null || rel_skip "mpirun not installed (Debian: openmpi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 rel_build mpi_ring mpicc "-I$rel_dir/programs" mpi_ring.c
 
-# ranks_with_samples DIR: the number of mpi_ring measurement files (one per
-# rank) whose profile holds recorded samples.
+# ranks_with_samples DIR: the number of mpi_ring rank measurement files
+# (mpi_ring-rRANK-PID.cspm, one per rank) whose profile holds recorded
+# samples.  The child that a singleton forks to exec its orted writes
+# mpi_ring-PID.cspm before the exec (then orted-PID.cspm): not a rank, and
+# it holds a sample when it ran a sample period before its exec.
 ranks_with_samples() {
     local f n=0
-    for f in "$1"/mpi_ring*.cspm; do
+    for f in "$1"/mpi_ring-r*.cspm; do
         [ -e "$f" ] || continue
         [ "$(rel_stat "$f" samples.recorded)" -gt 0 ] && n=$((n + 1))
     done
