@@ -132,6 +132,8 @@ struct mon_thread {
                                 (events sample user mode only), or throttled by the kernel */
     uint64_t handler_ns;     /* CLOCK_MONOTONIC time spent in the sampling handler (vDSO reads) */
     bool sampling_blocked;   /* the real mask blocked the sampling signal when the thread ended */
+    /* CPUTIME by a POSIX timer: no file descriptor to spare for the task clock (source_perf.c) */
+    bool timer_fallback;
     /* CPU time while the thread's sample sources were armed (thread.sampled_cpu_ns): the time a
      * CPUTIME rate applies to, without csprof's start-up and the writing of the profiles. */
     bool sources_armed;

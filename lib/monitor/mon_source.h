@@ -61,6 +61,9 @@ struct mon_source {
 
 extern const struct mon_source mon_source_timer; /* timer_create, SIGEV_THREAD_ID */
 extern const struct mon_source mon_source_perf;  /* perf_event_open overflow signal */
+/* CPUTIME's perf task clock; a thread short of file descriptors gets a POSIX CPU-time timer
+ * instead (source_perf.c, thread.timer_fallback). */
+extern const struct mon_source mon_source_task_clock;
 /* Synchronous byte events (MEMALLOC, IO...): no hooks at all, the overrides take the samples
  * (mon_sync.h, sample_sync.c). */
 extern const struct mon_source mon_source_sync;
@@ -80,6 +83,8 @@ CSP_SIGSAFE uint64_t mon_timer_charge(struct mon_thread *td, uint32_t ev, const 
 CSP_SIGSAFE bool mon_perf_owns(const struct mon_thread *td, uint32_t ev, const siginfo_t *si);
 CSP_SIGSAFE uint64_t mon_perf_charge(struct mon_thread *td, uint32_t ev, const siginfo_t *si);
 CSP_SIGSAFE void mon_perf_rearm(struct mon_thread *td, uint32_t ev, const siginfo_t *si);
+CSP_SIGSAFE bool mon_task_clock_owns(const struct mon_thread *td, uint32_t ev, const siginfo_t *si);
+CSP_SIGSAFE uint64_t mon_task_clock_charge(struct mon_thread *td, uint32_t ev, const siginfo_t *si);
 
 /*
  * Fill event @e's source and encoding from request @req (CPUTIME, REALTIME,

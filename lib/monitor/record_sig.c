@@ -305,7 +305,7 @@ CSP_SIGSAFE int
 mon_record_write(struct mon_thread *td, bool checkpoint)
 {
     struct fmt_event events[MON_MAX_EVENTS];
-    struct fmt_stat stats[MON_NOUTCOMES + 24 + 3 * MON_MAX_EVENTS + TRAMP_NCOUNTERS];
+    struct fmt_stat stats[MON_NOUTCOMES + 28 + 3 * MON_MAX_EVENTS + TRAMP_NCOUNTERS];
     struct fmt_header h;
     struct rec_ctx ctx;
     struct fmt_writer *w;
@@ -387,7 +387,8 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
     }
     for (uint32_t i = 0; i < mon_proc.nevents && i < 8; i++) {
         stats[nstats++] = (struct fmt_stat){mon_out.event_stat[i], td->event_samples[i]};
-        if (mon_proc.events[i].src == &mon_source_perf) {
+        if (mon_proc.events[i].src == &mon_source_perf ||
+            mon_proc.events[i].src == &mon_source_task_clock) {
             /* The event's time enabled and counting: running < enabled when multiplexed. */
             stats[nstats++] =
                 (struct fmt_stat){mon_out.event_enabled_stat[i], td->src[i].enabled_ns};
@@ -402,6 +403,7 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
     stats[nstats++] = (struct fmt_stat){"perf.unsampled_periods", td->perf_unsampled};
     stats[nstats++] = (struct fmt_stat){"samples.handler_ns", td->handler_ns};
     stats[nstats++] = (struct fmt_stat){"thread.sampling_blocked", td->sampling_blocked};
+    stats[nstats++] = (struct fmt_stat){"thread.timer_fallback", td->timer_fallback};
     stats[nstats++] = (struct fmt_stat){
         "thread.sampled_cpu_ns",
         td->armed_cpu_ns +

@@ -82,7 +82,7 @@ mon_source_configure(struct mon_event *e, const struct evspec *req, char *why, s
         else
             perf = e->period < 4000000u && mon_perf_task_clock_available();
         if (perf) {
-            e->src = &mon_source_perf;
+            e->src = &mon_source_task_clock;
             task_clock_attr(&e->attr, e->period);
             snprintf(e->mechanism, sizeof(e->mechanism), "perf-task-clock");
         } else {

@@ -16,6 +16,12 @@
  * the queue of signals stays bounded without an ioctl per sample.  When the
  * ring cannot be mapped (perf_event_mlock_kb spent), the handler read(2)s
  * the count instead.  Ordinary context: thread start and end.
+ *
+ * CPUTIME below 4 ms uses the task clock through mon_source_task_clock: the
+ * same perf source, except that a thread which would take one of the
+ * program's last file descriptors (fd_scarce) gets a POSIX CPU-time timer
+ * instead (source_timer.c: tick resolution, same clock, charged by its
+ * clock delta), counted in thread.timer_fallback.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +29,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -141,6 +148,68 @@ perf_forget(struct mon_thread *td, uint32_t ev)
         s->fd = -1;
     }
 }
+
+/*
+ * Descriptors left to the program: a perf event is not opened when the
+ * lowest free descriptor (the one it got) is within 1/16 of the soft
+ * RLIMIT_NOFILE (at least 16), so that sampling never makes the program's
+ * own open(2) fail.  getrlimit(2) at each thread start: the program may
+ * have raised or lowered its limit.
+ */
+static bool
+fd_scarce(int fd)
+{
+    struct rlimit rl;
+    rlim_t headroom;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return false;
+    headroom = rl.rlim_cur / 16 < 16 ? 16 : rl.rlim_cur / 16;
+    return (rlim_t)fd + headroom >= rl.rlim_cur;
+}
+
+/* The task clock on the calling thread, else (no descriptor to spare, or none left: EMFILE,
+ * ENFILE) a POSIX timer on the thread's CPU-time clock.  0 or -errno. */
+static int
+task_clock_start(struct mon_thread *td, uint32_t ev)
+{
+    int rc = perf_start(td, ev);
+
+    if (rc == 0 && fd_scarce(td->src[ev].fd)) {
+        perf_stop(td, ev);
+        rc = -EMFILE;
+    }
+    if (rc != -EMFILE && rc != -ENFILE)
+        return rc;
+    rc = mon_source_timer.thread_start(td, ev);
+    if (rc == 0)
+        td->timer_fallback = true;
+    return rc;
+}
+
+static void
+task_clock_stop(struct mon_thread *td, uint32_t ev)
+{
+    perf_stop(td, ev);
+    mon_source_timer.thread_stop(td, ev);
+}
+
+static void
+task_clock_forget(struct mon_thread *td, uint32_t ev)
+{
+    perf_forget(td, ev);
+    mon_source_timer.thread_forget(td, ev);
+}
+
+const struct mon_source mon_source_task_clock = {
+    .mechanism = "perf-task-clock",
+    .thread_start = task_clock_start,
+    .thread_stop = task_clock_stop,
+    .thread_forget = task_clock_forget,
+    .owns = mon_task_clock_owns,
+    .charge = mon_task_clock_charge,
+    .rearm = mon_perf_rearm, /* a fallback timer has no descriptor: nothing to re-arm */
+};
 
 const struct mon_source mon_source_perf = {
     .mechanism = "perf-event",

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Row 13: sigaltstack + stack-overflow handler.  Unbounded recursion under
-# an 8 MiB stack; the program's SA_ONSTACK SIGSEGV handler (64 KiB
-# alternate stack) prints "overflow" and _exit(42)s.  Under csrun: exit 42
+# Row 13: sigaltstack + stack-overflow handler.  50 ms of CPU work, then
+# unbounded recursion under an 8 MiB stack; the program's SA_ONSTACK SIGSEGV
+# handler (64 KiB alternate stack) prints "overflow" and _exit(42)s.  Under csrun: exit 42
 # and "overflow" in every run, and the profile (written by the _exit
 # override, on the alternate stack) parses and has samples.
 . "$(dirname "$0")/lib.sh"

@@ -3,6 +3,9 @@
 # Row 25: 1000+ threads while the program holds 950 of its 1024 file
 # descriptors.  Writing a profile must need no descriptor: every thread's
 # profile is present, and the program's own opens after the threads succeed.
+# CPUTIME@1000 samples by the perf task clock, a descriptor per thread: the
+# threads that would take one of the program's last descriptors get a POSIX
+# CPU-time timer instead, counted (thread.timer_fallback) and reported.
 # Also: a program that closes every descriptor (close_range) does not lose
 # its profiles; csprof notices and re-opens its file.
 . "$(dirname "$0")/lib.sh"
@@ -22,6 +25,13 @@ for ((r = 1; r <= runs; r++)); do
     n=$(rel_profiles m$r)
     check "run $r: every thread's profile is there ($n of $((threads + 1)))" \
         [ "$n" -eq $((threads + 1)) ]
+    fb=$(rel_stat m$r thread.timer_fallback) # (rel_stat dumps the profiles to *.cspm.txt)
+    if grep -q 'perf-task-clock' m$r/*.cspm.txt; then
+        check "run $r: threads short of descriptors sampled by the POSIX-timer fallback ($fb)" \
+            [ "$fb" -ge 1 ]
+    else
+        echo "note: run $r: CPUTIME by POSIX timers here (no perf task clock): no fallback to check"
+    fi
 done
 
 rel_build closer gcc "-pthread" rel_close_range.c

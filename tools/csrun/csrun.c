@@ -391,11 +391,13 @@ free_list(char **list, size_t n)
 struct run_totals {
     size_t files, unreadable, threads;
     size_t pids_seen;
-    size_t blocked_threads; /* the sampling signal was blocked when the thread ended */
-    size_t starved_threads; /* CPU time for >= 20 CPUTIME periods, < 10% of its samples */
+    size_t blocked_threads;  /* the sampling signal was blocked when the thread ended */
+    size_t fallback_threads; /* CPUTIME by a POSIX timer, no descriptor for the task clock */
+    size_t starved_threads;  /* CPU time for >= 20 CPUTIME periods, < 10% of its samples */
     uint64_t starved_cpu_ns;
     size_t unsampled_threads;               /* blocked or starved (or both) */
     uint64_t unsampled_missing[MAX_EVENTS]; /* samples those threads' time called for, missing */
+    uint64_t fallback_missing[MAX_EVENTS];  /* the same for the other POSIX-timer fallbacks */
     uint64_t not_followed;                  /* execs whose environment dropped csprof */
     uint64_t untracked, untracked_cpu_ns;   /* threads alive at the end without a profile */
     uint32_t pids[1024];
@@ -412,7 +414,7 @@ static void
 add_profile(struct run_totals *t, const struct fmt_profile *p, const struct evspec *events,
             size_t nevents)
 {
-    bool seen = false, blocked, starved = false;
+    bool seen = false, blocked, starved = false, fallback;
 
     t->files++;
     t->threads++;
@@ -431,6 +433,8 @@ add_profile(struct run_totals *t, const struct fmt_profile *p, const struct evsp
     t->untracked_cpu_ns += fmt_profile_stat(p, "threads.untracked.cpu_ns");
     blocked = fmt_profile_stat(p, "thread.sampling_blocked") != 0;
     t->blocked_threads += blocked;
+    fallback = fmt_profile_stat(p, "thread.timer_fallback") != 0;
+    t->fallback_threads += fallback;
     for (size_t e = 0; e < nevents; e++) {
         char name[sizeof(events[e].name) + 32];
         double expected;
@@ -450,7 +454,7 @@ add_profile(struct run_totals *t, const struct fmt_profile *p, const struct evsp
         t->starved_cpu_ns += fmt_profile_sampled_cpu_ns(p);
     }
     t->unsampled_threads += blocked || starved;
-    for (size_t e = 0; (blocked || starved) && e < nevents; e++) {
+    for (size_t e = 0; (blocked || starved || fallback) && e < nevents; e++) {
         char name[sizeof(events[e].name) + 32];
         uint64_t ns = events[e].kind == EVSPEC_CPUTIME ? fmt_profile_sampled_cpu_ns(p)
                       : p->header.end_ns > p->header.start_ns
@@ -463,7 +467,11 @@ add_profile(struct run_totals *t, const struct fmt_profile *p, const struct evsp
             continue;
         snprintf(name, sizeof(name), "event.%.31s.samples", events[e].name);
         have = (double)fmt_profile_stat(p, name);
-        t->unsampled_missing[e] += want > have ? (uint64_t)(want - have) : 0;
+        /* a fallback timer fires at the scheduler tick, not at the requested rate */
+        if (blocked || starved)
+            t->unsampled_missing[e] += want > have ? (uint64_t)(want - have) : 0;
+        else if (events[e].kind == EVSPEC_CPUTIME)
+            t->fallback_missing[e] += want > have ? (uint64_t)(want - have) : 0;
     }
     if (p->header.end_ns > p->header.start_ns)
         t->wall_ns += p->header.end_ns - p->header.start_ns;
@@ -498,7 +506,8 @@ print_shortfall(const struct run_totals *t, const struct evspec *ev, size_t e)
     double secs = (double)(cpu ? t->cpu_ns : t->wall_ns) / 1e9;
     double expected = secs * 1e6 / (double)ev->period;
     uint64_t got = t->per_event_samples[e], missing;
-    uint64_t explained = t->dropped + t->overruns + t->unsampled + t->unsampled_missing[e];
+    uint64_t explained =
+        t->dropped + t->overruns + t->unsampled + t->unsampled_missing[e] + t->fallback_missing[e];
 
     /* A perf event has no expected rate; a byte event's samples follow the bytes, not time. */
     if (ev->kind == EVSPEC_PERF || ev->kind == EVSPEC_BYTES || secs <= 0.2 ||
@@ -509,11 +518,13 @@ print_shortfall(const struct run_totals *t, const struct evspec *ev, size_t e)
             "csprof: %s: %llu of the %llu samples expected are missing: %llu dropped, %llu timer "
             "expirations merged (timer.overruns), %llu periods ended in the kernel "
             "(perf.unsampled_periods: their time went to the next sample), %llu in threads that "
-            "could not be sampled (above), %llu not explained by any counter (csprof-prof's "
-            "summary lists the reasons)\n",
+            "could not be sampled (above), %llu in threads sampled by the POSIX-timer fallback "
+            "(above), %llu not explained by any counter (csprof-prof's summary lists the "
+            "reasons)\n",
             ev->name, (unsigned long long)missing, (unsigned long long)expected,
             (unsigned long long)t->dropped, (unsigned long long)t->overruns,
             (unsigned long long)t->unsampled, (unsigned long long)t->unsampled_missing[e],
+            (unsigned long long)t->fallback_missing[e],
             (unsigned long long)(missing > explained ? missing - explained : 0));
 }
 
@@ -594,6 +605,12 @@ print_summary(const char *dir, char **before, size_t nbefore, const struct evspe
                 "csprof: %llu exec'd program(s) not followed: their environment dropped "
                 "LD_PRELOAD's libcsprof.so or CSPROF_OUTDIR\n",
                 (unsigned long long)t.not_followed);
+    if (t.fallback_threads > 0)
+        fprintf(stderr,
+                "csprof: %zu thread(s) sampled by a POSIX CPU-time timer (scheduler-tick "
+                "resolution) instead of the perf task-clock: the program had too few file "
+                "descriptors to spare\n",
+                t.fallback_threads);
     if (t.blocked_threads > 0 || t.starved_threads > 0)
         fprintf(stderr,
                 "csprof: %zu thread(s) could not be sampled: %zu ended with the sampling signal "
