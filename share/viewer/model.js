@@ -864,51 +864,6 @@
     return pre;
   }
 
-  const WALK_DONE = 0x7fffffff; // walker(): no event left (no node has this index)
-
-  // A resumable depth-first walk of view @t, children in index order:
-  // next() returns i on entering node i, ~i on leaving it, then WALK_DONE.
-  // A preorder view is read in index order with a stack of the current
-  // path; others are walked through their children lists (cstart, clist).
-  // The walk keeps its state in arrays of its own (a few KB for a
-  // preorder view: no per-node memory), so walks may interleave.
-  function walker(t) {
-    const N = t.n, parent = t.parent, cstart = t.cstart, clist = t.clist, pre = isPreorder(t);
-    let stack = new Int32Array(256), sp = 0, i = 0;
-    function grow(need) {
-      if (need <= stack.length) return;
-      let len = 2 * stack.length;
-      while (len < need) len *= 2;
-      const a = new Int32Array(len);
-      a.set(stack.subarray(0, sp));
-      stack = a;
-    }
-    if (pre) {
-      return {
-        next: function () {
-          if (sp > 0 && (i >= N || stack[sp - 1] !== parent[i])) return ~stack[--sp];
-          if (i >= N) return WALK_DONE;
-          if (sp === stack.length) grow(sp + 1);
-          stack[sp++] = i;
-          return i++;
-        },
-      };
-    }
-    stack[sp++] = 0;
-    return {
-      next: function () {
-        if (sp === 0) return WALK_DONE;
-        const x = stack[--sp];
-        if (x < 0) return x;
-        const a = cstart[x], b = cstart[x + 1];
-        grow(sp + 1 + b - a);
-        stack[sp++] = ~x;
-        for (let k = b - 1; k >= a; k--) stack[sp++] = clist[k];
-        return x;
-      },
-    };
-  }
-
   // ---------------------------------------------------------------- bottom-up
 
   // Initial capacity of a row table that last held @hint rows (undefined:
@@ -1156,8 +1111,11 @@
   // first view node it counts, in depth-first order; 0 for the program,
   // modules and files), file, line}, procedure rows also {lm, mr (module
   // row), fr (file row)}; inclusive counts a view node only if no ancestor
-  // has the same static key.  One depth-first walk (walker()) with state
-  // per depth of the current path only (no per-node memory); rows are
+  // has the same static key.  One depth-first walk with state per depth of
+  // the current path only (no per-node memory): a preorder view
+  // (isPreorder) is read in index order, the path being the depth arrays;
+  // others are walked through their children lists (cstart, clist) with a
+  // stack of pending entries (i: enter i, ~i: leave it).  Rows are
   // numbers found in a TupleTable (module: (0, lm), file: (1, lm, file),
   // procedure: (2, lm, file, name), loop/statement: (3 or 4, parent row,
   // file, line)) and get their objects at the end; an active-occurrence
@@ -1217,13 +1175,35 @@
     // nearest frame (-1: none)
     let dcap = 64, dNode = new Int32Array(dcap), dScope = new Int32Array(dcap), dOwn = new Int32Array(dcap), dLm = new Int32Array(dcap);
     let d = -1;
-    const w = walker(t);
+    // the walk: next node of a preorder view; else a stack of pending entries
+    const N = t.n, parent = t.parent, cstart = t.cstart, clist = t.clist, pre = isPreorder(t);
+    let next = 0, stack = null, sp = 0;
+    if (!pre) { stack = new Int32Array(256); stack[sp++] = 0; }
     const b = { root: null };
     b.step = function (count) {
       if (b.root) return true;
       for (let c = 0; c < count; c++) {
-        const x = w.next();
-        if (x === WALK_DONE) break;
+        let x;
+        if (pre) {
+          if (d >= 0 && (next >= N || dNode[d] !== parent[next])) x = ~dNode[d];
+          else if (next < N) x = next++;
+          else break;
+        } else {
+          if (sp === 0) break;
+          x = stack[--sp];
+          if (x >= 0) {
+            const ka = cstart[x], kb = cstart[x + 1];
+            if (sp + 1 + kb - ka > stack.length) {
+              let len = 2 * stack.length;
+              while (len < sp + 1 + kb - ka) len *= 2;
+              const y = new Int32Array(len);
+              y.set(stack.subarray(0, sp));
+              stack = y;
+            }
+            stack[sp++] = ~x;
+            for (let k = kb - 1; k >= ka; k--) stack[sp++] = clist[k];
+          }
+        }
         if (x < 0) {
           const r = dOwn[d--];
           if (r < 0) continue;
