@@ -38,6 +38,10 @@ struct mon_source_thread {
     uint64_t enabled_ns, running_ns;   /* the event's enabled/running time at the last sample */
     /* Both: the value at the previous sample (clock ns, or the event's count). */
     uint64_t last;
+    /* perf_event: the count after the last charged sample when the event was stopped (a
+     * period that ends in kernel mode takes no sample: its count waits for the next one,
+     * and the thread's last count has none), in the event's unit. */
+    uint64_t tail;
 };
 
 /* How the samples of one event are generated.  NULL hooks: nothing to do. */

@@ -48,6 +48,7 @@ struct mon_output {
     char event_stat[8][160];         /* "event.NAME.samples", prepared at open time */
     char event_enabled_stat[8][160]; /* "event.NAME.enabled_ns" (perf events) */
     char event_running_stat[8][160]; /* "event.NAME.running_ns" (perf events) */
+    char event_tail_stat[8][160];    /* "event.NAME.unsampled_tail" (perf events) */
     struct mon_map_buf *map[2];
     atomic_uint map_active;        /* index of the buffer the writers read */
     atomic_uint_fast64_t lost;     /* records that could not be written */

@@ -305,7 +305,7 @@ CSP_SIGSAFE int
 mon_record_write(struct mon_thread *td, bool checkpoint)
 {
     struct fmt_event events[MON_MAX_EVENTS];
-    struct fmt_stat stats[MON_NOUTCOMES + 28 + 3 * MON_MAX_EVENTS + TRAMP_NCOUNTERS];
+    struct fmt_stat stats[MON_NOUTCOMES + 28 + 4 * MON_MAX_EVENTS + TRAMP_NCOUNTERS];
     struct fmt_header h;
     struct rec_ctx ctx;
     struct fmt_writer *w;
@@ -394,6 +394,8 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
                 (struct fmt_stat){mon_out.event_enabled_stat[i], td->src[i].enabled_ns};
             stats[nstats++] =
                 (struct fmt_stat){mon_out.event_running_stat[i], td->src[i].running_ns};
+            /* Counted after the thread's last sample: charged to no calling context. */
+            stats[nstats++] = (struct fmt_stat){mon_out.event_tail_stat[i], td->src[i].tail};
         }
     }
     if (mon_proc.trampoline)
@@ -499,5 +501,7 @@ mon_record_name_events(void)
                 mon_proc.events[i].name, ".enabled_ns");
         concat3(mon_out.event_running_stat[i], sizeof(mon_out.event_running_stat[i]), "event.",
                 mon_proc.events[i].name, ".running_ns");
+        concat3(mon_out.event_tail_stat[i], sizeof(mon_out.event_tail_stat[i]), "event.",
+                mon_proc.events[i].name, ".unsampled_tail");
     }
 }

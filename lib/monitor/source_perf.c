@@ -126,6 +126,7 @@ perf_stop(struct mon_thread *td, uint32_t ev)
     if (csp_sys_read(s->fd, v, sizeof(v)) == (ssize_t)sizeof(v)) {
         s->enabled_ns = v[1];
         s->running_ns = v[2];
+        s->tail = v[0] > s->last ? v[0] - s->last : 0;
     }
     if (s->ring != NULL)
         munmap(s->ring, ring_bytes());

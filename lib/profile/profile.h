@@ -210,6 +210,9 @@ struct prof_shortfall {
     double starved_seconds; /* their time */
     uint64_t starved_missing;
     uint64_t unexplained;
+    /* event.NAME.unsampled_tail: counted after the threads' last samples, in no calling
+     * context (a perf event's periods that ended in the kernel with no sample after), s */
+    double tail_seconds;
 };
 
 struct prof_top_proc {

@@ -404,6 +404,7 @@ struct run_totals {
     uint64_t recorded, partial, dropped, cpu_ns, wall_ns;
     uint64_t per_event_samples[MAX_EVENTS];
     uint64_t enabled_ns[MAX_EVENTS], running_ns[MAX_EVENTS]; /* perf events: multiplexing */
+    uint64_t tail[MAX_EVENTS]; /* perf events: counted after threads' last samples (raw unit) */
     char mechanism[MAX_EVENTS][64];
     uint64_t overruns;   /* timer expirations merged into one signal (timer.overruns) */
     uint64_t unsampled;  /* perf periods that ended in the kernel (perf.unsampled_periods) */
@@ -484,6 +485,8 @@ add_profile(struct run_totals *t, const struct fmt_profile *p, const struct evsp
         t->enabled_ns[e] += fmt_profile_stat(p, name);
         snprintf(name, sizeof(name), "event.%.127s.running_ns", events[e].name);
         t->running_ns[e] += fmt_profile_stat(p, name);
+        snprintf(name, sizeof(name), "event.%.127s.unsampled_tail", events[e].name);
+        t->tail[e] += fmt_profile_stat(p, name);
         for (uint32_t i = 0; i < p->nevents; i++)
             if (strcmp(p->events[i].name, events[e].name) == 0)
                 snprintf(t->mechanism[e], sizeof(t->mechanism[e]), "%s", p->events[i].mechanism);
@@ -526,6 +529,34 @@ print_shortfall(const struct run_totals *t, const struct evspec *ev, size_t e)
             (unsigned long long)t->unsampled, (unsigned long long)t->unsampled_missing[e],
             (unsigned long long)t->fallback_missing[e],
             (unsigned long long)(missing > explained ? missing - explained : 0));
+}
+
+/*
+ * What a perf event counted after each thread's last sample, when that is
+ * more than one period: a period that ends in kernel mode takes no sample
+ * and waits for the next one, so a thread that ends in the kernel (or in a
+ * long system call) leaves a count that no calling context holds.
+ */
+static void
+print_tail(const struct run_totals *t, const struct evspec *ev, size_t e)
+{
+    /* CPUTIME's period is in µs, its count in ns; a perf event's are both events */
+    double scale = ev->kind == EVSPEC_CPUTIME ? 1e3 : 1;
+
+    if (ev->freq || t->tail[e] == 0 || (double)t->tail[e] < scale * (double)ev->period)
+        return; /* (a frequency has no period to compare with) */
+    if (ev->kind == EVSPEC_CPUTIME)
+        fprintf(stderr,
+                "csprof: %s: %.3f s counted after threads' last samples (periods that ended in "
+                "the kernel wait for the next sample, and there was none): in no calling "
+                "context (event.%s.unsampled_tail)\n",
+                ev->name, (double)t->tail[e] / 1e9, ev->name);
+    else
+        fprintf(stderr,
+                "csprof: %s: %llu events counted after threads' last samples (periods that "
+                "ended in the kernel wait for the next sample, and there was none): in no "
+                "calling context (event.%s.unsampled_tail)\n",
+                ev->name, (unsigned long long)t->tail[e], ev->name);
 }
 
 /*
@@ -647,6 +678,8 @@ print_summary(const char *dir, char **before, size_t nbefore, const struct evspe
     }
     for (size_t e = 0; e < nevents; e++)
         print_shortfall(&t, &events[e], e);
+    for (size_t e = 0; e < nevents; e++)
+        print_tail(&t, &events[e], e);
 }
 
 /*
