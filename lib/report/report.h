@@ -322,7 +322,8 @@ const char *rpt_file_base(const struct rpt_db *db, int f);
  * recursion-free inclusive cost as inclusive; the children of a node are the
  * callers through which that cost came, with the part that came through
  * each.  Paths are followed at most @max_depth levels up (0: all).
- * Returns RPT_OK or RPT_ENOMEM.  The result's root inclusive equals @td's.
+ * Returns RPT_OK or RPT_ENOMEM.  The result's root inclusive and self
+ * equal @td's (the root's self: cost in no frame, e.g. a hidden outermost one).
  */
 int rpt_tree_bottom_up(const struct rpt_tree *td, unsigned max_depth, struct rpt_tree **out);
 
@@ -338,7 +339,11 @@ enum rpt_flat_by {
  * Flat (static) view of @td: one child of the root per procedure / file /
  * module / loop / line, self = the sum of self costs attributed to it,
  * inclusive = the sum of the inclusive costs of its outermost occurrences
- * (a recursive procedure is not counted twice).  Returns RPT_OK or RPT_ENOMEM.
+ * (a recursive procedure is not counted twice).  Cost that no row encloses
+ * is the root's self: @td's root's own and, by procedure, that of loops and
+ * statements with no frame above them (every frame above hidden or elided);
+ * so the root's self plus the rows' self make the total.  Returns RPT_OK or
+ * RPT_ENOMEM.
  */
 int rpt_tree_flat(const struct rpt_tree *td, enum rpt_flat_by by, struct rpt_tree **out);
 

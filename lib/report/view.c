@@ -766,7 +766,9 @@ rpt_tree_bottom_up(const struct rpt_tree *td, unsigned max_depth, struct rpt_tre
     b.t = derived_tree(td);
     if (b.t == NULL)
         return RPT_ENOMEM;
-    add_values(b.t, 0, td, 0, false, true);
+    /* the root's own cost (a hidden or elided frame with nothing shown above it) stays the
+       root's: it is no procedure's, and the rows' self values plus it make the total */
+    add_values(b.t, 0, td, 0, true, true);
     for (uint32_t n = 1; n < td->nnodes; n++) {
         const struct rpt_vnode *v = &td->nodes[n];
         bool any = false, outer;
@@ -850,7 +852,12 @@ rpt_tree_flat(const struct rpt_tree *td, enum rpt_flat_by by, struct rpt_tree **
     key = malloc((size_t)td->nnodes * sizeof *key);
     if (b.t == NULL || key == NULL)
         goto out_free;
-    add_values(b.t, 0, td, 0, false, true);
+    /* Cost that no row encloses stays at the root (self), so that the root's self plus the
+       rows' self values make the total, as in the tree: the tree root's own cost, and nodes
+       with no keyed ancestor -- by procedure, a loop or statement left directly under the root
+       when every frame above it was hidden (--hide-lib, --hide) or elided; by loop or line,
+       everything outside loops or statements; by file (module), frames without one. */
+    add_values(b.t, 0, td, 0, true, true);
     key[0] = -1;
     for (uint32_t n = 1; n < td->nnodes; n++) {
         const struct rpt_vnode *v = &td->nodes[n];
@@ -862,8 +869,10 @@ rpt_tree_flat(const struct rpt_tree *td, enum rpt_flat_by by, struct rpt_tree **
         if (k < 0)
             k = key[v->parent]; /* inherit the enclosing row */
         key[n] = k;
-        if (k < 0)
+        if (k < 0) { /* no enclosing row: its self is the root's (above) */
+            add_values(b.t, 0, td, n, true, false);
             continue;
+        }
         if (own >= 0)
             for (uint32_t a = v->parent; a != 0 && outer; a = td->nodes[a].parent)
                 outer = flat_key(td, a, by) != own;

@@ -7,7 +7,7 @@
 # format, bottom-up and top-down agree, inclusive = exclusive + children,
 # a diff of a database with itself is zero, hostile names survive.
 # Environment as for test/integration (lib.sh); CHECK = check_report.py.
-# Cases: fig1 hostile recursion callgrind threads mpi make diff errors.
+# Cases: fig1 hostile recursion callgrind hidden threads mpi make diff errors.
 . "$CSPROF_SOURCE/test/integration/lib.sh"
 case_=${1:?case}
 # Debian's python3 (python3-jsonschema) when there, else whatever python3 is on PATH
@@ -432,6 +432,28 @@ callgrind)
         check "callgrind self of $f = $self (golden)" eq "${got:-missing}" "$self"
     done
     check "callgrind total = 127" eq "$($CHECK callgrind-annotate mi.txt)" 127
+    ;;
+hidden)
+    # golden: a hand-built database (test/report/hidden_outer.xml) where libc's exit and
+    # __run_exit_handlers are the outermost frames once _start is elided and all their samples
+    # lie in loops, so with --hide-lib libc and --loops keep those loops are children of the
+    # root, outside any procedure.  The flat view by procedure dropped their cost (bottom-up and
+    # top-down kept it): the shape that once made report_make's flat total differ under the same
+    # transforms, when a sample of `csrun make -j2` fell in such a loop.  Deterministic.
+    G=$CSPROF_SOURCE/test/report/hidden_outer.xml
+    formats_agree "$G" samples --hide-lib 'libc\.so' --collapse-recursion --inlines merge --loops keep
+    formats_agree "$G" samples --hide-lib 'libc\.so' --loops keep
+    # loops hidden: their cost is the hidden frames' own, merged into the root
+    formats_agree "$G" samples --hide-lib 'libc\.so'
+    for tr in "--loops keep" ""; do
+        # shellcheck disable=SC2086
+        $R --metric samples --view flat --format json --hide-lib 'libc\.so' $tr "$G" > hflat.json
+        check "flat ${tr:+$tr }--hide-lib libc: main 1, the rest (14) outside any procedure (golden)" $PY -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {n["name"]: n["exclusive"] for n in d["nodes"]}
+assert rows == {"main": 1} and d["root"]["exclusive"] == 14 and d["total"] == 15, (rows, d["root"])' hflat.json
+    done
     ;;
 mpi)
     # 4 MPI ranks (Open MPI, oversubscribed), rank 0 does twice the work in burn

@@ -149,6 +149,20 @@ static const struct {
      10,
      {{{"f"}, 0, 6, 3}, {{"memcpy"}, 0, 3, 3}, {{"main"}, 0, 10, 1}, {{"g"}, 0, 2, 2}},
      NULL},
+    /* Nothing shown above main's and f's own cost (2: stays at the root) and above f's loop
+       (2: a child of the root, in no procedure); rows + root self must still make the total. */
+    {"flat, --hide main|f --loops keep: cost outside any procedure is the root's",
+     {.keep_inlines = true, .keep_loops = true, .hide = "^(main|f)$"},
+     FLAT,
+     10,
+     {{{"memcpy"}, 0, 3, 3}, {{"g"}, 0, 2, 2}, {{"[truncated]"}, 0, 1, 1}},
+     "f"},
+    {"bottom-up, --hide main|f --loops keep: the root's own cost stays the root's",
+     {.keep_inlines = true, .keep_loops = true, .hide = "^(main|f)$"},
+     BOTTOM_UP,
+     10,
+     {{{"loop at prog.c:11"}, 0, 2, 2}, {{"memcpy"}, 0, 3, 3}},
+     "f"},
 };
 
 static int
