@@ -926,6 +926,18 @@ static_frame(const struct rpt_db *db, uint32_t i)
     return 0;
 }
 
+/* Add stored static node @i's exclusive values (@excl_of: the exclusive metric of each of
+ * @nv values, -1: none) to the root's self of @t: cost the stored flat view has no row for. */
+static void
+stored_self_to_root(struct rpt_tree *t, const struct rpt_db *db, uint32_t i, const int *excl_of,
+                    size_t nv)
+{
+    const double *v = &db->svalues[(size_t)i * (size_t)db->nmetrics];
+
+    for (size_t c = 0; c < nv; c++)
+        t->self[c] += excl_of[c] >= 0 ? v[excl_of[c]] : 0;
+}
+
 int
 rpt_tree_flat_stored(const struct rpt_tree *td, const struct rpt_view_options *opt,
                      enum rpt_flat_by by, struct rpt_tree **out)
@@ -971,8 +983,13 @@ rpt_tree_flat_stored(const struct rpt_tree *td, const struct rpt_view_options *o
         proto.proc = proto.lm = proto.file = proto.cs_file = -1;
         if (want == RPT_STATIC_PROC) {
             name = db->procs[sn->proc].name;
-            if (!opt->keep_roots && matches(&roots, name))
+            if (!opt->keep_roots && matches(&roots, name)) {
+                /* an elided root's own cost is the root's, as in the tree ("cost outside any
+                   shown frame"); an inlined one's stays with its enclosing frame */
+                if (!inl)
+                    stored_self_to_root(b.t, db, i, excl_of, nv);
                 continue;
+            }
             proto.kind = inl ? RPT_INLINE : RPT_FRAME;
             proto.proc = sn->proc;
             proto.lm = sn->lm >= 0 ? sn->lm : db->procs[sn->proc].lm;
@@ -983,8 +1000,10 @@ rpt_tree_flat_stored(const struct rpt_tree *td, const struct rpt_view_options *o
                     outer = !(db->snodes[u].kind == RPT_STATIC_INLINE &&
                               db->snodes[u].proc == sn->proc);
         } else if (want == RPT_STATIC_FILE) {
-            if (sn->file < 0)
-                continue; /* procedures without a file: the tree's file view has no row either */
+            if (sn->file < 0) { /* procedures without a file: no row, their cost the root's */
+                stored_self_to_root(b.t, db, i, excl_of, nv);
+                continue;
+            }
             name = db->files[sn->file];
             proto.kind = RPT_GROUP;
             proto.file = sn->file;

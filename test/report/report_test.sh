@@ -454,6 +454,16 @@ d = json.load(open(sys.argv[1]))
 rows = {n["name"]: n["exclusive"] for n in d["nodes"]}
 assert rows == {"main": 1} and d["root"]["exclusive"] == 14 and d["total"] == 15, (rows, d["root"])' hflat.json
     done
+    # the flat view read from the stored static view (no transform): an elided root's own
+    # cost (_start, 3 samples; test/report/elided_root.xml) is the root's, not dropped
+    E=$CSPROF_SOURCE/test/report/elided_root.xml
+    formats_agree "$E" samples
+    $R --metric samples --view flat --format json "$E" > eflat.json
+    check "stored flat: main 5, _start's own 3 at the root (golden)" $PY -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {n["name"]: n["exclusive"] for n in d["nodes"]}
+assert rows == {"main": 5} and d["root"]["exclusive"] == 3 and d["total"] == 8, (rows, d["root"])' eflat.json
     ;;
 mpi)
     # 4 MPI ranks (Open MPI, oversubscribed), rank 0 does twice the work in burn
