@@ -90,8 +90,11 @@ cdp.main(async () => {
     assert.strictEqual(callsA, under(rep, 'c', 'a', 'calls'));
     assert.strictEqual(callsB, under(rep, 'c', 'b', 'calls'));
     assert.deepStrictEqual([callsA, callsB], [2, 4], 'call counts 2:4');
-    const total = V.num(rows.find((r) => r.name === 'main').cols.incl);
-    assert.ok(Math.abs(total - rep.total) < 0.002, `main ${total} = report total ${rep.total}`);
+    // (not the total: a sample or two may fall outside main, in the exit path)
+    const mainPage = V.num(rows.find((r) => r.name === 'main').cols.incl);
+    const mainRep = rep.nodes.filter((n) => n.name === 'main').reduce((s, n) => s + n.inclusive, 0);
+    assert.ok(mainRep > 0.95 * rep.total, `main holds nearly all the time (${mainRep} of ${rep.total})`);
+    assert.ok(Math.abs(mainPage - mainRep) < 0.002, `main ${mainPage} = report's main ${mainRep}`);
 
     // transforms, applied with the toolbar on the selected node, shown as chips
     async function select(name) {
@@ -141,7 +144,7 @@ cdp.main(async () => {
     await V.setState(page, { transforms: '' });
     rows = await apply('t-rec');
     assert.deepStrictEqual(await chips(), ['collapse-recursion']);
-    assert.ok(Math.abs(V.num(rows.find((r) => r.name === 'main').cols.incl) - rep.total) < 0.002, 'collapse-recursion keeps totals');
+    assert.ok(Math.abs(V.num(rows.find((r) => r.name === 'main').cols.incl) - mainRep) < 0.002, 'collapse-recursion keeps main\'s inclusive');
     rows = await apply('t-inl');
     assert.deepStrictEqual(await chips(), ['collapse-recursion', 'hide-inlines']);
     V.assertClean(page, 'transforms');
