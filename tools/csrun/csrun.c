@@ -542,21 +542,19 @@ print_tail(const struct run_totals *t, const struct evspec *ev, size_t e)
 {
     /* CPUTIME's period is in µs, its count in ns; a perf event's are both events */
     double scale = ev->kind == EVSPEC_CPUTIME ? 1e3 : 1;
+    char amount[64];
 
     if (ev->freq || t->tail[e] == 0 || (double)t->tail[e] < scale * (double)ev->period)
         return; /* (a frequency has no period to compare with) */
     if (ev->kind == EVSPEC_CPUTIME)
-        fprintf(stderr,
-                "csprof: %s: %.3f s counted after threads' last samples (periods that ended in "
-                "the kernel wait for the next sample, and there was none): in no calling "
-                "context (event.%s.unsampled_tail)\n",
-                ev->name, (double)t->tail[e] / 1e9, ev->name);
+        snprintf(amount, sizeof(amount), "%.3f s", (double)t->tail[e] / 1e9);
     else
-        fprintf(stderr,
-                "csprof: %s: %llu events counted after threads' last samples (periods that "
-                "ended in the kernel wait for the next sample, and there was none): in no "
-                "calling context (event.%s.unsampled_tail)\n",
-                ev->name, (unsigned long long)t->tail[e], ev->name);
+        snprintf(amount, sizeof(amount), "%llu events", (unsigned long long)t->tail[e]);
+    fprintf(stderr,
+            "csprof: %s: %s counted after threads' last samples (periods that ended in the "
+            "kernel wait for the next sample, and there was none): in no calling context "
+            "(event.%s.unsampled_tail)\n",
+            ev->name, amount, ev->name);
 }
 
 /*
