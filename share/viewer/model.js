@@ -1111,7 +1111,11 @@
   // first view node it counts, in depth-first order; 0 for the program,
   // modules and files), file, line}, procedure rows also {lm, mr (module
   // row), fr (file row)}; inclusive counts a view node only if no ancestor
-  // has the same static key.  One depth-first walk with state per depth of
+  // has the same static key.  The program row (the root) also has
+  // outside[m]: the exclusive cost of nodes in no row (the root's own, and
+  // loops or statements with no frame above them once frames are hidden),
+  // as csprof-report's "cost outside any shown frame"; its self is that
+  // plus its modules', so it equals the tree's total.  One depth-first walk with state per depth of
   // the current path only (no per-node memory): a preorder view
   // (isPreorder) is read in index order, the path being the depth arrays;
   // others are walked through their children lists (cstart, clist) with a
@@ -1265,8 +1269,10 @@
             rSelf[r * nm + m] += tSelf[m][i];
             if (outer) rIncl[r * nm + m] += tIncl[m][i];
           }
-        } else if (dScope[d] >= 0) {
-          const q = dScope[d];
+        } else {
+          // (no enclosing row: the root's own cost, or a loop left at the
+          // top once every frame above it is hidden: the program's own)
+          const q = dScope[d] >= 0 ? dScope[d] : 0;
           for (let m = 0; m < nm; m++) rSelf[q * nm + m] += tSelf[m][i];
         }
         if (!frame && k !== K.ROOT) {
@@ -1289,6 +1295,9 @@
         rows[r] = o;
         if (r > 0) rows[rParent[r]].children.push(o);
       }
+      // the cost outside any row (above), before the program's self sums
+      // its modules'
+      rows[0].outside = part(rSelf, 0, nm);
       // modules and files: self and calls are the sums of their procedures'
       for (let r = R - 1; r >= 0; r--) {
         const o = rows[r];

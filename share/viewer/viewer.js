@@ -306,6 +306,20 @@
     const leaf = tree.cstart[i] === tree.cstart[i + 1];
     return { name: M.nameOf(tree, i), kind: tree.kind[i], depth: depth, node: i, key: i, incl: incl, self: self, calls: tree.calls[i], leaf: leaf, base: base ? baseIncl(i) : undefined };
   }
+  // The row of the cost that no shown frame holds (@vals, per metric: the
+  // root's own cost, or the flat view's program.outside), as csprof-report's
+  // "cost outside any shown frame", so that the rows add up to the total;
+  // @baseVal: the base's (differential).  Null when zero in every metric.
+  // Selecting it selects the root (the row is never marked selected).
+  function outsideRow(vals, baseVal) {
+    if (!vals.some(function (x) { return x !== 0; })) return null;
+    return { name: '[outside any shown frame]', kind: K.GROUP, depth: 0, node: 0, key: 'outside', incl: vals, self: vals, calls: 0, leaf: true, base: base ? baseVal : undefined };
+  }
+  function rootSelfRow() {
+    const vals = [];
+    for (let m = 0; m < src.metrics.length; m++) vals.push(tree.self[m][0]);
+    return outsideRow(vals, base ? bview.self[st.metric][0] : 0);
+  }
   function topDownRows() {
     const out = [];
     const stack = [[0, 0]];
@@ -317,6 +331,8 @@
         for (let k = kids.length - 1; k >= 0; k--) stack.push([kids[k].node, d + 1]);
       }
     }
+    const o = rootSelfRow();
+    if (o) out.push(o);
     return out;
   }
   function groupRow(g, depth, key) {
@@ -358,6 +374,8 @@
         for (let k = kids.length - 1; k >= 0; k--) stack.push(kids[k]);
       }
     }
+    const o = rootSelfRow();
+    if (o) out.push(o);
     return out;
   }
   function flatRows() {
@@ -386,6 +404,8 @@
         for (let k = kids.length - 1; k >= 0; k--) stack.push(kids[k]);
       }
     }
+    const o = outsideRow(flatRoot.outside, base && flatBase(flatRoot) ? flatBase(flatRoot).outside[st.metric] : 0);
+    if (o && level[0] !== flatRoot) out.push(o); // (the program row itself holds it when it has no modules)
     return out;
   }
 
@@ -428,7 +448,7 @@
         row.dataset.name = r.name;
         row.dataset.index = k;
         row.dataset.depth = r.depth;
-        if (st.view === 'top-down' ? r.node === selv : (r.node === selv && r.depth === 0)) row.classList.add('sel');
+        if (r.key !== 'outside' && (st.view === 'top-down' ? r.node === selv : (r.node === selv && r.depth === 0))) row.classList.add('sel');
         if (q && r.name.toLowerCase().indexOf(q) >= 0) row.classList.add('hit');
         for (const c of cols) {
           const txt = cellText(r, c);

@@ -211,6 +211,27 @@ test('flat: module -> file -> procedure -> loop -> statement, no double counting
   assert.strictEqual(loop.children[0].name, 'prog.c:5');
 });
 
+test('flat: cost in no row (an outermost frame hidden, a loop left at the top) is the program\'s outside', function () {
+  const d = data([['__libc_start_main', F, 2, { lm: 1 }, ['main', F, 1, {}, ['loop at prog.c:4', L, 0, { line: 4 }, ['prog.c:5', S, 3, { line: 5 }]]]]],
+    { modules: ['/bin/prog', '/lib/libc.so.6'] });
+  const src = M.load(d);
+  const plain = M.flat(M.buildView(src, []));
+  assert.deepStrictEqual(plain.outside, [0, 0], 'nothing outside without transforms');
+  assert.strictEqual(plain.self[0], 6, 'program self = total');
+  // libc's outermost frame merged into its caller, the root
+  const hl = M.flat(M.buildView(src, [{ t: 'hide-lib', lib: 'libc.so' }]));
+  assert.strictEqual(hl.outside[0], 2);
+  assert.ok(Math.abs(hl.outside[1] - 0.2) < 1e-12);
+  assert.strictEqual(hl.self[0], 6, 'program self = its modules\' + outside');
+  assert.strictEqual(hl.children.length, 1, 'only /bin/prog is left');
+  assert.strictEqual(hl.children[0].self[0], 4);
+  // every frame hidden: the loop is left under the root, with no row
+  const none = M.flat(M.buildView(src, [{ t: 'hide-lib', lib: 'libc.so' }, { t: 'hide', name: 'main' }]));
+  assert.strictEqual(none.outside[0], 6, 'the root\'s own 3 and the loop\'s statement 3');
+  assert.strictEqual(none.children.length, 0);
+  assert.strictEqual(none.self[0], none.incl[0]);
+});
+
 test('diff: a tree matches itself; changed costs show up', function () {
   const a = M.buildView(M.load(fig1()), []);
   const m = M.matchTrees(a, a);

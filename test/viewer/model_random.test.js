@@ -103,7 +103,7 @@ function sameView(a, b, what) {
 // the fields of the reference's rows.  The model's rows have more (node:
 // the first view node; calls of a bottom-up root; cself: the exclusive
 // cost of each carried node), checked by checkExtras.
-const REF_FIELDS = ['calls', 'carry', 'csLine', 'entries', 'file', 'incl', 'key', 'kind', 'line', 'lm', 'name', 'nameId', 'outer', 'self', 'weight'];
+const REF_FIELDS = ['calls', 'carry', 'csLine', 'entries', 'file', 'incl', 'key', 'kind', 'line', 'lm', 'name', 'nameId', 'outer', 'outside', 'self', 'weight'];
 function plainGroup(g) {
   const o = {};
   for (const k of Object.keys(g).sort()) {

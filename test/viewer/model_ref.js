@@ -395,6 +395,7 @@
   function flat(t) {
     const nm = t.incl.length, S = t.src.strings;
     const rootRow = mkRow('[program]', K.ROOT, '');
+    rootRow.outside = new Float64Array(nm); // exclusive cost of nodes in no row
     const byKey = new Map();
     function mkRow(name, kind, key) {
       return { name: name, kind: kind, key: key, children: [], incl: new Float64Array(nm), self: new Float64Array(nm), calls: 0, nodes: [], file: -1, line: 0 };
@@ -468,6 +469,8 @@
           }
         } else if (rowOf[i]) {
           for (let m = 0; m < nm; m++) rowOf[i].self[m] += t.self[m][i];
+        } else {
+          for (let m = 0; m < nm; m++) rootRow.outside[m] += t.self[m][i];
         }
         if (!isFrame(k) && k !== K.ROOT) {
           // exclusive cost of a statement or loop also counts for the
@@ -483,7 +486,9 @@
         if (own[i]) for (const r of own[i]) active.set(r, active.get(r) - 1);
       }
     }
-    // modules and files: self and calls are the sums of their procedures'
+    // modules and files: self and calls are the sums of their procedures';
+    // the program's self also has the cost outside any row
+    for (let m = 0; m < nm; m++) rootRow.self[m] = rootRow.outside[m];
     const post = [];
     const st = [rootRow];
     while (st.length) { const r = st.pop(); post.push(r); for (const c of r.children) st.push(c); }

@@ -141,6 +141,26 @@ cdp.main(async () => {
     rows = await apply('t-hidelib', '__libc_start_call_main');
     assert.ok(!rows.some((r) => r.name.startsWith('__libc_start')), 'hide-lib libc: its frames merged');
     assert.ok(rows.some((r) => r.name === 'main'));
+    // cost that no shown frame holds (every frame above c's loop hidden) is
+    // one row, "[outside any shown frame]", as csprof-report's line of that
+    // name: the rows and it add up to the total
+    const hideAll = ['--hide', '^(_start|main|a|b|c)$', '--hide-lib', 'libc\\.so', '--keep-roots'];
+    const outside = '[outside any shown frame]';
+    for (const [view, loops] of [['flat', 'keep'], ['top-down', 'hide']]) {
+      const repOut = V.report(path.join(bin, 'csprof-report'), db, ['--view', view, '--loops', loops, '--inlines', 'keep', '--threshold', '0', ...hideAll]);
+      await V.setState(page, { view: view, transforms: 'hide-lib:libc.so~hide:_start~hide:main~hide:a~hide:b~hide:c' + (loops === 'hide' ? '~hide-loops' : '') });
+      rows = await table(page);
+      const o = rows.find((x) => x.name === outside);
+      assert.ok(repOut.root.exclusive > 0.5 * repOut.total, `${view}: c's own time and its loop's are outside any shown frame (${repOut.root.exclusive} of ${repOut.total})`);
+      assert.ok(o, `${view}: a row ${outside}: ${rows.map((x) => x.name).join(', ')}`);
+      assert.ok(Math.abs(V.num(o.cols.excl) - repOut.root.exclusive) < 0.002, `${view}: outside ${o.cols.excl}, csprof-report ${repOut.root.exclusive}`);
+      const top = rows.filter((x) => x.depth === 0);
+      const sum = top.reduce((a, x) => a + V.num(x.cols[view === 'flat' ? 'excl' : 'incl']), 0);
+      assert.ok(Math.abs(sum - repOut.total) < 0.001 * top.length + 0.002, `${view}: top-level rows ${sum} = total ${repOut.total}`);
+    }
+    await V.setState(page, { view: 'top-down', transforms: '' });
+    rows = await table(page);
+    assert.ok(!rows.some((x) => x.name === outside), `no ${outside} row without transforms`);
     await V.setState(page, { transforms: '' });
     rows = await apply('t-rec');
     assert.deepStrictEqual(await chips(), ['collapse-recursion']);
