@@ -396,8 +396,9 @@ struct run_totals {
     size_t starved_threads;  /* CPU time for >= 20 CPUTIME periods, < 10% of its samples */
     uint64_t starved_cpu_ns;
     size_t unsampled_threads;               /* blocked or starved (or both) */
-    uint64_t unsampled_missing[MAX_EVENTS]; /* samples those threads' time called for, missing */
-    uint64_t fallback_missing[MAX_EVENTS];  /* the same for the other POSIX-timer fallbacks */
+    uint64_t unsampled_missing[MAX_EVENTS]; /* samples those threads' time called for, missing,
+                                               that no other counter explains */
+    uint64_t fallback_missing[MAX_EVENTS];  /* the same for the POSIX-timer fallbacks */
     uint64_t not_followed;                  /* execs whose environment dropped csprof */
     uint64_t untracked, untracked_cpu_ns;   /* threads alive at the end without a profile */
     uint32_t pids[1024];
@@ -416,6 +417,7 @@ add_profile(struct run_totals *t, const struct fmt_profile *p, const struct evsp
             size_t nevents)
 {
     bool seen = false, blocked, starved = false, fallback;
+    uint64_t dropped = 0, explained;
 
     t->files++;
     t->threads++;
@@ -427,7 +429,11 @@ add_profile(struct run_totals *t, const struct fmt_profile *p, const struct evsp
     t->partial += fmt_profile_stat(p, "samples.partial");
     for (uint32_t i = 0; i < p->nstats; i++)
         if (strncmp(p->stats[i].name, "samples.dropped.", 16) == 0)
-            t->dropped += p->stats[i].value;
+            dropped += p->stats[i].value;
+    t->dropped += dropped;
+    /* this thread's samples that other counters already explain (print_shortfall) */
+    explained = dropped + fmt_profile_stat(p, "timer.overruns") +
+                fmt_profile_stat(p, "perf.unsampled_periods");
     t->cpu_ns += fmt_profile_sampled_cpu_ns(p); /* CPUTIME's rate applies to sampled time */
     t->not_followed += fmt_profile_stat(p, "exec.not_followed");
     t->untracked += fmt_profile_stat(p, "threads.untracked");
@@ -467,7 +473,9 @@ add_profile(struct run_totals *t, const struct fmt_profile *p, const struct evsp
         if (events[e].kind != EVSPEC_CPUTIME && events[e].kind != EVSPEC_REALTIME)
             continue;
         snprintf(name, sizeof(name), "event.%.31s.samples", events[e].name);
-        have = (double)fmt_profile_stat(p, name);
+        /* (less what dropped samples, merged expirations and periods ended in the
+         * kernel explain: the shortfall line counts each missing sample once) */
+        have = (double)fmt_profile_stat(p, name) + (double)explained;
         /* a fallback timer fires at the scheduler tick, not at the requested rate */
         if (blocked || starved)
             t->unsampled_missing[e] += want > have ? (uint64_t)(want - have) : 0;
