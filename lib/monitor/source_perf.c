@@ -178,6 +178,8 @@ task_clock_start(struct mon_thread *td, uint32_t ev)
 
     if (rc == 0 && fd_scarce(td->src[ev].fd)) {
         perf_stop(td, ev);
+        /* (what the event counted in the meantime is no sample's and no tail's) */
+        td->src[ev].tail = td->src[ev].enabled_ns = td->src[ev].running_ns = 0;
         rc = -EMFILE;
     }
     if (rc != -EMFILE && rc != -ENFILE)
