@@ -247,9 +247,12 @@ text_value(FILE *out, const struct rpt_tree *t, int col, double v, int w)
 {
     const struct rpt_metric *m = &t->db->metrics[t->metric_of[col]];
 
+    /* Fixed point unless that loses digits: a value %.4f rounds to 0.0010 or more stays
+     * fixed (0.079/79 and 0.048/48, both 0.001 but either side of it in binary, print
+     * alike). */
     if (m->integral && m->raw_per_unit == 1)
         fprintf(out, "%*.0f", w, v);
-    else if (fabs(v) >= 1e5 || (v != 0 && fabs(v) < 1e-3))
+    else if (fabs(v) >= 1e5 || (v != 0 && fabs(v) < 0.9995e-3))
         fprintf(out, "%*.3g", w, v);
     else
         fprintf(out, "%*.4f", w, v);

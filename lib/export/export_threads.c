@@ -153,7 +153,7 @@ oom:
 static void
 text_value(FILE *out, double v, int w)
 {
-    if (v != 0 && (fabs(v) >= 1e6 || fabs(v) < 1e-3))
+    if (v != 0 && (fabs(v) >= 1e6 || fabs(v) < 0.9995e-3)) /* as export_table.c's */
         fprintf(out, "%*.3g", w, v);
     else
         fprintf(out, "%*.4f", w, v);

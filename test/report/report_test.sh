@@ -110,6 +110,11 @@ fig1)
     formats_agree db samples --keep-roots --loops keep
     $R --threshold 0 --format json --hide '^b$' db > hide.json
     check "--hide b: no frame b" sh -c "! grep -q '\"name\": \"b\"' hide.json"
+    # d's cost per call is 0.001 s, either side of it in binary: one format for all
+    # (0.0010, never the %g form 0.001 that a value just under 0.001 once printed as)
+    $R --threshold 0 db > text.txt
+    check "incl/call of 0.001 prints as 0.0010 on both sides of it" \
+        sh -c "! awk '{ for (i = 1; i <= NF; i++) if (\$i == \"0.001\") bad = 1 } END { exit !bad }' text.txt"
     $R --format json --focus '^a$' db > focus.json
     $R --view flat --format json db > flat.json
     check "--focus a: total = a's inclusive" eq "$($CHECK tree focus.json)" "$($CHECK flat-incl flat.json a)"
