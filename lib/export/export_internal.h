@@ -10,6 +10,12 @@
 #include "export/export.h"
 #include "support/text.h"
 
+/* Value @v of column @col of @t as text tables print it, right-aligned in @w
+ * columns (0: no padding), in the column's display unit: integral counts as
+ * integers, else 4 decimals, or 3 significant digits where fixed point would
+ * lose them (under 0.0009995, or 1e5 and over).  Errors: those of fprintf. */
+void exp_text_value(FILE *out, const struct rpt_tree *t, int col, double v, int w);
+
 /* @s as one CSV field (quoted when it holds a comma, quote or line break). */
 void exp_csv_str(FILE *out, const char *s);
 

@@ -36,14 +36,26 @@ export_paths(const struct rpt_tree *t, int col, unsigned limit, unsigned width, 
                 leaf[j] = x;
             }
     {
-        char line[1024];
+        const struct rpt_metric *m = &t->db->metrics[t->metric_of[col]];
+        char line[1024], num[64] = "";
         size_t k = (size_t)snprintf(line, sizeof line, "csprof-report paths: ");
+        FILE *mem = fmemopen(num, sizeof num, "w");
+
         rpt_db_title(t->db, line + k, sizeof line - k);
         exp_fit(out, line, width);
-        snprintf(line, sizeof line, "\nmetric %s (%s): self cost of the leaf;",
-                 t->db->metrics[t->metric_of[col]].event, t->db->metrics[t->metric_of[col]].unit);
-        exp_fit(out, line, width + 1);
-        fprintf(out, "\n%% of total %g\n", total);
+        fputc('\n', out);
+        if (mem != NULL) {
+            exp_text_value(mem, t, col, total, 0);
+            fclose(mem);
+        } else {
+            snprintf(num, sizeof num, "%g", total);
+        }
+        /* the table views' header, and their number format */
+        snprintf(line, sizeof line,
+                 "metric %s (%s), self cost of each path's leaf; %% of total %s %s", m->event,
+                 m->unit, num, m->unit);
+        exp_fit(out, line, width);
+        fputc('\n', out);
     }
     for (size_t i = 0; i < n && (limit == 0 || i < limit); i++) {
         size_t len = 0, nf = 0, w = width > 24 ? width - 24 : 16, keep_head, keep_tail;
@@ -69,8 +81,9 @@ export_paths(const struct rpt_tree *t, int col, unsigned limit, unsigned width, 
             if (line > 0)
                 len += (size_t)sprintf(path + len, ":%d", (int)line);
         }
-        fprintf(out, "%5.1f%% %12.6g  ", total != 0 ? 100 * rpt_self(t, leaf[i], col) / total : 0,
-                rpt_self(t, leaf[i], col));
+        fprintf(out, "%5.1f%% ", total != 0 ? 100 * rpt_self(t, leaf[i], col) / total : 0);
+        exp_text_value(out, t, col, rpt_self(t, leaf[i], col), 10);
+        fputs("  ", out);
         if (len <= w) {
             fwrite(path, 1, len, out);
         } else { /* elide the middle, keeping whole UTF-8 characters */

@@ -241,9 +241,8 @@ event_of(const struct rpt_tree *t, int col)
     return t->db->metrics[t->metric_of[col]].event;
 }
 
-/* A value for the text table, in @w columns. */
-static void
-text_value(FILE *out, const struct rpt_tree *t, int col, double v, int w)
+void
+exp_text_value(FILE *out, const struct rpt_tree *t, int col, double v, int w)
 {
     const struct rpt_metric *m = &t->db->metrics[t->metric_of[col]];
 
@@ -306,7 +305,7 @@ text_header(struct table *tb)
     text_line(tb, line);
     mem = fmemopen(num, sizeof num, "w");
     if (mem != NULL) {
-        text_value(mem, t, tb->opt->column, tb->total, 0);
+        exp_text_value(mem, t, tb->opt->column, tb->total, 0);
         fclose(mem);
     } else {
         snprintf(num, sizeof num, "%g", tb->total);
@@ -359,15 +358,15 @@ write_row(struct table *tb, uint32_t n, uint32_t parent_out, unsigned depth)
     switch (tb->opt->format) {
     case EXP_TEXT: {
         size_t indent = tb->opt->tree ? 2 * (size_t)depth : 0, cols = tb->name_cols;
-        text_value(out, t, col, incl, 10);
+        exp_text_value(out, t, col, incl, 10);
         fprintf(out, " %5.1f%% ", pct(incl, tb->total));
-        text_value(out, t, col, self, 10);
+        exp_text_value(out, t, col, self, 10);
         fprintf(out, " %5.1f%% ", pct(self, tb->total));
         if (tb->opt->width < 90) {
             fputs(" ", out);
         } else if (calls > 0) {
             fprintf(out, "%8.0f ", calls);
-            text_value(out, t, col, incl / calls, 10);
+            exp_text_value(out, t, col, incl / calls, 10);
             fputs("  ", out);
         } else {
             fprintf(out, "%8s %10s  ", "-", "-");
@@ -542,7 +541,7 @@ export_table(const struct rpt_tree *t, const struct exp_table_options *opt, FILE
     case EXP_TEXT:
         if (rpt_self(t, 0, col) != 0) {
             fprintf(out, "(cost outside any shown frame: ");
-            text_value(out, t, col, rpt_self(t, 0, col), 0);
+            exp_text_value(out, t, col, rpt_self(t, 0, col), 0);
             fprintf(out, " %s)\n", unit_of(t, col));
         }
         if (tb.hidden > 0)
@@ -600,11 +599,11 @@ diff_row(struct diff *d, uint32_t n, uint32_t parent_out, unsigned depth)
         size_t indent = d->opt->tree ? 2 * (size_t)depth : 0;
         if (indent > d->name_cols / 2)
             indent = d->name_cols / 2;
-        text_value(out, t, d->cb, b, 10);
+        exp_text_value(out, t, d->cb, b, 10);
         fputc(' ', out);
-        text_value(out, t, d->cb, c, 10);
+        exp_text_value(out, t, d->cb, c, 10);
         fputc(' ', out);
-        text_value(out, t, d->cb, c - b, 10);
+        exp_text_value(out, t, d->cb, c - b, 10);
         fprintf(out, " %+7.2f%%  %*s", norm, (int)indent, "");
         exp_fit(out, name, d->name_cols - indent);
         fputc('\n', out);
@@ -702,9 +701,9 @@ export_diff(const struct rpt_tree *uni, const struct rpt_tree *flat,
         fputs("\n                   current ", out);
         exp_fit(out, cur_name, w);
         fprintf(out, "\nmetric %s (%s); totals ", event_of(uni, d.cb), unit_of(uni, d.cb));
-        text_value(out, uni, d.cb, d.tb, 0);
+        exp_text_value(out, uni, d.cb, d.tb, 0);
         fputs(" -> ", out);
-        text_value(out, uni, d.cb, d.tc, 0);
+        exp_text_value(out, uni, d.cb, d.tc, 0);
         fprintf(out, " %s (%+.2f%%)\nnorm: change of the share of each run's own total\n",
                 unit_of(uni, d.cb), d.tb != 0 ? 100.0 * (d.tc - d.tb) / d.tb : 0.0);
     }

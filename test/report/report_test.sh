@@ -145,6 +145,13 @@ fig1)
         check "--view $v with COLUMNS=72 fits" fits 72 view_$v.txt
     done
     check "paths: long paths elided in the middle" grep -q '…' view_paths.txt
+    # the paths view's header and values are in the table views' format
+    $R db > td.txt
+    $R --view paths db > paths.txt
+    check "paths: '% of total' as top-down's ($(grep -o '% of total .*' td.txt))" \
+        sh -c 'grep -q "$(grep -o "% of total .*" td.txt)\$" paths.txt'
+    check "paths: costs with 4 decimals, as the tables" \
+        sh -c 'sed -n 3p paths.txt | grep -Eq "^ *[0-9.]+% +[0-9]+\.[0-9]{4}  main"'
     check "threads: says what per-thread data the database has" \
         grep -E -q 'over 1 threads: sum' view_threads.txt
     $R --view threads --format json db > threads.json
