@@ -47,6 +47,7 @@
     if (a >= 1) return x.toPrecision(4).replace(/\.?0+$/, '');
     return x.toPrecision(3);
   }
+  function callsText(n) { return n === 1 ? '1 call' : n + ' calls'; } // (sampled: see the README)
   function pct(v, tot) { return tot ? (100 * v / tot).toFixed(1) + '%' : '-'; }
   function kindClass(k) { return 'k-' + M.KIND_NAMES[k]; }
 
@@ -601,7 +602,7 @@
       const r = cv.getBoundingClientRect(), px = ev.clientX - r.left, py = ev.clientY - r.top;
       for (const b of flameRects) if (px >= b[0] && px < b[0] + b[2] && py >= b[1] && py < b[1] + RH) {
         const i = b[3];
-        cv.title = (i === 0 ? src.data.program : M.nameOf(tree, i)) + '\n' + fmt(tree.incl[m][i], m) + ' ' + unitOf(m) + ' (' + pct(tree.incl[m][i], tree.incl[m][0]) + ')' + (tree.calls[i] ? ', ' + tree.calls[i] + ' calls' : '') + (base ? '\nbase ' + fmt(baseIncl(i), m) : '') + (whereOf(i) ? '\n' + whereOf(i) : '');
+        cv.title = (i === 0 ? src.data.program : M.nameOf(tree, i)) + '\n' + fmt(tree.incl[m][i], m) + ' ' + unitOf(m) + ' (' + pct(tree.incl[m][i], tree.incl[m][0]) + ')' + (tree.calls[i] ? ', ' + callsText(tree.calls[i]) : '') + (base ? '\nbase ' + fmt(baseIncl(i), m) : '') + (whereOf(i) ? '\n' + whereOf(i) : '');
         return;
       }
     });
@@ -841,7 +842,7 @@
     const m = st.metric;
     const path = M.pathOf(tree, v);
     const s = path.length > 6 ? path.slice(0, 2).concat(['…'], path.slice(-3)) : path;
-    $('status').textContent = (s.join(' → ') || src.data.program) + ' · ' + fmt(tree.incl[m][v], m) + ' ' + unitOf(m) + ' incl (' + pct(tree.incl[m][v], tree.incl[m][0]) + ')' + (tree.calls[v] ? ' · ' + tree.calls[v] + ' calls' : '') +
+    $('status').textContent = (s.join(' → ') || src.data.program) + ' · ' + fmt(tree.incl[m][v], m) + ' ' + unitOf(m) + ' incl (' + pct(tree.incl[m][v], tree.incl[m][0]) + ')' + (tree.calls[v] ? ' · ' + callsText(tree.calls[v]) : '') +
       (whereOf(v) ? ' · ' + whereOf(v) : '') +
       (bonly && bmetric >= 0 ? ' · base only: ' + bonly.nodes + ' contexts, ' + fmt(bonly.total[bmetric], m) + ' ' + unitOf(m) : '');
   }
