@@ -576,8 +576,15 @@ prof_merge_profile(struct prof_ctx *ctx, const struct fmt_profile *p, struct pro
     }
     for (j = 0; j < p->nmodules; j++)
         prof_map_put(&modmap, p->modules[j].id, 0, 0, prof_module_get(ctx, &p->modules[j]));
-    for (j = 0; j < p->nstats; j++)
-        prof_add_stat(ctx, p->stats[j].name != NULL ? p->stats[j].name : "", p->stats[j].value);
+    input->explained = 0;
+    for (j = 0; j < p->nstats; j++) {
+        const char *name = p->stats[j].name != NULL ? p->stats[j].name : "";
+
+        prof_add_stat(ctx, name, p->stats[j].value);
+        if (strncmp(name, "samples.dropped.", 16) == 0 || strcmp(name, "timer.overruns") == 0 ||
+            strcmp(name, "perf.unsampled_periods") == 0)
+            input->explained += p->stats[j].value;
+    }
 
     prof_map_put(&nodemap, 0, 0, 0, 0); /* file node 0 is the root */
     for (i = 0; i < p->nnodes; i++) {

@@ -475,9 +475,13 @@ prof_shortfall_compute(const struct prof_ctx *ctx, struct prof_summary *s)
             continue;
         expected += want;
         if (want >= 20 && (double)in->samples < 0.1 * want) {
+            /* (less what its dropped samples, merged expirations and kernel periods,
+             * counted below, explain: each missing sample once) */
+            double own = want - (double)in->samples - (double)in->explained;
+
             starved++;
             starved_ns += ns;
-            starved_missing += want - (double)in->samples;
+            starved_missing += own > 0 ? own : 0;
         }
     }
     if (expected < 20 || (double)s->samples >= 0.8 * expected)

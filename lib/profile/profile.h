@@ -202,13 +202,13 @@ struct prof_shortfall {
     bool cpu;    /* CPUTIME (CPU-seconds) rather than REALTIME (thread-seconds) */
     double rate; /* expected samples per second */
     uint64_t expected, recorded, missing;
-    uint64_t dropped;       /* sum of samples.dropped.* */
-    uint64_t overruns;      /* timer.overruns */
-    uint64_t unsampled;     /* perf.unsampled_periods: periods that ended in the kernel */
-    uint64_t blocked;       /* threads that blocked the sampling signal */
-    uint64_t starved;       /* threads with time but under 10% of their samples */
-    double starved_seconds; /* their time */
-    uint64_t starved_missing;
+    uint64_t dropped;         /* sum of samples.dropped.* */
+    uint64_t overruns;        /* timer.overruns */
+    uint64_t unsampled;       /* perf.unsampled_periods: periods that ended in the kernel */
+    uint64_t blocked;         /* threads that blocked the sampling signal */
+    uint64_t starved;         /* threads with time but under 10% of their samples */
+    double starved_seconds;   /* their time */
+    uint64_t starved_missing; /* their missing samples that the counters above do not explain */
     uint64_t unexplained;
     /* event.NAME.unsampled_tail: counted after the threads' last samples, in no calling
      * context (a perf event's periods that ended in the kernel with no sample after), s */

@@ -211,7 +211,7 @@ prof_print_shortfall(const struct prof_summary *s, FILE *out)
             (unsigned long long)f->blocked);
     fprintf(out,
             "  threads with time but under 10%% of their samples: %llu (%.3f s of their time, "
-            "%llu samples)\n",
+            "%llu samples not counted above)\n",
             (unsigned long long)f->starved, f->starved_seconds,
             (unsigned long long)f->starved_missing);
     fprintf(out, "  not explained by any counter: %llu\n", (unsigned long long)f->unexplained);
