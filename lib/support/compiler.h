@@ -3,7 +3,8 @@
  * compiler.h -- attribute macros shared by every csprof module.
  *
  * CSP_SIGSAFE marks a declaration that may be called from signal context;
- * it expands to nothing and exists for readers and for check-sigsafe.sh.
+ * it expands to nothing and exists for readers; what the signal-path objects
+ * (*_sig.c) import is checked by test/integration/monitor_exports.sh.
  */
 #ifndef CSP_COMPILER_H
 #define CSP_COMPILER_H
