@@ -474,7 +474,9 @@ prof_shortfall_compute(const struct prof_ctx *ctx, struct prof_summary *s)
         if (in->error != NULL)
             continue;
         expected += want;
-        if (want >= 20 && (double)in->samples < 0.1 * want) {
+        /* (as csrun: periods that ended in the kernel, merged expirations and dropped
+         * samples are not a thread that could not be sampled) */
+        if (want >= 20 && (double)(in->samples + in->explained) < 0.1 * want) {
             /* (less what its dropped samples, merged expirations and kernel periods,
              * counted below, explain: each missing sample once) */
             double own = want - (double)in->samples - (double)in->explained;

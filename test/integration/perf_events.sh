@@ -86,6 +86,9 @@ fi
 csrun -e CPUTIME@1000 -o kt ./app kernel 2> kt.err; rc=$?
 cat kt.err
 check "csrun -e CPUTIME@1000 ./app kernel exits 0 (got $rc)" [ "$rc" -eq 0 ]
+# (its few samples carry its time: it was sampled, csrun must not call it unsampled)
+check "csrun does not report the thread as one that could not be sampled" \
+    sh -c '! grep -q "thread(s) could not be sampled" kt.err'
 check "csprof-prof (kernel time)" sh -c 'csprof-prof --summary full -S app.struct kt -o dbkt > kt.prof'
 grep -A8 "sampling shortfall" kt.prof
 uns=$(sed -n 's/.*(perf.unsampled_periods.*): \([0-9]*\)$/\1/p' kt.prof)
