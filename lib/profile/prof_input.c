@@ -585,6 +585,14 @@ prof_merge_profile(struct prof_ctx *ctx, const struct fmt_profile *p, struct pro
             strcmp(name, "perf.unsampled_periods") == 0)
             input->explained += p->stats[j].value;
     }
+    for (j = 0; j < p->nevents; j++) /* the shortfall's event: the first */
+        if (evmap[j] == 0 && p->events[j].period > 0) {
+            char tail[160];
+
+            snprintf(tail, sizeof tail, "event.%s.unsampled_tail",
+                     p->events[j].name != NULL ? p->events[j].name : "");
+            input->explained += fmt_profile_stat(p, tail) / p->events[j].period;
+        }
 
     prof_map_put(&nodemap, 0, 0, 0, 0); /* file node 0 is the root */
     for (i = 0; i < p->nnodes; i++) {

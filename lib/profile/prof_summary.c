@@ -29,9 +29,9 @@
  *     timer expirations merged (timer.overruns): O
  *     periods that ended in the kernel, unsampled (perf.unsampled_periods; ...): K
  *     threads that blocked the sampling signal: B
- *     threads with time but under 10% of their samples: T (X s of their time)
+ *     threads with time but under 10% of their samples: T (X s of their time, N samples ...)
+ *     counted after the threads' last samples, in no calling context (...): X s, N periods
  *     not explained by any counter: U
- *     counted after the threads' last samples, in no calling context (...): X s
  *   top N procedures by exclusive NAME:
  *     RANK  X.XX%  VALUE UNIT  PROCEDURE
  *   top N call paths by inclusive NAME:
@@ -505,13 +505,14 @@ prof_shortfall_compute(const struct prof_ctx *ctx, struct prof_summary *s)
     f->starved = starved;
     f->starved_seconds = (double)starved_ns * 1e-9;
     f->starved_missing = (uint64_t)starved_missing;
-    explained = dropped + f->overruns + f->unsampled + f->starved_missing;
     {
         char tail[160];
 
         snprintf(tail, sizeof(tail), "event.%s.unsampled_tail", ev->name);
         f->tail_seconds = (double)prof_stat(ctx, tail) * 1e-9; /* the event's raw unit: ns */
+        f->tail_periods = prof_stat(ctx, tail) / ev->period;
     }
+    explained = dropped + f->overruns + f->unsampled + f->tail_periods + f->starved_missing;
     f->unexplained = f->missing > explained ? f->missing - explained : 0;
 }
 

@@ -213,6 +213,7 @@ struct prof_shortfall {
     /* event.NAME.unsampled_tail: counted after the threads' last samples, in no calling
      * context (a perf event's periods that ended in the kernel with no sample after), s */
     double tail_seconds;
+    uint64_t tail_periods; /* that count in periods: samples it would have taken */
 };
 
 struct prof_top_proc {

@@ -281,8 +281,9 @@ struct prof_input {
     uint64_t sampled_cpu_ns; /* CPU time while sampling was armed (fmt_profile_sampled_cpu_ns) */
     char *program, *command, *host;
     uint64_t samples; /* sum of node sample counts */
-    /* samples its own counters account for: samples.dropped.*, timer.overruns and
-     * perf.unsampled_periods (the shortfall summary counts none of them twice) */
+    /* samples its own counters account for: samples.dropped.*, timer.overruns,
+     * perf.unsampled_periods and the periods of its first event after its last sample
+     * (event.NAME.unsampled_tail / period); the shortfall summary counts none twice */
     uint64_t explained;
     uint64_t nnodes;
     uint32_t run;                 /* prof_add_measurements() call that added it (0-based) */

@@ -214,13 +214,13 @@ prof_print_shortfall(const struct prof_summary *s, FILE *out)
             "%llu samples not counted above)\n",
             (unsigned long long)f->starved, f->starved_seconds,
             (unsigned long long)f->starved_missing);
-    fprintf(out, "  not explained by any counter: %llu\n", (unsigned long long)f->unexplained);
     if (f->tail_seconds > 0)
         fprintf(out,
                 "  counted after the threads' last samples, in no calling context "
                 "(event.*.unsampled_tail: periods that ended in the kernel, no sample after): "
-                "%.3f s\n",
-                f->tail_seconds);
+                "%.3f s, %llu periods\n",
+                f->tail_seconds, (unsigned long long)f->tail_periods);
+    fprintf(out, "  not explained by any counter: %llu\n", (unsigned long long)f->unexplained);
 }
 
 /* The summary text: one "key: value" fact per line (format in lib/profile/prof_summary.c). */

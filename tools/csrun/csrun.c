@@ -413,6 +413,22 @@ struct run_totals {
     uint64_t handler_ns; /* time in the sampling handler (samples.handler_ns) */
 };
 
+/*
+ * The CPUTIME periods of event @ev that thread profile @p counted after its
+ * last sample (event.NAME.unsampled_tail, in ns): periods that ended in the
+ * kernel with no sample after them to take their time.  0 for other kinds.
+ */
+static double
+tail_periods(const struct fmt_profile *p, const struct evspec *ev)
+{
+    char name[sizeof(ev->name) + 32];
+
+    if (ev->kind != EVSPEC_CPUTIME || ev->period == 0)
+        return 0;
+    snprintf(name, sizeof(name), "event.%.127s.unsampled_tail", ev->name);
+    return (double)fmt_profile_stat(p, name) / 1e3 / (double)ev->period;
+}
+
 static void
 add_profile(struct run_totals *t, const struct fmt_profile *p, const struct evspec *events,
             size_t nevents)
@@ -457,8 +473,10 @@ add_profile(struct run_totals *t, const struct fmt_profile *p, const struct evsp
         /* A period that ended in the kernel is charged to the thread's next sample, an
          * expiration merged into one signal to that signal's: the thread was sampled.
          * (xz's main thread, mostly in read(2) and write(2), records 4-8 samples for
-         * 20-40 ms of CPU time, the rest periods that ended in the kernel.) */
-        if ((double)(fmt_profile_stat(p, name) + explained) < 0.1 * expected)
+         * 20-40 ms of CPU time, the rest periods that ended in the kernel.)  Periods
+         * after the last sample are counted too (print_tail). */
+        if ((double)(fmt_profile_stat(p, name) + explained) + tail_periods(p, &events[e]) <
+            0.1 * expected)
             starved = true;
     }
     if (starved) {
@@ -479,8 +497,9 @@ add_profile(struct run_totals *t, const struct fmt_profile *p, const struct evsp
             continue;
         snprintf(name, sizeof(name), "event.%.31s.samples", events[e].name);
         /* (less what dropped samples, merged expirations and periods ended in the
-         * kernel explain: the shortfall line counts each missing sample once) */
-        have = (double)fmt_profile_stat(p, name) + (double)explained;
+         * kernel, before or after the last sample, explain: the shortfall line counts
+         * each missing sample once) */
+        have = (double)fmt_profile_stat(p, name) + (double)explained + tail_periods(p, &events[e]);
         /* a fallback timer fires at the scheduler tick, not at the requested rate */
         if (blocked || starved)
             t->unsampled_missing[e] += want > have ? (uint64_t)(want - have) : 0;
@@ -522,8 +541,10 @@ print_shortfall(const struct run_totals *t, const struct evspec *ev, size_t e)
     double secs = (double)(cpu ? t->cpu_ns : t->wall_ns) / 1e9;
     double expected = secs * 1e6 / (double)ev->period;
     uint64_t got = t->per_event_samples[e], missing;
-    uint64_t explained =
-        t->dropped + t->overruns + t->unsampled + t->unsampled_missing[e] + t->fallback_missing[e];
+    /* periods counted after threads' last samples (print_tail) */
+    uint64_t tail = cpu ? (uint64_t)((double)t->tail[e] / 1e3 / (double)ev->period) : 0;
+    uint64_t explained = t->dropped + t->overruns + t->unsampled + tail + t->unsampled_missing[e] +
+                         t->fallback_missing[e];
 
     /* A perf event has no expected rate; a byte event's samples follow the bytes, not time. */
     if (ev->kind == EVSPEC_PERF || ev->kind == EVSPEC_BYTES || secs <= 0.2 ||
@@ -533,14 +554,15 @@ print_shortfall(const struct run_totals *t, const struct evspec *ev, size_t e)
     fprintf(stderr,
             "csprof: %s: %llu of the %llu samples expected are missing: %llu dropped, %llu timer "
             "expirations merged (timer.overruns), %llu periods ended in the kernel "
-            "(perf.unsampled_periods: their time went to the next sample), %llu in threads that "
+            "(perf.unsampled_periods: their time went to the next sample), %llu after threads' "
+            "last samples (no sample followed to take their time: below), %llu in threads that "
             "could not be sampled (above), %llu in threads sampled by the POSIX-timer fallback "
             "(above), %llu not explained by any counter (csprof-prof's summary lists the "
             "reasons)\n",
             ev->name, (unsigned long long)missing, (unsigned long long)expected,
             (unsigned long long)t->dropped, (unsigned long long)t->overruns,
-            (unsigned long long)t->unsampled, (unsigned long long)t->unsampled_missing[e],
-            (unsigned long long)t->fallback_missing[e],
+            (unsigned long long)t->unsampled, (unsigned long long)tail,
+            (unsigned long long)t->unsampled_missing[e], (unsigned long long)t->fallback_missing[e],
             (unsigned long long)(missing > explained ? missing - explained : 0));
 }
 
