@@ -576,7 +576,7 @@ prof_merge_profile(struct prof_ctx *ctx, const struct fmt_profile *p, struct pro
     }
     for (j = 0; j < p->nmodules; j++)
         prof_map_put(&modmap, p->modules[j].id, 0, 0, prof_module_get(ctx, &p->modules[j]));
-    input->explained = 0;
+    input->explained = input->tail_periods = 0;
     for (j = 0; j < p->nstats; j++) {
         const char *name = p->stats[j].name != NULL ? p->stats[j].name : "";
 
@@ -591,7 +591,7 @@ prof_merge_profile(struct prof_ctx *ctx, const struct fmt_profile *p, struct pro
 
             snprintf(tail, sizeof tail, "event.%s.unsampled_tail",
                      p->events[j].name != NULL ? p->events[j].name : "");
-            input->explained += fmt_profile_stat(p, tail) / p->events[j].period;
+            input->tail_periods += fmt_profile_stat(p, tail) / p->events[j].period;
         }
 
     prof_map_put(&nodemap, 0, 0, 0, 0); /* file node 0 is the root */

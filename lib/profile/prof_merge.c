@@ -250,6 +250,7 @@ prof_fold_input(struct prof_ctx *g, struct prof_input *gin, struct prof_input *p
     gin->sampled_cpu_ns = pin->sampled_cpu_ns;
     gin->samples = pin->samples;
     gin->explained = pin->explained;
+    gin->tail_periods = pin->tail_periods;
     gin->nnodes = pin->nnodes;
     gin->nextra = pin->nextra;
     gin->merged = pin->merged;
@@ -742,6 +743,7 @@ prof_part_pack(const struct prof_part *pt, struct prof_pack *w)
         pk_u64(w, in->sampled_cpu_ns);
         pk_u64(w, in->samples);
         pk_u64(w, in->explained);
+        pk_u64(w, in->tail_periods);
         pk_u64(w, in->nnodes);
         pk_u32(w, in->run);
         pk_u32(w, in->nextra);
@@ -1008,6 +1010,7 @@ prof_unpack_inputs(struct prof_unpack *r, struct prof_ctx *p)
         in->sampled_cpu_ns = up_u64(r);
         in->samples = up_u64(r);
         in->explained = up_u64(r);
+        in->tail_periods = up_u64(r);
         in->nnodes = up_u64(r);
         in->run = up_u32(r);
         in->nextra = up_u32(r);

@@ -475,11 +475,13 @@ prof_shortfall_compute(const struct prof_ctx *ctx, struct prof_summary *s)
             continue;
         expected += want;
         /* (as csrun: periods that ended in the kernel, merged expirations and dropped
-         * samples are not a thread that could not be sampled) */
+         * samples are not a thread that could not be sampled; periods after its last
+         * sample are, as nothing shows the signal reached it) */
         if (want >= 20 && (double)(in->samples + in->explained) < 0.1 * want) {
             /* (less what its dropped samples, merged expirations and kernel periods,
-             * counted below, explain: each missing sample once) */
-            double own = want - (double)in->samples - (double)in->explained;
+             * before or after its last sample, counted below, explain: each missing
+             * sample once) */
+            double own = want - (double)(in->samples + in->explained + in->tail_periods);
 
             starved++;
             starved_ns += ns;

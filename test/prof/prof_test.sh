@@ -362,18 +362,24 @@ EOF
     echo "path main b = 1 10000000" >>"$W/s3"
     echo "stat perf.unsampled_periods 45" >>"$W/s3"
     echo "stat event.CPUTIME.unsampled_tail 40000000" >>"$W/s3"
+    # a fourth, 0.3 CPU-s, no sample at all, all of it counted after (no) last
+    # sample: starved (nothing shows the signal reached it), its 30 missing
+    # samples counted once, under the tail
+    spec "$W/s4" 100 103 300000000
+    echo "stat event.CPUTIME.unsampled_tail 300000000" >>"$W/s4"
     gen "$W/s1" "$W/a.cspm"
     gen "$W/s2" "$W/b.cspm"
     gen "$W/s3" "$W/c.cspm"
-    run_prof -o "$W/db" "$W/a.cspm" "$W/b.cspm" "$W/c.cspm"
+    gen "$W/s4" "$W/d.cspm"
+    run_prof -o "$W/db" "$W/a.cspm" "$W/b.cspm" "$W/c.cspm" "$W/d.cspm"
     expect_rc 0 "shortfall"
-    has "$W/out" "sampling shortfall: 200 samples expected at 100.0 per CPU-second, 12 recorded, 188 missing:"
+    has "$W/out" "sampling shortfall: 230 samples expected at 100.0 per CPU-second, 12 recorded, 218 missing:"
     has "$W/out" "  dropped: 2 (unsafe 2)"
     has "$W/out" "  timer expirations merged (timer.overruns): 50"
     has "$W/out" "  threads that blocked the sampling signal: 1"
     has "$W/out" "  periods that ended in the kernel, unsampled (perf.unsampled_periods; their time is charged to the next sample): 48"
-    has "$W/out" "  threads with time but under 10% of their samples: 1 (0.500 s of their time, 46 samples not counted above)"
-    has "$W/out" "  counted after the threads' last samples, in no calling context (event.*.unsampled_tail: periods that ended in the kernel, no sample after): 0.040 s, 4 periods"
+    has "$W/out" "  threads with time but under 10% of their samples: 2 (0.800 s of their time, 46 samples not counted above)"
+    has "$W/out" "  counted after the threads' last samples, in no calling context (event.*.unsampled_tail: periods that ended in the kernel, no sample after): 0.340 s, 34 periods"
     has "$W/out" "  not explained by any counter: 38"
     ;;
 changed)

@@ -394,7 +394,7 @@ struct run_totals {
     size_t blocked_threads;  /* the sampling signal was blocked when the thread ended */
     size_t fallback_threads; /* CPUTIME by a POSIX timer, no descriptor for the task clock */
     size_t starved_threads;  /* CPU time for >= 20 CPUTIME periods, < 10% of its samples
-                                (recorded or explained by its counters) */
+                                (recorded, or charged to a later one) */
     uint64_t starved_cpu_ns;
     size_t unsampled_threads;               /* blocked or starved (or both) */
     uint64_t unsampled_missing[MAX_EVENTS]; /* samples those threads' time called for, missing,
@@ -474,9 +474,9 @@ add_profile(struct run_totals *t, const struct fmt_profile *p, const struct evsp
          * expiration merged into one signal to that signal's: the thread was sampled.
          * (xz's main thread, mostly in read(2) and write(2), records 4-8 samples for
          * 20-40 ms of CPU time, the rest periods that ended in the kernel.)  Periods
-         * after the last sample are counted too (print_tail). */
-        if ((double)(fmt_profile_stat(p, name) + explained) + tail_periods(p, &events[e]) <
-            0.1 * expected)
+         * after the last sample are not: with no sample after them, nothing shows that
+         * the signal reached the thread. */
+        if ((double)(fmt_profile_stat(p, name) + explained) < 0.1 * expected)
             starved = true;
     }
     if (starved) {
