@@ -16,6 +16,10 @@
  * lose them (under 0.0009995, or 1e5 and over).  Errors: those of fprintf. */
 void exp_text_value(FILE *out, const struct rpt_tree *t, int col, double v, int w);
 
+/* The same into @buf (@size bytes, NUL-terminated, cut to fit; "%g" when no memory
+ * stream can be opened).  Returns @buf. */
+char *exp_text_value_str(char *buf, size_t size, const struct rpt_tree *t, int col, double v);
+
 /* @s as one CSV field (quoted when it holds a comma, quote or line break). */
 void exp_csv_str(FILE *out, const char *s);
 

@@ -37,23 +37,16 @@ export_paths(const struct rpt_tree *t, int col, unsigned limit, unsigned width, 
             }
     {
         const struct rpt_metric *m = &t->db->metrics[t->metric_of[col]];
-        char line[1024], num[64] = "";
+        char line[1024], num[64];
         size_t k = (size_t)snprintf(line, sizeof line, "csprof-report paths: ");
-        FILE *mem = fmemopen(num, sizeof num, "w");
 
         rpt_db_title(t->db, line + k, sizeof line - k);
         exp_fit(out, line, width);
         fputc('\n', out);
-        if (mem != NULL) {
-            exp_text_value(mem, t, col, total, 0);
-            fclose(mem);
-        } else {
-            snprintf(num, sizeof num, "%g", total);
-        }
         /* the table views' header, and their number format */
         snprintf(line, sizeof line,
                  "metric %s (%s), self cost of each path's leaf; %% of total %s %s", m->event,
-                 m->unit, num, m->unit);
+                 m->unit, exp_text_value_str(num, sizeof num, t, col, total), m->unit);
         exp_fit(out, line, width);
         fputc('\n', out);
     }

@@ -257,6 +257,21 @@ exp_text_value(FILE *out, const struct rpt_tree *t, int col, double v, int w)
         fprintf(out, "%*.4f", w, v);
 }
 
+char *
+exp_text_value_str(char *buf, size_t size, const struct rpt_tree *t, int col, double v)
+{
+    FILE *mem = size > 0 ? fmemopen(buf, size, "w") : NULL;
+
+    if (mem != NULL) {
+        exp_text_value(mem, t, col, v, 0);
+        fclose(mem);
+        buf[size - 1] = '\0'; /* (a full buffer gets no terminator from the stream) */
+    } else {
+        snprintf(buf, size, "%g", v);
+    }
+    return buf;
+}
+
 static double
 pct(double v, double total)
 {
@@ -297,21 +312,13 @@ text_header(struct table *tb)
     const char *unit = unit_of(t, tb->opt->column);
     char line[2048], num[64];
     size_t n = 0;
-    FILE *mem;
 
     n = (size_t)snprintf(line, sizeof line, "csprof-report %s: ", tb->opt->view);
     rpt_db_title(db, line + n, sizeof line - n);
     n = 0;
     text_line(tb, line);
-    mem = fmemopen(num, sizeof num, "w");
-    if (mem != NULL) {
-        exp_text_value(mem, t, tb->opt->column, tb->total, 0);
-        fclose(mem);
-    } else {
-        snprintf(num, sizeof num, "%g", tb->total);
-    }
     snprintf(line, sizeof line, "metric %s (%s); %% of total %s %s", event_of(t, tb->opt->column),
-             unit, num, unit);
+             unit, exp_text_value_str(num, sizeof num, t, tb->opt->column, tb->total), unit);
     text_line(tb, line);
     line[0] = '\0';
     if (db->samples >= 0)

@@ -245,6 +245,12 @@ uint64_t fmt_profile_stat(const struct fmt_profile *p, const char *name);
  * header's cpu_ns.  [not async-signal-safe] */
 uint64_t fmt_profile_sampled_cpu_ns(const struct fmt_profile *p);
 
+/* Samples the thread's own counters account for although none was recorded, in samples:
+ * dropped ones (samples.dropped.*), timer expirations merged into one signal
+ * (timer.overruns) and perf periods that ended in the kernel (perf.unsampled_periods).  The
+ * one list behind csrun's and csprof-prof's sampling shortfall.  [not async-signal-safe] */
+uint64_t fmt_profile_explained_samples(const struct fmt_profile *p);
+
 /*
  * Print @p as text, one record per line, every field named (the format of
  * csprof-prof --dump).  Returns 0 or FMT_EIO.  [not async-signal-safe]

@@ -950,3 +950,18 @@ fmt_profile_sampled_cpu_ns(const struct fmt_profile *p)
             return p->stats[i].value;
     return p->header.cpu_ns;
 }
+
+uint64_t
+fmt_profile_explained_samples(const struct fmt_profile *p)
+{
+    uint64_t n = 0;
+
+    for (uint32_t i = 0; p != NULL && i < p->nstats; i++) {
+        const char *name = p->stats[i].name != NULL ? p->stats[i].name : "";
+
+        if (strncmp(name, "samples.dropped.", 16) == 0 || strcmp(name, "timer.overruns") == 0 ||
+            strcmp(name, "perf.unsampled_periods") == 0)
+            n += p->stats[i].value;
+    }
+    return n;
+}

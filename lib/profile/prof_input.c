@@ -576,15 +576,10 @@ prof_merge_profile(struct prof_ctx *ctx, const struct fmt_profile *p, struct pro
     }
     for (j = 0; j < p->nmodules; j++)
         prof_map_put(&modmap, p->modules[j].id, 0, 0, prof_module_get(ctx, &p->modules[j]));
-    input->explained = input->tail_periods = 0;
-    for (j = 0; j < p->nstats; j++) {
-        const char *name = p->stats[j].name != NULL ? p->stats[j].name : "";
-
-        prof_add_stat(ctx, name, p->stats[j].value);
-        if (strncmp(name, "samples.dropped.", 16) == 0 || strcmp(name, "timer.overruns") == 0 ||
-            strcmp(name, "perf.unsampled_periods") == 0)
-            input->explained += p->stats[j].value;
-    }
+    for (j = 0; j < p->nstats; j++)
+        prof_add_stat(ctx, p->stats[j].name != NULL ? p->stats[j].name : "", p->stats[j].value);
+    input->explained = fmt_profile_explained_samples(p);
+    input->tail_periods = 0;
     for (j = 0; j < p->nevents; j++) /* the shortfall's event: the first */
         if (evmap[j] == 0 && p->events[j].period > 0) {
             char tail[160];

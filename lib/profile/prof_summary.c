@@ -508,11 +508,13 @@ prof_shortfall_compute(const struct prof_ctx *ctx, struct prof_summary *s)
     f->starved_seconds = (double)starved_ns * 1e-9;
     f->starved_missing = (uint64_t)starved_missing;
     {
-        char tail[160];
+        char name[160];
+        uint64_t tail;
 
-        snprintf(tail, sizeof(tail), "event.%s.unsampled_tail", ev->name);
-        f->tail_seconds = (double)prof_stat(ctx, tail) * 1e-9; /* the event's raw unit: ns */
-        f->tail_periods = prof_stat(ctx, tail) / ev->period;
+        snprintf(name, sizeof(name), "event.%s.unsampled_tail", ev->name);
+        tail = prof_stat(ctx, name); /* the event's raw unit: ns */
+        f->tail_seconds = (double)tail * 1e-9;
+        f->tail_periods = tail / ev->period;
     }
     explained = dropped + f->overruns + f->unsampled + f->tail_periods + f->starved_missing;
     f->unexplained = f->missing > explained ? f->missing - explained : 0;

@@ -434,7 +434,8 @@ add_profile(struct run_totals *t, const struct fmt_profile *p, const struct evsp
             size_t nevents)
 {
     bool seen = false, blocked, starved = false, fallback;
-    uint64_t dropped = 0, explained;
+    /* this thread's samples that other counters already explain (print_shortfall) */
+    uint64_t explained = fmt_profile_explained_samples(p);
 
     t->files++;
     t->threads++;
@@ -446,11 +447,7 @@ add_profile(struct run_totals *t, const struct fmt_profile *p, const struct evsp
     t->partial += fmt_profile_stat(p, "samples.partial");
     for (uint32_t i = 0; i < p->nstats; i++)
         if (strncmp(p->stats[i].name, "samples.dropped.", 16) == 0)
-            dropped += p->stats[i].value;
-    t->dropped += dropped;
-    /* this thread's samples that other counters already explain (print_shortfall) */
-    explained = dropped + fmt_profile_stat(p, "timer.overruns") +
-                fmt_profile_stat(p, "perf.unsampled_periods");
+            t->dropped += p->stats[i].value;
     t->cpu_ns += fmt_profile_sampled_cpu_ns(p); /* CPUTIME's rate applies to sampled time */
     t->not_followed += fmt_profile_stat(p, "exec.not_followed");
     t->untracked += fmt_profile_stat(p, "threads.untracked");
