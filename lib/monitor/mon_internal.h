@@ -214,9 +214,13 @@ void mon_finalize_process(const char *why);
  * From the handler of a signal that kills the process (signals.c): write
  * every profile without refreshing the load map and without waiting on the
  * registry lock; if another thread is writing them, wait (10 s at most) for
- * it to finish.  [async-signal-safe, except the load-map lookups of write.c]
+ * it to finish.  @interrupted_mask is the signal mask of the code the fatal
+ * signal interrupted (the handler's ucontext), NULL if unknown: the calling
+ * thread's own mask inside the handler blocks the sampling signal, so it
+ * says nothing about whether the thread could be sampled.
+ * [async-signal-safe, except the load-map lookups of write.c]
  */
-void mon_finalize_from_signal(int sig);
+void mon_finalize_from_signal(int sig, const sigset_t *interrupted_mask);
 /* Set the monitor up now if the constructor has not run yet (a library constructor creating a
  * thread); the calling thread's sampling starts.  [not async-signal-safe] */
 void mon_ensure_initialized(void);

@@ -56,6 +56,9 @@ static size_t arena_limit = (size_t)1 << 30; /* bytes of CCT per thread */
 static atomic_int finalized;                 /* a thread has begun writing every profile */
 static atomic_int finalize_done;             /* ... and has finished */
 static volatile pid_t finalizer_tid;
+/* The finalizer's own sampling state when a fatal signal writes the profiles: -1 read its
+ * mask now; 0 or 1 whether the code the signal interrupted blocked the sampling signal. */
+static volatile int finalizer_interrupted_blocked = -1;
 
 /* A warning from the monitor: to stderr, prefixed, once per cause. */
 static void
@@ -260,7 +263,9 @@ thread_sampling_blocked(const struct mon_thread *td)
     int fd;
 
     if (td == mon_thread_self())
-        return mon_mask_sampling_blocked();
+        return finalizer_interrupted_blocked >= 0 && finalizer_tid == td->tid
+                   ? finalizer_interrupted_blocked == 1
+                   : mon_mask_sampling_blocked();
     snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)td->tid);
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -437,7 +442,7 @@ mon_finalize_process(const char *why)
 }
 
 void
-mon_finalize_from_signal(int sig)
+mon_finalize_from_signal(int sig, const sigset_t *interrupted_mask)
 {
     int expected = 0;
     pid_t me = (pid_t)syscall(SYS_gettid);
@@ -446,6 +451,8 @@ mon_finalize_from_signal(int sig)
     if (!mon_proc.active)
         return;
     if (atomic_compare_exchange_strong(&finalized, &expected, 1)) {
+        if (interrupted_mask != NULL)
+            finalizer_interrupted_blocked = sigismember(interrupted_mask, mon_proc.signo) == 1;
         finalizer_tid = me;
         finalize_all(true);
         return;
@@ -485,6 +492,7 @@ restart_alone(bool forked)
     atomic_store(&finalized, 0);
     atomic_store(&finalize_done, 0);
     finalizer_tid = 0;
+    finalizer_interrupted_blocked = -1;
     mon_proc.threads_untracked = 0;
     mon_proc.threads_untracked_cpu_ns = 0;
     atomic_store(&mon_proc.stopped, 0);

@@ -189,11 +189,12 @@ recurs_on_return(int sig, const siginfo_t *info)
  * re-send the signal to this thread and open it.
  */
 static void
-die_of(int sig, const siginfo_t *info)
+die_of(int sig, const siginfo_t *info, const void *ucontext)
 {
     sigset_t one;
 
-    mon_finalize_from_signal(sig);
+    mon_finalize_from_signal(sig, ucontext != NULL ? &((const ucontext_t *)ucontext)->uc_sigmask
+                                                   : NULL);
     restore_default(sig);
     if (recurs_on_return(sig, info))
         return;
@@ -210,7 +211,7 @@ mon_fatal_handler(int sig, siginfo_t *info, void *ucontext)
     struct sigaction *pa = &program_action[sig];
 
     if (watched[sig] == 2 || is_default(pa)) {
-        die_of(sig, info);
+        die_of(sig, info, ucontext);
     } else if (!(pa->sa_flags & SA_SIGINFO) && pa->sa_handler == SIG_IGN) {
         /* Changed under our feet (a race with the program's sigaction): ignore it. */
     } else if (pa->sa_flags & SA_SIGINFO) {
@@ -230,7 +231,7 @@ forward_fault(int sig, siginfo_t *info, void *ucontext)
     if (!(pa->sa_flags & SA_SIGINFO) && pa->sa_handler == SIG_DFL) {
         /* Default action: write the profiles, restore it, let the fault recur (or re-send
          * a sent signal). */
-        die_of(sig, info);
+        die_of(sig, info, ucontext);
         return;
     }
     if (!(pa->sa_flags & SA_SIGINFO) && pa->sa_handler == SIG_IGN) {
