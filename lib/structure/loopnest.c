@@ -502,12 +502,6 @@ insert_piece(struct rebuild *rb, const struct piece *p, const struct struct_scop
     return 0;
 }
 
-/*
- * Smallest line >= @floor of the STMT children of @n in @file (0 when
- * none).  The floor is just below the declaration line of the loop's
- * procedure or inlined callee: lines above it are callee code the line
- * table has but no inlined-subroutine entry covers.
- */
 /* Is there a conditional jump at @a? */
 static bool
 has_cbranch_at(const struct struct_cfg *cfg, uint64_t a)
@@ -531,6 +525,13 @@ has_cbranch(const struct struct_cfg *cfg, const struct tree_node *n)
     return false;
 }
 
+/*
+ * Smallest line >= @floor of the STMT children of @n in @file (0 when
+ * none), of those holding a conditional jump unless @cfg is NULL, and of the
+ * inner loops' too when @deep.  The floor is at or just below the declaration
+ * line of the loop's procedure or inlined callee: lines above it are callee
+ * code the line table has but no inlined-subroutine entry covers.
+ */
 static uint32_t
 min_stmt_line(const struct struct_cfg *cfg, const struct tree_node *n, const char *file,
               uint32_t floor, bool deep)
@@ -612,40 +613,66 @@ back_edge_line(const struct struct_cfg *cfg, const struct piece_vec *pieces, str
 }
 
 /*
- * The loop's header line: the line of its conditional back edges (above),
- * else of its computed gotos; else, among the statements directly in the
- * loop, in the file of its inlined context and below the context's
- * declaration, the smallest line that holds a conditional jump (the loop
- * test of a top-tested loop), else the smallest line.
+ * The line of loop @l at or below line @floor of @file, its context's file:
+ * of its conditional back edges (above), else of its computed gotos, else the
+ * smallest line of a statement directly in the loop that holds a conditional
+ * jump (the loop test of a top-tested loop), else the smallest line.  Sets
+ * @l's file and line and returns true when one is found.
+ */
+static bool
+header_line_from(const struct struct_cfg *cfg, const struct piece_vec *pieces, struct tree_node *l,
+                 const char *file, uint32_t floor)
+{
+    uint32_t line;
+
+    if (back_edge_line(cfg, pieces, l, true, floor) || back_edge_line(cfg, pieces, l, false, floor))
+        return true;
+    if (file == NULL)
+        return false;
+    line = min_stmt_line(cfg, l, file, floor, false);
+    if (line == 0)
+        line = min_stmt_line(NULL, l, file, floor, false);
+    if (line == 0)
+        return false;
+    l->file = file;
+    l->line = line;
+    return true;
+}
+
+/*
+ * The loop's header line, a line of its own scope: the procedure or inlined
+ * callee that holds it (@l->ctx), never a line of a callee the line table
+ * puts in its code, which lies above the context's declaration (an inlined
+ * callee declared before its caller; two loops of one nest with the same line
+ * would read as one).  header_line_from() below the declaration line, then at
+ * that line (a function written on one line has its loop there).  Without
+ * one: the smallest line of a statement in the loop from another file than
+ * the context's, else the smallest line of the context's file at or below its
+ * declaration in its inner loops, else none (a loop of a callee's code that
+ * lies outside the callee's inlined scopes has no line of its own scope).
  */
 static void
 loop_header_line(const struct struct_cfg *cfg, const struct piece_vec *pieces, struct tree_node *l)
 {
-    const char *file = l->ctx != NULL ? l->ctx->file : NULL;
-    /* Not the declaration line itself either: gcc gives parameter copies that line. */
-    uint32_t floor = l->ctx != NULL && l->ctx->line > 0 ? l->ctx->line + 1 : 0;
-    uint32_t line = 0;
+    const char *file = l->ctx != NULL ? l->ctx->file : NULL, *other = NULL;
+    uint32_t decl = l->ctx != NULL ? l->ctx->line : 0, line = 0;
 
-    if (back_edge_line(cfg, pieces, l, true, floor) || back_edge_line(cfg, pieces, l, false, floor))
+    /* Not the declaration line itself first: gcc gives parameter copies that line. */
+    if (header_line_from(cfg, pieces, l, file, decl > 0 ? decl + 1 : 0) ||
+        (decl > 0 && header_line_from(cfg, pieces, l, file, decl)))
         return;
-    if (file != NULL) {
-        line = min_stmt_line(cfg, l, file, floor, false);
-        if (line == 0)
-            line = min_stmt_line(NULL, l, file, floor, false);
-        if (line == 0)
-            line = min_stmt_line(NULL, l, file, 0, false);
-    }
-    if (line == 0) { /* no statement of the context's file: take the first statement's file */
-        file = NULL;
-        for (const struct tree_node *c = l->first; c != NULL && file == NULL; c = c->next)
-            if (c->kind == STRUCT_SCOPE_STMT)
-                file = c->file;
-        if (file != NULL)
-            line = min_stmt_line(NULL, l, file, 0, false);
+    for (const struct tree_node *c = l->first; c != NULL && other == NULL; c = c->next)
+        if (c->kind == STRUCT_SCOPE_STMT && !same_file(c->file, file))
+            other = c->file;
+    if (other != NULL) {
+        file = other;
+        line = min_stmt_line(NULL, l, file, 0, false);
     }
     if (line == 0 && l->ctx != NULL && l->ctx->file != NULL) {
         file = l->ctx->file;
-        line = min_stmt_line(NULL, l, file, floor, true);
+        line = min_stmt_line(NULL, l, file, decl > 0 ? decl + 1 : 0, true);
+        if (line == 0 && decl > 0)
+            line = min_stmt_line(NULL, l, file, decl, true);
     }
     l->file = line != 0 ? file : NULL;
     l->line = line;

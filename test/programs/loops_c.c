@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * loops_c.c -- loop shapes for csprof-struct's loop recovery tests
- * (test/structure/struct_test.sh, mode "loops").  Compiled at test time with
- * gcc and clang at -O0, -O2 and -O3.
+ * (test/structure/struct_test.sh, modes "loops-c" and "loops-c-clang").  Compiled
+ * at test time with gcc and clang at -O0, -O2 and -O3.
  *
  * Annotations (read by struct_check loops):
  *   @loop NAME proc=P [in=PARENT] [via=CALLEE] [irr]
@@ -86,6 +86,14 @@ caller(const int *a, int n)
     }
     return s;
 }
+
+/* One-line functions (the case of issue 21): the caller's loop is on its
+ * procedure's declaration line and the inlined callee's loop on a line above
+ * it; the caller's loop is labelled with its own line, never the callee's
+ * (two loops of one nest with one label read as one loop). */
+static double ol_a[1024], ol_b[1024];
+static ALWAYS double ol_dot(const double *a, const double *b, int n){double s=0; for(int i=0;i<n;++i) s+=a[i]*b[i]; return s;} /* @loop ol_inner proc=ol_ctx in=ol_outer via=ol_dot */
+NOINLINE static double ol_ctx(int n){double s=0; for(int r=0;r<3*n;++r) s+=ol_dot(ol_a,ol_b,1024); return s;} /* @loop ol_outer proc=ol_ctx */
 
 /* A perfect nest: normalization must keep both loops (the inner one is hot). */
 NOINLINE static double
@@ -255,6 +263,7 @@ main(int argc, char **argv)
         y[i] = (float)(n - i);
     }
     t += simple(a, n) + nested(a, n / 4) + siblings(a, n) + caller(a, n);
+    t += (long)ol_ctx(argc);
     {
         int m = n / 8;
         double *d = malloc((size_t)m * (size_t)m * sizeof(*d));

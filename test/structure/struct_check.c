@@ -450,9 +450,13 @@ scan_fn(const struct struct_scope *s, void *arg)
         const struct ann *pa = ann_loop(a->in);
 
         if (pa == NULL || q == NULL || q->kind != STRUCT_SCOPE_LOOP || !ann_line(pa, q->line)) {
-            snprintf(sc->why, sizeof(sc->why), "enclosing loop is %s line %u, expected %s line %u",
-                     q && q->kind == STRUCT_SCOPE_LOOP ? "a loop at" : "none,", q ? q->line : 0,
-                     a->in, pa ? pa->line : 0);
+            if (q != NULL && q->kind == STRUCT_SCOPE_LOOP)
+                snprintf(sc->why, sizeof(sc->why),
+                         "enclosing loop is a loop at line %u, expected %s line %u", q->line, a->in,
+                         pa ? pa->line : 0);
+            else
+                snprintf(sc->why, sizeof(sc->why), "no enclosing loop, expected %s line %u", a->in,
+                         pa ? pa->line : 0);
             return false;
         }
     } else if (q != NULL && q->kind == STRUCT_SCOPE_LOOP) {

@@ -17,7 +17,30 @@
  * listed (-q: only the first 20).  -s N checks a random sample of N entries
  * (fixed seed, -S to change it) instead of all.  Exit 0 when the agreement
  * is at least MIN% (default 99.5), 1 below it, 2 on a usage or input error,
- * 77 when there is nothing to check (no entries).  Test tool only.
+ * 77 when there is nothing to check (no entries).
+ *
+ *   struct_linecheck -P N [-S SEED] BINARY STRUCTFILE
+ *   struct_linecheck -B A2L [-m MIN%] [-q] BINARY STRUCTFILE
+ *
+ * The comparison with binutils' addr2line (BFD's DWARF reader, independent
+ * of libdw).  -P prints N addresses, one a line in hex: N/2 statement
+ * entries and N/2 addresses drawn uniformly over the bytes statements cover
+ * (fixed seed).  -B reads A2L, the output of "addr2line -i -e BINARY -a
+ * ADDR..." for such addresses, and compares each answer (file base name and
+ * line) with the statement struct_lookup() finds at the address in
+ * STRUCTFILE, and the call sites -i adds (one per inlined frame, innermost
+ * first) with those of the INLINE scopes around that statement.
+ * One difference is by design and counted apart: at an address with several
+ * rows, BFD keeps only the last (binutils dwarf2.c, add_line_info), while
+ * csprof-struct takes the nearest earlier is_stmt row when the last row is
+ * not a statement boundary (lib/structure/dwarf_lines.c); such an answer is
+ * accepted only when libdw's rows at the address show exactly that: the
+ * addr2line answer is the last row, it has is_stmt false, and the statement
+ * is the nearest is_stmt row before it.  Answers of line 0 ("??:0", "FILE:0")
+ * are counted apart (csprof-struct gives such code a neighbour's line).
+ * Every other answer must agree, at the -m rate, and so must the inlined
+ * calls; differences are listed (-q: the first 20).
+ * Test tool only.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -33,7 +56,7 @@
 #include "structure/structure.h"
 
 struct entry {
-    uint64_t addr;
+    uint64_t addr, hi; /* one statement range [addr, hi) */
     const char *file;
     uint32_t line;
 };
@@ -44,7 +67,7 @@ struct entries {
 };
 
 static int
-push(struct entries *e, uint64_t addr, const char *file, uint32_t line)
+push(struct entries *e, uint64_t addr, uint64_t hi, const char *file, uint32_t line)
 {
     if (e->n == e->cap) {
         size_t cap = e->cap ? e->cap * 2 : 1024;
@@ -55,7 +78,7 @@ push(struct entries *e, uint64_t addr, const char *file, uint32_t line)
         e->v = v;
         e->cap = cap;
     }
-    e->v[e->n++] = (struct entry){addr, file, line};
+    e->v[e->n++] = (struct entry){addr, hi, file, line};
     return 0;
 }
 
@@ -64,7 +87,7 @@ collect(const struct struct_scope *s, struct entries *e)
 {
     if (s->kind == STRUCT_SCOPE_STMT && s->file != NULL)
         for (size_t i = 0; i < s->nranges; i++)
-            if (push(e, s->ranges[i].lo, s->file, s->line) != 0)
+            if (push(e, s->ranges[i].lo, s->ranges[i].hi, s->file, s->line) != 0)
                 return -1;
     for (const struct struct_scope *c = s->first_child; c != NULL; c = c->next_sibling)
         if (collect(c, e) != 0)
@@ -161,28 +184,32 @@ cu_of(Dwfl_Module *mod, Dwarf_Addr bias, uint64_t addr)
     return NULL;
 }
 
-/* The rows libdw gives for @addr (as dwarf_getsrc_die), compared with @e. */
+/*
+ * The rows libdw has at the address of the row covering @addr, as
+ * dwarf_getsrc_die finds it: rows *first .. *last of *lines (*last is the
+ * covering row).  NOROW with the reason in @why when no row covers @addr,
+ * else AGREE.
+ */
 static enum verdict
-judge(Dwfl_Module *mod, Dwarf_Addr bias, const struct entry *e, char *why, size_t whylen)
+covering_rows(Dwfl_Module *mod, Dwarf_Addr bias, uint64_t addr, Dwarf_Lines **lines, size_t *first,
+              size_t *last, char *why, size_t whylen)
 {
-    Dwarf_Die *cu = cu_of(mod, bias, e->addr);
-    Dwarf_Lines *lines;
+    Dwarf_Die *cu = cu_of(mod, bias, addr);
     size_t n, lo, hi;
     Dwarf_Addr at;
-    bool any_line = false;
 
-    if (cu == NULL || dwarf_getsrclines(cu, &lines, &n) != 0 || n == 0) {
+    if (cu == NULL || dwarf_getsrclines(cu, lines, &n) != 0 || n == 0) {
         snprintf(why, whylen, "no compilation unit with lines covers it");
         return NOROW;
     }
     lo = 0;
     hi = n;
-    while (lo < hi) { /* first row past e->addr */
+    while (lo < hi) { /* first row past addr */
         size_t mid = lo + (hi - lo) / 2;
         Dwarf_Addr a = 0;
 
-        dwarf_lineaddr(dwarf_onesrcline(lines, mid), &a);
-        if (a <= e->addr)
+        dwarf_lineaddr(dwarf_onesrcline(*lines, mid), &a);
+        if (a <= addr)
             lo = mid + 1;
         else
             hi = mid;
@@ -192,7 +219,7 @@ judge(Dwfl_Module *mod, Dwarf_Addr bias, const struct entry *e, char *why, size_
         return NOROW;
     }
     {
-        Dwarf_Line *l = dwarf_onesrcline(lines, lo - 1);
+        Dwarf_Line *l = dwarf_onesrcline(*lines, lo - 1);
         bool end = false;
 
         dwarf_lineaddr(l, &at);
@@ -201,16 +228,36 @@ judge(Dwfl_Module *mod, Dwarf_Addr bias, const struct entry *e, char *why, size_
             return NOROW;
         }
     }
-    why[0] = '\0';
-    for (size_t i = lo; i-- > 0;) {
-        Dwarf_Line *l = dwarf_onesrcline(lines, i);
+    *last = *first = lo - 1;
+    while (*first > 0) {
+        Dwarf_Line *l = dwarf_onesrcline(*lines, *first - 1);
         Dwarf_Addr a = 0;
         bool end = false;
-        int ln = 0;
-        const char *f;
 
         if (dwarf_lineaddr(l, &a) != 0 || a != at || (dwarf_lineendsequence(l, &end) == 0 && end))
             break;
+        (*first)--;
+    }
+    why[0] = '\0';
+    return AGREE;
+}
+
+/* The rows libdw gives for @addr (as dwarf_getsrc_die), compared with @e. */
+static enum verdict
+judge(Dwfl_Module *mod, Dwarf_Addr bias, const struct entry *e, char *why, size_t whylen)
+{
+    Dwarf_Lines *lines;
+    size_t first, last;
+    bool any_line = false;
+    enum verdict v = covering_rows(mod, bias, e->addr, &lines, &first, &last, why, whylen);
+
+    if (v != AGREE)
+        return v;
+    for (size_t i = last + 1; i-- > first;) {
+        Dwarf_Line *l = dwarf_onesrcline(lines, i);
+        int ln = 0;
+        const char *f;
+
         if (dwarf_lineno(l, &ln) != 0 || ln <= 0)
             continue;
         any_line = true;
@@ -221,6 +268,352 @@ judge(Dwfl_Module *mod, Dwarf_Addr bias, const struct entry *e, char *why, size_
             snprintf(why, whylen, "libdw: %s:%d", f != NULL ? f : "??", ln);
     }
     return any_line ? DIFFER : LINE0;
+}
+
+/* ---- the comparison with addr2line (-P, -B) ------------------------------ */
+
+/* -P: @n addresses to stdout, half statement entries, half statement bytes. */
+static int
+print_sample(struct entries *e, size_t n, uint64_t seed)
+{
+    uint64_t st = seed ? seed : 1, total = 0;
+    uint64_t *cum = malloc(e->n * sizeof(*cum));
+    size_t nent = n / 2 < e->n ? n / 2 : e->n;
+
+    if (cum == NULL)
+        return 2;
+    for (size_t i = 0; i < e->n; i++)
+        cum[i] = total += e->v[i].hi - e->v[i].addr;
+    for (size_t k = nent; k < n && total > 0; k++) { /* uniform over the bytes */
+        uint64_t x = next_rand(&st) % total;
+        size_t lo = 0, hi = e->n;
+
+        while (lo < hi) { /* first range whose cumulative end is past x */
+            size_t mid = lo + (hi - lo) / 2;
+
+            if (cum[mid] <= x)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        printf("0x%" PRIx64 "\n", e->v[lo].hi - (cum[lo] - x));
+    }
+    for (size_t i = 0; i < nent; i++) { /* partial Fisher-Yates over the entries */
+        size_t j = i + (size_t)(next_rand(&st) % (e->n - i));
+        struct entry t = e->v[i];
+
+        e->v[i] = e->v[j];
+        e->v[j] = t;
+        printf("0x%" PRIx64 "\n", e->v[i].addr);
+    }
+    free(cum);
+    return 0;
+}
+
+static const char *
+base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+
+    return s != NULL ? s + 1 : path;
+}
+
+/*
+ * One answer line of addr2line, "FILE:LINE" with maybe " (discriminator N)":
+ * the base name of FILE into @base (cut at @len) and LINE.  LINE is 0 for
+ * "??:0", "??:?" and "FILE:0".
+ */
+static void
+parse_answer(const char *text, char *base, size_t len, uint32_t *line)
+{
+    const char *colon = strrchr(text, ':'), *b;
+    size_t n;
+
+    *line = 0;
+    base[0] = '\0';
+    if (colon == NULL)
+        return;
+    for (b = colon; b > text && b[-1] != '/'; b--)
+        ;
+    n = (size_t)(colon - b) < len - 1 ? (size_t)(colon - b) : len - 1;
+    memcpy(base, b, n);
+    base[n] = '\0';
+    *line = (uint32_t)strtoul(colon + 1, NULL, 10);
+}
+
+/*
+ * Does addr2line's answer @base:@line name row @l as BFD reads it?  By the
+ * row's own file, or (*file0 set) for a row of file 1 by the unit's file 0:
+ * BFD (binutils 2.40, dwarf2.c decode_line_info) starts each DWARF 5
+ * sequence at file 0, where DWARF 5 (6.2.2) starts it at file 1.  gcc
+ * usually repeats file 0 as file 1, so this shows only in tables that do not
+ * (Debian's libc6-dbg: file 1 is an #included .c file).
+ */
+static bool
+names_row(Dwarf_Line *l, const char *base, uint32_t line, bool *file0)
+{
+    Dwarf_Files *files;
+    size_t idx;
+    int ln = 0;
+    const char *f = dwarf_linesrc(l, NULL, NULL), *f0;
+
+    *file0 = false;
+    if (dwarf_lineno(l, &ln) != 0 || (uint32_t)ln != line || f == NULL)
+        return false;
+    if (strcmp(base_name(f), base) == 0)
+        return true;
+    if (dwarf_line_file(l, &files, &idx) == 0 && idx == 1 &&
+        (f0 = dwarf_filesrc(files, 0, NULL, NULL)) != NULL && strcmp(base_name(f0), base) == 0) {
+        *file0 = true;
+        return true;
+    }
+    return false;
+}
+
+/*
+ * The row csprof-struct takes among rows @first .. @last at one address
+ * (lib/structure/dwarf_lines.c): the last, unless it is not a statement
+ * boundary and an earlier row with a line is; then the nearest such row.
+ */
+static size_t
+csprof_row(Dwarf_Lines *lines, size_t first, size_t last)
+{
+    bool st = true;
+
+    if (dwarf_linebeginstatement(dwarf_onesrcline(lines, last), &st) != 0 || st)
+        return last;
+    for (size_t i = last; i-- > first;) {
+        Dwarf_Line *x = dwarf_onesrcline(lines, i);
+        bool xs = false;
+        int xl = 0;
+
+        if (dwarf_linebeginstatement(x, &xs) == 0 && xs && dwarf_lineno(x, &xl) == 0 && xl > 0 &&
+            dwarf_linesrc(x, NULL, NULL) != NULL)
+            return i;
+    }
+    return last;
+}
+
+/* Is @stmt's file and line those of row @l? */
+static bool
+is_row(const struct struct_scope *stmt, Dwarf_Line *l)
+{
+    int ln = 0;
+    const char *f = dwarf_linesrc(l, NULL, NULL);
+
+    return f != NULL && dwarf_lineno(l, &ln) == 0 && (uint32_t)ln == stmt->line &&
+           strcmp(f, stmt->file) == 0;
+}
+
+/* "FILE:LINE" of each row at the covering address, for a difference's report. */
+static void
+rows_text(Dwarf_Lines *lines, size_t first, size_t last, char *out, size_t len)
+{
+    size_t used = 0;
+
+    out[0] = '\0';
+    for (size_t i = first; i <= last && used + 1 < len; i++) {
+        Dwarf_Line *l = dwarf_onesrcline(lines, i);
+        bool st = false;
+        int ln = 0;
+        const char *f = dwarf_linesrc(l, NULL, NULL);
+        int k;
+
+        dwarf_lineno(l, &ln);
+        dwarf_linebeginstatement(l, &st);
+        k = snprintf(out + used, len - used, "%s%s:%d%s", i > first ? " " : "",
+                     f != NULL ? base_name(f) : "??", ln, st ? "" : "(not is_stmt)");
+        if (k < 0)
+            break;
+        used += (size_t)k;
+    }
+}
+
+/*
+ * The call sites of the inlined calls around @s (INLINE scopes, innermost
+ * first) against addr2line -i's further answers @a2l[0 .. na) (the call
+ * site of each inlined frame, innermost first): base name and line.
+ */
+static bool
+chain_agrees(const struct struct_scope *s, char **a2l, size_t na, char *why, size_t len)
+{
+    char base[512];
+    uint32_t line;
+    size_t k = 0;
+
+    for (const struct struct_scope *q = s; q != NULL; q = q->parent) {
+        if (q->kind != STRUCT_SCOPE_INLINE)
+            continue;
+        if (k == na) {
+            snprintf(why, len, "csprof-struct has one more inlined call, of %s at %s:%u",
+                     q->name ? q->name : "?", q->call_file ? q->call_file : "?", q->call_line);
+            return false;
+        }
+        parse_answer(a2l[k], base, sizeof(base), &line);
+        if (q->call_file == NULL || q->call_line != line ||
+            strcmp(base_name(q->call_file), base) != 0) {
+            snprintf(why, len, "inlined call %zu of %s at %s:%u, addr2line %s", k + 1,
+                     q->name ? q->name : "?", q->call_file ? q->call_file : "?", q->call_line,
+                     a2l[k]);
+            return false;
+        }
+        k++;
+    }
+    if (k != na) {
+        snprintf(why, len, "addr2line has one more inlined call, at %s", a2l[k]);
+        return false;
+    }
+    return true;
+}
+
+enum a2l_verdict { A2L_AGREE, A2L_ROW_CHOICE, A2L_FILE0, A2L_LINE0, A2L_DIFFER, A2L_NKINDS };
+
+/* One line of @f without its newline, malloc'd; NULL at the end. */
+static char *
+read_line(FILE *f)
+{
+    char *l = NULL;
+    size_t cap = 0;
+    ssize_t len = getline(&l, &cap, f);
+
+    if (len < 0) {
+        free(l);
+        return NULL;
+    }
+    l[strcspn(l, "\n")] = '\0';
+    return l;
+}
+
+/*
+ * -B: compare the answers in @path (addr2line -a output for BINARY) with
+ * the statements of @m.  Exit status as main's.
+ */
+static int
+check_addr2line(const char *path, const char *binary, const struct struct_module *m,
+                Dwfl_Module *mod, Dwarf_Addr bias, double min, bool quiet)
+{
+    FILE *f = fopen(path, "r");
+    char **text = NULL, *buf, base[512], why[600], rows[1024];
+    size_t counts[A2L_NKINDS] = {0}, entries[A2L_NKINDS] = {0}, listed = 0, n = 0, nentries = 0;
+    size_t checked, ntext = 0, captext = 0, chains = 0, chain_ok = 0, nested = 0;
+    double pct, chain_pct;
+
+    if (f == NULL) {
+        fprintf(stderr, "struct_linecheck: %s: %s\n", path, strerror(errno));
+        return 2;
+    }
+    for (char *l = NULL; (l = read_line(f)) != NULL;) { /* every line, for the lookahead */
+        if (ntext == captext) {
+            char **nt = realloc(text, (captext = captext ? captext * 2 : 1024) * sizeof(*nt));
+
+            if (nt == NULL) {
+                fprintf(stderr, "struct_linecheck: out of memory\n");
+                return 2;
+            }
+            text = nt;
+        }
+        text[ntext++] = l;
+    }
+    fclose(f);
+    for (size_t t = 0; t < ntext; t++) {
+        uint64_t addr;
+        uint32_t line;
+        const struct struct_scope *s;
+        enum a2l_verdict v = A2L_DIFFER;
+        bool entry = false, file0 = false;
+        Dwarf_Lines *lines = NULL;
+        size_t first = 0, last = 0, ncalls = 0;
+
+        if (strncmp(text[t], "0x", 2) != 0)
+            continue;
+        addr = strtoull(text[t], NULL, 16);
+        if (t + 1 == ntext || strncmp(text[t + 1], "0x", 2) == 0) {
+            fprintf(stderr, "struct_linecheck: %s: no answer for 0x%" PRIx64 "\n", path, addr);
+            return 2;
+        }
+        buf = text[++t];
+        while (t + 1 + ncalls < ntext && strncmp(text[t + 1 + ncalls], "0x", 2) != 0)
+            ncalls++; /* -i: the call sites of the inlined frames */
+        n++;
+        parse_answer(buf, base, sizeof(base), &line);
+        s = struct_lookup(m, addr);
+        if (s != NULL && s->kind == STRUCT_SCOPE_STMT)
+            for (size_t i = 0; i < s->nranges; i++)
+                entry |= s->ranges[i].lo == addr;
+        if (s != NULL && s->kind == STRUCT_SCOPE_STMT && line != 0 && base[0] != '?') {
+            chains++;
+            nested += ncalls > 0;
+            if (chain_agrees(s, text + t + 1, ncalls, why, sizeof(why)))
+                chain_ok++;
+            else if (!quiet || listed < 20) {
+                printf("inlined calls differ: 0x%" PRIx64 ": %s\n", addr, why);
+                listed++;
+            }
+        }
+        t += ncalls;
+        if (line == 0 || base[0] == '?')
+            v = A2L_LINE0;
+        else if (s == NULL || s->kind != STRUCT_SCOPE_STMT || s->file == NULL)
+            v = A2L_DIFFER;
+        else if (s->line == line && strcmp(base_name(s->file), base) == 0)
+            v = A2L_AGREE;
+        else if (covering_rows(mod, bias, addr, &lines, &first, &last, why, sizeof(why)) == AGREE &&
+                 names_row(dwarf_onesrcline(lines, last), base, line, &file0)) {
+            size_t r = csprof_row(lines, first, last);
+
+            /* addr2line answered BFD's row, the last; the statement is csprof-struct's row */
+            if (is_row(s, dwarf_onesrcline(lines, r)))
+                v = r != last ? A2L_ROW_CHOICE : file0 ? A2L_FILE0 : A2L_AGREE;
+        }
+        counts[v]++;
+        entries[v] += entry;
+        nentries += entry;
+        if (v == A2L_DIFFER && (!quiet || listed < 20)) {
+            rows[0] = '\0';
+            if (lines != NULL ||
+                covering_rows(mod, bias, addr, &lines, &first, &last, why, sizeof(why)) == AGREE)
+                rows_text(lines, first, last, rows, sizeof(rows));
+            printf("differs: 0x%" PRIx64 "%s: csprof-struct %s:%u; addr2line %s; libdw rows at "
+                   "its address: %s\n",
+                   addr, entry ? " (statement entry)" : "",
+                   s != NULL && s->kind == STRUCT_SCOPE_STMT && s->file ? s->file : "no statement",
+                   s != NULL && s->kind == STRUCT_SCOPE_STMT ? s->line : 0, buf,
+                   rows[0] ? rows : why);
+            listed++;
+        }
+    }
+    for (size_t t = 0; t < ntext; t++)
+        free(text[t]);
+    free(text);
+    if (n == 0) {
+        fprintf(stderr, "struct_linecheck: %s: no addr2line answers\n", path);
+        return 2;
+    }
+    checked = n - counts[A2L_LINE0];
+    if (checked * 2 < n) { /* not a comparison: addr2line found no line table */
+        fprintf(stderr,
+                "struct_linecheck: %s: addr2line answered line 0 for %zu of %zu addresses\n", path,
+                counts[A2L_LINE0], n);
+        return 1;
+    }
+    pct = checked > 0
+              ? 100.0 * (double)(counts[A2L_AGREE] + counts[A2L_ROW_CHOICE] + counts[A2L_FILE0]) /
+                    (double)checked
+              : 100.0;
+    printf("%s: %zu addresses (%zu statement entries) against addr2line: %zu agree; %zu differ "
+           "by design, several rows at one address whose last is not is_stmt (%zu entries); %zu "
+           "differ by BFD's file 0 for file 1 (%zu entries); %zu line-0 answers (not counted); "
+           "%zu differ (%zu entries): %.2f%% agreement (minimum %.2f%%)\n",
+           binary, n, nentries, counts[A2L_AGREE], counts[A2L_ROW_CHOICE], entries[A2L_ROW_CHOICE],
+           counts[A2L_FILE0], entries[A2L_FILE0], counts[A2L_LINE0], counts[A2L_DIFFER],
+           entries[A2L_DIFFER], pct, min);
+    chain_pct = chains > 0 ? 100.0 * (double)chain_ok / (double)chains : 100.0;
+    printf("%s: inlined calls (addr2line -i) at %zu addresses with a statement, %zu of them in "
+           "inlined code: %zu agree, %zu differ: %.2f%% agreement (minimum %.2f%%)\n",
+           binary, chains, nested, chain_ok, chains - chain_ok, chain_pct, min);
+    if (chain_pct < min)
+        return 1;
+    return pct >= min ? 0 : 1;
 }
 
 int
@@ -239,6 +632,8 @@ main(int argc, char **argv)
     uint64_t seed = 20261123;
     double min = 99.5, pct;
     bool quiet = false;
+    size_t print_n = 0;
+    const char *a2l = NULL;
     char err[512];
     Dwfl *dwfl;
     Dwfl_Module *mod;
@@ -246,8 +641,14 @@ main(int argc, char **argv)
     Dwarf *dw;
     int opt;
 
-    while ((opt = getopt(argc, argv, "s:S:m:q")) != -1) {
+    while ((opt = getopt(argc, argv, "s:S:m:qP:B:")) != -1) {
         switch (opt) {
+        case 'P':
+            print_n = strtoul(optarg, NULL, 10);
+            break;
+        case 'B':
+            a2l = optarg;
+            break;
         case 's':
             sample = strtoul(optarg, NULL, 10);
             break;
@@ -265,7 +666,9 @@ main(int argc, char **argv)
         }
     }
     if (argc - optind != 2) {
-        fprintf(stderr, "usage: struct_linecheck [-s N] [-S SEED] [-m MIN%%] [-q] BINARY STRUCT\n");
+        fprintf(stderr, "usage: struct_linecheck [-s N] [-S SEED] [-m MIN%%] [-q] BINARY STRUCT\n"
+                        "       struct_linecheck -P N [-S SEED] BINARY STRUCT\n"
+                        "       struct_linecheck -B A2L [-m MIN%%] [-q] BINARY STRUCT\n");
         return 2;
     }
     if (struct_read_xml(argv[optind + 1], &mods, &nmods, err, sizeof(err)) != 0) {
@@ -281,6 +684,8 @@ main(int argc, char **argv)
         printf("SKIP: %s: no statement entries\n", argv[optind + 1]);
         return 77;
     }
+    if (print_n > 0)
+        return print_sample(&e, print_n, seed);
     dwfl = dwfl_begin(&cb);
     if (dwfl == NULL || (mod = dwfl_report_offline(dwfl, "", argv[optind], -1)) == NULL ||
         dwfl_report_end(dwfl, NULL, NULL) != 0 || (dw = dwfl_module_getdwarf(mod, &bias)) == NULL) {
@@ -292,6 +697,8 @@ main(int argc, char **argv)
         fprintf(stderr, "struct_linecheck: out of memory\n");
         return 2;
     }
+    if (a2l != NULL)
+        return check_addr2line(a2l, argv[optind], mods[0], mod, bias, min, quiet);
     if (sample > 0 && sample < e.n) {
         uint64_t st = seed ? seed : 1;
 
