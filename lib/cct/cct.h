@@ -129,6 +129,15 @@ CSP_SIGSAFE int cct_add_sample(struct cct *tree, struct cct_node *node, uint32_t
                                uint64_t value);
 
 /*
+ * As cct_add_sample, without counting a sample: for a second part of one
+ * sample's value (the kernel's part of a CPU-time sample, a second byte
+ * event of one call), so that the tree's sample counts stay one per sample.
+ * [async-signal-safe]
+ */
+CSP_SIGSAFE int cct_add_value(struct cct *tree, struct cct_node *node, uint32_t event,
+                              uint64_t value);
+
+/*
  * Add @n to the call-edge count of @node (seed 001 §2.4: the number of times
  * the trampoline saw this call return).  [async-signal-safe]
  */

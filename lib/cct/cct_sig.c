@@ -469,6 +469,16 @@ cct_walk(const struct cct *tree, cct_visit_fn *visit, void *arg, void *scratch)
 CSP_SIGSAFE int
 cct_add_sample(struct cct *tree, struct cct_node *node, uint32_t event, uint64_t value)
 {
+    int rc = cct_add_value(tree, node, event, value);
+
+    if (rc == CCT_OK)
+        node->samples++;
+    return rc;
+}
+
+CSP_SIGSAFE int
+cct_add_value(struct cct *tree, struct cct_node *node, uint32_t event, uint64_t value)
+{
     struct cct_metric_cell **slot, *cell;
 
     if (tree == NULL || node == NULL || event >= tree->nevents)
@@ -489,7 +499,6 @@ cct_add_sample(struct cct *tree, struct cct_node *node, uint32_t event, uint64_t
             tree->max_nmetrics = node->nmetrics;
     }
     cell->value += value;
-    node->samples++;
     return CCT_OK;
 }
 

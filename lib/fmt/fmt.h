@@ -26,6 +26,19 @@
 #define FMT_MAGIC       "CSPROFM\0" /* 8 bytes at offset 0 */
 #define FMT_VERSION     1u          /* major version; a reader rejects others */
 #define FMT_MODULE_NONE UINT32_MAX  /* node address not in any known module: offset is absolute */
+/* A leaf of module FMT_MODULE_NONE at this offset is the kernel: the time its parent call
+ * site (the instruction the kernel returned to: a system call's, a faulting one) spent in
+ * the kernel.  No user-space address: above the x86-64 canonical user half. */
+#define FMT_KERNEL_OFFSET 0xffffffffffffff00ull
+
+/*
+ * Why the monitor dropped a sample: the counters samples.dropped.REASON of a
+ * record (measurement-format.md, "Counters"), in the order of the monitor's
+ * drop outcomes (lib/monitor/mon_internal.h, enum mon_outcome).  The one
+ * list behind the monitor's counters and every reader's.
+ */
+#define FMT_NDROP_REASONS 10
+extern const char *const fmt_drop_reasons[FMT_NDROP_REASONS];
 
 /* RECORD flag: a checkpoint written while the thread still ran (its data ends early). */
 #define FMT_RECORD_CHECKPOINT 1u

@@ -24,6 +24,11 @@
 #include "fmt/fmt_internal.h"
 #include "support/sysio.h"
 
+const char *const fmt_drop_reasons[FMT_NDROP_REASONS] = {
+    "reentered", "no_thread",      "stopped",       "no_memory",  "unwind_fault",
+    "no_frames", "unknown_source", "in_trampoline", "in_monitor", "debug",
+};
+
 _Static_assert(sizeof(double) == 8, "the format stores IEEE-754 binary64");
 
 /* Position in the call order; fmt_writer.state.  0 is "never initialised". */

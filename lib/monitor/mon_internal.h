@@ -21,6 +21,7 @@
 #include <sys/select.h>
 #include <time.h>
 
+#include "fmt/fmt.h"
 #include "monitor/mon_source.h"
 #include "support/arena.h"
 #include "support/compiler.h"
@@ -45,12 +46,34 @@ enum mon_outcome {
     MON_DROP_UNKNOWN_SOURCE, /* signal we cannot tie to an event */
     MON_DROP_IN_TRAMPOLINE,  /* interrupted inside the trampoline or its return handler */
     MON_DROP_IN_MONITOR,     /* interrupted inside csprof's own code (an override) */
+    MON_DROP_DEBUG,          /* dropped on purpose: CSPROF_DEBUG_DROP_EVERY (tests) */
     MON_NOUTCOMES
 };
 
-/* Counter names as written into the profile ("samples.partial", ...; "samples.recorded" is
- * complete + partial, written by record_sig.c). */
-extern const char *const mon_outcome_names[MON_NOUTCOMES];
+/* The drop outcomes are fmt_drop_reasons' (lib/fmt/fmt.h), in its order. */
+_Static_assert(MON_NOUTCOMES - MON_DROP_REENTERED == FMT_NDROP_REASONS,
+               "one drop outcome per samples.dropped.REASON counter");
+
+/*
+ * Where the value one event measured on one thread went, in the event's raw
+ * unit (ns, events): the ledger of the trust report (share/schemas/
+ * measurement-format.md, "event.NAME.*").  What is measured equals recorded
+ * + dropped + unplaced + tail, except what the signal never brought to the
+ * handler (blocked, still pending when sampling stopped, or lost), which
+ * the reader gives as the remainder.  Written by the handler and by the
+ * sources' thread_stop, on the thread itself.
+ */
+struct mon_ledger {
+    uint64_t measured; /* CPU time (CPUTIME), wall time (REALTIME) or count while armed */
+    uint64_t recorded; /* charged to the tree by recorded samples (equals the tree's total) */
+    uint64_t kernel;   /* of recorded, charged to [kernel] children (equals the tree's) */
+    uint64_t dropped;  /* stood for by signals whose sample was dropped, or records lost */
+    uint64_t unplaced; /* ended in kernel mode where the event samples user mode only */
+    uint64_t tail;     /* after the last period boundary (or sample record) of each span */
+    uint64_t pending;  /* sample records made whose signal the handler never took (perf) */
+};
+
+#define MON_LEDGER_FIELDS 7 /* struct mon_ledger's, in order (record_sig.c names them) */
 
 /* One requested event, configured from CSPROF_EVENTS in the constructor (source.c). */
 struct mon_event {
@@ -94,7 +117,13 @@ struct mon_process {
     uint64_t threads_untracked_cpu_ns; /* ... and their CPU time, ns */
     uint64_t flush_period_ns; /* checkpoint period of a running thread (CSPROF_FLUSH_MS); 0 off */
     uint32_t generation;      /* bumped after a failed exec (same pid, new profile) */
+    /* CSPROF_DEBUG_DROP_EVERY=N: the handler drops every Nth sample of each thread, counted
+     * in samples.dropped.debug (tests of the accounting); 0: off */
+    uint64_t debug_drop_every;
 };
+
+/* The sampling handler measures its own CPU time on one signal in this many. */
+#define MON_HANDLER_TIMED 16
 
 extern struct mon_process mon_proc;
 
@@ -126,12 +155,17 @@ struct mon_thread {
     uintptr_t stack_lo, stack_hi; /* the thread's stack [lo, hi), or 0, 0 when unknown */
     struct mon_source_thread src[MON_MAX_EVENTS]; /* each event's source state (mon_source.h) */
     uint64_t counts[MON_NOUTCOMES];
-    uint64_t event_samples[MON_MAX_EVENTS]; /* samples recorded per event */
-    uint64_t timer_overruns;                /* expirations merged into one signal (POSIX timers) */
-    uint64_t perf_unsampled; /* perf event periods that ended without a sample: in kernel mode
-                                (events sample user mode only), or throttled by the kernel */
-    uint64_t handler_ns;     /* CLOCK_MONOTONIC time spent in the sampling handler (vDSO reads) */
-    bool sampling_blocked;   /* the real mask blocked the sampling signal when the thread ended */
+    uint64_t event_samples[MON_MAX_EVENTS];   /* samples recorded per event */
+    struct mon_ledger ledger[MON_MAX_EVENTS]; /* where each event's value went */
+    uint64_t timer_overruns; /* expirations merged into one signal (POSIX timers) */
+    uint64_t signals_merged; /* signals whose periods an earlier signal's sample took */
+    /* csprof's CPU time in the sampling handler, measured on one signal in MON_HANDLER_TIMED
+     * (two reads of the thread's CPU clock, a system call each) and scaled by the signals
+     * handled: handler_timed_ns over handler_timed of handler_signals. */
+    uint64_t handler_signals, handler_timed, handler_timed_ns;
+    uint64_t handler_first_ns; /* the first signal's (always timed: arena set-up, a full walk) */
+    uint64_t writer_cpu_ns; /* thread CPU time spent writing this thread's records (checkpoints) */
+    bool sampling_blocked;  /* the real mask blocked the sampling signal when the thread ended */
     /* CPUTIME by a POSIX timer: no file descriptor to spare for the task clock (source_perf.c) */
     bool timer_fallback;
     /* CPU time while the thread's sample sources were armed (thread.sampled_cpu_ns): the time a

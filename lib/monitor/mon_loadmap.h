@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fmt/fmt.h"
 #include "support/compiler.h"
 
 /* One module; path is owned by the load map and lives until process exit. */
@@ -96,6 +97,12 @@ CSP_SIGSAFE void mon_snapshot_keys(const struct mon_thread *td, const uintptr_t 
 #define MON_KEY_ID_MAX   0xfffeu                                 /* ids above are not encoded */
 #define MON_KEY_RAW      ((uint64_t)0xffff << MON_KEY_ID_SHIFT)  /* with MON_KEY_MODULE: raw */
 #define MON_KEY_OFFSET   (((uint64_t)1 << MON_KEY_ID_SHIFT) - 1) /* offsets at or above: raw */
+/* The CCT key of the [kernel] leaf (sample_sig.c): a raw key, written as module none at
+ * FMT_KERNEL_OFFSET (share/schemas/measurement-format.md). */
+#define MON_KERNEL_KEY ((uintptr_t)FMT_KERNEL_OFFSET)
+_Static_assert((FMT_KERNEL_OFFSET & (MON_KEY_MODULE | MON_KEY_RAW)) ==
+                   (MON_KEY_MODULE | MON_KEY_RAW),
+               "the kernel's key must read as a raw key");
 
 /*
  * Module id and module-relative offset of a CCT key (see mon_snapshot_keys).

@@ -42,13 +42,16 @@ struct mon_output {
     int dirfd;     /* the measurement directory, O_NOFOLLOW-opened, close-on-exec */
     dev_t dev;     /* identity of the file, to notice the program closing our fd */
     ino_t ino;
-    atomic_uint_fast64_t end;        /* next free byte of the file (records are appended there) */
-    char name[512];                  /* file name inside the directory */
-    char path[4096 + 512];           /* absolute path (for re-opening) */
-    char event_stat[8][160];         /* "event.NAME.samples", prepared at open time */
-    char event_enabled_stat[8][160]; /* "event.NAME.enabled_ns" (perf events) */
-    char event_running_stat[8][160]; /* "event.NAME.running_ns" (perf events) */
-    char event_tail_stat[8][160];    /* "event.NAME.unsampled_tail" (perf events) */
+    atomic_uint_fast64_t end; /* next free byte of the file (records are appended there) */
+    char name[512];           /* file name inside the directory */
+    char path[4096 + 512];    /* absolute path (for re-opening) */
+    char drop_stat[FMT_NDROP_REASONS][48]; /* "samples.dropped.REASON", prepared likewise */
+    char event_stat[8][160];               /* "event.NAME.samples", prepared at open time */
+    char event_enabled_stat[8][160];       /* "event.NAME.enabled_ns" (perf events) */
+    char event_running_stat[8][160];       /* "event.NAME.running_ns" (perf events) */
+    /* the ledger (struct mon_ledger): "event.NAME.measured", .recorded, .kernel, .dropped,
+     * .unplaced, .tail (signal-driven events) */
+    char event_ledger_stat[8][MON_LEDGER_FIELDS][160];
     struct mon_map_buf *map[2];
     atomic_uint map_active;        /* index of the buffer the writers read */
     atomic_uint_fast64_t lost;     /* records that could not be written */

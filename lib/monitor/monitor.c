@@ -35,20 +35,6 @@
 
 struct mon_process mon_proc;
 
-const char *const mon_outcome_names[MON_NOUTCOMES] = {
-    [MON_SAMPLE_OK] = "samples.complete",
-    [MON_SAMPLE_PARTIAL] = "samples.partial",
-    [MON_DROP_REENTERED] = "samples.dropped.reentered",
-    [MON_DROP_NO_THREAD] = "samples.dropped.no_thread",
-    [MON_DROP_STOPPED] = "samples.dropped.stopped",
-    [MON_DROP_NO_MEMORY] = "samples.dropped.no_memory",
-    [MON_DROP_UNWIND_FAULT] = "samples.dropped.unwind_fault",
-    [MON_DROP_NO_FRAMES] = "samples.dropped.no_frames",
-    [MON_DROP_UNKNOWN_SOURCE] = "samples.dropped.unknown_source",
-    [MON_DROP_IN_TRAMPOLINE] = "samples.dropped.in_trampoline",
-    [MON_DROP_IN_MONITOR] = "samples.dropped.in_monitor",
-};
-
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct mon_thread *_Atomic registry;
 static pthread_key_t thread_key;
@@ -634,6 +620,7 @@ mon_setup(void)
     const char *follow = getenv("CSPROF_FOLLOW");
     const char *eintr = getenv("CSPROF_EINTR_SAFE");
     const char *flush = getenv("CSPROF_FLUSH_MS");
+    const char *drop = getenv("CSPROF_DEBUG_DROP_EVERY");
     const char *why = NULL;
     char reason[4096 + 256];
     char why_events[1024];
@@ -661,6 +648,8 @@ mon_setup(void)
         mon_proc.signo = atoi(sig);
     if (limit != NULL && strtoull(limit, NULL, 10) > 0)
         arena_limit = (size_t)strtoull(limit, NULL, 10);
+    if (drop != NULL && strtoull(drop, NULL, 10) > 0)
+        mon_proc.debug_drop_every = strtoull(drop, NULL, 10);
     if (events == NULL || events[0] == '\0')
         events = "CPUTIME@5000";
     if (parse_events(events, why_events, sizeof(why_events)) < 0) {

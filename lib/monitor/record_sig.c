@@ -305,7 +305,8 @@ CSP_SIGSAFE int
 mon_record_write(struct mon_thread *td, bool checkpoint)
 {
     struct fmt_event events[MON_MAX_EVENTS];
-    struct fmt_stat stats[MON_NOUTCOMES + 28 + 4 * MON_MAX_EVENTS + TRAMP_NCOUNTERS];
+    struct fmt_stat
+        stats[MON_NOUTCOMES + 32 + (3 + MON_LEDGER_FIELDS) * MON_MAX_EVENTS + TRAMP_NCOUNTERS];
     struct fmt_header h;
     struct rec_ctx ctx;
     struct fmt_writer *w;
@@ -315,12 +316,14 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
     uint64_t cap, len;
     uint8_t *mem;
     void *scratch, *work;
-    uint32_t nmods = 0, nstats = 0, slot, maxmods = map_size() + 32;
+    uint32_t nmods = 0, nstats = 0, slot, maxmods = map_size() + 32, writer_stat;
+    uint64_t t0, t1;
     int rc = -ENOMEM, wslot;
     bool main_thread = td->thread_index == 0;
 
     if (atomic_load(&mon_out.fd) < 0)
         return -EBADF;
+    t0 = mon_clock_ns(CLOCK_THREAD_CPUTIME_ID); /* the writing thread's, maybe not td's */
     /* One block: writer, modules, walk scratch, then the record itself, whose size is
      * bounded from the sizes measurement-format.md gives. */
     if (maxmods > MON_MAX_MODULES)
@@ -383,7 +386,7 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
     for (int o = MON_DROP_REENTERED; o < MON_NOUTCOMES; o++) {
         uint64_t v = td->counts[o] + (main_thread ? mon_process_count((enum mon_outcome)o) : 0);
 
-        stats[nstats++] = (struct fmt_stat){mon_outcome_names[o], v};
+        stats[nstats++] = (struct fmt_stat){mon_out.drop_stat[o - MON_DROP_REENTERED], v};
     }
     for (uint32_t i = 0; i < mon_proc.nevents && i < 8; i++) {
         stats[nstats++] = (struct fmt_stat){mon_out.event_stat[i], td->event_samples[i]};
@@ -394,16 +397,28 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
                 (struct fmt_stat){mon_out.event_enabled_stat[i], td->src[i].enabled_ns};
             stats[nstats++] =
                 (struct fmt_stat){mon_out.event_running_stat[i], td->src[i].running_ns};
-            /* Counted after the thread's last sample: charged to no calling context. */
-            stats[nstats++] = (struct fmt_stat){mon_out.event_tail_stat[i], td->src[i].tail};
+        }
+        if (mon_proc.events[i].src != &mon_source_sync) {
+            struct mon_ledger l;
+
+            mon_source_ledger(td, i, &l);
+            const uint64_t f[MON_LEDGER_FIELDS] = {l.measured, l.recorded, l.kernel, l.dropped,
+                                                   l.unplaced, l.tail,     l.pending};
+            for (int k = 0; k < MON_LEDGER_FIELDS; k++)
+                stats[nstats++] = (struct fmt_stat){mon_out.event_ledger_stat[i][k], f[k]};
         }
     }
     if (mon_proc.trampoline)
         for (int i = 0; i < TRAMP_NCOUNTERS; i++)
             stats[nstats++] = (struct fmt_stat){tramp_counter_names[i], td->tramp.counts[i]};
     stats[nstats++] = (struct fmt_stat){"timer.overruns", td->timer_overruns};
-    stats[nstats++] = (struct fmt_stat){"perf.unsampled_periods", td->perf_unsampled};
-    stats[nstats++] = (struct fmt_stat){"samples.handler_ns", td->handler_ns};
+    stats[nstats++] = (struct fmt_stat){"signals.merged", td->signals_merged};
+    stats[nstats++] = (struct fmt_stat){"handler.signals", td->handler_signals};
+    stats[nstats++] = (struct fmt_stat){"handler.timed", td->handler_timed};
+    stats[nstats++] = (struct fmt_stat){"handler.timed_cpu_ns", td->handler_timed_ns};
+    stats[nstats++] = (struct fmt_stat){"handler.first_cpu_ns", td->handler_first_ns};
+    writer_stat = nstats; /* its value is set when the tree has been serialized */
+    stats[nstats++] = (struct fmt_stat){"writer.cpu_ns", td->writer_cpu_ns};
     stats[nstats++] = (struct fmt_stat){"thread.sampling_blocked", td->sampling_blocked};
     stats[nstats++] = (struct fmt_stat){"thread.timer_fallback", td->timer_fallback};
     stats[nstats++] = (struct fmt_stat){
@@ -444,8 +459,14 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
     if (fmt_writer_init_mem(w, mem, cap) < 0 || fmt_write_header(w, &h) < 0 ||
         fmt_write_events(w, events, mon_proc.nevents) < 0 ||
         fmt_write_loadmap(w, fmods, nmods) < 0 || fmt_begin_cct(w, 0, cct_size(td->tree)) < 0 ||
-        cct_walk(td->tree, rec_node, &ctx, scratch) != 0 || fmt_end_cct(w) < 0 ||
-        fmt_write_stats(w, stats, nstats) < 0 ||
+        cct_walk(td->tree, rec_node, &ctx, scratch) != 0 || fmt_end_cct(w) < 0) {
+        rc = w->error == FMT_EIO && w->saved_errno ? -w->saved_errno : -EIO;
+        goto out_put_work;
+    }
+    /* This record's own cost so far: all of it but the write(2) below. */
+    t1 = mon_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    stats[writer_stat].value += t1 > t0 ? t1 - t0 : 0;
+    if (fmt_write_stats(w, stats, nstats) < 0 ||
         fmt_write_record(w, checkpoint ? FMT_RECORD_CHECKPOINT : 0, td->record_seq) < 0 ||
         fmt_writer_finish(w) < 0) {
         rc = w->error == FMT_EIO && w->saved_errno ? -w->saved_errno : -EIO;
@@ -471,6 +492,8 @@ out_put_work:
 out_count:
     if (rc < 0 && !checkpoint)
         atomic_fetch_add(&mon_out.lost, 1);
+    t1 = mon_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    td->writer_cpu_ns += t1 > t0 ? t1 - t0 : 0;
     return rc;
 }
 
@@ -491,9 +514,17 @@ mon_checkpoint_maybe(struct mon_thread *td)
         td->ckpt_written++;
 }
 
+/* The ledger's counter names (struct mon_ledger, in order). */
+static const char *const ledger_suffix[MON_LEDGER_FIELDS] = {
+    ".measured", ".recorded", ".kernel", ".dropped", ".unplaced", ".tail", ".pending",
+};
+
 void
 mon_record_name_events(void)
 {
+    for (int k = 0; k < FMT_NDROP_REASONS; k++)
+        concat3(mon_out.drop_stat[k], sizeof(mon_out.drop_stat[k]), "samples.dropped.",
+                fmt_drop_reasons[k], "");
     for (uint32_t i = 0; i < mon_proc.nevents && i < 8; i++) {
         concat3(mon_out.event_stat[i], sizeof(mon_out.event_stat[i]), "event.",
                 mon_proc.events[i].name, ".samples");
@@ -501,7 +532,8 @@ mon_record_name_events(void)
                 mon_proc.events[i].name, ".enabled_ns");
         concat3(mon_out.event_running_stat[i], sizeof(mon_out.event_running_stat[i]), "event.",
                 mon_proc.events[i].name, ".running_ns");
-        concat3(mon_out.event_tail_stat[i], sizeof(mon_out.event_tail_stat[i]), "event.",
-                mon_proc.events[i].name, ".unsampled_tail");
+        for (int k = 0; k < MON_LEDGER_FIELDS; k++)
+            concat3(mon_out.event_ledger_stat[i][k], sizeof(mon_out.event_ledger_stat[i][k]),
+                    "event.", mon_proc.events[i].name, ledger_suffix[k]);
     }
 }

@@ -207,16 +207,64 @@ drop_own_frames(struct uw_backtrace *bt)
 }
 
 /*
- * Walk and record one sample of event @ev; *leafp (if non-NULL) receives the
- * leaf, or NULL when the sample was dropped.  @synchronous: @ucontext is
- * the sampling function's own (mon_take_sample_sync).  The backtrace lives
- * in td->bt, not in locals: after a siglongjmp from the fault handler,
- * locals changed since sigsetjmp are indeterminate (C11 7.13.2.1) but
- * td->bt is exact.
+ * Charge @c to the sample's @leaf: its user part to the leaf, its kernel
+ * part to a [kernel] leaf below the leaf's address taken as a call site
+ * (the instruction the kernel returned to: a system call's, or a faulting
+ * one).  @leaf_key is the leaf's CCT key.  Returns CCT_OK, or CCT_ENOMEM
+ * with nothing charged.
  */
+static int
+charge_sample(struct mon_thread *td, struct cct_node *leaf, uintptr_t leaf_key, uint32_t ev,
+              const struct mon_charge *c)
+{
+    struct mon_ledger *l = &td->ledger[ev];
+    struct cct_node *kleaf;
+
+    if (c->kernel == 0) {
+        if (cct_add_sample(td->tree, leaf, ev, c->user) != CCT_OK)
+            return CCT_ENOMEM;
+        l->recorded += c->user;
+        return CCT_OK;
+    }
+    {
+        uintptr_t path[2] = {(uintptr_t)MON_KERNEL_KEY, leaf_key};
+
+        if (cct_insert_path(td->tree, cct_node_parent(leaf), path, 2, &kleaf) != CCT_OK)
+            return CCT_ENOMEM;
+    }
+    /* The sample is counted once: at the leaf when part of it ran there, else at [kernel]
+     * (a signal whose periods all ended in the kernel leaves the leaf without one). */
+    if (c->user == 0 ? cct_add_sample(td->tree, kleaf, ev, c->kernel) != CCT_OK
+                     : cct_add_value(td->tree, kleaf, ev, c->kernel) != CCT_OK)
+        return CCT_ENOMEM;
+    l->recorded += c->kernel;
+    l->kernel += c->kernel;
+    if (c->user > 0 && cct_add_sample(td->tree, leaf, ev, c->user) != CCT_OK) {
+        /* No room for the leaf's cell: the sample is the kernel part's (whose cell exists,
+         * so this cannot fail), its user part dropped.  Tree and ledger stay in step. */
+        cct_add_sample(td->tree, kleaf, ev, 0);
+        l->dropped += c->user;
+        return CCT_OK;
+    }
+    l->recorded += c->user;
+    return CCT_OK;
+}
+
+static bool walk_and_charge(struct mon_thread *td, uint32_t ev, void *ucontext,
+                            const struct mon_charge *c, bool synchronous, struct cct_node **leafp);
+
 static void
-take_sample(struct mon_thread *td, uint32_t ev, void *ucontext, uint64_t value, bool synchronous,
-            struct cct_node **leafp)
+take_sample(struct mon_thread *td, uint32_t ev, void *ucontext, const struct mon_charge *c,
+            bool synchronous, struct cct_node **leafp)
+{
+    if (!walk_and_charge(td, ev, ucontext, c, synchronous, leafp))
+        td->ledger[ev].dropped += c->user + c->kernel;
+}
+
+/* take_sample's work; returns whether the sample was recorded. */
+static bool
+walk_and_charge(struct mon_thread *td, uint32_t ev, void *ucontext, const struct mon_charge *c,
+                bool synchronous, struct cct_node **leafp)
 {
     struct tramp_thread *tt = &td->tramp;
     struct cct_node *leaf = NULL;
@@ -236,7 +284,7 @@ take_sample(struct mon_thread *td, uint32_t ev, void *ucontext, uint64_t value, 
         tt->depth = 0;
         tt->enabled = false;
         mon_count(td, MON_DROP_UNWIND_FAULT);
-        return;
+        return false;
     }
     if (tt->suspended && uw_context_sp(ucontext) >= tt->suspend_sp)
         tt->suspended = 0; /* at or above the caller of the unwinder: the unwinding is over */
@@ -249,25 +297,21 @@ take_sample(struct mon_thread *td, uint32_t ev, void *ucontext, uint64_t value, 
         /* Interrupted inside tramp_on_return: its state is in flux, take nothing. */
         td->in_unwind = 0;
         mon_count(td, MON_DROP_IN_TRAMPOLINE);
-        return;
+        return false;
     }
     if (rc == UW_STOPPED && td->bt.stop_loc == tt->slot && tt->depth > 0 && td->bt.depth > 0) {
         rc = splice_sample(td, &leaf);
         td->in_unwind = 0;
-        if (rc != CCT_OK) {
+        if (rc != CCT_OK || charge_sample(td, leaf, td->bt_keys[0], ev, c) != CCT_OK) {
             mon_count(td, MON_DROP_NO_MEMORY);
-            return;
-        }
-        if (cct_add_sample(td->tree, leaf, ev, value) != CCT_OK) {
-            mon_count(td, MON_DROP_NO_MEMORY);
-            return;
+            return false;
         }
         td->event_samples[ev]++;
         /* Complete when the walk that built the cached prefix reached the root. */
         mon_count(td, td->shadow_rooted ? MON_SAMPLE_OK : MON_SAMPLE_PARTIAL);
         if (leafp != NULL)
             *leafp = leaf;
-        return;
+        return true;
     }
     if (rc == UW_STOPPED) {
         /* Met at a slot it was not installed at: fix that slot, forget the cache, walk all. */
@@ -282,7 +326,7 @@ take_sample(struct mon_thread *td, uint32_t ev, void *ucontext, uint64_t value, 
         if (walk_meets_trampoline(&td->bt)) {
             td->in_unwind = 0;
             mon_count(td, MON_DROP_IN_TRAMPOLINE);
-            return;
+            return false;
         }
     } else if (tt->slot != 0) {
         tt->counts[TRAMP_LOST]++; /* longjmp, exception, context switch... */
@@ -295,34 +339,62 @@ take_sample(struct mon_thread *td, uint32_t ev, void *ucontext, uint64_t value, 
          * to the wrong context, so the sample is dropped (and counted). */
         td->in_unwind = 0;
         mon_count(td, MON_DROP_NO_MEMORY);
-        return;
+        return false;
     }
     if (td->bt.depth == 0) {
         td->in_unwind = 0;
         mon_count(td, MON_DROP_NO_FRAMES);
-        return;
+        return false;
     }
     td->shadow_rooted = rc == UW_OK;
     if (!mon_omp_insert(td, &leaf, &rc)) /* OpenMP: below the creation context (omp_sig.c) */
         rc = insert_full(td, trampolining, &leaf);
     td->in_unwind = 0;
-    if (rc != CCT_OK || cct_add_sample(td->tree, leaf, ev, value) != CCT_OK) {
+    if (rc != CCT_OK || charge_sample(td, leaf, td->bt_keys[0], ev, c) != CCT_OK) {
         mon_count(td, MON_DROP_NO_MEMORY);
-        return;
+        return false;
     }
     td->event_samples[ev]++;
     mon_count(td, td->shadow_rooted ? MON_SAMPLE_OK : MON_SAMPLE_PARTIAL);
     if (leafp != NULL)
         *leafp = leaf;
+    return true;
 }
 
 struct cct_node *
 mon_take_sample_sync(struct mon_thread *td, uint32_t ev, void *ucontext, uint64_t value)
 {
+    struct mon_charge c = {.user = value, .kernel = 0};
     struct cct_node *leaf = NULL;
 
-    take_sample(td, ev, ucontext, value, true, &leaf);
+    take_sample(td, ev, ucontext, &c, true, &leaf);
     return leaf;
+}
+
+/*
+ * Whether this signal's sample is dropped on purpose: CSPROF_DEBUG_DROP_EVERY=N
+ * drops every Nth sample of each thread (samples.dropped.debug), so that
+ * tests can check that known losses are reported as dropped, never as
+ * anything else.
+ */
+static bool
+debug_drop(struct mon_thread *td)
+{
+    return mon_proc.debug_drop_every > 0 &&
+           td->handler_signals % mon_proc.debug_drop_every == mon_proc.debug_drop_every - 1;
+}
+
+/* Drop this signal's sample for @why: what the signal stood for goes to the ledger. */
+static void
+drop_charged(struct mon_thread *td, int ev, const siginfo_t *info, enum mon_outcome why)
+{
+    struct mon_charge c;
+
+    mon_count(td, why);
+    if (ev < 0)
+        return;
+    mon_source_charge(td, (uint32_t)ev, info, &c);
+    td->ledger[ev].dropped += c.user + c.kernel;
 }
 
 void
@@ -330,7 +402,8 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
 {
     int saved_errno = errno; /* the interrupted code may be between a call and its errno check */
     struct mon_thread *td = mon_self;
-    uint64_t t0;
+    uint64_t t0 = 0, w0 = 0;
+    bool timed;
     int ev;
 
     CSP_UNUSED(sig);
@@ -343,43 +416,69 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
         tramp_disable(&td->tramp); /* a request from pthread_cancel, not a sample */
         goto out_restore_errno;
     }
-    t0 = mon_clock_ns(CLOCK_MONOTONIC); /* the vDSO: no system call */
+    /* The handler's own CPU time, on one signal in MON_HANDLER_TIMED: the thread's CPU clock
+     * is a system call, too dear for every sample. */
+    timed = td->handler_signals % MON_HANDLER_TIMED == 0; /* the first, then one in 16 */
+    if (timed) {
+        t0 = mon_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+        w0 = td->writer_cpu_ns; /* a checkpoint's writing is the writer's, not the handler's */
+    }
     ev = mon_source_event_of(td, info);
     if (td->inside) {
-        mon_count(td, MON_DROP_REENTERED);
+        drop_charged(td, ev, info, MON_DROP_REENTERED);
         goto out_rearm;
     }
     td->inside = 1;
     atomic_thread_fence(memory_order_seq_cst); /* orders `inside` against the finaliser */
     if (td->tramp.busy || tramp_contains_pc(uw_context_pc(ucontext))) {
-        mon_count(td, MON_DROP_IN_TRAMPOLINE);
+        drop_charged(td, ev, info, MON_DROP_IN_TRAMPOLINE);
     } else if (mon_in_own_code(uw_context_pc(ucontext))) {
-        mon_count(td, MON_DROP_IN_MONITOR);
+        drop_charged(td, ev, info, MON_DROP_IN_MONITOR);
     } else if (ev < 0) {
         mon_count(td, MON_DROP_UNKNOWN_SOURCE);
     } else if (atomic_load(&mon_proc.stopped) || atomic_load(&td->state) != MON_THREAD_RUNNING) {
+        /* (not charged: the sources are stopped and their ledger closed; the period is in
+         * the remainder, with the signals still pending when sampling stopped) */
         mon_count(td, MON_DROP_STOPPED);
+    } else if (debug_drop(td)) {
+        drop_charged(td, ev, info, MON_DROP_DEBUG);
     } else {
-        uint64_t value = mon_source_charge(td, (uint32_t)ev, info);
+        struct mon_charge c;
         int cancel_state;
 
-        /* libunwind may call read(2), a cancellation point: a pending cancel must not be
-         * acted on inside this handler. */
-        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-        /* The walk finds unwind tables in this snapshot, never through the loader's lock,
-         * and the sample's addresses are attributed to its modules (loadmap_sig.c). */
-        mon_snapshot_enter(td);
-        take_sample(td, (uint32_t)ev, ucontext, value, false, NULL);
-        mon_snapshot_exit(td);
-        mon_checkpoint_maybe(td);
-        pthread_setcancelstate(cancel_state, NULL);
+        mon_source_charge(td, (uint32_t)ev, info, &c);
+        if (c.user == 0 && c.kernel == 0) {
+            td->signals_merged++; /* an earlier signal's sample took its periods */
+        } else {
+            /* libunwind may call read(2), a cancellation point: a pending cancel must not be
+             * acted on inside this handler. */
+            pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+            /* The walk finds unwind tables in this snapshot, never through the loader's
+             * lock, and the sample's addresses are attributed to its modules
+             * (loadmap_sig.c). */
+            mon_snapshot_enter(td);
+            take_sample(td, (uint32_t)ev, ucontext, &c, false, NULL);
+            mon_snapshot_exit(td);
+            mon_checkpoint_maybe(td);
+            pthread_setcancelstate(cancel_state, NULL);
+        }
     }
     atomic_thread_fence(memory_order_seq_cst); /* orders `inside` against the finaliser */
     td->inside = 0;
 out_rearm:
     if (ev >= 0)
         mon_source_rearm(td, (uint32_t)ev, info);
-    td->handler_ns += mon_clock_ns(CLOCK_MONOTONIC) - t0;
+    if (timed) {
+        uint64_t t = mon_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0, w = td->writer_cpu_ns - w0;
+
+        if (td->handler_signals == 0) { /* (counted apart: it would weigh as 16) */
+            td->handler_first_ns = t > w ? t - w : 0;
+        } else {
+            td->handler_timed++;
+            td->handler_timed_ns += t > w ? t - w : 0;
+        }
+    }
+    td->handler_signals++;
 out_restore_errno:
     errno = saved_errno;
 }

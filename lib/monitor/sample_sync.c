@@ -252,7 +252,8 @@ mon_sync_charge_leaks(struct mon_thread *td)
             continue;
         atomic_fetch_sub(&leak_live, 1);
         atomic_fetch_sub(leak_counter(k), 1);
-        if (cct_add_sample(td->tree, v.leaf, (uint32_t)ev, v.bytes) != CCT_OK)
+        /* (the allocation's sample was counted when it was taken) */
+        if (cct_add_value(td->tree, v.leaf, (uint32_t)ev, v.bytes) != CCT_OK)
             mon_count(td, MON_DROP_NO_MEMORY);
     }
 }
@@ -327,8 +328,9 @@ sample_here(struct mon_thread *td, int a, uint64_t charge_a, int b, uint64_t cha
     mon_snapshot_exit(td);
     if (leaf == NULL)
         return;
+    /* (one sample, two events: counted once in the tree, once per event in event.NAME.samples) */
     if (second >= 0 &&
-        cct_add_sample(td->tree, leaf, (uint32_t)mon_sync_event[second], second_value) == CCT_OK)
+        cct_add_value(td->tree, leaf, (uint32_t)mon_sync_event[second], second_value) == CCT_OK)
         td->event_samples[mon_sync_event[second]]++;
     if (leak > 0 && !leak_insert(td, addr, leaf, leak))
         mon_count(td, MON_DROP_NO_MEMORY); /* no free slot near its hash: this block goes unseen */

@@ -193,8 +193,8 @@ die_of(int sig, const siginfo_t *info, const void *ucontext)
 {
     sigset_t one;
 
-    mon_finalize_from_signal(sig, ucontext != NULL ? &((const ucontext_t *)ucontext)->uc_sigmask
-                                                   : NULL);
+    mon_finalize_from_signal(sig,
+                             ucontext != NULL ? &((const ucontext_t *)ucontext)->uc_sigmask : NULL);
     restore_default(sig);
     if (recurs_on_return(sig, info))
         return;

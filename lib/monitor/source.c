@@ -4,27 +4,37 @@
  * current thread's.
  *
  * Every event of mon_proc.events has a source (mon_source.h): CPUTIME is
- * the perf task-clock (source_perf.c) when its period is shorter than the
- * scheduler tick, else a POSIX timer on the thread's CPU clock
- * (source_timer.c; CPU-time timers expire at the tick, at most CONFIG_HZ,
- * 250 here, signals per CPU-second); REALTIME is a POSIX timer on
+ * the perf task-clock (source_perf.c) where perf_event_open allows it, else
+ * a POSIX timer on the thread's CPU clock (source_timer.c; CPU-time timers
+ * expire at the tick, at most CONFIG_HZ, 250 here, signals per CPU-second);
+ * REALTIME is a POSIX timer on
  * CLOCK_MONOTONIC; PAPI presets and libpfm4 names are perf events encoded
  * by lib/support/pmu.h; the byte events (MEMALLOC, MEMLEAK, IO, IO_READ,
  * IO_WRITE) are synchronous (sample_sync.c).  Ordinary context: the constructor and thread
  * start/end.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "monitor/mon_internal.h"
 #include "support/event_spec.h"
 #include "support/pmu.h"
 
-/* CPUTIME by the perf task-clock: software event, period in ns. */
+/*
+ * CPUTIME by the perf task-clock: software event, period in ns.  It samples
+ * kernel mode too where the kernel allows it (perf_event_paranoid <= 1, or
+ * CAP_PERFMON): a period that ends in a system call is then a sample record
+ * of its own, charged to the [kernel] child of the call's context
+ * (source_perf_sig.c).  Elsewhere, or with CSPROF_KERNEL_TIME=0, it samples
+ * user mode only and the kernel's periods are counted, not placed.
+ */
 static void
-task_clock_attr(struct perf_event_attr *attr, uint64_t period_ns)
+task_clock_attr(struct perf_event_attr *attr, uint64_t period_ns, bool kernel)
 {
     memset(attr, 0, sizeof(*attr));
     attr->size = sizeof(*attr);
@@ -32,7 +42,7 @@ task_clock_attr(struct perf_event_attr *attr, uint64_t period_ns)
     attr->config = PERF_COUNT_SW_TASK_CLOCK;
     attr->sample_period = period_ns;
     attr->disabled = 1;
-    attr->exclude_kernel = 1;
+    attr->exclude_kernel = !kernel;
     attr->exclude_hv = 1;
 }
 
@@ -73,18 +83,24 @@ mon_source_configure(struct mon_event *e, const struct evspec *req, char *why, s
         set_time_units(e);
         e->period = req->period * 1000u;
         e->clock = CLOCK_THREAD_CPUTIME_ID;
-        /* CPU-time timers fire at the scheduler tick (>= 4 ms at CONFIG_HZ=250): for shorter
-         * periods use the perf task-clock, which honours the rate. */
+        /* The perf task-clock wherever it opens: CPU-time timers fire at the scheduler tick
+         * (>= 4 ms at CONFIG_HZ=250), so a thread that runs less than a tick is rarely sampled
+         * by one, whatever the period. */
         if (mech != NULL && strcmp(mech, "posix") == 0)
             perf = false;
         else if (mech != NULL && strcmp(mech, "perf") == 0)
             perf = true;
         else
-            perf = e->period < 4000000u && mon_perf_task_clock_available();
+            perf = mon_perf_task_clock_available(false);
         if (perf) {
+            const char *kt = getenv("CSPROF_KERNEL_TIME");
+            bool kernel =
+                (kt == NULL || strcmp(kt, "0") != 0) && mon_perf_task_clock_available(true);
+
             e->src = &mon_source_task_clock;
-            task_clock_attr(&e->attr, e->period);
-            snprintf(e->mechanism, sizeof(e->mechanism), "perf-task-clock");
+            task_clock_attr(&e->attr, e->period, kernel);
+            snprintf(e->mechanism, sizeof(e->mechanism), "%s",
+                     kernel ? "perf-task-clock" : "perf-task-clock:u");
         } else {
             e->src = &mon_source_timer;
             snprintf(e->mechanism, sizeof(e->mechanism), "posix-timer");
@@ -149,9 +165,20 @@ mon_sources_start(struct mon_thread *td)
 void
 mon_sources_stop(struct mon_thread *td)
 {
+    sigset_t block, old;
+    bool self = td == mon_thread_self();
+
+    /* A sample taken while a source closes would read its ring as the close drains it. */
+    if (self) {
+        sigemptyset(&block);
+        sigaddset(&block, mon_proc.signo);
+        syscall(SYS_rt_sigprocmask, SIG_BLOCK, &block, &old, (size_t)(_NSIG / 8));
+    }
     for (uint32_t ev = 0; ev < mon_proc.nevents; ev++)
         if (mon_proc.events[ev].src->thread_stop != NULL)
             mon_proc.events[ev].src->thread_stop(td, ev);
+    if (self)
+        syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, (size_t)(_NSIG / 8));
     if (td->sources_armed) {
         uint64_t now = mon_thread_cpu_ns(td->tid);
 

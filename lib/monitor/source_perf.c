@@ -17,7 +17,7 @@
  * ring cannot be mapped (perf_event_mlock_kb spent), the handler read(2)s
  * the count instead.  Ordinary context: thread start and end.
  *
- * CPUTIME below 4 ms uses the task clock through mon_source_task_clock: the
+ * CPUTIME uses the task clock through mon_source_task_clock: the
  * same perf source, except that a thread which would take one of the
  * program's last file descriptors (fd_scarce) gets a POSIX CPU-time timer
  * instead (source_timer.c: tick resolution, same clock, charged by its
@@ -54,7 +54,7 @@ perf_open(struct perf_event_attr *attr)
 }
 
 bool
-mon_perf_task_clock_available(void)
+mon_perf_task_clock_available(bool kernel)
 {
     struct perf_event_attr attr;
     int fd;
@@ -65,7 +65,8 @@ mon_perf_task_clock_available(void)
     attr.config = PERF_COUNT_SW_TASK_CLOCK;
     attr.sample_period = 1000000;
     attr.disabled = 1;
-    attr.exclude_kernel = 1;
+    attr.exclude_kernel = !kernel;
+    attr.exclude_hv = 1;
     fd = perf_open(&attr);
     if (fd < 0)
         return false;
@@ -113,8 +114,16 @@ out_close:
     return -err;
 }
 
+/*
+ * Close @ev's event on the calling thread.  With @account, its final count
+ * goes into the thread's ledger: the count covered by sample records still
+ * in the ring (their signal never reached the handler) is pending, the
+ * count after the newest record the tail, and a perf counter's whole count,
+ * scaled by its multiplexing, is what it measured (the task clock's is the
+ * thread's CPU time, set by the caller).
+ */
 static void
-perf_stop(struct mon_thread *td, uint32_t ev)
+perf_close(struct mon_thread *td, uint32_t ev, bool account)
 {
     struct mon_source_thread *s = &td->src[ev];
     uint64_t v[3];
@@ -123,16 +132,30 @@ perf_stop(struct mon_thread *td, uint32_t ev)
         return;
     ioctl(s->fd, PERF_EVENT_IOC_DISABLE, 0);
     /* The final enabled/running times, for the profile's multiplexing counters. */
-    if (csp_sys_read(s->fd, v, sizeof(v)) == (ssize_t)sizeof(v)) {
+    if (csp_sys_read(s->fd, v, sizeof(v)) == (ssize_t)sizeof(v) && account) {
+        struct mon_ledger *l = &td->ledger[ev];
+        uint64_t newest = mon_perf_drain(td, ev);
+
         s->enabled_ns = v[1];
         s->running_ns = v[2];
-        s->tail = v[0] > s->last ? v[0] - s->last : 0;
+        l->pending += newest - s->last;
+        l->tail += v[0] > newest ? v[0] - newest : 0;
+        if (mon_proc.events[ev].src == &mon_source_perf)
+            l->measured += v[2] > 0 && v[1] > v[2]
+                               ? (uint64_t)((double)v[0] * (double)v[1] / (double)v[2])
+                               : v[0];
     }
     if (s->ring != NULL)
         munmap(s->ring, ring_bytes());
     s->ring = NULL;
     close(s->fd);
     s->fd = -1;
+}
+
+static void
+perf_stop(struct mon_thread *td, uint32_t ev)
+{
+    perf_close(td, ev, true);
 }
 
 static void
@@ -177,10 +200,14 @@ task_clock_start(struct mon_thread *td, uint32_t ev)
     int rc = perf_start(td, ev);
 
     if (rc == 0 && fd_scarce(td->src[ev].fd)) {
-        perf_stop(td, ev);
         /* (what the event counted in the meantime is no sample's and no tail's) */
-        td->src[ev].tail = td->src[ev].enabled_ns = td->src[ev].running_ns = 0;
+        perf_close(td, ev, false);
+        td->src[ev].enabled_ns = td->src[ev].running_ns = 0;
         rc = -EMFILE;
+    }
+    if (rc == 0) {
+        td->src[ev].armed_cpu_ns = mon_thread_cpu_ns(td->tid);
+        return 0;
     }
     if (rc != -EMFILE && rc != -ENFILE)
         return rc;
@@ -193,8 +220,14 @@ task_clock_start(struct mon_thread *td, uint32_t ev)
 static void
 task_clock_stop(struct mon_thread *td, uint32_t ev)
 {
-    perf_stop(td, ev);
-    mon_source_timer.thread_stop(td, ev);
+    if (td->src[ev].fd >= 0) {
+        uint64_t now = mon_thread_cpu_ns(td->tid);
+
+        perf_stop(td, ev);
+        td->ledger[ev].measured +=
+            now > td->src[ev].armed_cpu_ns ? now - td->src[ev].armed_cpu_ns : 0;
+    }
+    mon_source_timer.thread_stop(td, ev); /* the fallback timer's, if it has one */
 }
 
 static void

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "monitor/mon_internal.h"
+#include "support/sysio.h"
 
 int
 mon_source_event_of(const struct mon_thread *td, const siginfo_t *info)
@@ -23,12 +24,15 @@ mon_source_event_of(const struct mon_thread *td, const siginfo_t *info)
     return -1;
 }
 
-uint64_t
-mon_source_charge(struct mon_thread *td, uint32_t ev, const siginfo_t *info)
+void
+mon_source_charge(struct mon_thread *td, uint32_t ev, const siginfo_t *info, struct mon_charge *c)
 {
     const struct mon_source *src = mon_proc.events[ev].src;
 
-    return src->charge != NULL ? src->charge(td, ev, info) : 1;
+    c->user = 1;
+    c->kernel = 0;
+    if (src->charge != NULL)
+        src->charge(td, ev, info, c);
 }
 
 void
@@ -41,6 +45,36 @@ mon_source_rearm(struct mon_thread *td, uint32_t ev, const siginfo_t *info)
     src = mon_proc.events[ev].src;
     if (src->rearm != NULL)
         src->rearm(td, ev, info);
+}
+
+void
+mon_source_ledger(const struct mon_thread *td, uint32_t ev, struct mon_ledger *out)
+{
+    const struct mon_source_thread *s = &td->src[ev];
+    const struct mon_event *e = &mon_proc.events[ev];
+
+    *out = td->ledger[ev];
+    if (s->timer_armed) { /* a POSIX timer, or the task clock's fallback */
+        uint64_t now = e->clock == CLOCK_THREAD_CPUTIME_ID ? mon_thread_cpu_ns(td->tid)
+                                                           : mon_clock_ns(e->clock);
+        uint64_t span = now > s->last ? now - s->last : 0;
+
+        out->measured += span;
+        out->tail += e->period > 0 ? span % e->period : 0;
+    } else if (s->fd >= 0) {
+        uint64_t v[3] = {0, 0, 0};
+
+        /* (records waiting in the ring stay there: their signal may yet come) */
+        if (csp_sys_read(s->fd, v, sizeof(v)) == (ssize_t)sizeof(v))
+            out->tail += v[0] > s->last ? v[0] - s->last : 0;
+        if (e->src == &mon_source_task_clock) {
+            uint64_t now = mon_thread_cpu_ns(td->tid);
+
+            out->measured += now > s->armed_cpu_ns ? now - s->armed_cpu_ns : 0;
+        } else {
+            out->measured += v[0];
+        }
+    }
 }
 
 uint64_t

@@ -18,8 +18,11 @@ mon_task_clock_owns(const struct mon_thread *td, uint32_t ev, const siginfo_t *s
                                : td->src[ev].timer_armed && mon_timer_owns(td, ev, si);
 }
 
-uint64_t
-mon_task_clock_charge(struct mon_thread *td, uint32_t ev, const siginfo_t *si)
+void
+mon_task_clock_charge(struct mon_thread *td, uint32_t ev, const siginfo_t *si, struct mon_charge *c)
 {
-    return td->src[ev].fd >= 0 ? mon_perf_charge(td, ev, si) : mon_timer_charge(td, ev, si);
+    if (td->src[ev].fd >= 0)
+        mon_task_clock_perf_charge(td, ev, si, c);
+    else
+        mon_timer_charge(td, ev, si, c);
 }

@@ -29,7 +29,7 @@ timer_start(struct mon_thread *td, uint32_t ev)
     if (timer_create(e->clock, &sev, &s->timer) < 0)
         return -errno;
     s->timer_armed = true;
-    s->last = mon_clock_ns(e->clock);
+    s->last = mon_clock_ns(e->clock); /* the expirations are at last + k * period */
     its.it_interval.tv_sec = (time_t)(e->period / 1000000000u);
     its.it_interval.tv_nsec = (long)(e->period % 1000000000u);
     its.it_value = its.it_interval;
@@ -49,8 +49,19 @@ timer_stop(struct mon_thread *td, uint32_t ev)
     struct mon_source_thread *s = &td->src[ev];
 
     if (s->timer_armed) {
+        const struct mon_event *e = &mon_proc.events[ev];
+        /* (a thread's CPU clock by its id: the finaliser stops other threads' timers too) */
+        uint64_t now = e->clock == CLOCK_THREAD_CPUTIME_ID ? mon_thread_cpu_ns(td->tid)
+                                                           : mon_clock_ns(e->clock);
+        uint64_t span = now > s->last ? now - s->last : 0;
+
         timer_delete(s->timer);
         s->timer_armed = false;
+        /* What the clock ran while armed; the part after its last expiration belongs to no
+         * period.  The expirations before it were signalled (charged, recorded or dropped)
+         * unless the signal was blocked or lost: the ledger's remainder. */
+        td->ledger[ev].measured += span;
+        td->ledger[ev].tail += span % e->period;
     }
 }
 

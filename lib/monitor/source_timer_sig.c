@@ -2,7 +2,7 @@
 /*
  * source_timer_sig.c -- the handler's side of the POSIX-timer source.
  *
- * Runs in signal context: reads siginfo and clock_gettime(2) only.
+ * Runs in signal context: reads siginfo only.
  */
 #include <signal.h>
 
@@ -15,17 +15,17 @@ mon_timer_owns(const struct mon_thread *td, uint32_t ev, const siginfo_t *si)
     return si->si_code == SI_TIMER && si->si_value.sival_int == (int)ev;
 }
 
-/* The event's clock since the previous charged sample: expirations merged into this signal
- * (si_overrun) and samples dropped since are charged here, not lost. */
-uint64_t
-mon_timer_charge(struct mon_thread *td, uint32_t ev, const siginfo_t *si)
+/* One period for the expiration signalled, and one for each expiration the kernel merged
+ * into this signal (si_overrun: the CPU-time clock is checked at the scheduler tick, so a
+ * period shorter than the tick merges several): all of them at the sampled context, the
+ * code that ran when the clock reached them (a signal that expires in the kernel is
+ * delivered on the way back to user mode, at the system call's calling context). */
+void
+mon_timer_charge(struct mon_thread *td, uint32_t ev, const siginfo_t *si, struct mon_charge *c)
 {
-    struct mon_source_thread *s = &td->src[ev];
-    uint64_t now = mon_clock_ns(mon_proc.events[ev].clock);
-    uint64_t value = now > s->last ? now - s->last : 0;
+    uint64_t merged = si->si_overrun > 0 ? (uint64_t)si->si_overrun : 0;
 
-    s->last = now;
-    if (si->si_overrun > 0)
-        td->timer_overruns += (uint64_t)si->si_overrun;
-    return value;
+    c->user = (1 + merged) * mon_proc.events[ev].period;
+    c->kernel = 0;
+    td->timer_overruns += merged;
 }

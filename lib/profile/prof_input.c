@@ -27,6 +27,7 @@
 #include "fmt/fmt.h"
 #include "profile_internal.h"
 #include "structure/structure.h"
+#include "support/text.h"
 
 void
 prof_ctx_init(struct prof_ctx *ctx, const struct prof_config *cfg)
@@ -237,14 +238,6 @@ prof_module_get(struct prof_ctx *ctx, const struct fmt_module *fm)
     return id;
 }
 
-static const char *
-prof_basename(const char *path)
-{
-    const char *s = strrchr(path, '/');
-
-    return s != NULL ? s + 1 : path;
-}
-
 /*
  * Mark module @m as rebuilt since the measurement: its addresses must not be
  * mapped through the file now on disk (or a structure file made from it),
@@ -261,7 +254,7 @@ prof_module_changed(struct prof_ctx *ctx, struct prof_module *m, const char *whe
     m->why = prof_xasprintf("%s: changed since the measurement: build-id %s in %s, %s measured; "
                             "its samples are kept as %s+0xOFFSET",
                             path, found_bid[0] != '\0' ? found_bid : "(none)", where, m->build_id,
-                            prof_basename(path));
+                            text_basename(path));
     prof_msg(ctx, PROF_MSG_WARNING, "%s", m->why);
     ctx->nchanged++;
     free(path);
@@ -406,6 +399,15 @@ prof_expand(struct prof_ctx *ctx, uint32_t mi, uint64_t offset, bool leaf)
     if (first != PROF_NONE)
         return first;
     first = (uint32_t)ctx->nsteps;
+    if (mi == PROF_NONE && leaf && offset == FMT_KERNEL_OFFSET) {
+        /* The time its parent call site spent in the kernel (measurement-format.md): a
+         * procedure of no load module, with no statement. */
+        prof_push_step(ctx, PROF_NODE_PF,
+                       prof_proc_get(ctx, PROF_NONE, PROF_KERNEL_NAME, NULL, NULL, 0, false),
+                       PROF_NONE, 0, PROF_NONE, PROF_NO_OFFSET);
+        prof_push_step(ctx, last_kind, PROF_NONE, PROF_NONE, 0, PROF_NONE, PROF_NO_OFFSET);
+        goto out_cache;
+    }
     if (mi == PROF_NONE) {
         if (ctx->unknown_module_proc == PROF_NONE)
             ctx->unknown_module_proc =
@@ -432,7 +434,7 @@ prof_expand(struct prof_ctx *ctx, uint32_t mi, uint64_t offset, bool leaf)
         /* A changed module's addresses say nothing about procedures: plain module+0xOFFSET. */
         char *name = prof_xasprintf("%s%s+0x%llx",
                                     ctx->modules[mi].state == PROF_MOD_CHANGED ? "" : "[unknown] ",
-                                    prof_basename(ctx->modules[mi].path), (unsigned long long)q);
+                                    text_basename(ctx->modules[mi].path), (unsigned long long)q);
 
         prof_push_step(ctx, PROF_NODE_PF, prof_proc_get(ctx, mi, name, NULL, NULL, 0, true),
                        PROF_NONE, 0, mi, q);
@@ -449,7 +451,7 @@ prof_expand(struct prof_ctx *ctx, uint32_t mi, uint64_t offset, bool leaf)
 
         if (pname == NULL) /* nameless procedure: name it by its entry address */
             pname = fallback =
-                prof_xasprintf("%s+0x%llx", prof_basename(ctx->modules[mi].path),
+                prof_xasprintf("%s+0x%llx", text_basename(ctx->modules[mi].path),
                                (unsigned long long)(proc->nranges > 0 ? proc->ranges[0].lo : q));
         pid = prof_proc_get(ctx, mi, pname, proc->link_name, proc->file, proc->line, false);
         for (i = 0; i < proc->nranges && entry != 0; i++)
@@ -578,16 +580,7 @@ prof_merge_profile(struct prof_ctx *ctx, const struct fmt_profile *p, struct pro
         prof_map_put(&modmap, p->modules[j].id, 0, 0, prof_module_get(ctx, &p->modules[j]));
     for (j = 0; j < p->nstats; j++)
         prof_add_stat(ctx, p->stats[j].name != NULL ? p->stats[j].name : "", p->stats[j].value);
-    input->explained = fmt_profile_explained_samples(p);
-    input->tail_periods = 0;
-    for (j = 0; j < p->nevents; j++) /* the shortfall's event: the first */
-        if (evmap[j] == 0 && p->events[j].period > 0) {
-            char tail[160];
-
-            snprintf(tail, sizeof tail, "event.%s.unsampled_tail",
-                     p->events[j].name != NULL ? p->events[j].name : "");
-            input->tail_periods += fmt_profile_stat(p, tail) / p->events[j].period;
-        }
+    trust_thread_read(p, &input->trust);
 
     prof_map_put(&nodemap, 0, 0, 0, 0); /* file node 0 is the root */
     for (i = 0; i < p->nnodes; i++) {

@@ -249,8 +249,7 @@ prof_fold_input(struct prof_ctx *g, struct prof_input *gin, struct prof_input *p
     gin->cpu_ns = pin->cpu_ns;
     gin->sampled_cpu_ns = pin->sampled_cpu_ns;
     gin->samples = pin->samples;
-    gin->explained = pin->explained;
-    gin->tail_periods = pin->tail_periods;
+    gin->trust = pin->trust;
     gin->nnodes = pin->nnodes;
     gin->nextra = pin->nextra;
     gin->merged = pin->merged;
@@ -602,6 +601,22 @@ prof_merge_end(struct prof_ctx *ctx)
                  "partial data: %zu thread(s) have only a checkpoint (the run was killed or is "
                  "still running); their profiles end early",
                  ctx->npartial);
+    {
+        size_t bad = 0, first = 0;
+
+        for (i = 0; i < ctx->ninputs; i++)
+            if (ctx->inputs[i].error == NULL && ctx->inputs[i].trust.mismatch && bad++ == 0)
+                first = i;
+        if (bad > 0)
+            prof_msg(ctx, PROF_MSG_WARNING,
+                     "%zu thread record(s) whose calling-context tree disagrees with its own "
+                     "counters (the first: %s, thread %u of pid %u: %llu samples in the tree, "
+                     "%llu counted): their trees are incomplete",
+                     bad, ctx->inputs[first].path, ctx->inputs[first].thread_index,
+                     ctx->inputs[first].pid,
+                     (unsigned long long)ctx->inputs[first].trust.tree_samples,
+                     (unsigned long long)ctx->inputs[first].trust.samples);
+    }
     if (ctx->cfg.verbose)
         for (i = 0; i < ctx->nstructs; i++)
             if (!ctx->structs[i].used)
@@ -656,6 +671,45 @@ pk_str(struct prof_pack *w, const char *s)
 
     pk_u32(w, s != NULL ? (uint32_t)n : PROF_PACK_NULL);
     pk_bytes(w, s, n);
+}
+
+/* A thread's trust input (lib/trust): its counters, then each event's (nevents of them). */
+static void
+pk_trust(struct prof_pack *w, const struct trust_thread *t)
+{
+    pk_u32(w, t->pid);
+    pk_u32(w, t->tid);
+    pk_u32(w, t->thread_index);
+    pk_u32(w, t->generation);
+    pk_u32(w, (uint32_t)t->rank);
+    pk_str(w, t->command);
+    pk_u64(w, t->cpu_ns);
+    pk_u64(w, t->wall_ns);
+    pk_u64(w, t->samples);
+    pk_u64(w, t->tree_samples);
+    pk_u64(w, t->dropped);
+    for (size_t k = 0; k <= FMT_NDROP_REASONS; k++)
+        pk_u64(w, t->drops[k]);
+    pk_u64(w, t->unwind_stopped);
+    pk_u64(w, t->handler_cpu_ns);
+    pk_u64(w, t->writer_cpu_ns);
+    pk_u64(w, t->signals);
+    pk_u64(w, t->merged);
+    pk_u32(w, (uint32_t)t->blocked | (uint32_t)t->fallback << 1 | (uint32_t)t->checkpoint << 2 |
+                  (uint32_t)t->mismatch << 3);
+    pk_u32(w, t->nevents);
+    for (uint32_t i = 0; i < t->nevents; i++) {
+        const struct trust_event *e = &t->ev[i];
+
+        pk_str(w, e->name);
+        pk_str(w, e->mechanism);
+        pk_str(w, e->unit);
+        pk_u32(w, (uint32_t)e->kind | (uint32_t)e->has_ledger << 8);
+        pk_u64(w, e->period);
+        pk_u64(w, e->samples);
+        pk_u64(w, e->tree_value);
+        pk_bytes(w, &e->l, sizeof(e->l)); /* ten 8-byte integers */
+    }
 }
 
 /* The part as a buffer: every field prof_part_fold() reads, in its order. */
@@ -742,8 +796,7 @@ prof_part_pack(const struct prof_part *pt, struct prof_pack *w)
         pk_u64(w, in->cpu_ns);
         pk_u64(w, in->sampled_cpu_ns);
         pk_u64(w, in->samples);
-        pk_u64(w, in->explained);
-        pk_u64(w, in->tail_periods);
+        pk_trust(w, &in->trust);
         pk_u64(w, in->nnodes);
         pk_u32(w, in->run);
         pk_u32(w, in->nextra);
@@ -878,6 +931,74 @@ up_intern(struct prof_unpack *r, struct prof_strtab *t)
     return id;
 }
 
+/* A string into @dst (@size bytes); a longer or missing one marks the buffer bad. */
+static void
+up_str_into(struct prof_unpack *r, char *dst, size_t size)
+{
+    char *s = up_str_nonnull(r);
+
+    if (strlen(s) >= size && r->bad == NULL)
+        r->bad = "a name longer than its field";
+    snprintf(dst, size, "%s", s);
+    free(s);
+}
+
+/* pk_trust's record, checked. */
+static void
+up_trust(struct prof_unpack *r, struct trust_thread *t)
+{
+    uint32_t flags;
+
+    memset(t, 0, sizeof(*t));
+    t->pid = up_u32(r);
+    t->tid = up_u32(r);
+    t->thread_index = up_u32(r);
+    t->generation = up_u32(r);
+    t->rank = (int32_t)up_u32(r);
+    up_str_into(r, t->command, sizeof(t->command));
+    t->cpu_ns = up_u64(r);
+    t->wall_ns = up_u64(r);
+    t->samples = up_u64(r);
+    t->tree_samples = up_u64(r);
+    t->dropped = up_u64(r);
+    for (size_t k = 0; k <= FMT_NDROP_REASONS; k++)
+        t->drops[k] = up_u64(r);
+    t->unwind_stopped = up_u64(r);
+    t->handler_cpu_ns = up_u64(r);
+    t->writer_cpu_ns = up_u64(r);
+    t->signals = up_u64(r);
+    t->merged = up_u64(r);
+    flags = up_u32(r);
+    t->nevents = up_u32(r);
+    if (r->bad == NULL && (flags > 15 || t->nevents > TRUST_MAX_EVENTS))
+        r->bad = "a thread's trust record out of range";
+    if (r->bad != NULL) {
+        t->nevents = 0;
+        return;
+    }
+    t->blocked = flags & 1;
+    t->fallback = (flags >> 1) & 1;
+    t->checkpoint = (flags >> 2) & 1;
+    t->mismatch = (flags >> 3) & 1;
+    for (uint32_t i = 0; i < t->nevents; i++) {
+        struct trust_event *e = &t->ev[i];
+        uint32_t kind;
+
+        up_str_into(r, e->name, sizeof(e->name));
+        up_str_into(r, e->mechanism, sizeof(e->mechanism));
+        up_str_into(r, e->unit, sizeof(e->unit));
+        kind = up_u32(r);
+        if (r->bad == NULL && ((kind & 0xff) > TRUST_BYTES || (kind >> 8) > 1))
+            r->bad = "an event's trust record out of range";
+        e->kind = (enum trust_kind)(kind & 0xff);
+        e->has_ledger = (kind >> 8) & 1;
+        e->period = up_u64(r);
+        e->samples = up_u64(r);
+        e->tree_value = up_u64(r);
+        up_take(r, &e->l, sizeof(e->l));
+    }
+}
+
 /* @v must be an index below @n, or PROF_NONE when @none_ok. */
 static uint32_t
 up_index(struct prof_unpack *r, uint32_t v, size_t n, bool none_ok)
@@ -1009,8 +1130,7 @@ prof_unpack_inputs(struct prof_unpack *r, struct prof_ctx *p)
         in->cpu_ns = up_u64(r);
         in->sampled_cpu_ns = up_u64(r);
         in->samples = up_u64(r);
-        in->explained = up_u64(r);
-        in->tail_periods = up_u64(r);
+        up_trust(r, &in->trust);
         in->nnodes = up_u64(r);
         in->run = up_u32(r);
         in->nextra = up_u32(r);

@@ -24,14 +24,12 @@
  *   modules changed since the measurement: K (N samples kept as module+0xOFFSET, ...)
  *     PATH: changed since the measurement: build-id ... (N samples)   (one per module)
  *   effective samples per CPU-second: X.X     (or "unknown (no CPU time in headers)")
- *   sampling shortfall: E samples expected ..., N recorded, M missing:   (only below 80%)
- *     dropped: D (REASON N)...
- *     timer expirations merged (timer.overruns): O
- *     periods that ended in the kernel, unsampled (perf.unsampled_periods; ...): K
- *     threads that blocked the sampling signal: B
- *     threads with time but under 10% of their samples: T (X s of their time, N samples ...)
- *     counted after the threads' last samples, in no calling context (...): X s, N periods
- *     not explained by any counter: U
+ *   trust: VERDICT: ...                       (lib/trust's trust_print, every line)
+ *     NAME@PERIOD (MECHANISM): ... measured, ... samples' worth: ... recorded, ...
+ *     overhead: ...
+ *     threads: ...
+ *     call paths: ...
+ *     thread ...                              (the most doubtful threads)
  *   top N procedures by exclusive NAME:
  *     RANK  X.XX%  VALUE UNIT  PROCEDURE
  *   top N call paths by inclusive NAME:
@@ -50,6 +48,7 @@
 #include <string.h>
 
 #include "profile_internal.h"
+#include "support/text.h"
 
 uint64_t
 prof_stat(const struct prof_ctx *ctx, const char *name)
@@ -282,7 +281,8 @@ prof_judge_root(const struct prof_ctx *ctx, const struct prof_node *n)
     return PROF_NOT_ROOTED;
 }
 
-static void prof_shortfall_compute(const struct prof_ctx *ctx, struct prof_summary *s);
+static void prof_trust_compute(const struct prof_ctx *ctx, struct prof_summary *s,
+                               const uint64_t *stops);
 static int prof_summary_guarded(struct prof_ctx *ctx, uint32_t top, struct prof_summary *s);
 
 static int
@@ -294,6 +294,10 @@ prof_summary_build(struct prof_ctx *ctx, uint32_t top, struct prof_summary *s)
     double *frame_self = prof_xcalloc(t->n, sizeof(*frame_self));
     bool *under_main = prof_xcalloc(t->n, sizeof(*under_main));
     uint8_t *rooted = prof_xcalloc(t->n, sizeof(*rooted)); /* enum prof_rooted */
+    /* the module of each node's outermost frame (ctx->nmodules: none), and the samples of
+     * the paths that are not rooted by that module */
+    uint32_t *outer = prof_xcalloc(t->n, sizeof(*outer));
+    uint64_t *stops = prof_xcalloc(ctx->nmodules + 1, sizeof(*stops));
     double *proc_excl = prof_xcalloc(ctx->nprocs, sizeof(*proc_excl));
     size_t i, ncand = 0;
 
@@ -316,9 +320,10 @@ prof_summary_build(struct prof_ctx *ctx, uint32_t top, struct prof_summary *s)
     s->rank_name = ctx->nevents > 0 ? ctx->events[0].name : "samples";
     s->rank_unit = ctx->nevents > 0 ? ctx->events[0].display_unit : "samples";
     s->rank_total = ctx->nevents > 0 ? prof_tree_incl(t, 0, 0) : (double)s->samples;
+    /* (the time sampling was armed: a process's CPU time before its exec is not this one's) */
     for (i = 0; i < ctx->ninputs; i++)
         if (ctx->inputs[i].error == NULL)
-            s->cpu_ns += ctx->inputs[i].cpu_ns;
+            s->cpu_ns += ctx->inputs[i].sampled_cpu_ns;
     s->samples_per_cpu_s = s->cpu_ns > 0 ? (double)s->samples / ((double)s->cpu_ns * 1e-9) : -1.0;
     s->events = prof_xcalloc(ctx->nevents, sizeof(*s->events));
     for (i = 0; i < ctx->nevents; i++) {
@@ -351,6 +356,14 @@ prof_summary_build(struct prof_ctx *ctx, uint32_t top, struct prof_summary *s)
         }
         if (under_main[i])
             s->main_samples += n->samples;
+        if (i > 0 && n->parent == 0)
+            outer[i] = frame && n->proc != PROF_NONE && ctx->procs[n->proc].module != PROF_NONE
+                           ? ctx->procs[n->proc].module
+                           : (uint32_t)ctx->nmodules;
+        else if (i > 0)
+            outer[i] = outer[n->parent];
+        if (i > 0 && rooted[i] == PROF_NOT_ROOTED)
+            stops[outer[i]] += n->samples;
         if (rooted[i] == PROF_ROOTED)
             s->rooted_samples += n->samples;
         else if (rooted[i] == PROF_ROOT_UNKNOWN)
@@ -397,8 +410,10 @@ prof_summary_build(struct prof_ctx *ctx, uint32_t top, struct prof_summary *s)
         if (parent != PROF_NONE && t->nodes[parent].kind == PROF_NODE_C)
             s->top_paths[i].calls = t->nodes[parent].calls;
     }
-    prof_shortfall_compute(ctx, s);
+    prof_trust_compute(ctx, s, stops);
 
+    free(stops);
+    free(outer);
     free(proc_excl);
     free(rooted);
     free(under_main);
@@ -440,84 +455,37 @@ prof_summary_stat(const struct prof_summary *s, const char *name)
 }
 
 /*
- * When fewer samples were recorded than the requested period calls for,
- * say where they went, from the profiles' own counters only: samples
- * dropped (by reason), timer expirations merged into one signal
- * (timer.overruns), perf periods that ended in the kernel without a sample
- * (perf.unsampled_periods), threads that blocked the sampling signal
- * (thread.sampling_blocked or thread.signal_blocked), threads that had CPU
- * time but under 10% of their samples; what no counter explains is given
- * as a number, not a guess.  Only for time events whose raw unit is ns.
+ * The trust report (lib/trust): every thread read, in input order, then the
+ * rooted share of the tree and the modules where incomplete call paths stop
+ * (@stops: samples per module of the outermost frame of a path that is not
+ * rooted, indexed by module, PROF_NONE's at ctx->nmodules).
  */
 static void
-prof_shortfall_compute(const struct prof_ctx *ctx, struct prof_summary *s)
+prof_trust_compute(const struct prof_ctx *ctx, struct prof_summary *s, const uint64_t *stops)
 {
-    const struct prof_event *ev = ctx->nevents > 0 ? &ctx->events[0] : NULL;
-    struct prof_shortfall *f = &s->shortfall;
-    uint64_t dropped = 0, starved = 0, starved_ns = 0, explained;
-    double expected = 0, starved_missing = 0;
-    bool cpu;
     size_t i;
 
-    memset(f, 0, sizeof(*f));
-    if (ev == NULL || ev->period == 0 || strcmp(ev->unit, "ns") != 0)
-        return;
-    cpu = strcmp(ev->name, "CPUTIME") == 0;
-    if (!cpu && strcmp(ev->name, "REALTIME") != 0)
-        return;
-    for (i = 0; i < ctx->ninputs; i++) {
-        const struct prof_input *in = &ctx->inputs[i];
-        uint64_t ns =
-            cpu ? in->sampled_cpu_ns : (in->end_ns > in->start_ns ? in->end_ns - in->start_ns : 0);
-        double want = (double)ns / (double)ev->period;
+    trust_run_init(&s->trust);
+    for (i = 0; i < ctx->ninputs; i++)
+        if (ctx->inputs[i].error == NULL)
+            trust_run_add(&s->trust, &ctx->inputs[i].trust);
+    s->trust.processes = s->processes; /* (by host, pid and generation, as everywhere here) */
+    trust_run_set_rooted(&s->trust, s->rooted_samples, s->unjudged_samples, s->samples);
+    for (size_t k = 0; k < TRUST_MAX_STOPS; k++) { /* the heaviest modules, heaviest first */
+        size_t best = PROF_NONE;
 
-        if (in->error != NULL)
-            continue;
-        expected += want;
-        /* (as csrun: periods that ended in the kernel, merged expirations and dropped
-         * samples are not a thread that could not be sampled; periods after its last
-         * sample are, as nothing shows the signal reached it) */
-        if (want >= 20 && (double)(in->samples + in->explained) < 0.1 * want) {
-            /* (less what its dropped samples, merged expirations and kernel periods,
-             * before or after its last sample, counted below, explain: each missing
-             * sample once) */
-            double own = want - (double)(in->samples + in->explained + in->tail_periods);
-
-            starved++;
-            starved_ns += ns;
-            starved_missing += own > 0 ? own : 0;
-        }
+        for (i = 0; i <= ctx->nmodules; i++)
+            if (stops[i] > 0 && (best == PROF_NONE || stops[i] > stops[best]))
+                best = i;
+        if (best == PROF_NONE)
+            break;
+        trust_run_add_stop(&s->trust,
+                           best == ctx->nmodules ? "(no module)"
+                                                 : text_basename(ctx->modules[best].path),
+                           stops[best]);
+        ((uint64_t *)stops)[best] = 0;
     }
-    if (expected < 20 || (double)s->samples >= 0.8 * expected)
-        return;
-    for (i = 0; i < ctx->nstats; i++)
-        if (strncmp(ctx->stat_names[i], "samples.dropped.", 16) == 0)
-            dropped += ctx->stat_values[i];
-    f->valid = true;
-    f->cpu = cpu;
-    f->rate = 1e9 / (double)ev->period;
-    f->expected = (uint64_t)expected;
-    f->recorded = s->samples;
-    f->missing = (uint64_t)expected - s->samples;
-    f->dropped = dropped;
-    f->overruns = prof_stat(ctx, "timer.overruns");
-    f->unsampled = prof_stat(ctx, "perf.unsampled_periods");
-    f->blocked =
-        prof_stat(ctx, "thread.sampling_blocked") + prof_stat(ctx, "thread.signal_blocked");
-    f->starved = starved;
-    f->starved_seconds = (double)starved_ns * 1e-9;
-    f->starved_missing = (uint64_t)starved_missing;
-    {
-        char name[160];
-        uint64_t tail;
-
-        snprintf(name, sizeof(name), "event.%s.unsampled_tail", ev->name);
-        tail = prof_stat(ctx, name); /* the event's raw unit: ns */
-        f->tail_seconds = (double)tail * 1e-9;
-        f->tail_periods = tail / ev->period;
-    }
-    explained = dropped + f->overruns + f->unsampled + f->tail_periods + f->starved_missing;
-    f->unexplained = f->missing > explained ? f->missing - explained : 0;
+    trust_judge(&s->trust, &s->verdict);
 }
 
 void

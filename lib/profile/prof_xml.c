@@ -11,6 +11,7 @@
  * indented.  libxml2 errors are translated here, at one boundary.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -595,6 +596,161 @@ prof_percent(double part, double whole)
     return whole != 0.0 ? 100.0 * part / whole : 0.0;
 }
 
+/* One event's ledger (lib/trust): its parts, raw unit. */
+static void
+prof_write_ledger(struct prof_xw *x, const struct trust_event *e)
+{
+    prof_xw_start(x, "Ledger");
+    prof_xw_attr(x, "event", e->name);
+    prof_xw_attr(x, "unit", e->unit);
+    prof_xw_u64(x, "period", e->period);
+    prof_xw_attr(x, "mechanism", e->mechanism);
+    prof_xw_u64(x, "samples", e->samples);
+    if (e->has_ledger) {
+        prof_xw_u64(x, "measured", e->l.measured);
+        prof_xw_u64(x, "recorded", e->l.recorded);
+        prof_xw_u64(x, "kernel", e->l.kernel);
+        prof_xw_u64(x, "dropped", e->l.dropped);
+        prof_xw_u64(x, "unplaced", e->l.unplaced);
+        prof_xw_u64(x, "tail", e->l.tail);
+        prof_xw_u64(x, "uncounted", e->l.uncounted);
+        prof_xw_u64(x, "undelivered", e->l.undelivered);
+        prof_xw_u64(x, "blocked", e->l.blocked);
+        prof_xw_attrf(x, "unexplained", "%" PRId64, e->l.unexplained);
+    }
+    prof_xw_end(x);
+}
+
+/* The verdict's attributes. */
+static void
+prof_write_verdict(struct prof_xw *x, const struct trust_verdict *v)
+{
+    prof_xw_attr(x, "verdict", v->trustworthy ? "trustworthy" : "doubtful");
+    if (!v->trustworthy) {
+        prof_xw_attr(x, "reason", v->reason);
+        prof_xw_attr(x, "advice", v->advice);
+    } else if (v->caveat[0] != '\0') {
+        prof_xw_attr(x, "caveat", v->caveat);
+    }
+}
+
+/* A thread the trust report names. */
+static void
+prof_write_trust_thread(struct prof_xw *x, const struct trust_thread *t)
+{
+    const struct trust_event *e = t->nevents > 0 ? &t->ev[0] : NULL;
+
+    prof_xw_start(x, "Thread");
+    prof_xw_u64(x, "pid", t->pid);
+    prof_xw_u64(x, "tid", t->tid);
+    prof_xw_u64(x, "thread-index", t->thread_index);
+    prof_xw_attr(x, "command", t->command);
+    prof_xw_u64(x, "cpu-ns", t->cpu_ns);
+    prof_xw_u64(x, "samples", t->samples);
+    if (t->blocked)
+        prof_xw_attr(x, "blocked", "1");
+    if (t->fallback)
+        prof_xw_attr(x, "fallback", "1");
+    if (t->checkpoint)
+        prof_xw_attr(x, "checkpoint", "1");
+    if (t->mismatch) {
+        prof_xw_attr(x, "mismatch", "1");
+        prof_xw_u64(x, "tree-samples", t->tree_samples);
+    }
+    if (e != NULL && e->has_ledger) {
+        prof_xw_attr(x, "event", e->name);
+        prof_xw_u64(x, "undelivered", e->l.undelivered);
+        prof_xw_u64(x, "blocked-value", e->l.blocked);
+        prof_xw_attrf(x, "unexplained", "%" PRId64, e->l.unexplained);
+    }
+    prof_xw_end(x);
+}
+
+/*
+ * The trust report (lib/trust, share/schemas/experiment.dtd "Trust"): the
+ * verdict, each event's ledger, csprof's overhead, threads, call paths,
+ * drops by reason, the most doubtful threads; and with several processes,
+ * each process's verdict and ledgers.
+ */
+static void
+prof_write_trust(struct prof_xw *x, const struct prof_ctx *ctx, const struct prof_summary *s)
+{
+    const struct trust_run *r = &s->trust;
+    double over = trust_overhead_percent(r);
+    size_t i, k;
+
+    prof_xw_start(x, "Trust");
+    prof_write_verdict(x, &s->verdict);
+    for (i = 0; i < r->nevents; i++)
+        prof_write_ledger(x, &r->ev[i]);
+    prof_xw_start(x, "Overhead");
+    prof_xw_u64(x, "cpu-ns", r->cpu_ns);
+    prof_xw_u64(x, "handler-cpu-ns", r->handler_cpu_ns);
+    prof_xw_u64(x, "writer-cpu-ns", r->writer_cpu_ns);
+    prof_xw_u64(x, "signals", r->signals);
+    if (over >= 0)
+        prof_xw_attrf(x, "percent", "%.3f", over);
+    prof_xw_end(x);
+    prof_xw_start(x, "Threads");
+    prof_xw_u64(x, "threads", r->threads);
+    prof_xw_u64(x, "processes", r->processes);
+    prof_xw_u64(x, "unsampled", r->unsampled_threads);
+    prof_xw_u64(x, "blocked", r->blocked_threads);
+    prof_xw_u64(x, "fallback", r->fallback_threads);
+    prof_xw_u64(x, "checkpoint", r->checkpoint_threads);
+    prof_xw_u64(x, "mismatched", r->mismatched_threads);
+    prof_xw_end(x);
+    prof_xw_start(x, "CallPaths");
+    prof_xw_u64(x, "samples", r->judged_total);
+    prof_xw_u64(x, "rooted", r->rooted);
+    prof_xw_u64(x, "unjudged", r->unjudged);
+    prof_xw_u64(x, "unwind-stopped", r->unwind_stopped);
+    for (k = 0; k < r->nstops; k++) {
+        prof_xw_start(x, "StoppedIn");
+        prof_xw_attr(x, "module", r->stops[k].module);
+        prof_xw_u64(x, "samples", r->stops[k].samples);
+        prof_xw_end(x);
+    }
+    prof_xw_end(x);
+    for (k = 0; k <= FMT_NDROP_REASONS; k++)
+        if (r->drops[k] > 0) {
+            prof_xw_start(x, "Drop");
+            prof_xw_attr(x, "reason", k < FMT_NDROP_REASONS ? fmt_drop_reasons[k] : "other");
+            prof_xw_u64(x, "samples", r->drops[k]);
+            prof_xw_end(x);
+        }
+    for (k = 0; k < r->nnotable; k++)
+        prof_write_trust_thread(x, &r->notable[k].t);
+    if (s->processes > 1)
+        for (uint32_t p = 0; p < (uint32_t)s->processes; p++) {
+            struct trust_run pr;
+            struct trust_verdict pv;
+            const struct prof_input *first = NULL;
+
+            trust_run_init(&pr);
+            for (i = 0; i < ctx->ninputs; i++)
+                if (ctx->inputs[i].error == NULL && ctx->inputs[i].process == p) {
+                    first = first != NULL ? first : &ctx->inputs[i];
+                    trust_run_add(&pr, &ctx->inputs[i].trust);
+                }
+            if (first == NULL)
+                continue;
+            trust_judge(&pr, &pv);
+            prof_xw_start(x, "Process");
+            prof_xw_u64(x, "process", p);
+            prof_xw_u64(x, "pid", first->pid);
+            prof_xw_attr(x, "command", first->trust.command);
+            prof_xw_u64(x, "threads", pr.threads);
+            prof_xw_u64(x, "cpu-ns", pr.cpu_ns);
+            prof_xw_u64(x, "samples", pr.tree_samples);
+            prof_write_verdict(x, &pv);
+            for (i = 0; i < pr.nevents; i++)
+                prof_write_ledger(x, &pr.ev[i]);
+            prof_xw_end(x);
+        }
+    prof_xw_end(x);
+}
+
 static void
 prof_write_summary(struct prof_xw *x, const struct prof_ctx *ctx, const struct prof_summary *s)
 {
@@ -677,6 +833,8 @@ prof_write_summary(struct prof_xw *x, const struct prof_ctx *ctx, const struct p
         prof_xw_attr(x, "unit", ctx->events[i].display_unit);
         prof_xw_end(x);
     }
+
+    prof_write_trust(x, ctx, s);
 
     prof_xw_start(x, "TopProcedures");
     prof_xw_attr(x, "by", rname);

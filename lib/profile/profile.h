@@ -25,9 +25,15 @@
 #ifndef CSP_PROFILE_H
 #define CSP_PROFILE_H
 
+/* The procedure that stands for time spent in the kernel on behalf of its caller's call
+ * site (a measurement file's FMT_KERNEL_OFFSET leaf): no load module, no source. */
+#define PROF_KERNEL_NAME "[kernel]"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "trust/trust.h"
 
 struct prof_ctx; /* opaque: fields live in profile_internal.h */
 
@@ -192,30 +198,6 @@ struct prof_changed_module {
     uint64_t samples;
 };
 
-/*
- * Why a CPUTIME/REALTIME run recorded fewer than 80% of the samples its
- * period calls for, from the profiles' own counters (valid == false when no
- * shortfall).  Counts of samples unless named otherwise.
- */
-struct prof_shortfall {
-    bool valid;
-    bool cpu;    /* CPUTIME (CPU-seconds) rather than REALTIME (thread-seconds) */
-    double rate; /* expected samples per second */
-    uint64_t expected, recorded, missing;
-    uint64_t dropped;         /* sum of samples.dropped.* */
-    uint64_t overruns;        /* timer.overruns */
-    uint64_t unsampled;       /* perf.unsampled_periods: periods that ended in the kernel */
-    uint64_t blocked;         /* threads that blocked the sampling signal */
-    uint64_t starved;         /* threads with time but under 10% of their samples */
-    double starved_seconds;   /* their time */
-    uint64_t starved_missing; /* their missing samples that the counters above do not explain */
-    uint64_t unexplained;
-    /* event.NAME.unsampled_tail: counted after the threads' last samples, in no calling
-     * context (a perf event's periods that ended in the kernel with no sample after), s */
-    double tail_seconds;
-    uint64_t tail_periods; /* that count in periods: samples it would have taken */
-};
-
 struct prof_top_proc {
     uint32_t proc;    /* Procedure index in the database */
     const char *name; /* owned by the context */
@@ -250,9 +232,11 @@ struct prof_summary {
     struct prof_changed_module *changed;
     size_t nchanged;
     uint64_t calls;           /* sum of call-edge counts */
-    uint64_t cpu_ns;          /* sum of the headers' cpu_ns */
+    uint64_t cpu_ns;          /* CPU time while sampling was armed, summed over the threads */
     double samples_per_cpu_s; /* < 0 when no cpu_ns is known */
-    struct prof_shortfall shortfall;
+    /* The trust report (lib/trust): every thread read judged, the rooted share set. */
+    struct trust_run trust;
+    struct trust_verdict verdict;
     const char *rank_name, *rank_unit; /* the ranking metric: event 0, or "samples" */
     double rank_total;
     uint32_t top; /* the N of "top N" */

@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "profile/profile.h"
+#include "trust/trust.h"
 
 struct csp_formula;
 struct fmt_profile;
@@ -280,11 +281,8 @@ struct prof_input {
     uint64_t start_ns, end_ns, cpu_ns;
     uint64_t sampled_cpu_ns; /* CPU time while sampling was armed (fmt_profile_sampled_cpu_ns) */
     char *program, *command, *host;
-    uint64_t samples; /* sum of node sample counts */
-    /* samples its own counters account for: samples.dropped.*, timer.overruns and
-     * perf.unsampled_periods; and the periods of its first event after its last sample
-     * (event.NAME.unsampled_tail / period).  The shortfall summary counts none twice. */
-    uint64_t explained, tail_periods;
+    uint64_t samples;          /* sum of node sample counts */
+    struct trust_thread trust; /* its record judged (lib/trust): the trust report's input */
     uint64_t nnodes;
     uint32_t run;                 /* prof_add_measurements() call that added it (0-based) */
     uint32_t thread, process;     /* indices among threads/processes read (PROF_NONE: skipped) */

@@ -34,6 +34,8 @@ rpt_strerror(int err)
         return "not a csprof experiment database";
     case RPT_EINVAL:
         return "invalid argument";
+    case RPT_ENOENT:
+        return "the database has no such part";
     }
     return "unknown error";
 }

@@ -40,6 +40,7 @@ enum rpt_status {
     RPT_EIO = -2,     /* the database file cannot be opened or read */
     RPT_EFORMAT = -3, /* not an experiment database, or inconsistent */
     RPT_EINVAL = -4,  /* a bad option value (regular expression, metric name) */
+    RPT_ENOENT = -5,  /* the database has no such part (a trust report, before they existed) */
 };
 
 /* Static text for an RPT_E* value.  [not async-signal-safe] */
@@ -180,6 +181,16 @@ struct rpt_db {
                                        order (the viewer's sample-quality panel) */
     size_t nsummary;
 };
+
+/*
+ * The database's trust report (Summary/Trust) into @r and @v, as lib/trust
+ * computed it in csprof-prof (the notable threads with the parts the
+ * database keeps of them).  Returns RPT_OK, or RPT_ENOENT for a database
+ * written before trust reports existed.  [not async-signal-safe]
+ */
+struct trust_run;
+struct trust_verdict;
+int rpt_db_trust(const struct rpt_db *db, struct trust_run *r, struct trust_verdict *v);
 
 /*
  * Read @path (a database directory or its experiment.xml).  On success

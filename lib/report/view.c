@@ -811,7 +811,13 @@ out_free:
 
 /* ----------------------------------------------------------------- flat */
 
-/* The flat key a node carries itself, or -1 (it belongs to its enclosing keyed node). */
+/* flat_key's answers besides a row's key: */
+#define FLAT_INHERIT   (-1) /* the node belongs to its enclosing keyed node */
+#define FLAT_NO_ROW    (-2) /* a frame without a file: no row, its cost the root's */
+#define FLAT_NO_MODULE (-3) /* a frame without a load module ([kernel], JIT code): row "?" */
+
+/* The flat key a node carries itself, or FLAT_INHERIT, FLAT_NO_ROW, FLAT_NO_MODULE (the
+ * stored static view's rules, lib/profile/prof_flat.c). */
 static int64_t
 flat_key(const struct rpt_tree *t, uint32_t n, enum rpt_flat_by by)
 {
@@ -825,12 +831,13 @@ flat_key(const struct rpt_tree *t, uint32_t n, enum rpt_flat_by by)
                    : -1;
     case RPT_FLAT_FILE:
         if (v->kind == RPT_STMT)
-            return v->file;
+            return v->file >= 0 ? v->file : FLAT_INHERIT;
         if (v->kind == RPT_FRAME || v->kind == RPT_INLINE)
-            return v->proc >= 0 ? db->procs[v->proc].file : -1;
+            return v->proc >= 0 && db->procs[v->proc].file >= 0 ? db->procs[v->proc].file
+                                                                : FLAT_NO_ROW;
         return -1;
     case RPT_FLAT_MODULE:
-        return v->kind == RPT_FRAME ? v->lm : -1;
+        return v->kind != RPT_FRAME ? FLAT_INHERIT : v->lm >= 0 ? v->lm : FLAT_NO_MODULE;
     case RPT_FLAT_LOOP:
         return v->kind == RPT_LOOP ? (int64_t)v->name : -1;
     case RPT_FLAT_LINE:
@@ -858,7 +865,7 @@ rpt_tree_flat(const struct rpt_tree *td, enum rpt_flat_by by, struct rpt_tree **
        when every frame above it was hidden (--hide-lib, --hide) or elided; by loop or line,
        everything outside loops or statements; by file (module), frames without one. */
     add_values(b.t, 0, td, 0, true, true);
-    key[0] = -1;
+    key[0] = FLAT_INHERIT;
     for (uint32_t n = 1; n < td->nnodes; n++) {
         const struct rpt_vnode *v = &td->nodes[n];
         int64_t k = flat_key(td, n, by), own = k;
@@ -866,14 +873,14 @@ rpt_tree_flat(const struct rpt_tree *td, enum rpt_flat_by by, struct rpt_tree **
         bool outer = true;
         uint32_t d;
 
-        if (k < 0)
+        if (k == FLAT_INHERIT)
             k = key[v->parent]; /* inherit the enclosing row */
         key[n] = k;
-        if (k < 0) { /* no enclosing row: its self is the root's (above) */
+        if (k == FLAT_INHERIT || k == FLAT_NO_ROW) { /* no row: its self is the root's */
             add_values(b.t, 0, td, n, true, false);
             continue;
         }
-        if (own >= 0)
+        if (own >= 0 || own == FLAT_NO_MODULE)
             for (uint32_t a = v->parent; a != 0 && outer; a = td->nodes[a].parent)
                 outer = flat_key(td, a, by) != own;
         memset(&proto, 0, sizeof proto);
@@ -888,12 +895,14 @@ rpt_tree_flat(const struct rpt_tree *td, enum rpt_flat_by by, struct rpt_tree **
             proto.cs_file = -1;
             proto.calls = 0;
         } else {
-            const char *s = by == RPT_FLAT_FILE ? td->db->files[k] : td->db->modules[k].name;
+            const char *s = k == FLAT_NO_MODULE    ? "?"
+                            : by == RPT_FLAT_FILE ? td->db->files[k]
+                                                  : td->db->modules[k].name;
             proto.kind = RPT_GROUP;
             if (by == RPT_FLAT_FILE)
                 proto.file = (int32_t)k;
             else
-                proto.lm = (int32_t)k;
+                proto.lm = k == FLAT_NO_MODULE ? -1 : (int32_t)k;
             if (names_intern(b.t->names, s, &proto.name) != RPT_OK)
                 goto out_free;
         }
@@ -902,7 +911,7 @@ rpt_tree_flat(const struct rpt_tree *td, enum rpt_flat_by by, struct rpt_tree **
             goto out_free;
         if (own >= 0 && (v->kind == RPT_FRAME || v->kind == RPT_INLINE))
             b.t->nodes[d].calls += v->calls;
-        add_values(b.t, d, td, n, true, own >= 0 && outer);
+        add_values(b.t, d, td, n, true, (own >= 0 || own == FLAT_NO_MODULE) && outer);
     }
     rc = RPT_OK;
     *out = b.t;

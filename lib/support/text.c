@@ -9,6 +9,7 @@
 #include "support/text.h"
 
 #include <stdint.h>
+#include <string.h>
 
 /*
  * Length of the clean sequence at @p (1 to 4 bytes), or 0 when the byte at
@@ -101,4 +102,12 @@ text_escape(char *dst, const char *s)
     }
     *dst = '\0';
     return replaced;
+}
+
+const char *
+text_basename(const char *path)
+{
+    const char *s = path != NULL ? strrchr(path, '/') : NULL;
+
+    return s != NULL ? s + 1 : path != NULL ? path : "";
 }

@@ -44,4 +44,8 @@ size_t text_escaped_size(const char *s);
  */
 size_t text_escape(char *dst, const char *s);
 
+/* The last component of @path (after its last '/'), pointing into @path; "" for NULL.
+ * [async-signal-safe] */
+const char *text_basename(const char *path);
+
 #endif /* CSP_TEXT_H */

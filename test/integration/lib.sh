@@ -54,5 +54,18 @@ incl_of() {
     xp "$db" "sum(//PF[$p][not(ancestor::PF[$p])]/M[@n='$m']/@v)"
 }
 
+# incl_within DB EVENT PROC ANCESTOR: inclusive EVENT of the outermost frames of PROC that
+# have a frame of ANCESTOR anywhere above them.
+incl_within() {
+    local db=$1 p a m
+    p=$(or_ids n $(proc_ids "$db" "$3")); a=$(or_ids n $(proc_ids "$db" "$4"))
+    m=$(metric_id "$db" "$2" inclusive)
+    xp "$db" "sum(//PF[$p][not(ancestor::PF[$p])][ancestor::PF[$a]]/M[@n='$m']/@v)"
+}
+
+# ledger DB EVENT PART: a part of EVENT's ledger in DB's trust report (raw unit: ns for
+# time events), e.g. ledger db CPUTIME dropped (docs/trust.md).
+ledger() { xp "$1" "string(//Trust/Ledger[@event='$2']/@$3)"; }
+
 # between X LO HI: LO <= X <= HI, as floating point.
 between() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x >= lo && x <= hi) }'; }

@@ -341,46 +341,99 @@ usage)
     expect_rc 0 "-V"
     has "$W/out" "csprof-prof "
     ;;
-shortfall)
-    # 1 CPU-second at a 10 ms period calls for 100 samples; 10 were recorded.
-    # The summary gives the causes from the counters, and the rest as a number.
+trust)
+    # The trust report (lib/trust, docs/trust.md) from four synthetic threads, 10 ms period:
+    # a: 1 CPU-s, 10 samples (100 ms) in the tree, 2 dropped (20 ms), 5 ms after its last
+    #    period, blocked: the rest (875 ms) is its blocked part.
     spec "$W/s1" 100 100
     standard_paths "$W/s1"
     cat >>"$W/s1" <<EOF
-stat timer.overruns 50
 stat thread.sampling_blocked 1
+stat event.CPUTIME.samples 10
+stat event.CPUTIME.measured 1000000000
+stat event.CPUTIME.recorded 100000000
+stat event.CPUTIME.kernel 0
+stat event.CPUTIME.dropped 20000000
+stat event.CPUTIME.unplaced 0
+stat event.CPUTIME.tail 5000000
 EOF
-    spec "$W/s2" 100 101 500000000 # a second thread: 0.5 CPU-s, one sample
-    echo "path main b = 1 10000000" >>"$W/s2"
-    # 3 of its 49 missing samples are periods that ended in the kernel: counted
-    # there, not again under the thread (38 stay unexplained, as without them)
-    echo "stat perf.unsampled_periods 3" >>"$W/s2"
-    # a third thread, 0.5 CPU-s, one sample, 45 periods that ended in the kernel
-    # and 40 ms counted after its sample: sampled (its time went to that sample
-    # or is counted), not starved; 0 unexplained
-    spec "$W/s3" 100 102 500000000
-    echo "path main b = 1 10000000" >>"$W/s3"
-    echo "stat perf.unsampled_periods 45" >>"$W/s3"
-    echo "stat event.CPUTIME.unsampled_tail 40000000" >>"$W/s3"
-    # a fourth, 0.3 CPU-s, no sample at all, all of it counted after (no) last
-    # sample: starved (nothing shows the signal reached it), its 30 missing
-    # samples counted once, under the tail
+    # b: the task clock, 0.5 CPU-s, one sample (10 ms), 450 ms in the kernel without a context,
+    #    5 ms after its last record, 500 ms counted: 35 ms that nothing explains.
+    spec "$W/s2" 100 101 500000000
+    sed -i 's/^event CPUTIME ns posix-timer /event CPUTIME ns perf-task-clock:u /' "$W/s2"
+    cat >>"$W/s2" <<EOF
+path main b = 1 10000000
+stat samples.recorded 1
+stat event.CPUTIME.samples 1
+stat event.CPUTIME.measured 500000000
+stat event.CPUTIME.recorded 10000000
+stat event.CPUTIME.kernel 0
+stat event.CPUTIME.dropped 0
+stat event.CPUTIME.unplaced 450000000
+stat event.CPUTIME.tail 5000000
+stat event.CPUTIME.enabled_ns 500000000
+EOF
+    # c: its tree holds 1 sample, its counters 5: a mismatch (a tree written incomplete).
+    spec "$W/s3" 100 102 100000000
+    cat >>"$W/s3" <<EOF
+path main c = 1 10000000
+stat samples.recorded 5
+stat event.CPUTIME.samples 5
+stat event.CPUTIME.measured 100000000
+stat event.CPUTIME.recorded 50000000
+stat event.CPUTIME.kernel 0
+stat event.CPUTIME.dropped 0
+stat event.CPUTIME.unplaced 0
+stat event.CPUTIME.tail 0
+EOF
+    # d: 0.3 CPU-s and no sample, its signal not blocked: a thread that could not be sampled.
     spec "$W/s4" 100 103 300000000
-    echo "stat event.CPUTIME.unsampled_tail 300000000" >>"$W/s4"
+    cat >>"$W/s4" <<EOF
+stat samples.recorded 0
+stat event.CPUTIME.samples 0
+stat event.CPUTIME.measured 300000000
+stat event.CPUTIME.recorded 0
+stat event.CPUTIME.kernel 0
+stat event.CPUTIME.dropped 0
+stat event.CPUTIME.unplaced 0
+stat event.CPUTIME.tail 0
+EOF
     gen "$W/s1" "$W/a.cspm"
     gen "$W/s2" "$W/b.cspm"
     gen "$W/s3" "$W/c.cspm"
     gen "$W/s4" "$W/d.cspm"
     run_prof -o "$W/db" "$W/a.cspm" "$W/b.cspm" "$W/c.cspm" "$W/d.cspm"
-    expect_rc 0 "shortfall"
-    has "$W/out" "sampling shortfall: 230 samples expected at 100.0 per CPU-second, 12 recorded, 218 missing:"
-    has "$W/out" "  dropped: 2 (unsafe 2)"
-    has "$W/out" "  timer expirations merged (timer.overruns): 50"
-    has "$W/out" "  threads that blocked the sampling signal: 1"
-    has "$W/out" "  periods that ended in the kernel, unsampled (perf.unsampled_periods; their time is charged to the next sample): 48"
-    has "$W/out" "  threads with time but under 10% of their samples: 2 (0.800 s of their time, 46 samples not counted above)"
-    has "$W/out" "  counted after the threads' last samples, in no calling context (event.*.unsampled_tail: periods that ended in the kernel, no sample after): 0.340 s, 34 periods"
-    has "$W/out" "  not explained by any counter: 38"
+    expect_rc 0 "trust"
+    validate "$W/db"
+    has "$W/err" "1 thread record(s) whose calling-context tree disagrees with its own counters"
+    ieq "$(xp "$W/db" "string(//Trust/@verdict)")" doubtful "verdict with a mismatched thread"
+    has "$W/out" "trust: DOUBTFUL: 1 thread record(s) whose calling-context tree disagrees"
+    ieq "$(xp "$W/db" "string(//Trust/Threads/@mismatched)")" 1 "mismatched threads"
+    # every part, summed over the threads (ns): the parts add up to what was measured
+    L="//Trust/Ledger[@event='CPUTIME']"
+    ieq "$(xp "$W/db" "string($L/@measured)")" 1900000000 "measured"
+    ieq "$(xp "$W/db" "string($L/@recorded)")" 160000000 "recorded"
+    ieq "$(xp "$W/db" "string($L/@dropped)")" 20000000 "dropped"
+    ieq "$(xp "$W/db" "string($L/@unplaced)")" 450000000 "unplaced"
+    ieq "$(xp "$W/db" "string($L/@tail)")" 10000000 "tail"
+    ieq "$(xp "$W/db" "string($L/@blocked)")" 875000000 "a's rest is its blocked part"
+    # c's counters claim 50 ms of its 100: the other 50 never came (a POSIX timer), as d's
+    # 300 ms; b's 35 ms are not explained
+    ieq "$(xp "$W/db" "string($L/@undelivered)")" 350000000 "undelivered"
+    ieq "$(xp "$W/db" "string($L/@unexplained)")" 35000000 "unexplained"
+    sum=$(xp "$W/db" "$L/@recorded + $L/@dropped + $L/@unplaced + $L/@tail + $L/@uncounted + $L/@undelivered + $L/@blocked + $L/@unexplained")
+    ieq "$(printf "%.0f" "$sum")" 1900000000 "the parts add up to measured"
+    ieq "$(xp "$W/db" "count(//Trust/Thread[@mismatch='1'][@pid='100'][@tid='102'])")" 1 "c named"
+    ieq "$(xp "$W/db" "count(//Trust/Thread[@pid='100'][@tid='103'][@samples='0'])")" 1 "d named"
+    ieq "$(xp "$W/db" "string(//Trust/Drop[@reason='other']/@samples)")" 2 "drops by reason"
+    # without c, the first doubt is the thread that got no sample
+    run_prof -o "$W/db2" "$W/a.cspm" "$W/b.cspm" "$W/d.cspm"
+    expect_rc 0 "trust without the mismatch"
+    ieq "$(xp "$W/db2" "string(//Trust/@reason)")" "1 thread(s) with CPU time for 20 periods or more got no sample" "the next doubt"
+    tr '\n' ' ' <"$W/out" | sed 's/  */ /g' >"$W/out1"
+    has "$W/out1" "CPUTIME@10000 (posix-timer): 1.800 s measured, 180.0 samples' worth: 11.0 recorded"
+    has "$W/out1" "2.0 dropped, 45.0 in the kernel without a calling context, 1.0 after the last period"
+    has "$W/out1" "30.0 not delivered, 87.5 in blocked threads, 3.5 not explained"
     ;;
 changed)
     # The measured build-id is not prog's: prog was rebuilt after the measurement.

@@ -362,10 +362,12 @@ rel_samples_total() {
 }
 
 # rel_samples_nomodule PROFILE: the samples whose sampled address (leaf) is
-# in no module (generated code, for instance).
+# in no module (generated code, for instance); not the [kernel] leaves (module
+# none at offset 0xffffffffffffff00: time in the kernel below a call site).
 rel_samples_nomodule() {
     [ -s "$1.txt" ] || csprof-prof --dump "$1" > "$1.txt" 2> /dev/null
-    awk '$1 == "node" && $4 == "kind=leaf" && $5 == "module=none" { n += substr($7, 9) }
+    awk '$1 == "node" && $4 == "kind=leaf" && $5 == "module=none" &&
+         $6 != "offset=0xffffffffffffff00" { n += substr($7, 9) }
         END { print n + 0 }' "$1.txt"
 }
 

@@ -30,6 +30,15 @@ done
 csrun -e "$REL_EVENT" -o mraw ./app raw > raw.out 2> raw.err
 rel_threads mraw > traw
 check "raw mask: one thread profile says the signal was blocked" [ "$(awk '$5 == 1' traw | wc -l)" -eq 1 ]
-check "raw mask: csrun reports one thread that could not be sampled" \
-    grep -q "^csprof: 1 thread(s) could not be sampled" raw.err
+cat raw.err
+# (csrun wraps its lines at 100 columns: a continuation line is indented further)
+sed -e ':a' -e 'N' -e '$!ba' -e 's/\ncsprof:     */ /g' raw.err > raw.lines
+check "raw mask: csrun's trust report is doubtful: one thread with CPU time and no sample" \
+    grep -q "^csprof: trust: DOUBTFUL: 1 thread(s) with CPU time for 20 periods or more got no sample" raw.lines
+# (its blocked samples' worth, times the period, is its CPU time)
+line=$(grep -E "^csprof:   thread app pid [0-9]+ #[0-9]+: .* 0 samples, ended with the sampling signal blocked;" raw.lines)
+check "raw mask: it names that thread as blocked, all its CPU time as blocked samples' worth ($line)" \
+    awk -v l="$line" -v p="$period_us" 'BEGIN {
+        n = split(l, w, " "); for (i = 1; i <= n; i++) { if (w[i] == "CPU-s,") c = w[i-1]; if (w[i] == "blocked," || (w[i] == "blocked" && w[i-1] ~ /^[0-9.]+$/)) b = w[i-1] }
+        exit !(c > 0.1 && b * p / 1e6 >= 0.8 * c && b * p / 1e6 <= 1.2 * c) }'
 finish

@@ -182,47 +182,6 @@ prof_print_rooted(const struct prof_summary *s, FILE *out)
                 (unsigned long long)s->unjudged_samples);
 }
 
-/* Where missing samples went (struct prof_shortfall), only when there is a shortfall. */
-static void
-prof_print_shortfall(const struct prof_summary *s, FILE *out)
-{
-    const struct prof_shortfall *f = &s->shortfall;
-    size_t i;
-
-    if (!f->valid)
-        return;
-    fprintf(out,
-            "sampling shortfall: %llu samples expected at %.1f per %s-second, %llu recorded, "
-            "%llu missing:\n",
-            (unsigned long long)f->expected, f->rate, f->cpu ? "CPU" : "thread",
-            (unsigned long long)f->recorded, (unsigned long long)f->missing);
-    fprintf(out, "  dropped: %llu", (unsigned long long)f->dropped);
-    for (i = 0; i < s->nstats; i++)
-        if (strncmp(s->stats[i].name, "samples.dropped.", 16) == 0 && s->stats[i].value > 0)
-            fprintf(out, " (%s %llu)", s->stats[i].name + 16,
-                    (unsigned long long)s->stats[i].value);
-    fprintf(out, "\n  timer expirations merged (timer.overruns): %llu\n",
-            (unsigned long long)f->overruns);
-    fprintf(out,
-            "  periods that ended in the kernel, unsampled (perf.unsampled_periods; their time "
-            "is charged to the next sample): %llu\n",
-            (unsigned long long)f->unsampled);
-    fprintf(out, "  threads that blocked the sampling signal: %llu\n",
-            (unsigned long long)f->blocked);
-    fprintf(out,
-            "  threads with time but under 10%% of their samples: %llu (%.3f s of their time, "
-            "%llu samples not counted above)\n",
-            (unsigned long long)f->starved, f->starved_seconds,
-            (unsigned long long)f->starved_missing);
-    if (f->tail_seconds > 0)
-        fprintf(out,
-                "  counted after the threads' last samples, in no calling context "
-                "(event.*.unsampled_tail: periods that ended in the kernel, no sample after): "
-                "%.3f s, %llu periods\n",
-                f->tail_seconds, (unsigned long long)f->tail_periods);
-    fprintf(out, "  not explained by any counter: %llu\n", (unsigned long long)f->unexplained);
-}
-
 /* The summary text: one "key: value" fact per line (format in lib/profile/prof_summary.c). */
 static void
 prof_summary_print(const struct prof_summary *s, FILE *out)
@@ -261,7 +220,7 @@ prof_summary_print(const struct prof_summary *s, FILE *out)
         fprintf(out, "effective samples per CPU-second: %.1f\n", s->samples_per_cpu_s);
     else
         fprintf(out, "effective samples per CPU-second: unknown (no CPU time in headers)\n");
-    prof_print_shortfall(s, out);
+    trust_print(out, "", &s->trust, &s->verdict, false);
     fprintf(out, "top %u procedures by exclusive %s:\n", s->top, s->rank_name);
     for (i = 0; i < s->ntop_procs; i++)
         fprintf(out, "  %2zu %7.2f%%  %.*f %s  %s\n", i + 1,
@@ -289,7 +248,6 @@ static void
 prof_print_screen(const struct prof_options *o, const struct prof_summary *s,
                   const struct rpt_db *db, const char *db_err, FILE *out)
 {
-    const struct prof_shortfall *f = &s->shortfall;
     struct rpt_view_options vo = {.keep_inlines = true};
     struct exp_table_options to = {0};
     struct rpt_tree *t = NULL, *flat = NULL;
@@ -323,18 +281,10 @@ prof_print_screen(const struct prof_options *o, const struct prof_summary *s,
             prof_pct((double)s->rooted_samples, (double)s->samples),
             (unsigned long long)(s->samples - s->rooted_samples - s->unjudged_samples),
             (unsigned long long)s->unknown_samples);
+    trust_print(out, "", &s->trust, &s->verdict, true);
     if (s->nchanged > 0)
         fprintf(out, "  %zu module(s) changed since the measurement: %llu samples unattributed\n",
                 s->nchanged, (unsigned long long)s->changed_samples);
-    if (f->valid)
-        fprintf(out,
-                "sampling shortfall: %llu of %llu expected samples missing: %llu dropped, %llu "
-                "timer overruns,\n  %llu periods ended in the kernel, %llu blocked threads, "
-                "%llu starved threads, %llu not explained\n",
-                (unsigned long long)f->missing, (unsigned long long)f->expected,
-                (unsigned long long)f->dropped, (unsigned long long)f->overruns,
-                (unsigned long long)f->unsampled, (unsigned long long)f->blocked,
-                (unsigned long long)f->starved, (unsigned long long)f->unexplained);
     col = rpt_tree_column(t, rpt_db_find_metric(db, NULL));
     if (col < 0)
         goto out;

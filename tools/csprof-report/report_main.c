@@ -19,6 +19,7 @@
 
 #include "export/export.h"
 #include "report/report.h"
+#include "trust/trust.h"
 
 static const char usage_text[] =
     "usage: csprof-report [options] DB\n"
@@ -29,7 +30,8 @@ static const char usage_text[] =
     "  --view V          top-down (calling contexts, default), bottom-up (callers of each\n"
     "                    procedure), flat (static: see --by), threads (per-thread and per-rank\n"
     "                    values and statistics of the hottest contexts, or of --focus RE),\n"
-    "                    paths (hottest call paths, one line each)\n"
+    "                    paths (hottest call paths, one line each), quality (the trust report:\n"
+    "                    where each event's samples went, csprof's overhead, a verdict)\n"
     "  --by B            flat view rows: procedure (default), file, module, loop, line\n"
     "  --recompute       flat view: recompute from the call tree instead of reading the\n"
     "                    database's stored static view (always so with --focus/--hide)\n"
@@ -108,7 +110,7 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-enum view { V_TOP_DOWN, V_BOTTOM_UP, V_FLAT, V_THREADS, V_PATHS };
+enum view { V_TOP_DOWN, V_BOTTOM_UP, V_FLAT, V_THREADS, V_PATHS, V_QUALITY };
 enum format { F_TEXT, F_CSV, F_JSON, F_FOLDED, F_PPROF, F_SPEEDSCOPE, F_CALLGRIND };
 
 struct options {
@@ -166,7 +168,8 @@ number(const char *opt, const char *arg, unsigned long max)
 static void
 parse_options(int argc, char **argv, struct options *o)
 {
-    static const char *const views[] = {"top-down", "bottom-up", "flat", "threads", "paths"};
+    static const char *const views[] = {"top-down", "bottom-up", "flat",
+                                        "threads",  "paths",     "quality"};
     static const char *const bys[] = {"procedure", "file", "module", "loop", "line"};
     static const char *const formats[] = {"text",  "csv",        "json",     "folded",
                                           "pprof", "speedscope", "callgrind"};
@@ -187,7 +190,7 @@ parse_options(int argc, char **argv, struct options *o)
     while ((c = getopt_long(argc, argv, "ho:", long_options, NULL)) != -1) {
         switch (c) {
         case OPT_VIEW:
-            o->view = (enum view)pick("--view", optarg, views, 5);
+            o->view = (enum view)pick("--view", optarg, views, 6);
             break;
         case OPT_BY:
             o->by = (enum rpt_flat_by)pick("--by", optarg, bys, 5);
@@ -378,6 +381,25 @@ main(int argc, char **argv)
     to.width = o.width;
     to.limit = (unsigned)o.limit;
 
+    if (o.view == V_QUALITY && !o.diff) {
+        struct trust_run run;
+        struct trust_verdict verdict;
+
+        if (rpt_db_trust(db, &run, &verdict) != RPT_OK) {
+            fprintf(stderr,
+                    "csprof-report: --view quality: %s has no trust report (written by an older "
+                    "csprof-prof): run csprof-prof again\n",
+                    db->path);
+            return 1;
+        }
+        if (o.format == F_JSON)
+            trust_print_json(out, &run, &verdict);
+        else if (o.format == F_CSV)
+            trust_print_csv(out, &run, &verdict);
+        else
+            trust_print(out, "", &run, &verdict, false);
+        goto out_close;
+    }
     if (o.view == V_THREADS && !o.diff) {
         struct exp_threads_options th = {to.format, o.width, o.limit_set ? (unsigned)o.limit : 0, 0,
                                          o.vo.focus};

@@ -14,9 +14,10 @@
  * measurement directory, sets CSPROF_* and appends libcsprof.so to
  * LD_PRELOAD, then runs the program as a child and waits for it.  When it
  * ends, csrun reads the profiles the run wrote and prints a summary to
- * stderr (samples, partial and dropped samples, effective samples per
- * CPU-second against the rate asked for), then exits with the program's
- * status -- or dies of the program's signal.  Tool code: ordinary context.
+ * stderr (samples per event and the rate they came at, and the trust
+ * report of lib/trust: where each event's value went, csprof's own cost, a
+ * verdict), then exits with the program's status -- or dies of the
+ * program's signal.  Tool code: ordinary context.
  */
 #include <dirent.h>
 #include <elf.h>
@@ -39,6 +40,7 @@
 #include "fmt/fmt.h"
 #include "support/event_spec.h"
 #include "support/pmu.h"
+#include "trust/trust.h"
 
 #define MAX_EVENTS 8
 
@@ -388,227 +390,93 @@ free_list(char **list, size_t n)
     free(list);
 }
 
+/* What csrun adds up from the profiles besides the trust report (lib/trust). */
 struct run_totals {
-    size_t files, unreadable, threads;
-    size_t pids_seen;
-    size_t blocked_threads;  /* the sampling signal was blocked when the thread ended */
-    size_t fallback_threads; /* CPUTIME by a POSIX timer, no descriptor for the task clock */
-    size_t starved_threads;  /* CPU time for >= 20 CPUTIME periods, < 10% of its samples
-                                (recorded, or charged to a later one) */
-    uint64_t starved_cpu_ns;
-    size_t unsampled_threads;               /* blocked or starved (or both) */
-    uint64_t unsampled_missing[MAX_EVENTS]; /* samples those threads' time called for, missing,
-                                               that no other counter explains */
-    uint64_t fallback_missing[MAX_EVENTS];  /* the same for the POSIX-timer fallbacks */
-    uint64_t not_followed;                  /* execs whose environment dropped csprof */
-    uint64_t untracked, untracked_cpu_ns;   /* threads alive at the end without a profile */
-    uint32_t pids[1024];
-    uint64_t recorded, partial, dropped, cpu_ns, wall_ns;
-    uint64_t per_event_samples[MAX_EVENTS];
+    size_t files, unreadable;
+    uint64_t not_followed;                /* execs whose environment dropped csprof */
+    uint64_t untracked, untracked_cpu_ns; /* threads alive at the end without a profile */
+    uint64_t wall_ns;                     /* threads' wall time (REALTIME's rate) */
     uint64_t enabled_ns[MAX_EVENTS], running_ns[MAX_EVENTS]; /* perf events: multiplexing */
-    uint64_t tail[MAX_EVENTS]; /* perf events: counted after threads' last samples (raw unit) */
     char mechanism[MAX_EVENTS][64];
-    uint64_t overruns;   /* timer expirations merged into one signal (timer.overruns) */
-    uint64_t unsampled;  /* perf periods that ended in the kernel (perf.unsampled_periods) */
-    uint64_t handler_ns; /* time in the sampling handler (samples.handler_ns) */
 };
 
-/*
- * The CPUTIME periods of event @ev that thread profile @p counted after its
- * last sample (event.NAME.unsampled_tail, in ns): periods that ended in the
- * kernel with no sample after them to take their time.  0 for other kinds.
- */
-static double
-tail_periods(const struct fmt_profile *p, const struct evspec *ev)
-{
-    char name[sizeof(ev->name) + 32];
-
-    if (ev->kind != EVSPEC_CPUTIME || ev->period == 0)
-        return 0;
-    snprintf(name, sizeof(name), "event.%.127s.unsampled_tail", ev->name);
-    return (double)fmt_profile_stat(p, name) / 1e3 / (double)ev->period;
-}
-
 static void
-add_profile(struct run_totals *t, const struct fmt_profile *p, const struct evspec *events,
-            size_t nevents)
+add_profile(struct run_totals *t, struct trust_run *run, const struct fmt_profile *p,
+            const struct evspec *events, size_t nevents)
 {
-    bool seen = false, blocked, starved = false, fallback;
-    /* this thread's samples that other counters already explain (print_shortfall) */
-    uint64_t explained = fmt_profile_explained_samples(p);
+    struct trust_thread th;
 
-    t->files++;
-    t->threads++;
-    for (size_t i = 0; i < t->pids_seen; i++)
-        seen = seen || t->pids[i] == p->header.pid;
-    if (!seen && t->pids_seen < sizeof(t->pids) / sizeof(t->pids[0]))
-        t->pids[t->pids_seen++] = p->header.pid;
-    t->recorded += fmt_profile_stat(p, "samples.recorded");
-    t->partial += fmt_profile_stat(p, "samples.partial");
-    for (uint32_t i = 0; i < p->nstats; i++)
-        if (strncmp(p->stats[i].name, "samples.dropped.", 16) == 0)
-            t->dropped += p->stats[i].value;
-    t->cpu_ns += fmt_profile_sampled_cpu_ns(p); /* CPUTIME's rate applies to sampled time */
     t->not_followed += fmt_profile_stat(p, "exec.not_followed");
     t->untracked += fmt_profile_stat(p, "threads.untracked");
     t->untracked_cpu_ns += fmt_profile_stat(p, "threads.untracked.cpu_ns");
-    blocked = fmt_profile_stat(p, "thread.sampling_blocked") != 0;
-    t->blocked_threads += blocked;
-    fallback = fmt_profile_stat(p, "thread.timer_fallback") != 0;
-    t->fallback_threads += fallback;
-    for (size_t e = 0; e < nevents; e++) {
-        char name[sizeof(events[e].name) + 32];
-        double expected;
-
-        if (events[e].kind != EVSPEC_CPUTIME)
-            continue;
-        /* Only the CPU time while sampling was armed calls for samples. */
-        expected = (double)fmt_profile_sampled_cpu_ns(p) / 1e3 / (double)events[e].period;
-        if (expected < 20)
-            continue;
-        snprintf(name, sizeof(name), "event.%.31s.samples", events[e].name);
-        /* A period that ended in the kernel is charged to the thread's next sample, an
-         * expiration merged into one signal to that signal's: the thread was sampled.
-         * (xz's main thread, mostly in read(2) and write(2), records 4-8 samples for
-         * 20-40 ms of CPU time, the rest periods that ended in the kernel.)  Periods
-         * after the last sample are not: with no sample after them, nothing shows that
-         * the signal reached the thread. */
-        if ((double)(fmt_profile_stat(p, name) + explained) < 0.1 * expected)
-            starved = true;
-    }
-    if (starved) {
-        t->starved_threads++;
-        t->starved_cpu_ns += fmt_profile_sampled_cpu_ns(p);
-    }
-    t->unsampled_threads += blocked || starved;
-    for (size_t e = 0; (blocked || starved || fallback) && e < nevents; e++) {
-        char name[sizeof(events[e].name) + 32];
-        uint64_t ns = events[e].kind == EVSPEC_CPUTIME ? fmt_profile_sampled_cpu_ns(p)
-                      : p->header.end_ns > p->header.start_ns
-                          ? p->header.end_ns - p->header.start_ns
-                          : 0;
-        double want = (double)ns / 1e3 / (double)events[e].period;
-        double have;
-
-        if (events[e].kind != EVSPEC_CPUTIME && events[e].kind != EVSPEC_REALTIME)
-            continue;
-        snprintf(name, sizeof(name), "event.%.31s.samples", events[e].name);
-        /* (less what dropped samples, merged expirations and periods ended in the
-         * kernel, before or after the last sample, explain: the shortfall line counts
-         * each missing sample once) */
-        have = (double)fmt_profile_stat(p, name) + (double)explained + tail_periods(p, &events[e]);
-        /* a fallback timer fires at the scheduler tick, not at the requested rate */
-        if (blocked || starved)
-            t->unsampled_missing[e] += want > have ? (uint64_t)(want - have) : 0;
-        else if (events[e].kind == EVSPEC_CPUTIME)
-            t->fallback_missing[e] += want > have ? (uint64_t)(want - have) : 0;
-    }
     if (p->header.end_ns > p->header.start_ns)
         t->wall_ns += p->header.end_ns - p->header.start_ns;
     for (size_t e = 0; e < nevents; e++) {
         char name[sizeof(events[e].name) + 32];
 
-        snprintf(name, sizeof(name), "event.%.127s.samples", events[e].name);
-        t->per_event_samples[e] += fmt_profile_stat(p, name);
         snprintf(name, sizeof(name), "event.%.127s.enabled_ns", events[e].name);
         t->enabled_ns[e] += fmt_profile_stat(p, name);
         snprintf(name, sizeof(name), "event.%.127s.running_ns", events[e].name);
         t->running_ns[e] += fmt_profile_stat(p, name);
-        snprintf(name, sizeof(name), "event.%.127s.unsampled_tail", events[e].name);
-        t->tail[e] += fmt_profile_stat(p, name);
         for (uint32_t i = 0; i < p->nevents; i++)
             if (strcmp(p->events[i].name, events[e].name) == 0)
                 snprintf(t->mechanism[e], sizeof(t->mechanism[e]), "%s", p->events[i].mechanism);
     }
-    t->overruns += fmt_profile_stat(p, "timer.overruns");
-    t->unsampled += fmt_profile_stat(p, "perf.unsampled_periods");
-    t->handler_ns += fmt_profile_stat(p, "samples.handler_ns");
+    if (trust_thread_read(p, &th) == 0)
+        trust_run_add(run, &th);
+}
+
+/* The run's samples of the event named @name (every thread's), 0 when none. */
+static uint64_t
+event_samples(const struct trust_run *run, const char *name)
+{
+    uint64_t n = 0;
+
+    for (uint32_t i = 0; i < run->nevents; i++)
+        if (strcmp(run->ev[i].name, name) == 0)
+            n += run->ev[i].samples;
+    return n;
 }
 
 /*
- * Where the samples that the requested rate of event @e calls for went, from
- * the profiles' counters only (dropped samples, merged timer expirations);
- * the rest is printed as unexplained, never guessed.  Only when fewer than
- * 80% of the expected samples were recorded.
+ * One line per event: its samples, and the rate they came at.  A perf
+ * event also says whether the kernel multiplexed its counter (counted less
+ * time than it was enabled), in which case the values were scaled by
+ * enabled/running time.
  */
 static void
-print_shortfall(const struct run_totals *t, const struct evspec *ev, size_t e)
+print_event(const struct run_totals *t, const struct trust_run *run, const struct evspec *ev,
+            size_t e)
 {
-    bool cpu = ev->kind == EVSPEC_CPUTIME;
-    double secs = (double)(cpu ? t->cpu_ns : t->wall_ns) / 1e9;
-    double expected = secs * 1e6 / (double)ev->period;
-    uint64_t got = t->per_event_samples[e], missing;
-    /* periods counted after threads' last samples (print_tail) */
-    uint64_t tail = cpu ? (uint64_t)((double)t->tail[e] / 1e3 / (double)ev->period) : 0;
-    uint64_t explained = t->dropped + t->overruns + t->unsampled + tail + t->unsampled_missing[e] +
-                         t->fallback_missing[e];
+    uint64_t samples = event_samples(run, ev->name);
 
-    /* A perf event has no expected rate; a byte event's samples follow the bytes, not time. */
-    if (ev->kind == EVSPEC_PERF || ev->kind == EVSPEC_BYTES || secs <= 0.2 ||
-        (double)got >= 0.8 * expected)
-        return;
-    missing = (uint64_t)expected > got ? (uint64_t)expected - got : 0;
-    fprintf(stderr,
-            "csprof: %s: %llu of the %llu samples expected are missing: %llu dropped, %llu timer "
-            "expirations merged (timer.overruns), %llu periods ended in the kernel "
-            "(perf.unsampled_periods: their time went to the next sample), %llu after threads' "
-            "last samples (no sample followed to take their time: below), %llu in threads that "
-            "could not be sampled (above), %llu in threads sampled by the POSIX-timer fallback "
-            "(above), %llu not explained by any counter (csprof-prof's summary lists the "
-            "reasons)\n",
-            ev->name, (unsigned long long)missing, (unsigned long long)expected,
-            (unsigned long long)t->dropped, (unsigned long long)t->overruns,
-            (unsigned long long)t->unsampled, (unsigned long long)tail,
-            (unsigned long long)t->unsampled_missing[e], (unsigned long long)t->fallback_missing[e],
-            (unsigned long long)(missing > explained ? missing - explained : 0));
-}
+    if (ev->kind == EVSPEC_PERF) {
+        double share =
+            t->enabled_ns[e] > 0 ? (double)t->running_ns[e] / (double)t->enabled_ns[e] : 1;
 
-/*
- * What a perf event counted after each thread's last sample, when that is
- * more than one period: a period that ends in kernel mode takes no sample
- * and waits for the next one, so a thread that ends in the kernel (or in a
- * long system call) leaves a count that no calling context holds.
- */
-static void
-print_tail(const struct run_totals *t, const struct evspec *ev, size_t e)
-{
-    /* CPUTIME's period is in µs, its count in ns; a perf event's are both events */
-    double scale = ev->kind == EVSPEC_CPUTIME ? 1e3 : 1;
-    char amount[64];
-
-    if (ev->freq || t->tail[e] == 0 || (double)t->tail[e] < scale * (double)ev->period)
-        return; /* (a frequency has no period to compare with) */
-    if (ev->kind == EVSPEC_CPUTIME)
-        snprintf(amount, sizeof(amount), "%.3f s", (double)t->tail[e] / 1e9);
-    else
-        snprintf(amount, sizeof(amount), "%llu events", (unsigned long long)t->tail[e]);
-    fprintf(stderr,
-            "csprof: %s: %s counted after threads' last samples (periods that ended in the "
-            "kernel wait for the next sample, and there was none): in no calling context "
-            "(event.%s.unsampled_tail)\n",
-            ev->name, amount, ev->name);
-}
-
-/*
- * A perf event's line: samples, and whether the kernel multiplexed its
- * counter (counted less time than it was enabled), in which case the values
- * were scaled by enabled/running time.
- */
-static void
-print_perf_event(const struct run_totals *t, const struct evspec *ev, size_t e)
-{
-    double share = t->enabled_ns[e] > 0 ? (double)t->running_ns[e] / (double)t->enabled_ns[e] : 1;
-
-    fprintf(stderr, "csprof: %s@%s%llu (%s): %llu samples%s", ev->name, ev->freq ? "f" : "",
-            ev->period, t->mechanism[e], (unsigned long long)t->per_event_samples[e],
-            ev->freq ? "" : ", each charged the events counted since the previous one");
-    if (share < 0.999)
-        fprintf(stderr,
-                "; multiplexed: the counter ran %.1f%% of the time it was enabled, values are "
-                "scaled by enabled/running time\n",
-                100 * share);
-    else
+        fprintf(stderr, "csprof: %s@%s%llu (%s): %llu samples", ev->name, ev->freq ? "f" : "",
+                ev->period, t->mechanism[e], (unsigned long long)samples);
+        if (share < 0.999)
+            fprintf(stderr,
+                    "; multiplexed: the counter ran %.1f%% of the time it was enabled, values "
+                    "are scaled by enabled/running time",
+                    100 * share);
         fprintf(stderr, "\n");
+    } else if (ev->kind == EVSPEC_BYTES) { /* synchronous: samples follow the bytes, not time */
+        fprintf(stderr, "csprof: %s@%llu (%s): %llu samples, one per %llu bytes on average\n",
+                ev->name, ev->period, t->mechanism[e], (unsigned long long)samples, ev->period);
+    } else {
+        /* CPU time is sampled per CPU-second of the threads, real time per thread-second. */
+        bool cpu = ev->kind == EVSPEC_CPUTIME;
+        double secs = (double)(cpu ? run->cpu_ns : t->wall_ns) / 1e9;
+
+        fprintf(stderr,
+                "csprof: %s@%llu (%s): %llu samples, %.1f samples per %s-second over %.3f s "
+                "(requested %.1f)\n",
+                ev->name, ev->period, t->mechanism[e], (unsigned long long)samples,
+                secs > 0 ? (double)samples / secs : 0.0, cpu ? "CPU" : "thread", secs,
+                1e6 / (double)ev->period);
+    }
 }
 
 static void
@@ -616,10 +484,13 @@ print_summary(const char *dir, char **before, size_t nbefore, const struct evspe
               size_t nevents)
 {
     struct run_totals t;
+    struct trust_run run;
+    struct trust_verdict verdict;
     size_t nafter;
     char **after = list_profiles(dir, &nafter);
 
     memset(&t, 0, sizeof(t));
+    trust_run_init(&run);
     for (size_t i = 0; i < nafter; i++) {
         char path[PATH_MAX + 256], err[512];
         struct fmt_record_set set;
@@ -627,6 +498,7 @@ print_summary(const char *dir, char **before, size_t nbefore, const struct evspe
         if (in_list(before, nbefore, after[i]))
             continue;
         snprintf(path, sizeof(path), "%s/%s", dir, after[i]);
+        t.files++;
         /* One file per process, one record per thread (mon_write.h). */
         if (fmt_read_records(path, &set, err, sizeof(err)) < 0) {
             fprintf(stderr, "csprof: %s\n", err);
@@ -638,24 +510,16 @@ print_summary(const char *dir, char **before, size_t nbefore, const struct evspe
             t.unreadable++;
         }
         for (size_t k = 0; k < set.nprofiles; k++)
-            add_profile(&t, set.profiles[k], events, nevents);
+            add_profile(&t, &run, set.profiles[k], events, nevents);
         fmt_record_set_free(&set);
     }
     free_list(after, nafter);
-    if (t.files == 0) {
+    if (run.threads == 0) {
         fprintf(stderr, "csprof: no profile was written to %s (did the program run?)\n", dir);
         return;
     }
-    fprintf(stderr, "csprof: %zu profile(s) from %zu process(es) in %s%s\n", t.files, t.pids_seen,
-            dir, t.unreadable ? " (some unreadable, see above)" : "");
-    fprintf(stderr,
-            "csprof: %llu samples recorded (%llu partial), %llu dropped; %.1f µs per sample in "
-            "csprof's handler\n",
-            (unsigned long long)t.recorded, (unsigned long long)t.partial,
-            (unsigned long long)t.dropped,
-            t.recorded + t.dropped > 0
-                ? (double)t.handler_ns / 1e3 / (double)(t.recorded + t.dropped)
-                : 0.0);
+    fprintf(stderr, "csprof: %zu thread profile(s) from %zu process(es) in %s%s\n", run.threads,
+            run.processes, dir, t.unreadable ? " (some files unreadable, see above)" : "");
     if (t.untracked > 0)
         fprintf(stderr,
                 "csprof: %llu thread(s) not profiled (created outside pthread_create, or while "
@@ -666,50 +530,10 @@ print_summary(const char *dir, char **before, size_t nbefore, const struct evspe
                 "csprof: %llu exec'd program(s) not followed: their environment dropped "
                 "LD_PRELOAD's libcsprof.so or CSPROF_OUTDIR\n",
                 (unsigned long long)t.not_followed);
-    if (t.fallback_threads > 0)
-        fprintf(stderr,
-                "csprof: %zu thread(s) sampled by a POSIX CPU-time timer (scheduler-tick "
-                "resolution) instead of the perf task-clock: the program had too few file "
-                "descriptors to spare\n",
-                t.fallback_threads);
-    if (t.blocked_threads > 0 || t.starved_threads > 0)
-        fprintf(stderr,
-                "csprof: %zu thread(s) could not be sampled: %zu ended with the sampling signal "
-                "blocked, %zu got under 10%% of the samples their %.3f CPU-seconds call for\n",
-                t.unsampled_threads, t.blocked_threads, t.starved_threads,
-                (double)t.starved_cpu_ns / 1e9);
-    for (size_t e = 0; e < nevents; e++) {
-        /* CPU time is sampled per CPU-second of the threads, real time per thread-second. */
-        bool cpu = events[e].kind == EVSPEC_CPUTIME;
-        double secs = (double)(cpu ? t.cpu_ns : t.wall_ns) / 1e9;
-        double asked = 1e6 / (double)events[e].period;
-        double got = secs > 0 ? (double)t.per_event_samples[e] / secs : 0;
-
-        if (events[e].kind == EVSPEC_PERF) {
-            print_perf_event(&t, &events[e], e);
-            continue;
-        }
-        if (events[e].kind == EVSPEC_BYTES) { /* synchronous: samples follow the bytes, not time */
-            fprintf(stderr, "csprof: %s@%llu (%s): %llu samples, one per %llu bytes on average\n",
-                    events[e].name, events[e].period, t.mechanism[e],
-                    (unsigned long long)t.per_event_samples[e], events[e].period);
-            continue;
-        }
-        fprintf(stderr,
-                "csprof: %s@%llu (%s): %.1f samples per %s-second over %.3f s "
-                "(requested %.1f)%s\n",
-                events[e].name, events[e].period, t.mechanism[e], got, cpu ? "CPU" : "thread", secs,
-                asked,
-                secs > 0.2 && got < 0.8 * asked
-                    ? (t.blocked_threads > 0 || t.starved_threads > 0
-                           ? " -- shortfall: threads without samples, see above; causes below"
-                           : " -- shortfall, causes below")
-                    : "");
-    }
     for (size_t e = 0; e < nevents; e++)
-        print_shortfall(&t, &events[e], e);
-    for (size_t e = 0; e < nevents; e++)
-        print_tail(&t, &events[e], e);
+        print_event(&t, &run, &events[e], e);
+    trust_judge(&run, &verdict);
+    trust_print(stderr, "csprof: ", &run, &verdict, true);
 }
 
 /*
