@@ -697,6 +697,11 @@ prof_write_trust(struct prof_xw *x, const struct prof_ctx *ctx, const struct pro
     prof_xw_u64(x, "unsampled", r->unsampled_threads);
     prof_xw_u64(x, "blocked", r->blocked_threads);
     prof_xw_u64(x, "fallback", r->fallback_threads);
+    if (r->fallback_threads > 0) {
+        prof_xw_u64(x, "fallback-cpu-ns", r->fallback_cpu_ns);
+        prof_xw_u64(x, "fallback-recorded", r->fallback_recorded);
+        prof_xw_u64(x, "fallback-undelivered", r->fallback_undelivered);
+    }
     prof_xw_u64(x, "checkpoint", r->checkpoint_threads);
     prof_xw_u64(x, "mismatched", r->mismatched_threads);
     prof_xw_end(x);

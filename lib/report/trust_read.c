@@ -158,6 +158,9 @@ rpt_db_trust(const struct rpt_db *db, struct trust_run *r, struct trust_verdict 
             r->unsampled_threads = attr_u64(e, "unsampled");
             r->blocked_threads = attr_u64(e, "blocked");
             r->fallback_threads = attr_u64(e, "fallback");
+            r->fallback_cpu_ns = attr_u64(e, "fallback-cpu-ns");
+            r->fallback_recorded = attr_u64(e, "fallback-recorded");
+            r->fallback_undelivered = attr_u64(e, "fallback-undelivered");
             r->checkpoint_threads = attr_u64(e, "checkpoint");
             r->mismatched_threads = attr_u64(e, "mismatched");
         } else if (strcmp(e->el, "CallPaths") == 0) {

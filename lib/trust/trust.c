@@ -38,10 +38,20 @@ event_stat(const struct fmt_profile *p, const char *ev, const char *field, bool 
     return v;
 }
 
+/* @src into @dst (@size bytes), escaped (support/text.h): names come from measurement files
+ * and binaries, and are printed. */
 static void
 copy(char *dst, size_t size, const char *src)
 {
-    snprintf(dst, size, "%s", src != NULL ? src : "");
+    char raw[256], esc[4 * sizeof(raw) + 1];
+
+    size_t n;
+
+    snprintf(raw, sizeof(raw), "%s", src != NULL ? src : "");
+    text_escape(esc, raw);
+    n = strlen(esc) < size ? strlen(esc) : size - 1; /* (size >= 1: the callers' arrays) */
+    memcpy(dst, esc, n);
+    dst[n] = '\0';
 }
 
 static enum trust_kind
@@ -262,6 +272,15 @@ trust_run_add(struct trust_run *r, const struct trust_thread *t)
     r->last_generation = t->generation;
     r->blocked_threads += t->blocked;
     r->fallback_threads += t->fallback;
+    if (t->fallback) {
+        r->fallback_cpu_ns += t->cpu_ns;
+        for (uint32_t i = 0; i < t->nevents; i++)
+            if (t->ev[i].has_ledger && t->ev[i].kind == TRUST_CPU_TIME) {
+                r->fallback_recorded += t->ev[i].l.recorded;
+                r->fallback_undelivered += t->ev[i].l.undelivered;
+                break;
+            }
+    }
     r->mismatched_threads += t->mismatch;
     r->checkpoint_threads += t->checkpoint;
     r->cpu_ns += t->cpu_ns;
@@ -664,9 +683,16 @@ trust_print(FILE *out, const char *prefix, const struct trust_run *r, const stru
     line[0] = '\0';
     addf(line, sizeof(line),
          "threads: %zu in %zu process(es); %zu with CPU time and no sample, %zu ended with the "
-         "sampling signal blocked, %zu on the POSIX-timer fallback, %zu cut off (checkpoint "
-         "only), %zu whose tree disagrees with its counters",
-         r->threads, r->processes, r->unsampled_threads, r->blocked_threads, r->fallback_threads,
+         "sampling signal blocked, %zu on the POSIX-timer fallback",
+         r->threads, r->processes, r->unsampled_threads, r->blocked_threads, r->fallback_threads);
+    if (r->fallback_threads > 0)
+        addf(line, sizeof(line),
+             " (no descriptor to spare for the task clock: %.3f CPU-s, %.3f s of it recorded, "
+             "%.3f s not delivered: the timer fires at the scheduler tick)",
+             (double)r->fallback_cpu_ns / 1e9, (double)r->fallback_recorded / 1e9,
+             (double)r->fallback_undelivered / 1e9);
+    addf(line, sizeof(line),
+         ", %zu cut off (checkpoint only), %zu whose tree disagrees with its counters",
          r->checkpoint_threads, r->mismatched_threads);
     wrap(out, prefix, "  ", "      ", line);
     if (r->rooted_known) {

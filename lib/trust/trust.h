@@ -130,6 +130,9 @@ struct trust_run {
     size_t threads, processes;
     size_t blocked_threads;    /* ended with the sampling signal blocked */
     size_t fallback_threads;   /* CPUTIME by the POSIX-timer fallback */
+    /* those threads' CPU time, and of it the first time event's recorded and undelivered
+     * parts (raw unit): what the fallback costs, precisely */
+    uint64_t fallback_cpu_ns, fallback_recorded, fallback_undelivered;
     size_t unsampled_threads;  /* CPU time for 20 periods or more and not one sample */
     size_t mismatched_threads; /* tree and counters disagree */
     size_t checkpoint_threads; /* only a checkpoint was written */

@@ -14,14 +14,30 @@ Each subcommand reads one output, checks its invariants, prints one number
                         SCHEMA is given and python3-jsonschema is installed, else against the
                         documented schema by hand; events balanced, 'at' non-decreasing;
                         prints endValue
-  pprof-top TEXT        'go tool pprof -top' output: prints the 'of N total' figure
   callgrind-annotate TEXT  callgrind_annotate output: prints the PROGRAM TOTALS of the first event
   callgrind-incl TEXT NAME  callgrind_annotate --inclusive=yes: prints NAME's inclusive cost
   flat-incl JSON NAME   flat table: prints NAME's inclusive value
+  paths TREE FORMAT FILE   the calling-context paths of an export, rebuilt from FILE
+                        (FORMAT folded: its lines split on ';'; speedscope: the stacks of
+                        its open/close events; pprof-traces: 'go tool pprof -traces'
+                        output), each with its exclusive value, equal path by path to those
+                        of TREE (top-down JSON of the same metric and transforms,
+                        --threshold 0) in the export's raw unit; prints the number of paths
+  callgrind-tree TREE SELF INCL [FLAT]  callgrind_annotate --tree=calling output without
+                        (SELF) and with (INCL) --inclusive=yes, against TREE (as for paths):
+                        PROGRAM TOTALS; each function's self cost; each caller -> callee
+                        edge's cost (the callee frames' inclusive cost, 0 for a call into a
+                        function already on the path) and call count; each function's
+                        inclusive cost = the tree's cost of the paths through it, counted
+                        once (and FLAT's inclusive, a flat view by procedure); prints the
+                        number of edges
+  callgrind-edge TEXT CALLER CALLEE  callgrind_annotate --tree=calling: prints the cost
+                        of the calls from CALLER to CALLEE
   diff-zero JSON        diff output: every delta is 0
   names FILE NAME...    each NAME occurs in FILE (after JSON decoding for .json files)
 """
 import json
+import math
 import re
 import sys
 
@@ -167,14 +183,6 @@ def cmd_speedscope(path, schema=None):
     print(d["profiles"][0]["endValue"])
 
 
-def cmd_pprof_top(path):
-    text = open(path, encoding="utf-8", errors="replace").read()
-    m = re.search(r"of ([0-9.]+)[a-z]* total", text)
-    if not m:
-        fail("%s: no 'of N total' line" % path)
-    print(m.group(1))
-
-
 def cmd_callgrind_annotate(path):
     for line in open(path, encoding="utf-8", errors="replace"):
         if "PROGRAM TOTALS" in line:
@@ -262,12 +270,331 @@ def cmd_same_rows(a, b):
                 fail("%s: %r in %s, %r in %s" % (k, ra[k], a, rb[k], b))
 
 
+# Raw units per unit of a JSON view's metric: csprof-prof stores time in s (ms, us)
+# with raw unit ns (lib/report/db_read.c, unit_factor); counts are their own raw unit.
+RAW_PER_UNIT = {"s": 1e9, "ms": 1e6, "us": 1e3}
+
+
+def show_path(path):
+    return ascii(";".join(path))[1:-1]
+
+
+class Tree:
+    """A top-down view (csprof-report --format json --threshold 0): each node's path of
+    names from the outermost frame and its exclusive value in the metric's raw unit.
+    The root's own cost is the path of one frame named after the program, as the
+    exports write it."""
+
+    def __init__(self, path):
+        d = load(path)
+        if d.get("view") != "top-down":
+            fail("%s: view %r, not top-down" % (path, d.get("view")))
+        if d["nodes_not_shown"] != 0:
+            fail("%s: %d nodes not shown (use --threshold 0)" % (path, d["nodes_not_shown"]))
+        self.scale = RAW_PER_UNIT.get(d["metric"]["unit"], 1)
+        self.event = d["metric"]["event"]
+        prog = d.get("program")
+        root = {"id": 0, "parent": None, "kind": "root", "exclusive": d["root"]["exclusive"],
+                "name": prog.rsplit("/", 1)[-1] if prog else "[program]"}
+        self.nodes = {0: root}
+        for n in d["nodes"]:
+            self.nodes[n["id"]] = n
+        self.kids = {}
+        for n in d["nodes"]:
+            if n["parent"] not in self.nodes:
+                fail("%s: node %d: parent %r not listed" % (path, n["id"], n["parent"]))
+            self.kids.setdefault(n["parent"], []).append(n["id"])
+        self._path = {0: ()}
+
+    def raw(self, i):
+        """Exclusive value of node i in raw units (a float: the JSON's 10 digits)."""
+        return self.nodes[i]["exclusive"] * self.scale
+
+    def tol(self, i):
+        """How far node i's raw value may be from the integer an export writes: half a
+        unit of the JSON's 10th significant digit (%.10g); and 0.5 more where the
+        value is no whole number of raw units (the exports round each node; events
+        and sample counts are whole)."""
+        x = abs(self.nodes[i]["exclusive"])
+        err = (0.5 * 10 ** (math.floor(math.log10(x)) - 9) * self.scale if x else 0) + 1e-6
+        r = self.raw(i)
+        return err if abs(r - round(r)) <= err else 0.5 + err
+
+    def path(self, i):
+        if i not in self._path:
+            n = self.nodes[i]
+            self._path[i] = self.path(n["parent"]) + (n["name"],)
+        return self._path[i]
+
+    def paths(self):
+        """{path: [raw exclusive, tolerance]}: the sums over the nodes with that path."""
+        want = {}
+        for i in self.nodes:
+            r = self.raw(i)
+            if r != 0:
+                e = want.setdefault(self.path(i) if i else (self.nodes[0]["name"],), [0.0, 0.0])
+                e[0] += r
+                e[1] += self.tol(i)
+        return want
+
+
+def compare_paths(what, want, got):
+    """want {path: [value, tolerance]}, got {path: value}: equal path by path."""
+    bad = []
+    for p in sorted(set(want) | set(got)):
+        w, tol = want.get(p, (0.0, 1e-6))
+        g = got.get(p, 0)
+        if abs(w - g) > tol:
+            bad.append("%s: tree %.10g, %s %.10g" % (show_path(p), w, what, g))
+    if bad:
+        fail("%d of %d paths differ between the tree and %s; %s"
+             % (len(bad), len(set(want) | set(got)), what, "; ".join(bad[:6])))
+    if not want:
+        fail("the tree has no path with a value")
+    print(len(want))
+
+
+def folded_paths(path):
+    got = {}
+    with open(path, "rb") as f:
+        for i, raw in enumerate(f, 1):
+            m = FOLDED.match(raw.decode("utf-8").rstrip("\n"))
+            if not m:
+                fail("%s:%d: not 'stack count'" % (path, i))
+            p = tuple(fr.replace("\\x3b", ";") for fr in m.group(1).split(";"))
+            got[p] = got.get(p, 0) + int(m.group(2))
+    return got
+
+
+def speedscope_paths(path):
+    """The time each stack of open frames spends on top, between consecutive events."""
+    d = load(path)
+    frames = [fr["name"] for fr in d["shared"]["frames"]]
+    if len(d["profiles"]) != 1:
+        fail("%s: %d profiles (one metric: one profile)" % (path, len(d["profiles"])))
+    got, stack, last = {}, [], d["profiles"][0]["startValue"]
+    for e in d["profiles"][0]["events"]:
+        if not 0 <= e["frame"] < len(frames):
+            fail("%s: frame %r out of range" % (path, e["frame"]))
+        if stack and e["at"] != last:
+            p = tuple(frames[f] for f in stack)
+            got[p] = got.get(p, 0) + e["at"] - last
+        last = e["at"]
+        if e["type"] == "O":
+            stack.append(e["frame"])
+        elif not stack or stack.pop() != e["frame"]:
+            fail("%s: close of frame %r does not match the open one" % (path, e["frame"]))
+    if stack:
+        fail("%s: %d frames left open" % (path, len(stack)))
+    return got
+
+
+PPROF_SEP = re.compile(r"^-+\+-+$")
+PPROF_FIRST = re.compile(r"^ *([0-9.]+)(ns)?   (.*)$")
+
+
+def pprof_trace_paths(path, event):
+    """'go tool pprof -traces [-unit=ns]': blocks of 'VALUE   leaf' and then one caller
+    per line, indented 13 columns ('%10s   %s'), between lines of dashes."""
+    lines = open(path, encoding="utf-8").read().split("\n")
+    if "Type: " + event not in lines:
+        fail("%s: no 'Type: %s' line (pprof -sample_index)" % (path, event))
+    got, cur, seen = {}, None, False
+
+    def flush():
+        if cur is not None:
+            p = tuple(reversed(cur[1]))
+            got[p] = got.get(p, 0) + cur[0]
+    for i, line in enumerate(lines, 1):
+        if PPROF_SEP.match(line):
+            seen = True
+            flush()
+            cur = None
+        elif not seen or line == "":
+            continue
+        elif cur is None:
+            m = PPROF_FIRST.match(line)
+            if not m:
+                fail("%s:%d: not 'VALUE   frame': %r" % (path, i, line))
+            cur = (float(m.group(1)), [m.group(3)])
+        elif line.startswith(" " * 13):
+            cur[1].append(line[13:])
+        else:
+            fail("%s:%d: not a frame line: %r" % (path, i, line))
+    flush()
+    return got
+
+
+def cmd_paths(tree, fmt, path):
+    t = Tree(tree)
+    readers = {"folded": folded_paths, "speedscope": speedscope_paths,
+               "pprof-traces": lambda p: pprof_trace_paths(p, t.event)}
+    if fmt not in readers:
+        fail("paths: format %r, not one of %s" % (fmt, ", ".join(readers)))
+    compare_paths(fmt, t.paths(), readers[fmt](path))
+
+
+CG_FN = re.compile(r"^ *([0-9,]+|\.)(?: +\( *[0-9.]+%\))? +\*  (.*)$")
+# (a callee with no object file, as a procedure at a module+0xOFFSET, has no "[OBJECT]")
+CG_CALL = re.compile(r"^ *([0-9,]+|\.)(?: +\( *[0-9.]+%\))? +>   (.*) \(([0-9]+)x\)(?: \[[^\]]*\])?$")
+
+
+def cg_calling(path):
+    """callgrind_annotate --tree=calling: {'file:fn': cost}, {('file:fn', 'file:callee'):
+    (cost, calls)}."""
+    fns, calls, cur, on = {}, {}, None, False
+    lines = open(path, encoding="utf-8").read().split("\n")
+    for i, line in enumerate(lines, 1):
+        if line.endswith("file:function"):
+            on = True
+            continue
+        if not on or line.startswith("----") and cur is None:
+            continue
+        if line.startswith("--") or line.startswith("The following files"):
+            break
+        if line == "":
+            continue
+        m = CG_FN.match(line)
+        if m:
+            cur = m.group(2)
+            fns[cur] = 0 if m.group(1) == "." else int(m.group(1).replace(",", ""))
+            continue
+        m = CG_CALL.match(line)
+        if m and cur is not None:
+            c = 0 if m.group(1) == "." else int(m.group(1).replace(",", ""))
+            k = (cur, m.group(2))
+            old = calls.get(k, (0, 0))
+            calls[k] = (old[0] + c, old[1] + int(m.group(3)))
+            continue
+        fail("%s:%d: not a function or call line: %r" % (path, i, line))
+    if not fns:
+        fail("%s: no functions (callgrind_annotate --tree=calling)" % path)
+    return fns, calls
+
+
+def cmd_callgrind_tree(tree, self_txt, incl_txt, flat=None):
+    """The tree projected onto functions as lib/export/export_callgrind.c documents it:
+    every node but the root is a function (statements are not listed in a top-down
+    JSON view); a node's caller is its parent unless the parent is the root."""
+    t = Tree(tree)
+    nodes = t.nodes
+    incl = {}
+
+    def raw_incl(i):  # sum of the raw self values below (the export rounds per node)
+        if i not in incl:
+            v, tol = t.raw(i), t.tol(i)
+            for k in t.kids.get(i, []):
+                kv, kt = raw_incl(k)
+                v, tol = v + kv, tol + kt
+            incl[i] = (v, tol)
+        return incl[i]
+
+    def acc(dct, key, v, tol):
+        e = dct.setdefault(key, [0.0, 0.0])
+        e[0] += v
+        e[1] += tol
+
+    files = {}  # function name -> the files its nodes have ("???" unknown, the root's)
+    selfs, edges, ecalls, outer = {}, {}, {}, {}
+    root_level, called = set(), set()
+    for i, n in nodes.items():
+        files.setdefault(n["name"], set()).add(n.get("file", "???") if i else "???")
+        acc(selfs, n["name"], t.raw(i), t.tol(i))
+        if i == 0:
+            continue
+        above = t.path(n["parent"])
+        if n["name"] not in above:
+            acc(outer, n["name"], *raw_incl(i))
+        if n["parent"] == 0:
+            root_level.add(n["name"])
+            continue
+        caller = nodes[n["parent"]]["name"]
+        called.add(n["name"])
+        if n["name"] in above:  # a call into a function already on the path: cost 0
+            acc(edges, (caller, n["name"]), 0, 1e-6)
+        else:
+            acc(edges, (caller, n["name"]), *raw_incl(i))
+        line = n.get("callsite", {}).get("line", 0)
+        k = (caller, n["name"], line)
+        ecalls[k] = ecalls.get(k, 0) + n.get("calls", 0)
+    want_calls = {}
+    for (caller, callee, _), c in ecalls.items():
+        # calls=%.0f of the summed counts, 1 where none was sampled
+        want_calls[(caller, callee)] = want_calls.get((caller, callee), 0) + (round(c) if c >= 1 else 1)
+
+    key_of = {}  # callgrind_annotate's 'file:fn' -> function name
+
+    def name_of(key, path):
+        if key in key_of:
+            return key_of[key]
+        for name, fs in files.items():
+            if any(key == f + ":" + name for f in fs):
+                key_of[key] = name
+                return name
+        fail("%s: function %s is no frame of the tree" % (path, ascii(key)))
+
+    bad = []
+
+    def check(what, want, got):
+        for k in sorted(set(want) | set(got), key=repr):
+            w, tol = want.get(k, (0.0, 1e-6))
+            g = got.get(k, 0)
+            if abs(w - g) > tol:
+                bad.append("%s %s: tree %.10g, callgrind %.10g" % (what, ascii(k), w, g))
+
+    fns, calls = cg_calling(self_txt)
+    check("self of", selfs, {name_of(k, self_txt): v for k, v in fns.items()})
+    got_edges = {(name_of(a, self_txt), name_of(b, self_txt)): v for (a, b), v in calls.items()}
+    check("call", edges, {k: v[0] for k, v in got_edges.items()})
+    for k in sorted(set(want_calls) | set(got_edges), key=repr):
+        if want_calls.get(k, 0) != got_edges.get(k, (0, 0))[1]:
+            bad.append("calls of %s: tree %d, callgrind %d"
+                       % (ascii(k), want_calls.get(k, 0), got_edges.get(k, (0, 0))[1]))
+    tot = [ln.split()[0].replace(",", "") for ln in open(self_txt, encoding="utf-8")
+           if "PROGRAM TOTALS" in ln] or ["missing"]
+    want_tot = sum(v for v, _ in selfs.values())
+    if tot[0] == "missing" or abs(float(tot[0]) - want_tot) > sum(tl for _, tl in selfs.values()):
+        bad.append("PROGRAM TOTALS: tree %.10g, callgrind %s" % (want_tot, tot[0]))
+    fns_i, _ = cg_calling(incl_txt)
+    got_incl = {name_of(k, incl_txt): v for k, v in fns_i.items()}
+    # a function both called and at the root (--focus): callgrind_annotate counts only
+    # the calls into it
+    mixed = root_level & called
+    check("inclusive of", {k: v for k, v in outer.items() if k not in mixed},
+          {k: v for k, v in got_incl.items() if k not in mixed and k != nodes[0]["name"]})
+    if flat is not None:
+        rows = {n["name"]: n["inclusive"] * t.scale for n in load(flat)["nodes"]
+                if n["kind"] in ("frame", "inline")}
+        for name, v in rows.items():
+            tol = 5e-10 * abs(v) + outer.get(name, (0, 1e-6))[1]
+            if name not in mixed and abs(got_incl.get(name, 0) - v) > tol:
+                bad.append("inclusive of %s: flat view %.10g, callgrind %.10g"
+                           % (ascii(name), v, got_incl.get(name, 0)))
+    if bad:
+        fail("callgrind differs from the tree: %d differences; %s"
+             % (len(bad), "; ".join(bad[:6])))
+    if not any(v for v, _ in selfs.values()):
+        fail("%s: the tree has no cost" % tree)
+    print(len(edges))
+
+
+def cmd_callgrind_edge(path, caller, callee):
+    _, calls = cg_calling(path)
+    for (a, b), (cost, _) in calls.items():
+        if a.endswith(":" + caller) and b.endswith(":" + callee):
+            print(cost)
+            return
+    fail("%s: no call from %s to %s" % (path, caller, callee))
+
+
 def main():
     cmds = {"tree": cmd_tree, "rows": cmd_rows, "folded": cmd_folded, "speedscope": cmd_speedscope,
-            "pprof-top": cmd_pprof_top, "callgrind-annotate": cmd_callgrind_annotate,
+            "callgrind-annotate": cmd_callgrind_annotate,
             "callgrind-incl": cmd_callgrind_incl, "flat-incl": cmd_flat_incl,
             "diff-zero": cmd_diff_zero, "names": cmd_names,
-            "thread-stats": cmd_thread_stats, "same-rows": cmd_same_rows}
+            "thread-stats": cmd_thread_stats, "same-rows": cmd_same_rows,
+            "paths": cmd_paths, "callgrind-tree": cmd_callgrind_tree,
+            "callgrind-edge": cmd_callgrind_edge}
     if len(sys.argv) < 3 or sys.argv[1] not in cmds:
         fail("usage: check_report.py %s ARGS" % "|".join(cmds))
     cmds[sys.argv[1]](*sys.argv[2:])

@@ -2,10 +2,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # report_test.sh CASE -- csprof-report on real databases (csrun + csprof-struct +
 # csprof-prof of programs built here), checked by the tools that read each
-# format (go tool pprof, callgrind_annotate, a speedscope schema check, a
-# flamegraph-input check) and by properties: totals equal in every view and
-# format, bottom-up and top-down agree, inclusive = exclusive + children,
-# a diff of a database with itself is zero, hostile names survive.
+# format (a speedscope schema check, a flamegraph-input check) and by
+# properties: totals equal in every view and format, the folded and
+# speedscope exports' calling-context paths equal the top-down tree's path by
+# path, bottom-up and top-down agree, inclusive = exclusive + children, a diff
+# of a database with itself is zero, hostile names survive.  The pprof and
+# callgrind exports of each formats_agree call are kept in
+# $CSPROF_REPORT_KEEP/CASE/N/ for export_paths.sh (report_pprof_paths,
+# report_callgrind_paths: go tool pprof and callgrind_annotate read them).
 # Environment as for test/integration (lib.sh); CHECK = check_report.py.
 # Cases: fig1 hostile recursion callgrind hidden threads mpi make diff errors.
 . "$CSPROF_SOURCE/test/integration/lib.sh"
@@ -16,6 +20,13 @@ PY=python3
 CHECK="$PY $CSPROF_SOURCE/test/report/check_report.py"
 R=csprof-report
 export COLUMNS=100
+case $case_ in
+*[!a-z0-9]*) echo "bad case name $case_"; exit 2 ;;
+esac
+# this case's kept exports (formats_agree), emptied first: never a previous run's
+keep=${CSPROF_REPORT_KEEP:-$work/keep}/$case_
+nkeep=0
+rm -rf "$keep"
 
 # profile DB PROGRAM ARGS...: run under csrun, analyze, write DB.
 profile() {
@@ -48,7 +59,26 @@ speedscope_schema() {
         echo "$cache"
 }
 
-# formats_agree DB METRIC [TRANSFORM...]: every view and format has the same total.
+# paths_agree FORMAT FILE: the export's calling-context paths, each with its
+# exclusive value, equal those of the top-down tree td.json (check_report.py paths).
+paths_agree() {
+    local out
+    out=$($CHECK paths td.json "$1" "$2") || { echo "$out"; return 1; }
+    echo "  $out paths, each = the tree's"
+}
+
+# keep_exports DIR DB [TRANSFORM...]: the pprof and callgrind exports (all metrics)
+# into DIR, with td.json and flat.json.
+keep_exports() {
+    local dir=$1 db=$2; shift 2
+    mkdir -p "$dir" && $R --format pprof -o "$dir/out.pb.gz" "$@" "$db" &&
+        $R --format callgrind -o "$dir/out.callgrind" "$@" "$db" && cp td.json flat.json "$dir/"
+}
+
+# formats_agree DB METRIC [TRANSFORM...]: every view and format has the same total;
+# folded and speedscope have the tree's paths; the pprof and callgrind exports are
+# kept in $keep/N/ with the tree (td.json), the flat view (flat.json) and 'what'
+# (the metric, then the transforms).
 formats_agree() {
     local db=$1 m=$2 tag; shift 2
     tag="$m${*:+ $*}"
@@ -61,28 +91,19 @@ formats_agree() {
     $R --metric "$m" --view flat --format json "$@" "$db" > flat.json
     check "[$tag] flat total = top-down total" near "$($CHECK rows flat.json)" "$total" 1e-9
     $R --metric "$m" --format folded "$@" "$db" > out.folded
-    local folded; folded=$($CHECK folded out.folded)
+    # (a failing checker prints its reason: shown, and the value left empty)
+    local folded; folded=$($CHECK folded out.folded) || { echo "$folded"; folded=; }
     check "[$tag] folded parses as flamegraph input (sum $folded)" test -n "$folded"
+    check "[$tag] folded: every path (lines split on ';') = the tree's, with its value" paths_agree folded out.folded
     $R --metric "$m" --format speedscope "$@" "$db" > out.speedscope.json
-    local ss; ss=$($CHECK speedscope out.speedscope.json "$SCHEMA")
+    local ss; ss=$($CHECK speedscope out.speedscope.json "$SCHEMA") || { echo "$ss"; ss=; }
     check "[$tag] speedscope validates (endValue $ss)" test -n "$ss"
     check "[$tag] speedscope total = folded total" eq "$ss" "$folded"
-    $R --format pprof -o out.pb.gz "$@" "$db"
-    if command -v go > /dev/null; then
-        HOME=${HOME:-$work} go tool pprof -top -sample_index="$m" -unit=ns out.pb.gz > pprof.txt 2>&1
-        check "[$tag] go tool pprof -top reads the profile" grep -q "total" pprof.txt
-        check "[$tag] pprof total = folded total ($(cat pprof.txt | grep total | head -1))" \
-            eq "$($CHECK pprof-top pprof.txt)" "$folded"
-    else
-        echo "note: go not installed (Debian golang-go): pprof not checked"
-    fi
-    $R --format callgrind -o out.callgrind "$@" "$db"
-    if command -v callgrind_annotate > /dev/null; then
-        callgrind_annotate --show="$m" out.callgrind > cg.txt 2>&1
-        check "[$tag] callgrind_annotate total = folded total" eq "$($CHECK callgrind-annotate cg.txt)" "$folded"
-    else
-        echo "note: callgrind_annotate not installed (Debian valgrind): callgrind not checked"
-    fi
+    check "[$tag] speedscope: every stack of open frames = a path of the tree, with its value" \
+        paths_agree speedscope out.speedscope.json
+    nkeep=$((nkeep + 1))
+    check "[$tag] pprof and callgrind exports kept in $keep/$nkeep" keep_exports "$keep/$nkeep" "$db" "$@"
+    printf '%s\n%s\n' "$m" "$tag" > "$keep/$nkeep/what"
     if [ "$m" = samples ]; then
         check "[$tag] raw total = table total" eq "$folded" "$total"
     else
@@ -287,15 +308,8 @@ EOF
     check "csv keeps the names" $PY -c 'import csv,sys; n={r["name"] for r in csv.DictReader(open("t.csv"))}; sys.exit(0 if set(sys.argv[1:]) <= n else 1)' "${names[@]}"
     check "folded keeps the names, ; escaped" $CHECK names out.folded "${names[@]}" 'semi\x3bcolon back\slash'
     check "speedscope keeps the names" $CHECK names out.speedscope.json "${names[@]}" 'semi;colon back\slash'
-    if command -v go > /dev/null; then
-        # -raw: -top shortens names that look like C++ templates ("<...>")
-        HOME=${HOME:-$work} go tool pprof -raw out.pb.gz > p.txt 2>&1
-        check "pprof keeps the names" $CHECK names p.txt "${names[@]}" 'semi;colon back\slash'
-    fi
-    if command -v callgrind_annotate > /dev/null; then
-        callgrind_annotate --threshold=100 out.callgrind > cg.txt 2>&1
-        check "callgrind keeps the names" $CHECK names cg.txt "${names[@]}" 'semi;colon back\slash'
-    fi
+    # (the pprof and callgrind exports' names: report_pprof_paths, report_callgrind_paths
+    # compare their paths, names included, with the tree)
     ;;
 recursion)
     cat > r.c << 'EOF'
@@ -333,14 +347,8 @@ assert not any(n["name"] == "rec" and by.get(n["parent"], {}).get("name") == "re
         check "flat --by $by: stored static view = recomputed (recursion)" $CHECK same-rows fs.json fr.json
     done
     $R --view flat --metric samples --format json db > flat.json
-    # from a directory that is no prefix of the sources: callgrind_annotate strips
-    # the working directory from fl= names but not from cfl= names
-    mkdir -p elsewhere
-    (cd elsewhere && callgrind_annotate --inclusive=yes --show=samples --threshold=100 ../out.callgrind) > cgi.txt 2>&1
-    for f in rec burn main ping pong; do
-        check "callgrind inclusive of $f = flat inclusive (recursion counted once)" \
-            eq "$($CHECK callgrind-incl cgi.txt $f)" "$($CHECK flat-incl flat.json $f)"
-    done
+    # (callgrind's inclusive values under recursion, counted once: report_callgrind_paths
+    # compares them with this flat view and the tree)
     total=$($CHECK rows flat.json)
     check "rec's inclusive is not above the total" awk -v r="$($CHECK flat-incl flat.json rec)" -v t="$total" 'BEGIN { exit !(r <= t) }'
     ;;
@@ -444,6 +452,17 @@ callgrind)
         check "callgrind self of $f = $self (golden)" eq "${got:-missing}" "$self"
     done
     check "callgrind total = 127" eq "$($CHECK callgrind-annotate mi.txt)" 127
+    # each call edge's cost (the callee frames' inclusive; 0 for a call into a function
+    # already on the path), self, calls and inclusive against the tree
+    (cd elsewhere && callgrind_annotate --tree=calling --threshold=100 ../m.callgrind) > mcs.txt 2> mcs.err
+    (cd elsewhere && callgrind_annotate --tree=calling --inclusive=yes --threshold=100 ../m.callgrind) > mci.txt 2> mci.err
+    for e in main:pong:96 main:ping:31 ping:pong:30 pong:ping:64 pong:work:16; do
+        IFS=: read -r a b c <<< "$e"
+        check "callgrind call $a -> $b costs $c (golden)" eq "$($CHECK callgrind-edge mcs.txt "$a" "$b")" "$c"
+    done
+    $R --threshold 0 --format json "$G" > mtd.json
+    check "callgrind: self, cost and calls of each call edge, inclusive = the tree's" \
+        $CHECK callgrind-tree mtd.json mcs.txt mci.txt
     ;;
 hidden)
     # golden: a hand-built database (test/report/hidden_outer.xml) where libc's exit and
