@@ -164,6 +164,7 @@ struct mon_thread {
      * handled: handler_timed_ns over handler_timed of handler_signals. */
     uint64_t handler_signals, handler_timed, handler_timed_ns;
     uint64_t handler_first_ns; /* the first signal's (always timed: arena set-up, a full walk) */
+    uint64_t clock_floor_ns;   /* what two back-to-back reads of the thread's CPU clock measure */
     uint64_t writer_cpu_ns; /* thread CPU time spent writing this thread's records (checkpoints) */
     bool sampling_blocked;  /* the real mask blocked the sampling signal when the thread ended */
     /* CPUTIME by a POSIX timer: no file descriptor to spare for the task clock (source_perf.c) */

@@ -471,6 +471,9 @@ out_rearm:
     if (timed) {
         uint64_t t = mon_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0, w = td->writer_cpu_ns - w0;
 
+        /* (less the reads' own cost, which the untimed signals do not pay) */
+        w += td->clock_floor_ns;
+
         if (td->handler_signals == 0) { /* (counted apart: it would weigh as 16) */
             td->handler_first_ns = t > w ? t - w : 0;
         } else {

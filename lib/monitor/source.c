@@ -146,6 +146,17 @@ mon_sources_start(struct mon_thread *td)
 {
     int rc = 0;
 
+    /* The floor of the handler's timing (sample_sig.c): the least of a few back-to-back
+     * pairs of reads of the thread's CPU clock, before any signal can come. */
+    td->clock_floor_ns = UINT64_MAX;
+    for (int i = 0; i < 4; i++) {
+        uint64_t a = mon_clock_ns(CLOCK_THREAD_CPUTIME_ID),
+                 b = mon_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+
+        if (b - a < td->clock_floor_ns)
+            td->clock_floor_ns = b - a;
+    }
+
     for (uint32_t ev = 0; ev < mon_proc.nevents; ev++) {
         const struct mon_source *src = mon_proc.events[ev].src;
         int r = 0;

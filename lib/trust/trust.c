@@ -653,7 +653,7 @@ trust_print(FILE *out, const char *prefix, const struct trust_run *r, const stru
              pct((double)te->l.recorded, (double)te->l.measured), te->name, measure_name(te),
              pct((double)te->l.kernel, (double)te->l.recorded));
     if (over >= 0)
-        addf(line, sizeof(line), "; csprof's own CPU time %.2f%%", over);
+        addf(line, sizeof(line), "; csprof's handler and writer %.2f%% of the CPU time", over);
     if (!r->rooted_known)
         addf(line, sizeof(line), " (csprof-prof judges the call paths)");
     wrap(out, prefix, "  ", "    ", line);

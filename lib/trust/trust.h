@@ -128,8 +128,8 @@ struct trust_note {
 /* A whole run, or one process of it: trust_run_add() of each thread. */
 struct trust_run {
     size_t threads, processes;
-    size_t blocked_threads;    /* ended with the sampling signal blocked */
-    size_t fallback_threads;   /* CPUTIME by the POSIX-timer fallback */
+    size_t blocked_threads;  /* ended with the sampling signal blocked */
+    size_t fallback_threads; /* CPUTIME by the POSIX-timer fallback */
     /* those threads' CPU time, and of it the first time event's recorded and undelivered
      * parts (raw unit): what the fallback costs, precisely */
     uint64_t fallback_cpu_ns, fallback_recorded, fallback_undelivered;
@@ -182,7 +182,7 @@ struct trust_verdict {
  * explained, or claimed twice; more than 5 % dropped; threads with CPU time
  * and no sample; more than 10 % blocked or not delivered by a timer; under
  * 90 % of the judged samples rooted at a thread entry; fewer than 100
- * samples' worth; csprof's own CPU time over 10 % of the run's.  Accuracy
+ * samples' worth; csprof's handler and writer over 10 % of the CPU time.  Accuracy
  * first, precision last: docs/trust.md.
  */
 void trust_judge(const struct trust_run *r, struct trust_verdict *v);
