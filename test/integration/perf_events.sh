@@ -105,6 +105,8 @@ if [ "$(id -u)" = 0 ] || [ "$level" -le 1 ]; then
         'BEGIN { a = k / t; b = s / (u + s); d = a - b; if (d < 0) d = -d; exit !(t > 0 && d <= 0.10) }'
     check "the database's trust report: no CPU time left in the kernel without a context" \
         [ "$(ledger dbkt CPUTIME unplaced)" = 0 ]
+    check "each thread's tree agrees with its counters (one sample counted once, [kernel] or not)" \
+        [ "$(xp dbkt "string(//Trust/Threads/@mismatched)")" = 0 ]
     check "no thread reported without samples or blocked" \
         sh -c '! grep -Eq "got no sample|[1-9][0-9]* ended with the sampling signal blocked" kt.err'
 else

@@ -409,6 +409,24 @@ EOF
     ieq "$(xp "$W/db" "string(//Trust/@verdict)")" doubtful "verdict with a mismatched thread"
     has "$W/out" "trust: DOUBTFUL: 1 thread record(s) whose calling-context tree disagrees"
     ieq "$(xp "$W/db" "string(//Trust/Threads/@mismatched)")" 1 "mismatched threads"
+    # e: counters that claim more than was measured (a bug): a negative rest, never clamped
+    spec "$W/s5" 100 104 100000000
+    cat >>"$W/s5" <<EOF
+path main a = 15 150000000
+stat samples.recorded 15
+stat event.CPUTIME.samples 15
+stat event.CPUTIME.measured 100000000
+stat event.CPUTIME.recorded 150000000
+stat event.CPUTIME.kernel 0
+stat event.CPUTIME.dropped 0
+stat event.CPUTIME.unplaced 0
+stat event.CPUTIME.tail 0
+EOF
+    gen "$W/s5" "$W/e.cspm"
+    run_prof -o "$W/dbe" "$W/e.cspm"
+    expect_rc 0 "trust: an over-claim"
+    ieq "$(xp "$W/dbe" "string(//Trust/Ledger[@event='CPUTIME']/@unexplained)")" -50000000 "a negative rest"
+    ieq "$(xp "$W/dbe" "string(//Trust/@reason)")" "CPUTIME's counters account for 50.0% more than it measured" "the over-claim's verdict"
     # every part, summed over the threads (ns): the parts add up to what was measured
     L="//Trust/Ledger[@event='CPUTIME']"
     ieq "$(xp "$W/db" "string($L/@measured)")" 1900000000 "measured"
