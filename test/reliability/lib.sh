@@ -13,6 +13,7 @@
 #   REL_PIN    taskset CPU list for every run (empty: no pinning)
 #   REL_LOAD   number of background CPU hogs while the script runs (default 0)
 #   REL_KEEP   1: keep the work directory and print its path
+#   REL_QUIET  0: rel_prof runs csrun without -q (its report on stderr, TAG.err)
 # A script may set the array rel_launcher (e.g. (mpirun -np 2)): rel_prof
 # then runs `LAUNCHER... csrun ...`, csrun inside the launcher.
 # Hang rule (reliability.md C.0): a profiled run taking longer than
@@ -23,6 +24,11 @@
 # of profiled runs (rel_prof calls) and how many of them failed a check (a
 # check fails the most recent rel_prof run; checks before the first run
 # count only in "N failed").  stress.sh adds these lines up.
+# A part of a scenario that cannot run here (a compiler, a tool or a privilege
+# missing) is announced by rel_skip_part ("SKIP: reason"); finish then exits
+# 77 (skipped) instead of 0.  CMakeLists.txt registers such parts as tests of
+# their own (a variable of the script selects the part), so that ctest shows
+# each one skipped, never passed.
 rel_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 if [ -z "${CSPROF_BIN:-}" ]; then
     echo "SKIP: CSPROF_BIN not set (run through ctest or stress.sh)"
@@ -38,6 +44,7 @@ rmdir "$work" && work=$(mktemp -d /tmp/csprof-rel.XXXXXX) && cd "$work" || exit 
 : "${REL_LOAD:=0}"
 : "${REL_GRACE:=5}"
 : "${REL_KEEP:=0}"
+: "${REL_QUIET:=1}"
 rel_ev=${REL_EVENT%%@*} # the event's name, for database queries (CPUTIME)
 ulimit -c 0 # a crash is seen in the exit status; no core files in the work dir
 
@@ -47,6 +54,7 @@ rel_run_bad=0     # 1 when the current profiled run has failed a check
 rel_base_wall=""  # longest baseline wall time so far, in seconds
 rel_load_pids=""
 rel_launcher=()   # words put before csrun by rel_prof (an MPI launcher)
+rel_parts_skipped=0 # parts of the scenario that could not run here (rel_skip_part)
 
 rel_cleanup() {
     rel_load_stop
@@ -79,11 +87,16 @@ rel_close_run() {
 }
 
 # finish: print "runs: N, failed: M" and "N passed, N failed"; exit 0 when
-# every check passed, 1 otherwise.
+# every check passed, 1 otherwise -- or 77 (skipped) when every check passed
+# but a part of the scenario could not run (rel_skip_part).
 finish() {
     rel_close_run
     echo "runs: $rel_runs_made, failed: $rel_runs_failed"
     echo "$passed passed, $failed failed"
+    if [ "$failed" -eq 0 ] && [ "$rel_parts_skipped" -gt 0 ]; then
+        echo "$rel_parts_skipped part(s) skipped"
+        exit 77
+    fi
     [ "$failed" -eq 0 ]
     exit $?
 }
@@ -92,6 +105,13 @@ finish() {
 rel_skip() {
     echo "SKIP: $*"
     exit 77
+}
+
+# rel_skip_part REASON: a part of the scenario cannot run here: print
+# "SKIP: REASON" and go on; finish exits 77 unless a check failed.
+rel_skip_part() {
+    echo "SKIP: $*"
+    rel_parts_skipped=$((rel_parts_skipped + 1))
 }
 
 # rel_runs DEFAULT: the number of profiled repetitions, REL_RUNS or DEFAULT.
@@ -173,20 +193,22 @@ rel_thread_states() {
 }
 
 # rel_prof TAG OUTDIR CMD...: one profiled run, `csrun -q -e $REL_EVENT -o
-# OUTDIR CMD...` (OUTDIR is emptied first), pinned as configured, under the
-# hang limit.  Writes TAG.out (stdout), TAG.err (stderr, kept apart), TAG.rc,
-# TAG.wall, and TAG.threads for a run that reaches the limit (rel_thread_states).
+# OUTDIR CMD...` (without -q when REL_QUIET=0; OUTDIR is emptied first),
+# pinned as configured, under the hang limit.  Writes TAG.out (stdout),
+# TAG.err (stderr, kept apart), TAG.rc, TAG.wall, and TAG.threads for a run
+# that reaches the limit (rel_thread_states).
 # A run that hits the limit is killed, reported as a failed check
 # "hang" (TAG.hang exists) and rel_prof returns 2; otherwise 0.
 rel_prof() {
-    local tag=$1 dir=$2 limit t0 t1 rc pid watcher i
+    local tag=$1 dir=$2 limit t0 t1 rc pid watcher i quiet=(-q)
     shift 2
+    [ "$REL_QUIET" = 0 ] && quiet=()
     rel_close_run
     rel_runs_made=$((rel_runs_made + 1))
     rm -rf "$dir" "$tag.hang"
     limit=$(rel_hang_limit)
     t0=$(rel_now)
-    rel_pinned timeout -k "$REL_GRACE" "$limit" "${rel_launcher[@]}" csrun -q -e "$REL_EVENT" -o "$dir" "$@" \
+    rel_pinned timeout -k "$REL_GRACE" "$limit" "${rel_launcher[@]}" csrun "${quiet[@]}" -e "$REL_EVENT" -o "$dir" "$@" \
         > "$tag.out" 2> "$tag.err" < /dev/null &
     pid=$!
     # Two seconds before the limit, record the state of every thread of the run (TAG.threads),
@@ -361,6 +383,87 @@ rel_samples_total() {
         END { print n + 0 }' "$1.txt"
 }
 
+# rel_records WHERE: split the profile file WHERE, or every profile file in
+# directory WHERE, into one text dump per thread record -- the record
+# csprof-prof reads for each thread: its last -- and print one line per record:
+#   REC INDEX CPU_NS RECORDED TREE PERIOD_NS DROPPED EVENT_SAMPLES BLOCKED CHECKPOINT
+# REC names the record for rel_samples_in, rel_samples_total and rel_content
+# (REC.txt is its dump, REC itself does not exist); INDEX the thread index;
+# CPU_NS the thread's CPU time when the record was written; RECORDED its
+# samples.recorded counter; TREE the samples in its calling-context tree;
+# PERIOD_NS the first event's period; DROPPED the sum of its samples.dropped.*
+# counters; EVENT_SAMPLES the sum of its event.NAME.samples counters ("-"
+# when it has none); BLOCKED its thread.sampling_blocked ("?" when absent);
+# CHECKPOINT 1 for a checkpoint (the process ended before the thread's final
+# record), else 0.
+rel_records() {
+    local f files
+    if [ -d "$1" ]; then files=("$1"/*.cspm); else files=("$1"); fi
+    for f in "${files[@]}"; do
+        [ -e "$f" ] || continue
+        [ -s "$f.txt" ] || csprof-prof --dump "$f" > "$f.txt" 2> /dev/null
+        awk -v pre="$f.r" '
+            function val(k,   i) { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
+            function flush() {
+                if (n == 0) return
+                close(out)
+                # %.0f: mawk prints a number above 2^31 as 2.1e+09 otherwise
+                printf "%s %s %.0f %.0f %.0f %.0f %.0f %s %s %d\n", pre n, idx, cpu, rec, tree, per, drop,
+                    evs == "" ? "-" : sprintf("%.0f", evs), blk == "" ? "?" : blk, ck
+            }
+            $1 == "file" {
+                flush(); n++; out = pre n ".txt"
+                idx = "?"; cpu = 0; rec = 0; tree = 0; per = 0; drop = 0; evs = ""; blk = ""; ck = 0
+            }
+            n == 0 { next }
+            { print > out }
+            $1 == "header" { idx = val("thread_index"); cpu = val("cpu_ns") }
+            $1 == "event" && val("index") == "0" { per = val("period") }
+            $1 == "node" { tree += val("samples") }
+            $1 == "stat" {
+                name = val("name"); gsub(/"/, "", name); v = val("value")
+                if (name == "samples.recorded") rec = v
+                else if (name ~ /^samples\.dropped\./) drop += v
+                else if (name ~ /^event\..*\.samples$/) evs = evs + v
+                else if (name == "thread.sampling_blocked") blk = v
+            }
+            $1 == "record" { ck = val("checkpoint") }
+            END { flush() }' "$f.txt"
+    done
+}
+
+# rel_content TAG FRAC BIN FUNC ANCESTOR SHARE LINE...: the checks of one
+# thread's profile content, LINE being the words of one rel_records line:
+#  - its calling-context tree holds exactly the samples it counted
+#    (TREE = RECORDED = EVENT_SAMPLES, the last where the record has it: no
+#    sample counted but lost);
+#  - TREE >= FRAC x CPU_NS / PERIOD_NS, FRAC of the samples its CPU time is
+#    worth (FRAC "-": not checked);
+#  - at least SHARE of TREE lie in FUNC of BIN (its frame or below), and with
+#    ANCESTOR (not empty) only those below a frame of ANCESTOR (FUNC "-": not
+#    checked).
+# Each is one check named "TAG, thread INDEX: ...".
+rel_content() {
+    local tag=$1 frac=$2 bin=$3 fn=$4 anc=$5 share=$6 rec idx cpu recd tree per _drop evs in what
+    shift 6
+    rec=$1 idx=$2 cpu=$3 recd=$4 tree=$5 per=$6 _drop=$7 evs=$8
+    check "$tag, thread $idx: the tree holds every sample counted (tree $tree, samples.recorded $recd, event samples $evs)" \
+        awk -v t="$tree" -v r="$recd" -v e="$evs" 'BEGIN { exit !(t == r && (e == "-" || r == e)) }'
+    if [ "$frac" != - ]; then
+        check "$tag, thread $idx: $tree samples >= $frac x $(awk -v c="$cpu" -v p="$per" \
+            'BEGIN { printf "%.1f", (p > 0 ? c / p : 0) }') (its $(awk -v c="$cpu" \
+            'BEGIN { printf "%.3f", c / 1e9 }') s of CPU time / the period)" \
+            awk -v t="$tree" -v c="$cpu" -v p="$per" -v f="$frac" 'BEGIN { exit !(p > 0 && c > 0 && t >= f * c / p) }'
+    fi
+    if [ "$fn" != - ]; then
+        in=$(rel_samples_in "$rec" "$bin" "$fn" "$anc")
+        what=$fn
+        [ -n "$anc" ] && what="$fn under $anc"
+        check "$tag, thread $idx: >= $share of its samples in $what ($in of $tree)" \
+            rel_ratio_ge "$in" "$tree" "$share"
+    fi
+}
+
 # rel_samples_nomodule PROFILE: the samples whose sampled address (leaf) is
 # in no module (generated code, for instance); not the [kernel] leaves (module
 # none at offset 0xffffffffffffff00: time in the kernel below a call site).
@@ -386,14 +489,40 @@ rel_samples_repeated() {
 
 # rel_sym_range BINARY FUNC: "0xSTART 0xSIZE" of FUNC in BINARY's symbol
 # table, and of its compiler-made parts and clones (FUNC.constprop.0,
-# FUNC.cold...), all on one line (empty if FUNC is empty or not found).
+# FUNC.cold...), all on one line (empty if FUNC is empty or not found).  A
+# C++ function may be named as written (burn, worker, Ns::f) instead of
+# mangled: the demangled names are searched when the mangled ones hold no FUNC.
 rel_sym_range() {
     [ -n "$2" ] || return 0
-    local cache
+    local cache r
     cache="$work/.nm.$(basename "$1")"
     [ -s "$cache" ] || nm -S --defined-only "$1" > "$cache" 2> /dev/null
-    awk -v f="$2" 'NF == 4 && ($4 == f || index($4, f ".") == 1) { r = r " 0x" $1 " 0x" $2 }
-        END { print substr(r, 2) }' "$cache"
+    r=$(awk -v f="$2" 'NF == 4 && ($4 == f || index($4, f ".") == 1) { r = r " 0x" $1 " 0x" $2 }
+        END { print substr(r, 2) }' "$cache")
+    if [ -z "$r" ]; then
+        # A C++ name, not found mangled: match the demangled name without its
+        # parameters and clone suffixes, with or without its scopes (worker,
+        # Ns::worker, (anonymous namespace)::worker).
+        [ -s "$cache.C" ] || nm -S -C --defined-only "$1" > "$cache.C" 2> /dev/null
+        r=$(awk -v f="$2" '
+            function base(s,   i, d) {
+                while (sub(/ \[clone [^]]*\]$/, "", s)) { }
+                if (substr(s, length(s)) != ")") return s
+                d = 0
+                for (i = length(s); i > 0; i--) {
+                    if (substr(s, i, 1) == ")") d++
+                    else if (substr(s, i, 1) == "(" && --d == 0) return substr(s, 1, i - 1)
+                }
+                return s
+            }
+            NF >= 4 && $2 ~ /^[0-9a-f]+$/ {
+                name = $0; sub(/^[^ ]+ [^ ]+ [^ ]+ /, "", name); b = base(name)
+                if (b == f || (length(b) > length(f) + 2 && substr(b, length(b) - length(f) - 1) == "::" f))
+                    r = r " 0x" $1 " 0x" $2
+            }
+            END { print substr(r, 2) }' "$cache.C")
+    fi
+    echo "$r"
 }
 
 # rel_load_start [N]: start N (default REL_LOAD) background CPU hogs, pinned

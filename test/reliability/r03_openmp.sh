@@ -15,9 +15,11 @@
 # procedures holding the regions' call sites, the tasks' work below their
 # creation site, the nested region below both call sites, and the runtime's
 # time is named (csprof_omp_barrier, csprof_omp_idle, its exported names).
-# Output and exit status are the baseline's.  Skipped (77) when the
-# compiler or its OpenMP runtime is missing.  REL_OMP_LANGS picks the
-# variants (default: c fortran clang clang-noompt).
+# Output and exit status are the baseline's.  REL_OMP_LANGS picks the
+# parts (default: c fortran clang clang-noompt); ctest runs each as a test
+# of its own (rel_03_openmp: c, rel_03_openmp_fortran, rel_03_openmp_clang,
+# rel_03_openmp_clang_noompt), skipped (77) when its compiler or OpenMP
+# runtime is missing.
 . "$(dirname "$0")/lib.sh"
 runs=$(rel_runs 1)
 export OMP_NUM_THREADS=8
@@ -89,33 +91,38 @@ merged() {
         rel_ratio_ge "$(awk -v a="$tot" -v b="$rtx" 'BEGIN { print a - b }')" "$tot" 0.90
 }
 
+# clang_omp: whether clang can build an OpenMP program (LLVM's libomp, libomp-dev).
+clang_omp() {
+    command -v clang > /dev/null &&
+        echo 'int main(void){return 0;}' | clang -fopenmp -x c -o /dev/null - 2> /dev/null
+}
+
 for lang in ${REL_OMP_LANGS:-c fortran clang clang-noompt}; do
     unset CSPROF_OMPT
     if [ $lang = c ]; then
-        command -v gcc > /dev/null || { echo "no gcc: C part skipped"; continue; }
+        command -v gcc > /dev/null || { rel_skip_part "no gcc: the C part cannot run"; continue; }
         rel_build omp_c gcc "-fopenmp -I$rel_dir/programs" omp_nest.c
         bin=./omp_c fn=region_work
-    elif [ $lang = clang-noompt ]; then
-        # The same without OMPT: creation contexts from the overrides alone.
-        [ -x ./omp_clang ] || continue
-        export CSPROF_OMPT=0
-        bin=./omp_clang fn=region_work
-    elif [ $lang = clang ]; then
+    elif [ $lang = clang ] || [ $lang = clang-noompt ]; then
         # LLVM's libomp (libomp-dev): regions through __kmpc_fork_call.
-        if ! command -v clang > /dev/null ||
-            ! echo 'int main(void){return 0;}' | clang -fopenmp -x c -o /dev/null - 2> /dev/null; then
-            echo "no clang with libomp: clang part skipped"
+        if ! clang_omp; then
+            rel_skip_part "no clang with libomp (Debian: clang libomp-dev): the $lang part cannot run"
             continue
         fi
-        rel_build omp_clang clang "-fopenmp -I$rel_dir/programs" omp_nest.c
+        [ -x ./omp_clang ] || rel_build omp_clang clang "-fopenmp -I$rel_dir/programs" omp_nest.c
         bin=./omp_clang fn=region_work
-    else
+        # clang-noompt: the same without OMPT, creation contexts from the overrides alone.
+        [ $lang = clang-noompt ] && export CSPROF_OMPT=0
+    elif [ $lang = fortran ]; then
         if ! command -v gfortran > /dev/null; then
-            echo "no gfortran: Fortran part skipped"
+            rel_skip_part "no gfortran (Debian: gfortran): the Fortran part cannot run"
             continue
         fi
         rel_build omp_f gfortran "-fopenmp -fno-inline" omp_nest.f90
         bin=./omp_f fn=__omp_nest_mod_MOD_region_work
+    else
+        check "REL_OMP_LANGS: '$lang' is one of c fortran clang clang-noompt" false
+        continue
     fi
     rel_plain $lang.base $bin 5
     check "$lang baseline exits 0" [ "$(cat $lang.base.rc)" -eq 0 ]
@@ -129,5 +136,4 @@ for lang in ${REL_OMP_LANGS:-c fortran clang clang-noompt}; do
         merged "$lang run $r" $lang.$r.m
     done
 done
-[ "$passed" -gt 0 ] || rel_skip "neither gcc nor gfortran with OpenMP"
 finish

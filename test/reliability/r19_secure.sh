@@ -9,7 +9,11 @@
 # mode honours) -- the constructor sees AT_SECURE and stays inactive.  The
 # privileged process must create no file in the (world-writable) output
 # directory.  Needs root (to make copies owned by a test user) and the user
-# "nobody"; the capability cases need setcap (libcap2-bin).
+# "nobody"; the capability cases need setcap (libcap2-bin), setpriv and a
+# file system with security.* extended attributes.  REL_SECURE_PARTS picks
+# the parts (default: setid caps); ctest runs each as a test of its own
+# (rel_19_secure: setuid and setgid, rel_19_secure_caps: file capabilities),
+# skipped (77) when it cannot run here.
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" -eq 0 ] || rel_skip "needs root to create setuid/setgid copies owned by another user"
@@ -64,32 +68,40 @@ linked_case() {
         [ -z "$(ls -A pub/$name.linked)" ]
 }
 
-cp plain suid && chown nobody suid && chmod 4755 suid
-cp linked suid_linked && chown nobody suid_linked && chmod 4755 suid_linked
-secure_case setuid "" "is setuid" suid
-linked_case setuid "" suid_linked
+for part in ${REL_SECURE_PARTS:-setid caps}; do
+    case $part in
+    setid)
+        cp plain suid && chown nobody suid && chmod 4755 suid
+        cp linked suid_linked && chown nobody suid_linked && chmod 4755 suid_linked
+        secure_case setuid "" "is setuid" suid
+        linked_case setuid "" suid_linked
 
-cp plain sgid && chgrp "$grp" sgid && chmod 2755 sgid
-cp linked sgid_linked && chgrp "$grp" sgid_linked && chmod 2755 sgid_linked
-secure_case setgid "" "is setgid" sgid
-linked_case setgid "" sgid_linked
+        cp plain sgid && chgrp "$grp" sgid && chmod 2755 sgid
+        cp linked sgid_linked && chgrp "$grp" sgid_linked && chmod 2755 sgid_linked
+        secure_case setgid "" "is setgid" sgid
+        linked_case setgid "" sgid_linked
 
-# A setuid program owned by the user running csrun is not secure mode: profiled.
-cp plain ownsuid && chmod 4755 ownsuid
-csrun -q -o pub/ownsuid ./ownsuid 2 > /dev/null 2>&1
-check "setuid to oneself is profiled (no secure mode)" sh -c 'ls pub/ownsuid/*.cspm > /dev/null 2>&1'
-
-if command -v setcap > /dev/null && command -v setpriv > /dev/null; then
-    cp plain caps && setcap cap_net_raw+ep caps
-    cp linked caps_linked && setcap cap_net_raw+ep caps_linked
-    if [ -n "$(getcap caps 2> /dev/null)" ]; then
+        # A setuid program owned by the user running csrun is not secure mode: profiled.
+        cp plain ownsuid && chmod 4755 ownsuid
+        csrun -q -o pub/ownsuid ./ownsuid 2 > /dev/null 2>&1
+        check "setuid to oneself is profiled (no secure mode)" sh -c 'ls pub/ownsuid/*.cspm > /dev/null 2>&1'
+        ;;
+    caps)
+        if ! command -v setcap > /dev/null || ! command -v setpriv > /dev/null; then
+            rel_skip_part "capabilities: setcap (Debian: libcap2-bin) or setpriv not installed"
+            continue
+        fi
+        cp plain caps && setcap cap_net_raw+ep caps
+        cp linked caps_linked && setcap cap_net_raw+ep caps_linked
+        if [ -z "$(getcap caps 2> /dev/null)" ]; then
+            rel_skip_part "capabilities: setcap did not take on this file system (no security.* xattrs)"
+            continue
+        fi
         # Root gains no capability from the file (no secure mode): run as nobody.
         secure_case caps nobody "file capabilities" caps
         linked_case caps nobody caps_linked
-    else
-        echo "SKIPPED PART: setcap did not take on this file system (no security.* xattrs)"
-    fi
-else
-    echo "SKIPPED PART: capabilities (setcap from libcap2-bin, or setpriv, not installed)"
-fi
+        ;;
+    *) check "REL_SECURE_PARTS: '$part' is one of setid caps" false ;;
+    esac
+done
 finish

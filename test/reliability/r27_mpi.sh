@@ -14,7 +14,9 @@
 # ranks.  The whole suite runs with Open MPI (mpicc.openmpi, mpirun.openmpi:
 # Debian's default) and again with MPICH (mpicc.mpich, mpirun.mpich: Debian's
 # mpich and libmpich-dev, installed beside Open MPI at a lower alternatives
-# priority) when it is installed.  Skipped (77) when no MPI is installed.
+# priority).  REL_MPI_IMPLS picks the implementations (default: openmpi
+# mpich); ctest runs each as a test of its own (rel_27_mpi: openmpi,
+# rel_27_mpi_mpich), skipped (77) when that MPI is not installed.
 . "$(dirname "$0")/lib.sh"
 runs=$(rel_runs 1)
 
@@ -129,19 +131,19 @@ suite() {
     check "$m: csrun $run: both ranks profiled ($n rank files)" [ "$n" -eq 2 ]
 }
 
-ran=0
-if command -v mpicc.openmpi > /dev/null && command -v mpirun.openmpi > /dev/null; then
-    suite openmpi mpicc.openmpi mpirun.openmpi
-    ran=1
-else
-    echo "Open MPI not installed (Debian: openmpi-bin libopenmpi-dev): its suite skipped"
-fi
-if command -v mpicc.mpich > /dev/null && command -v mpirun.mpich > /dev/null; then
-    suite mpich mpicc.mpich mpirun.mpich
-    ran=1
-else
-    echo "MPICH not installed (Debian: mpich libmpich-dev): its suite skipped"
-fi
-[ $ran -eq 1 ] || rel_skip "no MPI installed (Debian: openmpi-bin libopenmpi-dev, mpich libmpich-dev)"
-
+for impl in ${REL_MPI_IMPLS:-openmpi mpich}; do
+    case $impl in
+    openmpi) pkgs="openmpi-bin libopenmpi-dev" ;;
+    mpich) pkgs="mpich libmpich-dev" ;;
+    *)
+        check "REL_MPI_IMPLS: '$impl' is one of openmpi mpich" false
+        continue
+        ;;
+    esac
+    if command -v mpicc.$impl > /dev/null && command -v mpirun.$impl > /dev/null; then
+        suite $impl mpicc.$impl mpirun.$impl
+    else
+        rel_skip_part "$impl not installed (Debian: $pkgs): its suite cannot run"
+    fi
+done
 finish

@@ -7,6 +7,8 @@
  *   fork    fork a child that burns 0.2 CPU-seconds and exits 0 (waited for)
  *   dlopen  dlopen libm and call cos through it
  *   _exit   _exit(5) before main
+ *   thread_exit  create a thread that burns 0.3 CPU-seconds and then calls
+ *           _exit(5) (while main works or waits in early_wait)
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -32,6 +34,14 @@ early_worker(void *arg)
     return NULL;
 }
 
+static void *
+early_exit_worker(void *arg)
+{
+    (void)arg;
+    burn(0.3);
+    _exit(5);
+}
+
 __attribute__((constructor)) static void
 early_init(void)
 {
@@ -41,6 +51,8 @@ early_init(void)
         return;
     if (strcmp(what, "thread") == 0) {
         have_thread = pthread_create(&early_thread, NULL, early_worker, NULL) == 0;
+    } else if (strcmp(what, "thread_exit") == 0) {
+        have_thread = pthread_create(&early_thread, NULL, early_exit_worker, NULL) == 0;
     } else if (strcmp(what, "fork") == 0) {
         pid_t pid = fork();
         int status;

@@ -28,7 +28,7 @@ fail(const char *call)
     exit(3);
 }
 
-static void
+__attribute__((noinline)) static void
 burn(int n)
 {
     for (int i = 0; i < n; i++)
