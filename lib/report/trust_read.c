@@ -184,5 +184,17 @@ rpt_db_trust(const struct rpt_db *db, struct trust_run *r, struct trust_verdict 
             r->notable[r->nnotable++].weight = 1;
         }
     }
+    /* A notable thread's event has the period and unit of the run's ledger of that event. */
+    for (size_t k = 0; k < r->nnotable; k++) {
+        struct trust_event *te = &r->notable[k].t.ev[0];
+
+        for (uint32_t j = 0; r->notable[k].t.nevents > 0 && j < r->nevents; j++)
+            if (strcmp(r->ev[j].name, te->name) == 0) {
+                te->period = r->ev[j].period;
+                te->kind = r->ev[j].kind;
+                memcpy(te->unit, r->ev[j].unit, sizeof(te->unit));
+                break;
+            }
+    }
     return RPT_OK;
 }

@@ -852,10 +852,19 @@ trust_print_json(FILE *out, const struct trust_run *r, const struct trust_verdic
         json_str(out, t->command);
         fprintf(out,
                 ", \"cpu_ns\": %" PRIu64 ", \"samples\": %" PRIu64 ", \"blocked\": %s, "
-                "\"fallback\": %s, \"checkpoint\": %s, \"mismatch\": %s}",
+                "\"fallback\": %s, \"checkpoint\": %s, \"mismatch\": %s",
                 t->cpu_ns, t->samples, t->blocked ? "true" : "false",
                 t->fallback ? "true" : "false", t->checkpoint ? "true" : "false",
                 t->mismatch ? "true" : "false");
+        if (t->nevents > 0 && t->ev[0].has_ledger) {
+            fprintf(out, ", \"event\": ");
+            json_str(out, t->ev[0].name);
+            fprintf(out,
+                    ", \"undelivered\": %" PRIu64 ", \"blocked_value\": %" PRIu64
+                    ", \"unexplained\": %" PRId64,
+                    t->ev[0].l.undelivered, t->ev[0].l.blocked, t->ev[0].l.unexplained);
+        }
+        fprintf(out, "}");
     }
     fprintf(out, "]}\n");
 }

@@ -791,21 +791,284 @@
       ins.map(function (x) { return [String(x.thread), String(x.rank), String(x.pid), String(x.tid), valOf.has(x.thread) ? valOf.get(x.thread).toPrecision(4) : '', String(x.samples), x.cpuNs >= 0 ? (x.cpuNs / 1e9).toFixed(4) : '', x.path]; }), 7);
   }
 
+  // --------------------------------------------------------------- quality
+
+  // The trust report: experiment.xml's Summary/Trust (share/schemas/
+  // experiment.dtd; docs/trust.md), shown in the words and with the numbers
+  // of `csprof-report --view quality` (lib/trust/trust.c trust_print), so
+  // that the report and the page read alike.  The Summary element's raw
+  // attributes stay below it, collapsed, for experts.
+
+  // The ledger's parts (data-ledger-part: the names of csprof-report's JSON).
+  const LEDGER_PARTS = [
+    ['measured', 'measured'],
+    ['recorded', 'recorded'],
+    ['kernel', 'of it in the kernel'],
+    ['dropped', 'dropped'],
+    ['unplaced', 'in the kernel without a calling context'],
+    ['tail', 'after the last period'],
+    ['uncounted', 'not counted by the task clock'],
+    ['undelivered', 'not delivered'],
+    ['blocked', 'in blocked threads'],
+    ['unexplained', 'not explained']];
+  // samples.dropped.REASON (docs/trust.md "Why a sample is dropped")
+  const DROP_MEANING = {
+    reentered: 'the signal arrived while csprof\'s own code ran on the thread',
+    no_thread: 'on a thread csprof has no state for (created by a raw clone)',
+    stopped: 'after the thread\'s sampling stopped (exit, exec, writing the profile)',
+    no_memory: 'the thread\'s memory limit for its tree was reached: raise CSPROF_MEMORY_LIMIT',
+    unwind_fault: 'the stack walk touched unmapped memory',
+    no_frames: 'libunwind could not start from the signal context',
+    unknown_source: 'a signal csprof cannot tie to an event',
+    in_trampoline: 'the signal interrupted csprof\'s return trampoline (--no-trampoline removes it)',
+    in_monitor: 'the signal interrupted csprof\'s code outside a sample',
+    debug: 'dropped on purpose (CSPROF_DEBUG_DROP_EVERY)' };
+
+  // printf's "%.Nf": the double's exact value rounded to N decimals, a tie
+  // to even (toFixed rounds a tie up: 0.25 -> "0.3" where C prints "0.2")
+  function cfix(x, n) {
+    const s = x.toFixed(n);
+    if (!isFinite(x) || Math.abs(x) >= 1e21) return s;
+    const ex = Math.abs(x).toFixed(100), dot = ex.indexOf('.');
+    if (!/^50*$/.test(ex.slice(dot + 1 + n))) return s;
+    const kept = n ? ex.slice(0, dot + 1 + n) : ex.slice(0, dot);
+    if (Number(kept[kept.length - 1]) % 2 === 1) return s; // up to even: as toFixed
+    return (x < 0 ? '-' : '') + kept;
+  }
+  function cpct(part, whole) { return whole > 0 ? 100 * part / whole : 0; }
+  function num0(a, k) { const v = a[k]; return v === undefined ? 0 : Number(v); }
+  // lib/trust's kinds of events
+  function trustKind(l) { return l.event === 'CPUTIME' ? 'cpu' : l.event === 'REALTIME' ? 'wall' : l.unit === 'bytes' ? 'bytes' : 'count'; }
+  function measureName(l) { const k = trustKind(l); return k === 'cpu' ? 'CPU time' : k === 'wall' ? 'wall time' : 'count'; }
+  function hasLedger(l) { return l.measured !== undefined; }
+  // "2.878 s" or "12345 events": a raw value in the event's display unit
+  function amount(l, v) { return l.unit === 'ns' ? cfix(v / 1e9, 3) + ' s' : cfix(v, 0) + ' ' + l.unit; }
+  function worthOf(l, v) { const p = num0(l, 'period'); return p > 0 ? v / p : 0; }
+
+  // Summary/Trust of data.js summary, or null (a database of an older csprof-prof)
+  function trustOf(summary) {
+    const k = summary.findIndex(function (e) { return e[0] === 'Trust'; });
+    if (k < 0) return null;
+    const d = summary[k][1];
+    const t = { a: summary[k][2], ledgers: [], overhead: {}, threads: {}, paths: null, stops: [], drops: [], notable: [], processes: [] };
+    let top = '';
+    for (let i = k + 1; i < summary.length && summary[i][1] > d; i++) {
+      const name = summary[i][0], depth = summary[i][1], a = summary[i][2];
+      if (depth === d + 1) {
+        top = name;
+        if (name === 'Ledger') t.ledgers.push(a);
+        else if (name === 'Overhead') t.overhead = a;
+        else if (name === 'Threads') t.threads = a;
+        else if (name === 'CallPaths') t.paths = a;
+        else if (name === 'Drop') t.drops.push(a);
+        else if (name === 'Thread') t.notable.push(a);
+        else if (name === 'Process') t.processes.push({ a: a, ledgers: [] });
+      } else if (depth === d + 2) {
+        if (top === 'CallPaths' && name === 'StoppedIn') t.stops.push(a);
+        else if (top === 'Process' && name === 'Ledger') t.processes[t.processes.length - 1].ledgers.push(a);
+      }
+    }
+    return t;
+  }
+  // the run's first time event with a ledger (lib/trust time_event)
+  function timeLedger(t) {
+    return t.ledgers.find(function (l) { return hasLedger(l) && num0(l, 'period') > 0 && (trustKind(l) === 'cpu' || trustKind(l) === 'wall'); }) || null;
+  }
+  function overheadPercent(o) {
+    const cpu = num0(o, 'cpu-ns'), sig = num0(o, 'signals');
+    return cpu === 0 || sig === 0 ? -1 : 100 * (num0(o, 'handler-cpu-ns') + num0(o, 'writer-cpu-ns')) / cpu;
+  }
+  // one line of the text report, [data-trust-line=@what]
+  function trustLine(parent, what, text, cls) {
+    const p = el('p', 'tline' + (cls ? ' ' + cls : ''), text);
+    p.dataset.trustLine = what;
+    parent.appendChild(p);
+    return p;
+  }
+  // "CPUTIME@1000 (perf-task-clock): 2.606 s measured, 2606.4 samples' worth"
+  function ledgerHead(l) {
+    const m = num0(l, 'measured'), p = num0(l, 'period');
+    if (!hasLedger(l)) return l.event + ' (' + l.mechanism + '): ' + l.samples + ' samples';
+    if (p === 0) return l.event + ' (' + l.mechanism + '): ' + amount(l, m) + ' measured, ' + cfix(cpct(num0(l, 'recorded'), m), 1) + '% recorded, ' + cfix(cpct(num0(l, 'dropped'), m), 1) + '% dropped';
+    return l.event + '@' + (trustKind(l) === 'count' ? p : Math.floor(p / 1000)) + ' (' + l.mechanism + '): ' + amount(l, m) + ' measured, ' + cfix(worthOf(l, m), 1) + ' samples\' worth';
+  }
+  // One event's ledger: the heading line, then a table of its parts, each in
+  // the event's display unit, in samples' worth and as a share of measured.
+  function ledgerTable(parent, l, proc) {
+    const head = trustLine(parent, 'ledger', ledgerHead(l));
+    head.dataset.event = l.event;
+    if (!hasLedger(l)) return;
+    const m = num0(l, 'measured'), p = num0(l, 'period');
+    const tb = el('table', 'ledger');
+    tb.dataset.event = l.event;
+    tb.dataset.period = l.period;
+    if (proc !== undefined) tb.dataset.process = proc;
+    const tr = el('tr');
+    for (const h of ['part', l.unit === 'ns' ? 'value (s)' : 'value (' + l.unit + ')', 'samples\' worth', 'share of measured', ''])
+      tr.appendChild(el('th', '', h));
+    tb.appendChild(tr);
+    for (const part of LEDGER_PARTS) {
+      const raw = l[part[0]] === undefined ? '0' : String(l[part[0]]);
+      const v = Number(raw), share = cpct(v, m);
+      const r = el('tr', part[0] === 'kernel' ? 'sub' : part[0] === 'measured' ? 'total' : '');
+      r.dataset.ledgerPart = part[0];
+      r.dataset.event = l.event;
+      r.dataset.period = l.period;
+      r.dataset.value = raw;
+      if (p > 0) r.dataset.samples = String(v / p);
+      const cells = [['part', part[1]], ['value', l.unit === 'ns' ? cfix(v / 1e9, 6) : raw], ['samples', p > 0 ? cfix(v / p, 1) : '-'], ['share', cfix(share, 1) + '%']];
+      for (const c of cells) {
+        const td = el('td', c[0] === 'part' ? '' : 'n', c[1]);
+        td.dataset.col = c[0];
+        r.appendChild(td);
+      }
+      const bt = el('td');
+      bt.dataset.col = 'bar';
+      const bar = el('span', 'bar');
+      const fill = el('span', v < 0 ? 'neg' : part[0] === 'recorded' || part[0] === 'measured' || part[0] === 'kernel' ? 'ok' : 'lost');
+      fill.style.width = Math.min(100, Math.abs(share)).toFixed(1) + '%';
+      bar.appendChild(fill);
+      bt.appendChild(bar);
+      r.appendChild(bt);
+      tb.appendChild(r);
+    }
+    parent.appendChild(tb);
+  }
+  // a table of @data (arrays of text) with header @head ([col, title]); each row
+  // gets the data attributes attrs(k) returns
+  function trustTable(parent, id, head, data, attrs) {
+    const tb = el('table');
+    tb.id = id;
+    const tr = el('tr');
+    for (const h of head) tr.appendChild(el('th', '', h[1]));
+    tb.appendChild(tr);
+    data.forEach(function (d, k) {
+      const r = el('tr');
+      const a = attrs(k);
+      for (const key in a) r.dataset[key] = a[key];
+      head.forEach(function (h, j) { const td = el('td', '', d[j]); td.dataset.col = h[0]; r.appendChild(td); });
+      tb.appendChild(r);
+    });
+    parent.appendChild(tb);
+  }
+  function verdictLines(parent, a, what) {
+    const ok = a.verdict === 'trustworthy';
+    if (ok) trustLine(parent, what, 'trust: trustworthy', 'good');
+    else {
+      trustLine(parent, what, 'trust: DOUBTFUL: ' + (a.reason || ''), 'bad');
+      trustLine(parent, 'advice', 'what to do: ' + (a.advice || ''));
+    }
+    if (ok && a.caveat) trustLine(parent, 'note', 'note: ' + a.caveat);
+  }
+  function renderTrust(p, t) {
+    const box = el('div');
+    box.id = 'trust';
+    p.appendChild(box);
+    box.appendChild(el('h3', '', 'Trust report'));
+    if (!t) {
+      box.dataset.trustVerdict = 'none';
+      trustLine(box, 'verdict', 'no trust report in this database (written by an older csprof-prof)');
+      return false;
+    }
+    box.dataset.trustVerdict = t.a.verdict === 'trustworthy' ? 'trustworthy' : 'doubtful';
+    verdictLines(box, t.a, 'verdict');
+    // the report's second line
+    const te = timeLedger(t), over = overheadPercent(t.overhead);
+    let s = (t.paths ? t.paths.samples : '0') + ' samples';
+    if (te) s += '; ' + cfix(cpct(num0(te, 'recorded'), num0(te, 'measured')), 1) + '% of ' + te.event + '\'s ' + measureName(te) + ' recorded, ' + cfix(cpct(num0(te, 'kernel'), num0(te, 'recorded')), 1) + '% of it in the kernel';
+    if (over >= 0) s += '; csprof\'s handler and writer ' + cfix(over, 2) + '% of the CPU time';
+    trustLine(box, 'summary', s);
+    // where each event's value went
+    box.appendChild(el('h4', '', 'Ledger: where each event\'s value went'));
+    const lg = el('div');
+    lg.id = 'trust-ledgers';
+    box.appendChild(lg);
+    for (const l of t.ledgers) ledgerTable(lg, l);
+    box.appendChild(el('h4', '', 'csprof, threads and call paths'));
+    const o = t.overhead, sig = num0(o, 'signals');
+    if (over >= 0)
+      trustLine(box, 'overhead', 'overhead: csprof\'s handler ' + cfix(num0(o, 'handler-cpu-ns') / 1e6, 3) + ' ms (' + cfix(sig > 0 ? num0(o, 'handler-cpu-ns') / 1e3 / sig : 0, 2) +
+        ' us per signal, timed on a sample of ' + o.signals + ' signals), its writer ' + cfix(num0(o, 'writer-cpu-ns') / 1e6, 3) + ' ms: ' + cfix(over, 2) + '% of ' + cfix(num0(o, 'cpu-ns') / 1e9, 3) + ' CPU-s');
+    const th = t.threads;
+    let ts = 'threads: ' + num0(th, 'threads') + ' in ' + num0(th, 'processes') + ' process(es); ' + num0(th, 'unsampled') + ' with CPU time and no sample, ' + num0(th, 'blocked') +
+      ' ended with the sampling signal blocked, ' + num0(th, 'fallback') + ' on the POSIX-timer fallback';
+    if (num0(th, 'fallback') > 0)
+      ts += ' (no descriptor to spare for the task clock: ' + cfix(num0(th, 'fallback-cpu-ns') / 1e9, 3) + ' CPU-s, ' + cfix(num0(th, 'fallback-recorded') / 1e9, 3) + ' s of it recorded, ' +
+        cfix(num0(th, 'fallback-undelivered') / 1e9, 3) + ' s not delivered: the timer fires at the scheduler tick)';
+    ts += ', ' + num0(th, 'checkpoint') + ' cut off (checkpoint only), ' + num0(th, 'mismatched') + ' whose tree disagrees with its counters';
+    trustLine(box, 'threads', ts);
+    if (t.paths) {
+      const judged = num0(t.paths, 'samples') - num0(t.paths, 'unjudged');
+      let cp = 'call paths: ' + cfix(cpct(num0(t.paths, 'rooted'), judged), 1) + '% of ' + judged + ' samples rooted at a thread entry';
+      t.stops.forEach(function (x, k) { cp += (k === 0 ? '; the others stop in: ' : ', ') + x.module + ' ' + x.samples; });
+      if (num0(t.paths, 'unjudged') > 0) cp += ' (' + t.paths.unjudged + ' samples cannot be judged)';
+      trustLine(box, 'call-paths', cp);
+    }
+    // drops by reason
+    if (t.drops.length) {
+      box.appendChild(el('h4', '', 'Dropped samples, by reason'));
+      const total = t.drops.reduce(function (a, d) { return a + num0(d, 'samples'); }, 0);
+      trustTable(box, 'trust-drops', [['reason', 'reason'], ['samples', 'samples'], ['share', 'share of dropped'], ['meaning', 'meaning (docs/trust.md)']],
+        t.drops.map(function (d) { return ['samples.dropped.' + d.reason, d.samples, cfix(cpct(num0(d, 'samples'), total), 1) + '%', Object.prototype.hasOwnProperty.call(DROP_MEANING, d.reason) ? DROP_MEANING[d.reason] : '']; }),
+        function (k) { return { dropReason: t.drops[k].reason, samples: t.drops[k].samples }; });
+    }
+    // the most doubtful threads (their first event's parts, in samples' worth of its period)
+    if (t.notable.length) {
+      box.appendChild(el('h4', '', 'Notable threads'));
+      trustTable(box, 'trust-threads', [['command', 'thread'], ['pid', 'pid'], ['tid', 'tid'], ['index', '#'], ['cpu', 'CPU-s'], ['samples', 'samples'], ['state', 'state'],
+        ['undelivered', 'not delivered'], ['blocked', 'blocked'], ['unexplained', 'not explained']],
+      t.notable.map(function (x) {
+        const l = t.ledgers.find(function (y) { return y.event === x.event && hasLedger(y); });
+        const w = function (k) { return x[k] === undefined ? '' : l && num0(l, 'period') > 0 ? cfix(worthOf(l, num0(x, k)), 1) + ' samples\' worth' : amount({ unit: l ? l.unit : '' }, num0(x, k)); };
+        const state = [x.blocked === '1' ? 'ended with the sampling signal blocked' : '', x.fallback === '1' ? 'POSIX-timer fallback' : '', x.checkpoint === '1' ? 'cut off (checkpoint only)' : '',
+          x.mismatch === '1' ? 'tree disagrees with its counters (' + x['tree-samples'] + ' samples in the tree)' : ''].filter(Boolean).join(', ');
+        return [x.command, x.pid, x.tid, x['thread-index'], cfix(num0(x, 'cpu-ns') / 1e9, 3), x.samples, state, w('undelivered'), w('blocked-value'), w('unexplained')];
+      }), function (k) { const x = t.notable[k]; return { trustThread: x['thread-index'], pid: x.pid, tid: x.tid, cpuNs: x['cpu-ns'], samples: x.samples }; });
+    }
+    // several processes: each one's verdict, the doubtful ones first, then their ledgers
+    if (t.processes.length) {
+      box.appendChild(el('h4', '', 'Processes'));
+      const ps = t.processes.map(function (x, k) { return { x: x, k: k }; }).sort(function (a, b) {
+        return (a.x.a.verdict === 'trustworthy') - (b.x.a.verdict === 'trustworthy') || a.k - b.k;
+      });
+      trustTable(box, 'trust-processes', [['process', 'process'], ['pid', 'pid'], ['command', 'command'], ['threads', 'threads'], ['cpu', 'CPU-s'], ['samples', 'samples'], ['verdict', 'verdict'], ['why', 'why, and what to do']],
+        ps.map(function (y) {
+          const a = y.x.a, ok = a.verdict === 'trustworthy';
+          return [a.process, a.pid, a.command, a.threads, cfix(num0(a, 'cpu-ns') / 1e9, 3), a.samples, ok ? 'trustworthy' : 'DOUBTFUL', ok ? (a.caveat ? 'note: ' + a.caveat : '') : (a.reason || '') + '; what to do: ' + (a.advice || '')];
+        }), function (k) { const a = ps[k].x.a; return { trustProcess: a.process, pid: a.pid, verdict: a.verdict }; });
+      const det = el('details');
+      det.id = 'trust-process-ledgers';
+      det.appendChild(el('summary', '', 'each process\'s ledger'));
+      for (const y of ps) {
+        det.appendChild(el('h4', '', 'process ' + y.x.a.process + ' (pid ' + y.x.a.pid + ', ' + y.x.a.command + ')'));
+        for (const l of y.x.ledgers) ledgerTable(det, l, y.x.a.process);
+      }
+      box.appendChild(det);
+    }
+    return true;
+  }
+  let rawOpen = false; // the raw dump's <details> stays as the user left it
   function renderQuality() {
     const main = $('main');
     main.textContent = '';
-    const p = el('div', 'panel');
+    const p = el('div', 'panel quality');
     main.appendChild(p);
+    const has = renderTrust(p, trustOf(src.data.summary || []));
+    const det = el('details');
+    det.id = 'quality-raw';
+    det.open = rawOpen || !has;
+    det.addEventListener('toggle', function () { if (has) rawOpen = det.open; });
+    det.appendChild(el('summary', '', 'experiment.xml Summary: every attribute, raw'));
+    p.appendChild(det);
     const t = src.data.totals;
-    p.appendChild(el('h3', '', 'Sample quality'));
-    p.appendChild(el('p', '', 'samples ' + t.samples + ' · rooted ' + (t.rootedPercent >= 0 ? t.rootedPercent.toFixed(1) + '%' : '?') +
+    det.appendChild(el('p', '', 'samples ' + t.samples + ' · rooted ' + (t.rootedPercent >= 0 ? t.rootedPercent.toFixed(1) + '%' : '?') +
       ' · unknown ' + t.unknownSamples + ' · threads ' + t.threads + ' · processes ' + t.processes + ' · CPU ' + (t.cpuSeconds >= 0 ? t.cpuSeconds.toFixed(3) + ' s' : '?')));
-    const data = src.data.summary.map(function (e) {
+    const data = (src.data.summary || []).map(function (e) {
       const a = e[2];
       if (e[0] === 'Stat' && a.n !== undefined) return ['  '.repeat(e[1]) + a.n, String(a.v)];
       return ['  '.repeat(e[1]) + e[0], Object.keys(a).map(function (k) { return k + '=' + a[k]; }).join('  ')];
     });
-    simpleTable(p, [['element', 'element'], ['values', 'values']], data, 0);
+    simpleTable(det, [['element', 'element'], ['values', 'values']], data, 0);
   }
 
   // ------------------------------------------------- load module + offset
