@@ -8,10 +8,23 @@
 #   program takes (400 MiB of fresh pages);
 # - perf::CONTEXT-SWITCHES splits 3:1 between the functions that sleep 600 and 200 times
 #   (or, where perf_event_paranoid forbids kernel-side events, is refused saying so).
+# PERF_PART selects what runs: main (the default: 1-3, 5b, 6), paranoid (4) or kernel (5a);
+# the last two need privileges and are their own ctests, skipped (77) where they cannot run.
 . "$(dirname "$0")/lib.sh"
+part=${PERF_PART:-main}
+level=$(cat /proc/sys/kernel/perf_event_paranoid)
+if [ "$part" = paranoid ] && ! { [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && [ "$level" -ge 2 ]; }; then
+    echo "SKIP: the paranoid refusal needs root (to become an unprivileged user), setpriv and perf_event_paranoid >= 2 (it is $level)"
+    exit 77
+fi
+if [ "$part" = kernel ] && ! { [ "$(id -u)" = 0 ] || [ "$level" -le 1 ]; }; then
+    echo "SKIP: kernel-mode samples need root, CAP_PERFMON or perf_event_paranoid <= 1 (it is $level)"
+    exit 77
+fi
 gcc -O2 -g -o app "$CSPROF_SOURCE/test/programs/perf_sw.c" || { check "compile" false; finish; }
 csprof-struct ./app > app.struct || { check "csprof-struct" false; finish; }
 
+if [ "$part" = main ]; then
 # 1. A hardware counter by PAPI preset.
 csrun -L > list.txt
 check "csrun -L lists the PAPI presets first" sh -c 'grep -m1 -o "PAPI_[A-Z0-9_]*" list.txt | grep -qx PAPI_TOT_CYC'
@@ -67,17 +80,16 @@ else
     check "context switches refused only for perf_event_paranoid, saying so" grep -q "perf_event_paranoid is" err.txt
 fi
 
+fi
 # 4. perf_event_paranoid: as an unprivileged user, a kernel-side event is refused, naming
 # the setting and the value that would allow it.
-level=$(cat /proc/sys/kernel/perf_event_paranoid)
-if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && [ "$level" -ge 2 ]; then
+if [ "$part" = paranoid ]; then
     setpriv --reuid=65534 --regid=65534 --clear-groups csrun -e perf::CONTEXT-SWITCHES@10 true 2> err.txt; rc=$?
     cat err.txt
     check "unprivileged perf::CONTEXT-SWITCHES refused with exit 2 (got $rc)" [ "$rc" -eq 2 ]
     check "the message names perf_event_paranoid and the value that allows it" \
         grep -q "perf_event_paranoid is $level, counting an event that happens in the kernel needs 1 or less" err.txt
-else
-    echo "not checked here: the paranoid refusal needs root (to become an unprivileged user) and perf_event_paranoid >= 2 (it is $level)"
+    finish
 fi
 # 5. CPU time spent in the kernel (docs/trust.md): read_zero() spends ~0.6 CPU-seconds, nearly
 # all in read(2).  The independent reference: the same run without csprof, its user and system
@@ -88,7 +100,7 @@ echo "reference without csprof: $ref_user s user, $ref_sys s system"
 # (a) Where the kernel lets the task clock sample kernel mode (root, CAP_PERFMON or
 # perf_event_paranoid <= 1), a period that ends in read(2) is a sample of its own, charged to
 # [kernel] below the read call inside read_zero -- never to the user code that runs next.
-if [ "$(id -u)" = 0 ] || [ "$level" -le 1 ]; then
+if [ "$part" = kernel ]; then
     csrun -e CPUTIME@1000 -o kt ./app kernel 2> kt.err; rc=$?
     cat kt.err
     check "csrun -e CPUTIME@1000 ./app kernel exits 0 (got $rc)" [ "$rc" -eq 0 ]
@@ -109,8 +121,7 @@ if [ "$(id -u)" = 0 ] || [ "$level" -le 1 ]; then
         [ "$(xp dbkt "string(//Trust/Threads/@mismatched)")" = 0 ]
     check "no thread reported without samples or blocked" \
         sh -c '! grep -Eq "got no sample|[1-9][0-9]* ended with the sampling signal blocked" kt.err'
-else
-    echo "not checked here: kernel-mode samples need root, CAP_PERFMON or perf_event_paranoid <= 1 (it is $level)"
+    finish
 fi
 # (b) User mode only (CSPROF_KERNEL_TIME=0, as where perf_event_paranoid is 2 for a user):
 # the kernel's periods are counted as time without a calling context, the tree holds the
@@ -125,8 +136,8 @@ tot=$(xp dbku "string(//EventTotal[@event='CPUTIME']/@v)")
 echo "user mode only: $unp ns unplaced of $meas ns measured; the tree holds $tot s"
 check "the kernel's periods are counted as unplaced (>= 70 % of the run's CPU time)" \
     awk -v u="$unp" -v m="$meas" 'BEGIN { exit !(m > 0 && u >= 0.7 * m) }'
-check "the tree holds about the user time (<= 3 x the reference's user time + 20 ms: $tot s)" \
-    awk -v t="$tot" -v u="$ref_user" 'BEGIN { exit !(t <= 3 * u + 0.02) }'
+check "the tree holds the user time only (<= 25 % of the CPU time, the reference's user share being $ref_user of $ref_user + $ref_sys s: $tot s)" \
+    awk -v t="$tot" -v m="$meas" 'BEGIN { exit !(m > 0 && t * 1e9 <= 0.25 * m) }'
 check "no [kernel] frame without kernel-mode samples" [ "$(proc_ids dbku '[kernel]')" = "" ]
 check "the trust report says the kernel time is in no context" \
     grep -q "^trust: DOUBTFUL: [0-9.]*% of the CPU time was in the kernel, where the task clock samples" ku.prof
@@ -148,8 +159,10 @@ for mode in kernel user; do
         awk -v n="${n:-0}" -v s="$s" 'BEGIN { r = n / (n + s); exit !(r >= 0.095 && r <= 0.105) }'
     check "$mode mode: the ledger's dropped part is a tenth of the CPU time (9-11 %)" \
         awk -v d="$d" -v m="$m" 'BEGIN { exit !(m > 0 && d >= 0.09 * m && d <= 0.11 * m) }'
-    check "$mode mode: the drops are not read as kernel time (unplaced <= 2 %)" \
-        awk -v u="$u" -v m="$m" 'BEGIN { exit !(u <= 0.02 * m) }'
+    # (Figure 1's own kernel time under csprof -- page faults, the signals' delivery -- is
+    # 1-3 % here; the tenth of its time that was dropped must not join it)
+    check "$mode mode: the drops are not read as kernel time (unplaced <= 5 %)" \
+        awk -v u="$u" -v m="$m" 'BEGIN { exit !(u <= 0.05 * m) }'
     check "$mode mode: nothing unexplained (|x| <= 1 %)" \
         awk -v x="$x" -v m="$m" 'BEGIN { if (x < 0) x = -x; exit !(x <= 0.01 * m) }'
     why=$(xp dbdr$mode "string(//Trust/@reason)")
