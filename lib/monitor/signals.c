@@ -177,6 +177,33 @@ restore_default(int sig)
 }
 
 /* A fault the kernel raised for the instruction that runs: returning runs it again. */
+/*
+ * Before running the program's handler @pa for @sig from csprof's: the mask
+ * the kernel would have given it (the interrupted code's, its sa_mask, and
+ * @sig itself unless SA_NODEFER), with the sampling signal open as csprof
+ * keeps it everywhere -- not csprof's own handler's mask, which blocks it:
+ * the program's handler is sampled, and a thread that ends inside it (an
+ * _exit from a SIGSEGV handler) is not taken for one that blocked sampling.
+ * The kernel restores the interrupted mask when the handler returns.
+ */
+static void
+program_handler_mask(int sig, const struct sigaction *pa, const void *ucontext)
+{
+    sigset_t set;
+
+    if (ucontext == NULL)
+        return;
+    set = ((const ucontext_t *)ucontext)->uc_sigmask;
+    for (int s = 1; s < NSIG; s++)
+        if (sigismember(&pa->sa_mask, s) == 1)
+            sigaddset(&set, s);
+    if (!(pa->sa_flags & SA_NODEFER))
+        sigaddset(&set, sig);
+    if (mon_proc.active)
+        sigdelset(&set, mon_proc.signo);
+    syscall(SYS_rt_sigprocmask, SIG_SETMASK, &set, NULL, (size_t)(_NSIG / 8));
+}
+
 static bool
 recurs_on_return(int sig, const siginfo_t *info)
 {
@@ -215,8 +242,10 @@ mon_fatal_handler(int sig, siginfo_t *info, void *ucontext)
     } else if (!(pa->sa_flags & SA_SIGINFO) && pa->sa_handler == SIG_IGN) {
         /* Changed under our feet (a race with the program's sigaction): ignore it. */
     } else if (pa->sa_flags & SA_SIGINFO) {
+        program_handler_mask(sig, pa, ucontext);
         pa->sa_sigaction(sig, info, ucontext);
     } else {
+        program_handler_mask(sig, pa, ucontext);
         pa->sa_handler(sig);
     }
     errno = saved_errno;
@@ -244,6 +273,7 @@ forward_fault(int sig, siginfo_t *info, void *ucontext)
         }
         return;
     }
+    program_handler_mask(sig, pa, ucontext);
     if (pa->sa_flags & SA_SIGINFO)
         pa->sa_sigaction(sig, info, ucontext);
     else

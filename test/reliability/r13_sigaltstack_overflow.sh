@@ -9,7 +9,8 @@
 # samples its 50 ms are worth, and >= 90 % of all samples lie in burn or
 # recurse below main.  (The recursion takes 3-4 ms unprofiled, nearly all in
 # page faults; profiled, each sample walks its deep stack, and it holds
-# about as many samples as burn.)
+# about as many samples as burn.)  The handler runs with the sampling signal
+# open, as the kernel would run it: the thread is not reported as blocked.
 . "$(dirname "$0")/lib.sh"
 runs=$(rel_runs 5)
 ulimit -s 8192
@@ -34,4 +35,15 @@ for ((r = 1; r <= runs; r++)); do
             rel_ratio_ge $((b + c)) "$tree" 0.90
     done < m$r.rec
 done
+# The program's SIGSEGV handler runs from csprof's fault filter with the mask the kernel
+# would have given it, the sampling signal open: the thread that _exits inside it is not
+# reported as one that blocked sampling (csrun without -q; its record's counter).
+REL_QUIET=0 rel_prof v mv ./app
+check "csrun without -q: exit 42 and \"overflow\" ($(cat v.rc))" rel_same v base
+rel_records mv > mv.rec
+sed 's/^csprof: *//' v.err | tr '\n' ' ' | tr -s ' ' > v.joined
+bad=$(grep -o -E "[1-9][0-9]* ended with the sampling signal blocked|samples, ended with the sampling signal blocked" v.joined)
+check "csrun without -q: no thread reported as blocked (${bad:-none})" [ -z "$bad" ]
+check "csrun without -q: thread.sampling_blocked = 0 ($(awk '{ printf "%s ", $9 }' mv.rec))" \
+    awk '$9 != "0" { bad = 1 } END { exit bad || NR == 0 }' mv.rec
 finish
