@@ -427,6 +427,18 @@ EOF
     expect_rc 0 "trust: an over-claim"
     ieq "$(xp "$W/dbe" "string(//Trust/Ledger[@event='CPUTIME']/@unexplained)")" -50000000 "a negative rest"
     ieq "$(xp "$W/dbe" "string(//Trust/@reason)")" "CPUTIME's counters account for 50.0% more than it measured" "the over-claim's verdict"
+    # f: a record without the ledger's counters (an older csprof) whose tree holds 1 sample of
+    # the 5 it counted: the sample count alone shows the mismatch
+    spec "$W/s6" 100 105 100000000
+    cat >>"$W/s6" <<EOF
+path main c = 1 10000000
+stat samples.recorded 5
+EOF
+    gen "$W/s6" "$W/f.cspm"
+    run_prof -o "$W/dbf" "$W/f.cspm"
+    expect_rc 0 "trust: a sample-count mismatch"
+    has "$W/err" "1 thread record(s) whose calling-context tree disagrees with its own counters"
+    ieq "$(xp "$W/dbf" "string(//Trust/Threads/@mismatched)")" 1 "a sample-count mismatch"
     # every part, summed over the threads (ns): the parts add up to what was measured
     L="//Trust/Ledger[@event='CPUTIME']"
     ieq "$(xp "$W/db" "string($L/@measured)")" 1900000000 "measured"
@@ -640,6 +652,16 @@ derived)
     for v in $(xp "$W/db" "//PF[@n='$c']/M[@n='$pe']/@v" | sed 's/[^0-9.e-]/ /g'); do
         feq "$v" 0.01 "exclusive CPUTIME per sample of c"
     done
+    # exclusive values where they differ from the inclusive ones: the formula on the exclusive
+    # CPUTIME (main: 0 of 0.1; b: 0.02 of 0.05, over its two contexts main > b and main > a > b)
+    he=$(xp "$W/db" "string(//Metric[@event='half'][@t='exclusive']/@i)")
+    main=$(proc_id "$W/db" main)
+    b=$(proc_id "$W/db" b)
+    feq "$(xp "$W/db" "sum(//PF[@n='$main']/M[@n='$hi']/@v)")" 0.05 "half of main's inclusive"
+    feq "$(xp "$W/db" "sum(//PF[@n='$main']/M[@n='$he']/@v)")" 0 "half of main's exclusive"
+    feq "$(xp "$W/db" "sum(//PF[@n='$b']/M[@n='$hi']/@v)")" 0.025 "half of b's inclusive"
+    feq "$(xp "$W/db" "sum(//PF[@n='$b']/M[@n='$he']/@v)")" 0.01 "half of b's exclusive"
+    feq "$(xp "$W/db" "sum(//PF/M[@n='$he']/@v)")" 0.05 "half of the frames' exclusive, summed"
     feq "$(xp "$W/db" "string(//SecFlatProfileData/M[@n='$hi']/@v)")" 0.05 "derived metric in the static view"
     run_prof -o "$W/db2" -M 'x=CPUTIME*(2' "$W/a.cspm"
     expect_rc 2 "bad -M"

@@ -398,7 +398,30 @@ struct run_totals {
     uint64_t wall_ns;                     /* threads' wall time (REALTIME's rate) */
     uint64_t enabled_ns[MAX_EVENTS], running_ns[MAX_EVENTS]; /* perf events: multiplexing */
     char mechanism[MAX_EVENTS][64];
+    uint64_t *procs; /* (pid << 32 | generation) of each record: processes as csprof-prof
+                        counts them (an exec'd image is the same process) */
+    size_t nprocs, procs_cap;
 };
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* The distinct processes among @t's records. */
+static size_t
+count_processes(struct run_totals *t)
+{
+    size_t n = 0;
+
+    qsort(t->procs, t->nprocs, sizeof(*t->procs), cmp_u64);
+    for (size_t i = 0; i < t->nprocs; i++)
+        n += i == 0 || t->procs[i] != t->procs[i - 1];
+    return n;
+}
 
 static void
 add_profile(struct run_totals *t, struct trust_run *run, const struct fmt_profile *p,
@@ -406,6 +429,17 @@ add_profile(struct run_totals *t, struct trust_run *run, const struct fmt_profil
 {
     struct trust_thread th;
 
+    if (t->nprocs == t->procs_cap) {
+        size_t cap = t->procs_cap ? 2 * t->procs_cap : 64;
+        uint64_t *grown = realloc(t->procs, cap * sizeof(*grown));
+
+        if (grown != NULL) {
+            t->procs = grown;
+            t->procs_cap = cap;
+        }
+    }
+    if (t->nprocs < t->procs_cap)
+        t->procs[t->nprocs++] = (uint64_t)p->header.pid << 32 | p->header.generation;
     t->not_followed += fmt_profile_stat(p, "exec.not_followed");
     t->untracked += fmt_profile_stat(p, "threads.untracked");
     t->untracked_cpu_ns += fmt_profile_stat(p, "threads.untracked.cpu_ns");
@@ -515,9 +549,12 @@ print_summary(const char *dir, char **before, size_t nbefore, const struct evspe
     }
     free_list(after, nafter);
     if (run.threads == 0) {
+        free(t.procs);
         fprintf(stderr, "csprof: no profile was written to %s (did the program run?)\n", dir);
         return;
     }
+    run.processes = count_processes(&t);
+    free(t.procs);
     fprintf(stderr, "csprof: %zu thread profile(s) from %zu process(es) in %s%s\n", run.threads,
             run.processes, dir, t.unreadable ? " (some files unreadable, see above)" : "");
     if (t.untracked > 0)
