@@ -695,6 +695,9 @@ pk_trust(struct prof_pack *w, const struct trust_thread *t)
     pk_u64(w, t->writer_cpu_ns);
     pk_u64(w, t->signals);
     pk_u64(w, t->merged);
+    pk_u64(w, t->tramp_fired);
+    pk_u64(w, t->tramp_lost);
+    pk_u64(w, t->tramp_mismatch);
     pk_u32(w, (uint32_t)t->blocked | (uint32_t)t->fallback << 1 | (uint32_t)t->checkpoint << 2 |
                   (uint32_t)t->mismatch << 3);
     pk_u32(w, t->nevents);
@@ -968,6 +971,9 @@ up_trust(struct prof_unpack *r, struct trust_thread *t)
     t->writer_cpu_ns = up_u64(r);
     t->signals = up_u64(r);
     t->merged = up_u64(r);
+    t->tramp_fired = up_u64(r);
+    t->tramp_lost = up_u64(r);
+    t->tramp_mismatch = up_u64(r);
     flags = up_u32(r);
     t->nevents = up_u32(r);
     if (r->bad == NULL && (flags > 15 || t->nevents > TRUST_MAX_EVENTS))

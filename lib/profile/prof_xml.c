@@ -705,6 +705,11 @@ prof_write_trust(struct prof_xw *x, const struct prof_ctx *ctx, const struct pro
     prof_xw_u64(x, "checkpoint", r->checkpoint_threads);
     prof_xw_u64(x, "mismatched", r->mismatched_threads);
     prof_xw_end(x);
+    prof_xw_start(x, "Trampoline");
+    prof_xw_u64(x, "fired", r->tramp_fired);
+    prof_xw_u64(x, "lost", r->tramp_lost);
+    prof_xw_u64(x, "return-mismatch", r->tramp_mismatch);
+    prof_xw_end(x);
     prof_xw_start(x, "CallPaths");
     prof_xw_u64(x, "samples", r->judged_total);
     prof_xw_u64(x, "rooted", r->rooted);

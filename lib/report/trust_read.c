@@ -163,6 +163,10 @@ rpt_db_trust(const struct rpt_db *db, struct trust_run *r, struct trust_verdict 
             r->fallback_undelivered = attr_u64(e, "fallback-undelivered");
             r->checkpoint_threads = attr_u64(e, "checkpoint");
             r->mismatched_threads = attr_u64(e, "mismatched");
+        } else if (strcmp(e->el, "Trampoline") == 0) {
+            r->tramp_fired = attr_u64(e, "fired");
+            r->tramp_lost = attr_u64(e, "lost");
+            r->tramp_mismatch = attr_u64(e, "return-mismatch");
         } else if (strcmp(e->el, "CallPaths") == 0) {
             trust_run_set_rooted(r, attr_u64(e, "rooted"), attr_u64(e, "unjudged"),
                                  attr_u64(e, "samples"));

@@ -138,6 +138,12 @@ trust_thread_read(const struct fmt_profile *p, struct trust_thread *t)
             (uint64_t)((double)timed_ns * (double)(t->signals - 1) / (double)timed);
     stat_find(p, "writer.cpu_ns", &t->writer_cpu_ns);
     stat_find(p, "timer.overruns", &t->merged);
+    stat_find(p, "trampoline.fired", &t->tramp_fired);
+    if (stat_find(p, "trampoline.lost", &v))
+        t->tramp_lost += v;
+    if (stat_find(p, "trampoline.misplaced", &v))
+        t->tramp_lost += v;
+    stat_find(p, "trampoline.return_mismatch", &t->tramp_mismatch);
     t->blocked = stat_find(p, "thread.sampling_blocked", &v) && v != 0;
     t->fallback = stat_find(p, "thread.timer_fallback", &v) && v != 0;
     t->checkpoint = (p->record_flags & FMT_RECORD_CHECKPOINT) != 0;
@@ -294,6 +300,9 @@ trust_run_add(struct trust_run *r, const struct trust_thread *t)
     r->writer_cpu_ns += t->writer_cpu_ns;
     r->signals += t->signals;
     r->merged += t->merged;
+    r->tramp_fired += t->tramp_fired;
+    r->tramp_lost += t->tramp_lost;
+    r->tramp_mismatch += t->tramp_mismatch;
     for (uint32_t i = 0; i < t->nevents; i++) {
         const struct trust_event *e = &t->ev[i];
         struct trust_event *re = run_event(r, e);
@@ -706,6 +715,20 @@ trust_print(FILE *out, const char *prefix, const struct trust_run *r, const stru
                  r->stops[k].module, r->stops[k].samples);
         if (r->unjudged > 0)
             addf(line, sizeof(line), " (%" PRIu64 " samples cannot be judged)", r->unjudged);
+        if (r->judged_total - r->unjudged > r->rooted)
+            addf(line, sizeof(line),
+                 "; the walk itself reported %" PRIu64 " samples stopped early (the others "
+                 "ended where unwind information was missing or wrong, unnoticed)",
+                 r->unwind_stopped);
+        wrap(out, prefix, "  ", "      ", line);
+    }
+    if (r->tramp_fired + r->tramp_lost + r->tramp_mismatch > 0) {
+        line[0] = '\0';
+        addf(line, sizeof(line),
+             "trampoline: %" PRIu64 " returns counted (the call counts), %" PRIu64
+             " samples found it lost or misplaced (longjmp, exceptions, context switches: a "
+             "full walk each), %" PRIu64 " returns to an unexpected address",
+             r->tramp_fired, r->tramp_lost, r->tramp_mismatch);
         wrap(out, prefix, "  ", "      ", line);
     }
     for (size_t k = 0; k < r->nnotable; k++) {
@@ -819,6 +842,10 @@ trust_print_json(FILE *out, const struct trust_run *r, const struct trust_verdic
             "\"blocked\": %zu, \"fallback\": %zu, \"checkpoint\": %zu, \"mismatched\": %zu}",
             r->threads, r->processes, r->unsampled_threads, r->blocked_threads, r->fallback_threads,
             r->checkpoint_threads, r->mismatched_threads);
+    fprintf(out,
+            ",\n \"trampoline\": {\"fired\": %" PRIu64 ", \"lost\": %" PRIu64
+            ", \"return_mismatch\": %" PRIu64 "}",
+            r->tramp_fired, r->tramp_lost, r->tramp_mismatch);
     fprintf(out, ",\n \"call_paths\": ");
     if (!r->rooted_known) {
         fprintf(out, "null");

@@ -102,10 +102,13 @@ struct trust_thread {
     uint64_t writer_cpu_ns;  /* CPU time writing this thread's records */
     uint64_t signals;        /* sampling signals handled */
     uint64_t merged;         /* timer expirations merged into one signal (timer.overruns) */
-    bool blocked;            /* ended with the sampling signal blocked */
-    bool fallback;           /* CPUTIME by the POSIX-timer fallback (no descriptor to spare) */
-    bool checkpoint;         /* only a checkpoint: the thread was cut off (killed run) */
-    bool mismatch;           /* the tree and the counters disagree (see trust_thread_read) */
+    /* the trampoline (trampoline.*): returns it counted, samples that found it lost (a full
+     * walk: longjmp, exceptions) or misplaced, returns to an unexpected address */
+    uint64_t tramp_fired, tramp_lost, tramp_mismatch;
+    bool blocked;    /* ended with the sampling signal blocked */
+    bool fallback;   /* CPUTIME by the POSIX-timer fallback (no descriptor to spare) */
+    bool checkpoint; /* only a checkpoint: the thread was cut off (killed run) */
+    bool mismatch;   /* the tree and the counters disagree (see trust_thread_read) */
     uint32_t nevents;
     struct trust_event ev[TRUST_MAX_EVENTS];
 };
@@ -139,6 +142,7 @@ struct trust_run {
     uint64_t cpu_ns, samples, tree_samples, dropped, unwind_stopped;
     uint64_t drops[FMT_NDROP_REASONS + 1];
     uint64_t handler_cpu_ns, writer_cpu_ns, signals, merged;
+    uint64_t tramp_fired, tramp_lost, tramp_mismatch;
     uint32_t nevents;
     struct trust_event ev[TRUST_MAX_EVENTS]; /* matched by name and period */
     size_t nnotable;

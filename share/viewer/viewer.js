@@ -850,7 +850,7 @@
     const k = summary.findIndex(function (e) { return e[0] === 'Trust'; });
     if (k < 0) return null;
     const d = summary[k][1];
-    const t = { a: summary[k][2], ledgers: [], overhead: {}, threads: {}, paths: null, stops: [], drops: [], notable: [], processes: [] };
+    const t = { a: summary[k][2], ledgers: [], overhead: {}, threads: {}, tramp: null, paths: null, stops: [], drops: [], notable: [], processes: [] };
     let top = '';
     for (let i = k + 1; i < summary.length && summary[i][1] > d; i++) {
       const name = summary[i][0], depth = summary[i][1], a = summary[i][2];
@@ -860,6 +860,7 @@
         else if (name === 'Overhead') t.overhead = a;
         else if (name === 'Threads') t.threads = a;
         else if (name === 'CallPaths') t.paths = a;
+        else if (name === 'Trampoline') t.tramp = a;
         else if (name === 'Drop') t.drops.push(a);
         else if (name === 'Thread') t.notable.push(a);
         else if (name === 'Process') t.processes.push({ a: a, ledgers: [] });
@@ -1002,8 +1003,13 @@
       let cp = 'call paths: ' + cfix(cpct(num0(t.paths, 'rooted'), judged), 1) + '% of ' + judged + ' samples rooted at a thread entry';
       t.stops.forEach(function (x, k) { cp += (k === 0 ? '; the others stop in: ' : ', ') + x.module + ' ' + x.samples; });
       if (num0(t.paths, 'unjudged') > 0) cp += ' (' + t.paths.unjudged + ' samples cannot be judged)';
+      if (judged > num0(t.paths, 'rooted'))
+        cp += '; the walk itself reported ' + num0(t.paths, 'unwind-stopped') + ' samples stopped early (the others ended where unwind information was missing or wrong, unnoticed)';
       trustLine(box, 'call-paths', cp);
     }
+    if (t.tramp && num0(t.tramp, 'fired') + num0(t.tramp, 'lost') + num0(t.tramp, 'return-mismatch') > 0)
+      trustLine(box, 'trampoline', 'trampoline: ' + num0(t.tramp, 'fired') + ' returns counted (the call counts), ' + num0(t.tramp, 'lost') +
+        ' samples found it lost or misplaced (longjmp, exceptions, context switches: a full walk each), ' + num0(t.tramp, 'return-mismatch') + ' returns to an unexpected address');
     // drops by reason
     if (t.drops.length) {
       box.appendChild(el('h4', '', 'Dropped samples, by reason'));

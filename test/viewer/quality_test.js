@@ -123,7 +123,7 @@ function checkPane(pane, rep, txt, what) {
   // the text lines, word for word
   const own = pane.lines.filter((x) => !x.inProcess && x.what !== 'ledger');
   const page = own.map((x) => x.text);
-  const kinds = /^(trust:|what to do:|note:|overhead:|threads:|call paths:|\d+ samples)/;
+  const kinds = /^(trust:|what to do:|note:|overhead:|threads:|call paths:|trampoline:|\d+ samples)/;
   assert.deepStrictEqual(page, txt.filter((l) => kinds.test(l)), `${what}: the page's lines are the report's`);
   assert.deepStrictEqual(own.map((x) => x.what).slice(0, 1), ['verdict'], `${what}: the verdict comes first`);
   if (rep.verdict === 'doubtful') {
