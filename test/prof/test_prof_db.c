@@ -332,6 +332,77 @@ test_derived(void **state)
 }
 
 /*
+ * A derived metric's exclusive value is the formula on the node's exclusive
+ * values, its inclusive value the formula on the inclusive ones; they differ
+ * wherever a frame has callees:
+ *   root > PF main > S1 (CPUTIME 6 + 2, 2 samples)
+ *                  > C > PF f > S2 (CPUTIME 4, 1 sample)
+ *            CPUTIME incl/excl   samples incl/excl   half incl/excl   per_sample incl/excl
+ *   root     12 / 0              3 / 0               6 / 0            4 / 0 (0/0: 0)
+ *   main     12 / 8              3 / 2               6 / 4            4 / 4
+ *   C         4 / 0              1 / 0               2 / 0            4 / 0 (0/0: 0)
+ *   f         4 / 4              1 / 1               2 / 2            4 / 4
+ */
+static void
+test_derived_exclusive(void **state)
+{
+    struct prof_ctx ctx;
+    uint32_t main_pf, s1, c, f_pf, s2, v;
+    const struct prof_derived *half, *per_sample;
+    struct prof_input *in;
+    int found = 0;
+
+    (void)state;
+    db_init(&ctx, 2);
+    main_pf = prof_tree_child(&ctx.tree, 0, PROF_NODE_PF, 0, PROF_NONE, 0);
+    s1 = prof_tree_child(&ctx.tree, main_pf, PROF_NODE_S, PROF_NONE, PROF_NONE, 1);
+    c = prof_tree_child(&ctx.tree, main_pf, PROF_NODE_C, PROF_NONE, PROF_NONE, 2);
+    f_pf = prof_tree_child(&ctx.tree, c, PROF_NODE_PF, 1, PROF_NONE, 0);
+    s2 = prof_tree_child(&ctx.tree, f_pf, PROF_NODE_S, PROF_NONE, PROF_NONE, 3);
+    in = db_input(&ctx, 1, 1);
+    db_value(&ctx, in, s1, 6);
+    db_value(&ctx, in, s1, 2);
+    db_value(&ctx, in, s2, 4);
+    assert_int_equal(prof_add_derived_metric(&ctx, "half=CPUTIME/2"), 0);
+    assert_int_equal(prof_add_derived_metric(&ctx, "per_sample=CPUTIME/samples"), 0);
+    assert_int_equal(prof_finish(&ctx), 0);
+    half = &ctx.derived[0];
+    per_sample = &ctx.derived[1];
+    ASSERT_NEAR(half->incl[0], 6);
+    ASSERT_NEAR(half->excl[0], 0);
+    ASSERT_NEAR(half->incl[main_pf], 6);
+    ASSERT_NEAR(half->excl[main_pf], 4);
+    ASSERT_NEAR(half->incl[c], 2);
+    ASSERT_NEAR(half->excl[c], 0);
+    ASSERT_NEAR(half->incl[f_pf], 2);
+    ASSERT_NEAR(half->excl[f_pf], 2);
+    ASSERT_NEAR(half->excl[s1], 4);
+    ASSERT_NEAR(half->excl[s2], 2);
+    ASSERT_NEAR(per_sample->incl[0], 4);
+    ASSERT_NEAR(per_sample->excl[0], 0);
+    ASSERT_NEAR(per_sample->incl[main_pf], 4);
+    ASSERT_NEAR(per_sample->excl[main_pf], 4);
+    ASSERT_NEAR(per_sample->incl[c], 4);
+    ASSERT_NEAR(per_sample->excl[c], 0);
+    ASSERT_NEAR(per_sample->excl[f_pf], 4);
+    /* at every node, on the tree's own values */
+    for (v = 0; v < ctx.tree.n; v++) {
+        ASSERT_NEAR(half->incl[v], prof_tree_incl(&ctx.tree, v, 0) / 2);
+        ASSERT_NEAR(half->excl[v], prof_tree_excl(&ctx.tree, v, 0) / 2);
+    }
+    /* static view: procedure main, inclusive 12 and exclusive 8 (S1) */
+    for (v = 0; v < ctx.flat.n; v++)
+        if (ctx.flat.nodes[v].kind == PROF_FLAT_P && ctx.flat.nodes[v].id == 0) {
+            ASSERT_NEAR(half->flat_incl[v], 6);
+            ASSERT_NEAR(half->flat_excl[v], 4);
+            ASSERT_NEAR(per_sample->flat_excl[v], 4);
+            found++;
+        }
+    assert_int_equal(found, 1);
+    prof_ctx_free(&ctx);
+}
+
+/*
  * Allocation failure at every allocation of the pipeline after merging
  * (derived metric, finish, summary, database): each call returns 0 or
  * PROF_ENOMEM, never crashes, and the context can always be freed (run
@@ -397,9 +468,9 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_statistics),     cmocka_unit_test(test_group_values),
-        cmocka_unit_test(test_flat_recursion), cmocka_unit_test(test_derived),
-        cmocka_unit_test(test_oom_sweep),
+        cmocka_unit_test(test_statistics),        cmocka_unit_test(test_group_values),
+        cmocka_unit_test(test_flat_recursion),    cmocka_unit_test(test_derived),
+        cmocka_unit_test(test_derived_exclusive), cmocka_unit_test(test_oom_sweep),
     };
     int n = (int)(sizeof(tests) / sizeof(tests[0]));
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

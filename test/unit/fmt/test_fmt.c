@@ -987,6 +987,29 @@ c_checksum(uint8_t *b, size_t *len)
     return t_find(b, *len, FMT_SEC_END).payload + 8;
 }
 
+/*
+ * END's checksum set to 0.  The writer always computes it (a file's checksum
+ * is 0 only when its payloads' CRC-32 is), so 0 is no "not computed"
+ * marker: it must match the payloads like any other value.
+ */
+static size_t
+c_checksum_zero(uint8_t *b, size_t *len)
+{
+    size_t at = t_find(b, *len, FMT_SEC_END).payload + 8;
+
+    assert_int_not_equal(get32(b + at), 0); /* else this case tests nothing */
+    put32(b + at, 0);
+    return at;
+}
+
+/* The same, with a damaged payload: a sample count, as in c_checksum. */
+static size_t
+c_checksum_zero_damaged(uint8_t *b, size_t *len)
+{
+    b[t_node(b, *len, 2) + 32] ^= 0x04;
+    return c_checksum_zero(b, len);
+}
+
 static size_t
 c_end_length(uint8_t *b, size_t *len)
 {
@@ -1163,6 +1186,9 @@ static const struct corruption corruptions[] = {
     {"first node not the root", c_first_not_root, FMT_ECORRUPT, "must be the root"},
     {"root with a parent", c_root_parent, FMT_ECORRUPT, "root's parent"},
     {"checksum mismatch", c_checksum, FMT_ECORRUPT, "checksum"},
+    {"checksum 0", c_checksum_zero, FMT_ECORRUPT, "checksum mismatch: the file says 0x00000000"},
+    {"checksum 0, payload damaged", c_checksum_zero_damaged, FMT_ECORRUPT,
+     "checksum mismatch: the file says 0x00000000"},
     {"END length wrong", c_end_length, FMT_ECORRUPT, "END section says"},
     {"bytes after END", c_trailing, FMT_ECORRUPT, "after the END"},
     {"no END section", c_no_end, FMT_ETRUNC, "END section (truncated)"},

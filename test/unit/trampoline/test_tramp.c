@@ -6,11 +6,14 @@
  * non-local exit) is driven directly: return-address slots are elements of
  * an array, so every write the trampoline makes can be checked.  The call
  * recogniser is checked on hand-assembled byte sequences.  The return-slot
- * check is run on real walks (lib/unwind), including one that stops glibc's
- * setcontext halfway through its stack switch.
+ * check is run on a table of slots around a stack pointer and on real walks
+ * (lib/unwind), including one from a signal handler and one that stops
+ * glibc's setcontext halfway through its stack switch.
  */
 #include <dlfcn.h>
+#include <inttypes.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -315,7 +318,100 @@ test_return_slots_of_ordinary_frames(void **state)
 {
     (void)state;
     assert_true(walk_and_check_here() >= 2);
-    assert_false(tramp_is_return_slot(0, 8));
+}
+
+/*
+ * The slot a call pushed is the one word just below the caller's stack
+ * pointer (x86-64: the caller's sp is the slot's address + 8).  Any other
+ * address is refused, whichever side of sp it lies on: a word further down
+ * is a callee's local or a ucontext_t/jmp_buf copy, one at or above sp
+ * belongs to the caller's own frame.
+ */
+static void
+test_return_slot_is_only_the_adjacent_one(void **state)
+{
+    static uintptr_t stack[16];
+    const uintptr_t sp = (uintptr_t)&stack[8];
+    static const struct {
+        const char *name;
+        intptr_t ra_loc; /* relative to sp */
+        bool want;
+    } rows[] = {
+        {"the word just below sp", -(intptr_t)TRAMP_ARCH_SLOT_TO_SP, true},
+        {"two words below sp", -2 * (intptr_t)TRAMP_ARCH_SLOT_TO_SP, false},
+        {"a page below sp", -4096, false},
+        {"one byte off the slot", 1 - (intptr_t)TRAMP_ARCH_SLOT_TO_SP, false},
+        {"sp itself", 0, false},
+        {"a word above sp", (intptr_t)TRAMP_ARCH_SLOT_TO_SP, false},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+        if (tramp_is_return_slot(sp + (uintptr_t)rows[i].ra_loc, sp) != rows[i].want)
+            fail_msg("%s (sp%+" PRIdPTR "): want %d", rows[i].name, rows[i].ra_loc, rows[i].want);
+    assert_false(tramp_is_return_slot(0, TRAMP_ARCH_SLOT_TO_SP)); /* no slot at all */
+}
+
+/*
+ * The pc a signal interrupted is read from the ucontext_t of the kernel's
+ * signal frame, which lies on the same stack below the interrupted stack
+ * pointer (past the red zone), not in the word just below it.  A walk from
+ * inside a handler reports that slot for the interrupted frame, and the
+ * check must refuse it: a trampoline there would be jumped to by sigreturn.
+ */
+static struct {
+    size_t found;               /* frames whose return address came from the kernel's slot */
+    uintptr_t slot, ip, sp;     /* that slot, the interrupted pc and sp (the kernel's context) */
+    uintptr_t walk_ip, walk_sp; /* the frame's pc and sp in the walk */
+    size_t ordinary;            /* frames above it whose slot is the word below their caller's sp */
+} in_handler;
+
+static void
+walk_in_handler(int sig, siginfo_t *si, void *ctx)
+{
+    static struct walk w;
+    const ucontext_t *kuc = ctx;
+    ucontext_t uc;
+
+    (void)sig, (void)si;
+    in_handler.slot = (uintptr_t)&kuc->uc_mcontext.gregs[REG_RIP];
+    in_handler.ip = (uintptr_t)kuc->uc_mcontext.gregs[REG_RIP];
+    in_handler.sp = (uintptr_t)kuc->uc_mcontext.gregs[REG_RSP];
+    getcontext(&uc);
+    walk_from(&w, &uc);
+    for (size_t i = 1; i < w.bt.depth; i++) {
+        if (w.ra_locs[i] != in_handler.slot)
+            continue;
+        in_handler.found++;
+        in_handler.walk_ip = w.ips[i];
+        in_handler.walk_sp = w.sps[i];
+        for (size_t k = i + 1; k < w.bt.depth; k++)
+            if (w.ra_locs[k] != 0 && tramp_is_return_slot(w.ra_locs[k], w.sps[k]))
+                in_handler.ordinary++;
+    }
+}
+
+static void
+test_signal_frame_pc_is_no_return_slot(void **state)
+{
+    struct sigaction sa, old;
+
+    (void)state;
+    memset(&in_handler, 0, sizeof(in_handler));
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = walk_in_handler;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
+    assert_int_equal(raise(SIGUSR1), 0);
+    assert_int_equal(sigaction(SIGUSR1, &old, NULL), 0);
+    assert_int_equal(in_handler.found, 1);
+    assert_int_equal(in_handler.walk_ip, in_handler.ip);
+    assert_int_equal(in_handler.walk_sp, in_handler.sp);
+    /* the slot lies below the interrupted sp, but not just below it */
+    assert_true(in_handler.slot + TRAMP_ARCH_SLOT_TO_SP < in_handler.sp);
+    assert_false(tramp_is_return_slot(in_handler.slot, in_handler.sp));
+    assert_true(in_handler.ordinary >= 2); /* raise's callers: this test, cmocka, ... */
 }
 
 /*
@@ -368,6 +464,8 @@ main(void)
         cmocka_unit_test(test_follows_call),
         cmocka_unit_test(test_contains_pc),
         cmocka_unit_test(test_return_slots_of_ordinary_frames),
+        cmocka_unit_test(test_return_slot_is_only_the_adjacent_one),
+        cmocka_unit_test(test_signal_frame_pc_is_no_return_slot),
         cmocka_unit_test(test_setcontext_mid_switch_is_no_return_slot),
         cmocka_unit_test_setup_teardown(test_install_and_remove, setup, teardown),
         cmocka_unit_test_setup_teardown(test_install_refuses_stale_slot, setup, teardown),
