@@ -19,7 +19,7 @@
  *   samples.recorded: N                       (every samples.* counter of the files)
  *   samples at unknown addresses: N (X.XX%)
  *   samples rooted at a process or thread entry: X.XX% (R of M)
- *   samples not rooted (partial call paths): U (P flagged partial by the monitor, Q more ...)
+ *   samples not rooted (partial call paths): U (P whose walk reported stopping early, Q more ...)
  *   samples whose root cannot be judged (...): J     (only when J > 0)
  *   modules changed since the measurement: K (N samples kept as module+0xOFFSET, ...)
  *     PATH: changed since the measurement: build-id ... (N samples)   (one per module)

@@ -510,7 +510,7 @@ EOF
     has "$W/out" "samples rooted at a process or thread entry: 50.00% (5 of 10)"
     # leaf-only paths: the vdso one is partial although no counter said so; libfoo
     # (no file, no structure) could hold an entry point: its root is not judged
-    has "$W/out" "samples not rooted (partial call paths): 1 (0 flagged partial by the monitor, 1 more"
+    has "$W/out" "samples not rooted (partial call paths): 1 (0 whose walk reported stopping early (samples.partial), 1 more"
     has "$W/out" "samples whose root cannot be judged (outermost frame in a file without structure): 4"
     feq "$(xp "$W/db" "string(//EventTotal/@v)")" 0.1 "total"
     ;;

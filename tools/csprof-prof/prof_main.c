@@ -169,12 +169,13 @@ prof_print_rooted(const struct prof_summary *s, FILE *out)
     fprintf(out, "samples rooted at a process or thread entry: %.2f%% (%llu of %llu)\n",
             prof_pct((double)s->rooted_samples, (double)s->samples),
             (unsigned long long)s->rooted_samples, (unsigned long long)s->samples);
-    fprintf(out,
-            "samples not rooted (partial call paths): %llu (%llu flagged partial by the monitor, "
-            "%llu more whose walk stopped early unnoticed)\n",
-            (unsigned long long)unrooted,
-            (unsigned long long)(flagged < unrooted ? flagged : unrooted),
-            (unsigned long long)(unrooted > flagged ? unrooted - flagged : 0));
+    fprintf(
+        out,
+        "samples not rooted (partial call paths): %llu (%llu whose walk reported stopping early "
+        "(samples.partial), "
+        "%llu more whose walk stopped early unnoticed)\n",
+        (unsigned long long)unrooted, (unsigned long long)(flagged < unrooted ? flagged : unrooted),
+        (unsigned long long)(unrooted > flagged ? unrooted - flagged : 0));
     if (s->unjudged_samples > 0)
         fprintf(out,
                 "samples whose root cannot be judged (outermost frame in a file without "
