@@ -895,7 +895,7 @@ rpt_tree_flat(const struct rpt_tree *td, enum rpt_flat_by by, struct rpt_tree **
             proto.cs_file = -1;
             proto.calls = 0;
         } else {
-            const char *s = k == FLAT_NO_MODULE    ? "?"
+            const char *s = k == FLAT_NO_MODULE   ? "?"
                             : by == RPT_FLAT_FILE ? td->db->files[k]
                                                   : td->db->modules[k].name;
             proto.kind = RPT_GROUP;

@@ -563,8 +563,13 @@ def cmd_callgrind_tree(tree, self_txt, incl_txt, flat=None):
     check("inclusive of", {k: v for k, v in outer.items() if k not in mixed},
           {k: v for k, v in got_incl.items() if k not in mixed and k != nodes[0]["name"]})
     if flat is not None:
-        rows = {n["name"]: n["inclusive"] * t.scale for n in load(flat)["nodes"]
-                if n["kind"] in ("frame", "inline")}
+        # (a procedure's frame row holds its inlined instances too: where a name has both a
+        # frame and an inline row -- __libc_read inlined into itself -- the frame row's is
+        # the function's inclusive cost)
+        rows = {}
+        for kind in ("inline", "frame"):
+            rows.update({n["name"]: n["inclusive"] * t.scale for n in load(flat)["nodes"]
+                         if n["kind"] == kind})
         for name, v in rows.items():
             tol = 5e-10 * abs(v) + outer.get(name, (0, 1e-6))[1]
             if name not in mixed and abs(got_incl.get(name, 0) - v) > tol:
