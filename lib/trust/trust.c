@@ -509,6 +509,15 @@ trust_judge(const struct trust_run *r, struct trust_verdict *v)
             return;
         }
     }
+    if (te != NULL && (double)te->l.tail > 0.25 * (double)te->l.measured) {
+        snprintf(v->reason, sizeof(v->reason),
+                 "%.1f%% of the CPU time was in the threads' last periods, which ended with "
+                 "their threads and no sample: threads of a few periods are under-represented",
+                 pct((double)te->l.tail, (double)te->l.measured));
+        snprintf(v->advice, sizeof(v->advice),
+                 "sample more often: a period several times shorter than the threads' CPU time");
+        return;
+    }
     if (r->rooted_known && r->judged_total > r->unjudged) {
         double judged = (double)(r->judged_total - r->unjudged);
 
@@ -542,7 +551,12 @@ trust_judge(const struct trust_run *r, struct trust_verdict *v)
         return;
     }
     v->trustworthy = true;
-    if (te != NULL && (double)te->l.unplaced > 0.05 * (double)te->l.measured)
+    if (te != NULL && (double)te->l.tail > 0.05 * (double)te->l.measured)
+        snprintf(v->caveat, sizeof(v->caveat),
+                 "%.1f%% of the CPU time was in the threads' last periods, which no sample ends: "
+                 "short threads are under-represented by up to a period each",
+                 pct((double)te->l.tail, (double)te->l.measured));
+    else if (te != NULL && (double)te->l.unplaced > 0.05 * (double)te->l.measured)
         snprintf(v->caveat, sizeof(v->caveat),
                  "%.1f%% of the CPU time was in the kernel and is in no calling context: the "
                  "task clock samples user mode only here (perf_event_paranoid > 1); with "

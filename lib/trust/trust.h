@@ -184,8 +184,9 @@ struct trust_verdict {
  * tree disagrees with its counters; more than 25 % of the CPU time in the
  * kernel without a calling context; more than 5 % of an event's value not
  * explained, or claimed twice; more than 5 % dropped; threads with CPU time
- * and no sample; more than 10 % blocked or not delivered by a timer; under
- * 90 % of the judged samples rooted at a thread entry; fewer than 100
+ * and no sample; more than 10 % blocked or not delivered by a timer; more
+ * than 25 % in the threads' last periods; under 90 % of the judged samples
+ * rooted at a thread entry; fewer than 100
  * samples' worth; csprof's handler and writer over 10 % of the CPU time.  Accuracy
  * first, precision last: docs/trust.md.
  */
