@@ -13,21 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static volatile double sink;
-
-/* Spin until the calling thread has used @seconds of CPU time. */
-__attribute__((noinline)) static void
-burn(double seconds)
-{
-    struct timespec t0, t;
-
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-    do {
-        for (int i = 0; i < 100000; i++)
-            sink = sink + i * 0.5;
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    } while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
-}
+#include "cpu_burn.h" /* test/reliability/programs: burn(SECONDS) */
 
 static void *
 blocked(void *arg)
