@@ -10,7 +10,7 @@
 . "$rel_dir/thread_stats.sh"
 command -v xz > /dev/null || rel_skip "xz is not installed"
 runs=$(rel_runs 1)
-seq 1 2500000 | awk '{ print $1 * 7919 % 1000003, $1 }' > input # ~20 MB: several 3 MiB blocks
+seq 1 2500000 | awk '{ print $1 * 7919 % 1000003, $1 }' > input # ~36 MB: several 3 MiB blocks
 
 period_us=${REL_EVENT#*@}
 [ "$period_us" = "$REL_EVENT" ] && period_us=5000
