@@ -164,7 +164,8 @@ struct mon_thread {
      * handled: handler_timed_ns over handler_timed of handler_signals. */
     uint64_t handler_signals, handler_timed, handler_timed_ns;
     uint64_t handler_first_ns; /* the first signal's (always timed: arena set-up, a full walk) */
-    uint64_t clock_floor_ns;   /* what two back-to-back reads of the thread's CPU clock measure */
+    uint64_t clock_floor_ns;   /* what two back-to-back reads of mon_timing_clock measure */
+    int timing_fd;             /* the task clock's descriptor that times the handler, or -1 */
     uint64_t writer_cpu_ns; /* thread CPU time spent writing this thread's records (checkpoints) */
     bool sampling_blocked;  /* the real mask blocked the sampling signal when the thread ended */
     /* CPUTIME by a POSIX timer: no file descriptor to spare for the task clock (source_perf.c) */
@@ -229,6 +230,15 @@ void mon_fatal_handler(int sig, siginfo_t *info, void *ucontext);
 
 /* SIGSEGV/SIGBUS filter: escapes a faulting walk, forwards everything else to the program's disposition (signals.c). */
 CSP_SIGSAFE void mon_fault_handler(int sig, siginfo_t *info, void *ucontext);
+
+/*
+ * The clock the handler times itself by, in ns: the task clock open on descriptor @fd (the
+ * thread's CPU time, without the time it was preempted: td->timing_fd), else, @fd < 0,
+ * CLOCK_MONOTONIC (the vDSO: wall time).  UINT64_MAX when @fd cannot be read (closed since).
+ * Never the thread's CPU clock: each read of it makes the kernel update the scheduler's
+ * accounting, which moves the program's own CPU-time timers.  [async-signal-safe]
+ */
+CSP_SIGSAFE uint64_t mon_timing_clock(int fd);
 
 /* Read a clock in ns.  [async-signal-safe] */
 CSP_SIGSAFE uint64_t mon_clock_ns(clockid_t clock);

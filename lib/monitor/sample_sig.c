@@ -403,6 +403,7 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
     int saved_errno = errno; /* the interrupted code may be between a call and its errno check */
     struct mon_thread *td = mon_self;
     uint64_t t0 = 0, w0 = 0;
+    int tfd = -1;
     bool timed;
     int ev;
 
@@ -416,11 +417,14 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
         tramp_disable(&td->tramp); /* a request from pthread_cancel, not a sample */
         goto out_restore_errno;
     }
-    /* The handler's own CPU time, on one signal in MON_HANDLER_TIMED: the thread's CPU clock
-     * is a system call, too dear for every sample. */
-    timed = td->handler_signals % MON_HANDLER_TIMED == 0; /* the first, then one in 16 */
+    /* The handler's own time, on one signal in MON_HANDLER_TIMED (the first, then one in 16),
+     * by mon_timing_clock: never the thread's CPU clock, whose every read makes the kernel
+     * update the scheduler's accounting and so moved the program's own ITIMER_PROF ticks
+     * (rel_06 at 5 kHz on a shared CPU: 19-78 of 100). */
+    timed = td->handler_signals % MON_HANDLER_TIMED == 0 && !atomic_load(&mon_proc.stopped);
     if (timed) {
-        t0 = mon_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+        tfd = td->timing_fd;
+        t0 = mon_timing_clock(tfd);
         w0 = td->writer_cpu_ns; /* a checkpoint's writing is the writer's, not the handler's */
     }
     ev = mon_source_event_of(td, info);
@@ -469,7 +473,11 @@ out_rearm:
     if (ev >= 0)
         mon_source_rearm(td, (uint32_t)ev, info);
     if (timed) {
-        uint64_t t = mon_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0, w = td->writer_cpu_ns - w0;
+        /* (not the descriptor once the finaliser may be closing the sources) */
+        uint64_t t1 =
+            atomic_load(&mon_proc.stopped) && tfd >= 0 ? UINT64_MAX : mon_timing_clock(tfd);
+        uint64_t w = td->writer_cpu_ns - w0;
+        uint64_t t = t0 != UINT64_MAX && t1 != UINT64_MAX && t1 > t0 ? t1 - t0 : 0;
 
         /* (less the reads' own cost, which the untimed signals do not pay) */
         w += td->clock_floor_ns;

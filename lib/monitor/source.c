@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,17 +147,7 @@ mon_sources_start(struct mon_thread *td)
 {
     int rc = 0;
 
-    /* The floor of the handler's timing (sample_sig.c): the least of a few back-to-back
-     * pairs of reads of the thread's CPU clock, before any signal can come. */
-    td->clock_floor_ns = UINT64_MAX;
-    for (int i = 0; i < 4; i++) {
-        uint64_t a = mon_clock_ns(CLOCK_THREAD_CPUTIME_ID),
-                 b = mon_clock_ns(CLOCK_THREAD_CPUTIME_ID);
-
-        if (b - a < td->clock_floor_ns)
-            td->clock_floor_ns = b - a;
-    }
-
+    td->timing_fd = -1;
     for (uint32_t ev = 0; ev < mon_proc.nevents; ev++) {
         const struct mon_source *src = mon_proc.events[ev].src;
         int r = 0;
@@ -168,6 +159,21 @@ mon_sources_start(struct mon_thread *td)
         if (r < 0 && rc == 0)
             rc = r;
     }
+    /* The handler times itself by the thread's task clock when it has one (CPU time, without
+     * preemption), else by the monotonic clock (mon_timing_clock); the floor of that timing
+     * is the least of a few back-to-back pairs of reads. */
+    for (uint32_t ev = 0; ev < mon_proc.nevents && td->timing_fd < 0; ev++)
+        if (mon_proc.events[ev].src == &mon_source_task_clock && td->src[ev].fd >= 0)
+            td->timing_fd = td->src[ev].fd;
+    td->clock_floor_ns = UINT64_MAX;
+    for (int i = 0; i < 4; i++) {
+        uint64_t a = mon_timing_clock(td->timing_fd), b = mon_timing_clock(td->timing_fd);
+
+        if (a != UINT64_MAX && b != UINT64_MAX && b >= a && b - a < td->clock_floor_ns)
+            td->clock_floor_ns = b - a;
+    }
+    if (td->clock_floor_ns == UINT64_MAX)
+        td->clock_floor_ns = 0;
     td->armed_cpu_start_ns = mon_thread_cpu_ns(td->tid);
     td->sources_armed = true;
     return rc;
@@ -179,6 +185,9 @@ mon_sources_stop(struct mon_thread *td)
     sigset_t block, old;
     bool self = td == mon_thread_self();
 
+    /* The handler no longer times itself by a descriptor about to close. */
+    td->timing_fd = -1;
+    atomic_thread_fence(memory_order_seq_cst);
     /* A sample taken while a source closes would read its ring as the close drains it. */
     if (self) {
         sigemptyset(&block);

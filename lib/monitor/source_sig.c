@@ -78,6 +78,16 @@ mon_source_ledger(const struct mon_thread *td, uint32_t ev, struct mon_ledger *o
 }
 
 uint64_t
+mon_timing_clock(int fd)
+{
+    uint64_t v[3];
+
+    if (fd < 0)
+        return mon_clock_ns(CLOCK_MONOTONIC);
+    return csp_sys_read(fd, v, sizeof(v)) == (ssize_t)sizeof(v) ? v[0] : UINT64_MAX;
+}
+
+uint64_t
 mon_clock_ns(clockid_t clock)
 {
     struct timespec ts;
