@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * fig1.c -- the program of Figure 1 of the csprof paper (seed 001):
+ * fig1.c -- the program of Figure 1 of the csprof paper ([csprof 2005]):
  * c's cost depends on its argument, so calls of c from a (argument 1) cost
  * twice as much as calls from b (argument 2), and a makes half as many: the
  * time of c splits 50/50 between a and b, while gprof-style attribution by

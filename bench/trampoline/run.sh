@@ -56,5 +56,5 @@ echo "|---|---|---|---|---|---|"
 for d in 10 100 1000 10000; do
     measure "recursion depth $d, call-intensive top" ./deep "$d" 15000000
 done
-measure "Figure 1 (seed 001), -O2" "$build/examples/fig1"
+measure "Figure 1 ([csprof 2005]), -O2" "$build/examples/fig1"
 measure "std::sort of 30 M ints" ./sort 30000000

@@ -2,7 +2,7 @@
 /*
  * cct.h -- calling context tree: one node per distinct call path.
  *
- * Seed 001 §2.2: interior nodes are call sites, keyed by the return address
+ * [csprof 2005] §2.2: interior nodes are call sites, keyed by the return address
  * the callee will return to; the leaf level is keyed by the sampled
  * instruction pointer.  A leaf and a call site with the same address are
  * different nodes.  Children sit in a balanced search tree (AVL), so a
@@ -92,7 +92,7 @@ CSP_SIGSAFE int cct_insert_callsites(struct cct *tree, struct cct_node *start, c
                                      size_t n, struct cct_node **last);
 
 /*
- * Memoized insertion below the root (seed 001 §2.2, "memoized backtraces"):
+ * Memoized insertion below the root ([csprof 2005] §2.2, "memoized backtraces"):
  * the tree remembers the node of every frame of the previous path inserted
  * this way; the longest common outermost prefix of @ips with that path is
  * reused without any search-tree lookup, and only the frames that differ are
@@ -138,7 +138,7 @@ CSP_SIGSAFE int cct_add_value(struct cct *tree, struct cct_node *node, uint32_t 
                               uint64_t value);
 
 /*
- * Add @n to the call-edge count of @node (seed 001 §2.4: the number of times
+ * Add @n to the call-edge count of @node ([csprof 2005] §2.4: the number of times
  * the trampoline saw this call return).  [async-signal-safe]
  */
 CSP_SIGSAFE void cct_add_calls(struct cct_node *node, uint64_t n);

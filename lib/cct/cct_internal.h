@@ -49,7 +49,7 @@ struct cct_node {
 
 /*
  * The previous path inserted by cct_insert_path_memo(), outermost frame
- * first (seed 001 §2.2): ips[j] is the path's ips[len-1-j] and nodes[j] its
+ * first ([csprof 2005] §2.2): ips[j] is the path's ips[len-1-j] and nodes[j] its
  * node.  Allocated on the first memoized insertion with room for
  * CCT_MEMO_INITIAL entries, and replaced by arrays twice as long (arena
  * memory, the old ones abandoned) when a longer path comes.

@@ -278,7 +278,7 @@ cct_insert_callsites(struct cct *tree, struct cct_node *start, const uintptr_t *
     return CCT_OK;
 }
 
-/* ---- memoized insertion (seed 001 §2.2) ---- */
+/* ---- memoized insertion ([csprof 2005] §2.2) ---- */
 
 CSP_SIGSAFE struct cct_node *const *
 cct_memo_nodes(const struct cct *tree, size_t *n)

@@ -2,7 +2,7 @@
 /*
  * mon_omp.h -- OpenMP creation contexts (omp.c, omp_sig.c).
  *
- * Seed 004 ("creation context"): a sample taken in the outlined body of a
+ * [Catch] ("creation context"): a sample taken in the outlined body of a
  * parallel region, or of a task, belongs below the calling context of the
  * construct that created it, whichever thread runs it.  The overrides of
  * libgomp's entry points (omp.c) record that context, as CCT keys, when a

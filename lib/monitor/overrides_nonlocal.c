@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * overrides_nonlocal.c -- non-local exits and stack switches, overridden so
- * the trampoline never misleads the program (seed 001 §2.5.3).
+ * the trampoline never misleads the program ([csprof 2005] §2.5.3).
  *
  * longjmp and its family, setcontext/swapcontext, C++ exceptions
  * (_Unwind_RaiseException, _Unwind_Resume, _Unwind_Resume_or_Rethrow,

@@ -130,7 +130,7 @@ shadow_push(struct mon_thread *td, size_t from, struct cct_node *const *nodes_of
 }
 
 /*
- * The walk met the trampoline above frame bt.depth-1 (seed 001 §2.3): the
+ * The walk met the trampoline above frame bt.depth-1 ([csprof 2005] §2.3): the
  * frames below it are new; insert them below the cached call site, cache
  * them, and move the trampoline to the interrupted frame.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * prof_derived.c -- derived metrics: "NAME=EXPR" formulas over the measured
- * metrics (HPCView, seed 003 §2: e.g. cycles/instructions), evaluated on
+ * metrics (HPCView, [HPCView] §2: e.g. cycles/instructions), evaluated on
  * every node of the calling-context tree and of the static view.
  *
  * Tool code; never prints.  The grammar, its parser and the rule for undefined

@@ -159,7 +159,7 @@ int prof_merge_parts(struct prof_ctx *ctx, const void *const *bufs, const size_t
                      size_t nparts);
 
 /*
- * Define a derived metric from @spec, "NAME=EXPR" (HPCView, seed 003 §2):
+ * Define a derived metric from @spec, "NAME=EXPR" (HPCView, [HPCView] §2):
  * EXPR uses numbers, the four operators + - * /, parentheses, the
  * functions min(a,b), max(a,b), sqrt(a), log(a) (natural) and metric
  * references by event name (CPUTIME, cycles, samples, calls; a name with

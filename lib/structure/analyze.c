@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * analyze.c -- struct_analyze(): recover the program structure of an
- * x86-64 ELF binary with elfutils libelf/libdw (bloop-style, seed 003 §3).
+ * x86-64 ELF binary with elfutils libelf/libdw (bloop-style, [HPCView] §3).
  *
  * The steps, each in its own file (binary_internal.h lists them):
  * procedures come from three sources, in order of trust:

@@ -3,7 +3,7 @@
  * structure.h -- program structure of a load module: the scope tree
  * load module -> file -> procedure -> inlined code / loop -> statement,
  * each scope with the module-relative address ranges it covers
- * (seed 003 §2.3 and §3, "bloop").
+ * ([HPCView] §2.3 and §3, "bloop").
  *
  * Built from a binary with elfutils libelf/libdw (struct_analyze), written
  * to and read from the XML structure file (share/schemas/csprof-structure.dtd),
@@ -89,7 +89,7 @@ struct struct_module; /* opaque */
 /* Zero-initialized options give the defaults. */
 struct struct_options {
     int verbose;      /* notes on stderr (e.g. "no DWARF: procedures only") */
-    int no_normalize; /* nonzero: raw object-code loop structure (seed 003 §3 rules not applied) */
+    int no_normalize; /* nonzero: raw object-code loop structure ([HPCView] §3 rules not applied) */
     int jobs;         /* threads decoding procedures; <= 0: one per available core */
     /* Root of separate debug files (DIR/.build-id/xx/yyyy.debug and
      * DIR/<binary's directory>/<debuglink>); NULL: /usr/lib/debug. */

@@ -208,7 +208,7 @@ struct struct_loop_job;
  * Decode every procedure of @procs (in parallel, opt->jobs threads),
  * find its loops and call sites, and rebuild its subtree so loops sit
  * inside the inlined-code tree and statements inside loops; then apply
- * the seed 003 §3 normalization unless opt->no_normalize.  The result
+ * the [HPCView] §3 normalization unless opt->no_normalize.  The result
  * depends only on the inputs, never on the number of threads.  Adds to
  * m->stats.  Implemented in loopnest.c.
  *

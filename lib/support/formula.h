@@ -4,7 +4,7 @@
  * csprof-prof -M 'NAME=EXPR' (lib/profile/prof_derived.c) and
  * csprof-report --metric (lib/report/formula.c).
  *
- * The grammar (HPCView, seed 003 §2), parsed by recursive descent into
+ * The grammar (HPCView, [HPCView] §2), parsed by recursive descent into
  * postfix code:
  *   expr    := term (('+' | '-') term)*
  *   term    := unary (('*' | '/') unary)*

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * tramp.h -- the csprof return-address trampoline (seed 001 §2.3-2.5,
- * seed 000 §2.2-2.4).
+ * tramp.h -- the csprof return-address trampoline ([csprof 2005] §2.3-2.5,
+ * [csprof 2004] §2.2-2.4).
  *
  * At most one trampoline per thread: it replaces the return address of the
  * frame that was interrupted by the last sample.  Frames outside it are
@@ -9,7 +9,7 @@
  * shadow stack, each with the CCT node of its call site; a sample walks
  * only the frames below the trampoline and inserts them starting at the
  * cached node.  When the frame returns into the trampoline, the call-edge
- * count of the returning context is incremented (seed 001 §2.4), the
+ * count of the returning context is incremented ([csprof 2005] §2.4), the
  * shadow stack is popped and the trampoline moves one frame up.
  *
  * Correctness never depends on the trampoline: when it is not where the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tramp_sig.c -- the trampoline's C side: install, remove, and the return
- * handler (seed 001 §2.3-2.5).
+ * handler ([csprof 2005] §2.3-2.5).
  *
  * Runs in signal context (install/remove from the sampling handler) and at
  * arbitrary return points of the program (tramp_on_return).  Compiled with

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Figure 1 of seed 001 at -O2, profiled with the card's three commands verbatim:
+# Figure 1 of [csprof 2005] at -O2, profiled with the card's three commands verbatim:
 # c's time splits 50/50 (+-10 points) between calls from a and from b, and at
 # least 95% of samples are rooted at the process entry; output and exit status unchanged.
 . "$(dirname "$0")/lib.sh"

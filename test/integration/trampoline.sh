@@ -121,7 +121,7 @@ if [ -x longjmp_chk ]; then
     check "longjmp_chk calls __longjmp_chk" sh -c 'nm -D longjmp_chk | grep -q __longjmp_chk'
 fi
 
-# ---- Figure 1: sampled call counts (seed 001 §2.4) ----
+# ---- Figure 1: sampled call counts ([csprof 2005] §2.4) ----
 # Calls from a to c, against calls from b to c: over the call sites C whose parent
 # frame is PROC and which contain a frame of c, sum the "calls" metric.
 calls_into_c() {

@@ -8,7 +8,7 @@
 # libomp's tool) and without (CSPROF_OMPT=0).  Samples in the outlined
 # bodies run on the runtime's threads, whose own stacks begin at
 # start_thread; csprof must put them below the call site of the construct
-# in main's calling context (seed 004): >= 90% of the samples in
+# in main's calling context ([Catch]): >= 90% of the samples in
 # region_work lie under main, and
 # >= 90% of all samples except the runtime's idle loop (csprof_omp_idle)
 # too; in the merged database (merged below) the work lies below the

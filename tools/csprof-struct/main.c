@@ -2,7 +2,7 @@
 /*
  * main.c -- csprof-struct: recover the program structure of one ELF
  * binary (procedures, inlined calls, loops, call sites and statements
- * with their address ranges; bloop, seed 003 §2.3 and §3) and write it as
+ * with their address ranges; bloop, [HPCView] §2.3 and §3) and write it as
  * a csprof structure file.
  *
  *   csprof-struct [-o FILE] [-n] [-j N] [-v] BINARY
