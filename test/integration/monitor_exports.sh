@@ -5,9 +5,46 @@
 # async-signal-safe (STYLE.md "Signal path").
 . "$(dirname "$0")/lib.sh"
 lib=$CSPROF_BUILD/lib/csprof/libcsprof.so
-allowed='^(pthread_create|vfork|execve|execvpe|fexecve|execv|execvp|execl|execlp|execle|_exit|_Exit|dlopen|dlclose|dl_iterate_phdr|sigaction|signal|sigprocmask|pthread_sigmask|sigsuspend|pselect|ppoll|epoll_pwait|poll|select|epoll_wait|nanosleep|longjmp|_longjmp|siglongjmp|__longjmp_chk|setcontext|swapcontext|_Unwind_RaiseException|_Unwind_Resume|_Unwind_Resume_or_Rethrow|_Unwind_ForcedUnwind|_Unwind_Backtrace|__cxa_begin_catch|backtrace|pthread_exit|__pthread_unwind_next|pthread_cancel|setjmp|_setjmp|__sigsetjmp|getcontext|MPI_Init|MPI_Init_thread|MPI_Comm_rank|GOMP_parallel.*|GOMP_task|__kmpc_fork_call|__kmpc_omp_task_alloc|ompt_start_tool|malloc|free|calloc|realloc|reallocarray|posix_memalign|aligned_alloc|memalign|valloc|pvalloc|read|write|pread|pread64|pwrite|pwrite64|readv|writev|__read_chk|fread|__fread_chk|fwrite|fgets|fputs|puts|fputc|putc|putchar|fgetc|getc|getchar|getline|getdelim|printf|fprintf|vprintf|vfprintf|__printf_chk|__fprintf_chk|__vprintf_chk|__vfprintf_chk|csprof_.*)$'
-extra=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TWDBV]$/ { print $3 }' | sed 's/@.*//' | grep -Ev "$allowed")
-check "no unexpected exports (${extra:-none})" [ -z "$extra" ]
+map=$CSPROF_SOURCE/lib/monitor/libcsprof.map
+
+# The allowlist is libcsprof.map itself, the version script the link uses: the
+# names of its global: section, a NAME* a glob.  So the rule is checked on the
+# map (each name an override or csprof_*) and on the library (it exports
+# exactly the map's names: none beyond them, none of them missing, and no
+# override of ours left out of the map).
+map_text=$(sed -e ':a' -e 'N' -e '$!ba' -e 's|/\*\([^*]\|\*[^/]\)*\*/||g' "$map" | tr '\n\t' '  ')
+names=$(sed -n 's/.*global:\(.*\)local:.*/\1/p' <<< "$map_text" | tr ';' '\n' | tr -d ' ' | grep -v '^$')
+check "libcsprof.map lists names in global: ($(wc -l <<< "$names"))" [ -n "$names" ]
+check "libcsprof.map hides everything else (local: *;)" grep -q 'local: *\* *;' <<< "$map_text"
+bad=$(grep -Ev '^[A-Za-z_][A-Za-z0-9_]*\*?$' <<< "$names" | tr '\n' ' ')
+check "libcsprof.map's entries are names or NAME* globs (${bad:-ok})" [ -z "$bad" ]
+allowed="^($(sed 's/\*$/.*/' <<< "$names" | paste -sd'|'))\$"
+exported=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TWDBVi]$/ { print $3 }' | sed 's/@.*//' | sort -u)
+extra=$(grep -Ev "$allowed" <<< "$exported" | tr '\n' ' ')
+check "no exports beyond libcsprof.map (${extra:-none})" [ -z "$extra" ]
+missing=$(grep -v '\*$' <<< "$names" | sort -u | comm -23 - <(printf '%s\n' "$exported") | tr '\n' ' ')
+check "every name libcsprof.map lists is exported (missing: ${missing:-none})" [ -z "$missing" ]
+
+# Which names are overrides: functions the C library, libgcc_s or libstdc++
+# define (the libc the library links, the others the compiler's), and the MPI
+# and OpenMP entry points csprof intercepts (runtimes that need not be
+# installed here; ompt_start_tool is the tool hook an OpenMP runtime calls).
+libc=$(ldd "$lib" | awk '$1 == "libc.so.6" { print $3 }')
+runtimes="$libc $(${CC:-cc} -print-file-name=libgcc_s.so.1) $(${CC:-cc} -print-file-name=libstdc++.so.6)"
+for r in $runtimes; do check "found $(basename "$r") at $r" [ -f "$r" ]; done
+system=$(for r in $runtimes; do nm -D --defined-only "$r" 2>/dev/null; done | awk '{ print $NF }' |
+    sed 's/@.*//' | sort -u)
+intercepted='^(MPI_[A-Za-z_]+|GOMP_[a-z_]+|__kmpc_[a-z_]+|ompt_start_tool)$'
+not_override=$(grep -v '^csprof_' <<< "$names" | sort -u | comm -23 - <(printf '%s\n' "$system") |
+    grep -Ev "$intercepted" | tr '\n' ' ')
+check "libcsprof.map lists only overrides and csprof_* (${not_override:-ok})" [ -z "$not_override" ]
+# An override of ours the map leaves out is silently not one: the program calls the real function.
+ours=$(find "$CSPROF_BUILD/lib/monitor" -name '*.o' -print0 | xargs -0 nm --defined-only |
+    awk 'NF >= 2 && $(NF - 1) ~ /^[TWi]$/ { print $NF }' | sort -u)
+overrides=$( (comm -12 <(printf '%s\n' "$ours") <(printf '%s\n' "$system"); grep -E "$intercepted" <<< "$ours") | sort -u)
+check "lib/monitor's overrides found ($(wc -l <<< "$overrides"))" [ -n "$overrides" ]
+unexported=$(comm -23 <(printf '%s\n' "$overrides") <(printf '%s\n' "$exported") | tr '\n' ' ')
+check "every override lib/monitor defines is exported (not: ${unexported:-none})" [ -z "$unexported" ]
 
 # Every *_sig.o: undefined symbols must be on the allowlist.
 # pthread_setcancelstate: atomic operations on the thread's own descriptor in glibc.
