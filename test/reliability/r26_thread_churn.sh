@@ -54,7 +54,10 @@ echo $? > dflt.rc
 check "default event: output and exit status identical" rel_same dflt dbase
 rel_records md > md.rec
 none=$(awk '$2 != 0 && $5 == 0' md.rec | wc -l)
-check "default event: every 8 ms thread has a sample ($none of 400 have none)" [ "$none" -eq 0 ]
+# (at most 1 %: on one CPU shared with a hog, stress.sh --pin 0 --load 1, one thread in 400
+# once got none -- its one sample dropped or its start and end within one period of
+# the hog's time slices; the POSIX timer's 38 % is what this catches)
+check "default event: at least 99 % of the 8 ms threads have a sample ($none of 400 have none)" [ "$none" -le 4 ]
 if rel_db md dbd; then
     L="//Trust/Ledger[@event='CPUTIME']"
     meas=$(xp dbd "string($L/@measured)") rec=$(xp dbd "string($L/@recorded)") tail=$(xp dbd "string($L/@tail)")
