@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -33,6 +34,7 @@
 #include "monitor/mon_internal.h"
 #include "monitor/mon_loadmap.h"
 #include "monitor/mon_omp.h"
+#include "support/sysio.h"
 #include "trampoline/tramp.h"
 #include "unwind/uw.h"
 
@@ -290,7 +292,7 @@ run_end(bool pushed, bool region)
 }
 
 /* The runners: the only code in section csprof_omp_run (mon_omp_in_runner). */
-__attribute__((section("csprof_omp_run"), noinline, noclone)) static void
+__attribute__((section("csprof_omp_run"), noinline)) CSP_NOCLONE static void
 run_region(void *arg)
 {
     struct mon_omp_region *r = arg;
@@ -393,7 +395,7 @@ copy_task(void *dst, void *src)
         memcpy((char *)dst + h->off, h->src, (size_t)h->size);
 }
 
-__attribute__((section("csprof_omp_run"), noinline, noclone)) static void
+__attribute__((section("csprof_omp_run"), noinline)) CSP_NOCLONE static void
 run_task(void *arg)
 {
     struct task_header *h = arg;
@@ -450,6 +452,15 @@ GOMP_task(body_fn *fn, void *data, copy_fn *cpyfn, long arg_size, long arg_align
  * calls are spelled out for each count, up to MON_KMP_MAX_ARGS.
  */
 #define MON_KMP_MAX_ARGS 15
+#if defined(__clang__)
+/* the clang build's forwarding of a larger call (no __builtin_apply): 64 arguments */
+#    define MON_KMP_FWD_MAX 64
+#    define MON_KMP_FWD8(a, i) \
+        a[i], a[i + 1], a[i + 2], a[i + 3], a[i + 4], a[i + 5], a[i + 6], a[i + 7]
+#    define MON_KMP_FWD_ARGS(a)                                                           \
+        MON_KMP_FWD8(a, 0), MON_KMP_FWD8(a, 8), MON_KMP_FWD8(a, 16), MON_KMP_FWD8(a, 24), \
+            MON_KMP_FWD8(a, 32), MON_KMP_FWD8(a, 40), MON_KMP_FWD8(a, 48), MON_KMP_FWD8(a, 56)
+#endif
 
 typedef void kmp_micro(int32_t *, int32_t *, ...);
 typedef void kmp_fork_fn(void *, int32_t, kmp_micro *, ...);
@@ -529,7 +540,7 @@ struct kmp_region {
         break;                          \
     }
 
-__attribute__((section("csprof_omp_run"), noinline, noclone)) static void
+__attribute__((section("csprof_omp_run"), noinline)) CSP_NOCLONE static void
 run_kmp(int32_t *gtid, int32_t *btid, ...)
 {
     struct mon_omp_region *r;
@@ -564,12 +575,32 @@ __kmpc_fork_call(void *loc, int32_t argc, kmp_micro *micro, ...)
     RESOLVE(real, "__kmpc_fork_call");
     if (argc < 0 || argc >= MON_KMP_MAX_ARGS) {
         /* More shared variables than spelled out: forward the call as it came. */
+#if defined(__clang__)
+        /* (clang has no __builtin_apply: up to MON_KMP_FWD_MAX arguments, passed on with
+         * null pointers after them, which libomp, reading argc of them, never reads) */
+        void *fa[MON_KMP_FWD_MAX] = {0};
+
+        if (argc < 0 || argc > MON_KMP_FWD_MAX) {
+            static const char msg[] =
+                "csprof: __kmpc_fork_call with more shared arguments than a clang-built "
+                "monitor forwards (64)\n";
+
+            csp_sys_write(2, msg, sizeof(msg) - 1);
+            abort();
+        }
+        va_start(ap, micro);
+        for (int32_t i = 0; i < argc; i++)
+            fa[i] = va_arg(ap, void *);
+        va_end(ap);
+        real(loc, argc, micro, MON_KMP_FWD_ARGS(fa));
+#else
         void *args = __builtin_apply_args();
 
         void (*fwd)(void);
 
         memcpy(&fwd, &real, sizeof(fwd));
         __builtin_apply(fwd, args, 8 * (size_t)(argc + 8));
+#endif
         return;
     }
     va_start(ap, micro);
@@ -616,7 +647,7 @@ struct kmp_task_header {
 typedef void *kmp_task_alloc_fn(void *, int32_t, int32_t, size_t, size_t,
                                 int32_t (*)(int32_t, void *));
 
-__attribute__((section("csprof_omp_run"), noinline, noclone)) static int32_t
+__attribute__((section("csprof_omp_run"), noinline)) CSP_NOCLONE static int32_t
 run_kmp_task(int32_t gtid, void *task)
 {
     struct kmp_task_prefix *t = task;

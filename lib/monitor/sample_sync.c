@@ -290,8 +290,8 @@ mon_sync_init(void)
 
         if (p != MAP_FAILED) {
             leak_values = (struct leak_value *)p;
-            leak_filter = (_Atomic uint16_t *)((char *)p + vb);
-            leak_keys = (_Atomic uintptr_t *)((char *)p + vb + fb);
+            leak_filter = (void *)((char *)p + vb); /* (both offsets are multiples of 8) */
+            leak_keys = (void *)((char *)p + vb + fb);
         }
         pthread_atfork(NULL, NULL, mon_sync_after_fork);
     }

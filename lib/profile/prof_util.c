@@ -52,8 +52,7 @@ prof_nomem(struct prof_ctx *ctx)
 }
 
 /* The message is cleaned like prof_xclean(): names in it cannot move the cursor. */
-static char *
-prof_vclean(const char *fmt, va_list ap)
+static char *__attribute__((format(printf, 1, 0))) prof_vclean(const char *fmt, va_list ap)
 {
     char *s, *clean;
 

@@ -700,7 +700,7 @@ block_edges(struct builder *b, struct graph_build *gb, size_t k, size_t *jt, siz
         break;
     case STRUCT_INSN_CJUMP:
         fall = true;
-        /* fall through */
+        __attribute__((fallthrough));
     case STRUCT_INSN_JUMP:
         if (in_ranges(b->r, b->nr, last->target)) {
             if (add_succ_at(gb, out, last->target) != 0)

@@ -718,7 +718,7 @@ materialize(struct rebuild *rb, const struct tree_node *t, struct struct_scope *
             s->name = c->name;
             s->target = c->target;
             s->flags = c->flags;
-            /* fall through */
+            __attribute__((fallthrough));
         default:
             s->file = c->file;
             s->line = c->line;

@@ -67,7 +67,7 @@ struct reader {
 };
 
 /* Record the first error only: later ones are usually consequences. */
-static void
+static void __attribute__((format(printf, 3, 4)))
 rd_error(struct reader *rd, long line, const char *fmt, ...)
 {
     char msg[512];

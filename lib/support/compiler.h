@@ -15,6 +15,12 @@
 #define CSP_NOINLINE  __attribute__((noinline))
 #define CSP_TLS       _Thread_local __attribute__((tls_model("initial-exec")))
 #define CSP_UNUSED(x) ((void)(x))
+/* gcc's noclone (no specialised copies of the function); clang makes none and has no such attribute */
+#if defined(__clang__)
+#    define CSP_NOCLONE
+#else
+#    define CSP_NOCLONE __attribute__((noclone))
+#endif
 
 /* Frames the per-thread walk arrays, shadow stack and CCT memo hold at
  * first.  A deeper stack grows them (doubling) from the thread's arena in

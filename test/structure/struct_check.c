@@ -163,7 +163,8 @@ rcmp(const void *a, const void *b)
 static bool
 rset_sort_disjoint(struct rset *r)
 {
-    qsort(r->v, r->n, sizeof(*r->v), rcmp);
+    if (r->n > 1)
+        qsort(r->v, r->n, sizeof(*r->v), rcmp);
     for (size_t i = 1; i < r->n; i++)
         if (r->v[i].lo < r->v[i - 1].hi)
             return false;
