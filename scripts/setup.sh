@@ -16,6 +16,7 @@ packages=(
   libpfm4-dev                                             # event encoding (hardware counters)
   libxml2-dev libxml2-utils                               # XML writing/reading, xmllint validation
   libdw-dev libelf-dev                                    # ELF and DWARF
+  libdebuginfod1 debuginfod                               # debuginfod: the client libdw loads, a server for a test
   libcapstone-dev                                         # instruction decoding
   libcmocka-dev                                           # unit tests
   libclang-rt-14-dev                                      # libFuzzer for the structure fuzzer test

@@ -32,7 +32,8 @@ enum exp_sort {
     EXP_SORT_CALLS,
     EXP_SORT_PER_CALL,
     EXP_SORT_NAME,
-    EXP_SORT_DELTA, /* diffs: |change| */
+    EXP_SORT_DELTA,           /* diffs: |change of inclusive| */
+    EXP_SORT_DELTA_EXCLUSIVE, /* diffs: |change of exclusive| */
 };
 
 enum exp_table_format { EXP_TEXT, EXP_CSV, EXP_JSON };
@@ -51,6 +52,8 @@ struct exp_table_options {
     const struct rpt_formula *derived;
     const char *derived_name;    /* its name ("ipc") */
     const char *derived_formula; /* its formula, for the JSON header */
+    bool significant;            /* diffs: only significant changes (in the tree, and the path
+                                    to them) */
 };
 
 /* Integer value in raw units (ns, counts) of column @col at @v (self or inclusive). */
@@ -68,9 +71,14 @@ int export_table(const struct rpt_tree *t, const struct exp_table_options *opt, 
 
 /*
  * A differential profile: @uni from rpt_tree_union() (columns c and
- * nvalues/2 + c), @flat its flat view by procedure.  Rows are sorted by the
- * size of the change; "normalized" is the change in percent of each run's
- * own total.
+ * nvalues/2 + c), @flat its flat view by procedure.  The measure is the
+ * inclusive value, or the exclusive one when opt->sort is
+ * EXP_SORT_EXCLUSIVE; rows are sorted by the size of its change (or by
+ * name).  "normalized" is the change of its share of each run's own total,
+ * in percent points, with its confidence interval from the sample counts
+ * (rpt_diff_change(): 95 % for all rows of a section together, Bonferroni
+ * over the rows with samples); opt->significant keeps only the rows whose
+ * interval excludes 0 (and, in the tree, their ancestors).
  */
 int export_diff(const struct rpt_tree *uni, const struct rpt_tree *flat,
                 const struct exp_table_options *opt, const char *base_name, const char *cur_name,

@@ -167,6 +167,10 @@ sort_value(const struct sort_ctx *c, uint32_t n)
         if (c->col2 >= 0)
             return fabs(rpt_incl(t, n, c->col2) - rpt_incl(t, n, c->col));
         return fabs(rpt_incl(t, n, c->col));
+    case EXP_SORT_DELTA_EXCLUSIVE:
+        if (c->col2 >= 0)
+            return fabs(rpt_self(t, n, c->col2) - rpt_self(t, n, c->col));
+        return fabs(rpt_self(t, n, c->col));
     default:
         return fabs(rpt_incl(t, n, c->col));
     }
@@ -578,40 +582,89 @@ export_table(const struct rpt_tree *t, const struct exp_table_options *opt, FILE
 /* ----------------------------------------------------------------- diff */
 
 struct diff {
-    const struct rpt_tree *t;
+    const struct rpt_tree *uni; /* the union (count sources) */
+    const struct rpt_tree *t;   /* the section's tree: the union or its flat view */
     const struct exp_table_options *opt;
     FILE *out;
     int cb, cc; /* base and current columns */
     double tb, tc;
+    bool incl;    /* the measure: inclusive values, or self (--sort exclusive) */
+    double z;     /* the section's normal quantile (rpt_diff_z) */
+    uint8_t *sig; /* per node of t: 1 significant, 2 a descendant is (--significant) */
     struct sort_ctx sc;
     bool first;
-    uint64_t hidden;
+    uint64_t hidden, not_significant;
     size_t name_cols;
     const char *section;
 };
+
+/* Which side had an inlined (@inl) or out-of-line instance: "", "base", "current", "base;current". */
+static const char *
+diff_sides(uint8_t f, bool inl)
+{
+    static const char *const s[] = {"", "base", "current", "base;current"};
+    unsigned b = inl ? RPT_DIFF_INLINED_BASE : RPT_DIFF_OUTLINED_BASE;
+    unsigned c = inl ? RPT_DIFF_INLINED_CUR : RPT_DIFF_OUTLINED_CUR;
+
+    return s[((f & b) ? 1 : 0) | ((f & c) ? 2 : 0)];
+}
+
+/* "[inline] f @x.c:52" as in the tables; a procedure inlined on one side only is
+ * "[inline in base] f", in some instances only "[partly inline] f"; a call that moved
+ * "f @x.c:52→54". */
+static void
+diff_label(const struct rpt_tree *t, uint32_t n, char *buf, size_t len)
+{
+    const struct rpt_vnode *v = &t->nodes[n];
+    unsigned f = v->diff, inl = f & (RPT_DIFF_INLINED_BASE | RPT_DIFF_INLINED_CUR);
+    unsigned outl = f & (RPT_DIFF_OUTLINED_BASE | RPT_DIFF_OUTLINED_CUR);
+    const char *pre = inl && !outl ? "[inline] " : "";
+    char at[64] = "";
+
+    if (v->kind == RPT_FRAME && v->cs_line > 0) {
+        if (f & RPT_DIFF_MOVED)
+            snprintf(at, sizeof at, " @%s:%d\xe2\x86\x92%d", rpt_file_base(t->db, v->cs_file),
+                     (int)v->cs_line, (int)v->cur_cs_line); /* U+2192 RIGHTWARDS ARROW */
+        else
+            snprintf(at, sizeof at, " @%s:%d", rpt_file_base(t->db, v->cs_file), (int)v->cs_line);
+    }
+    if (inl && outl)
+        pre = inl == RPT_DIFF_INLINED_BASE && outl == RPT_DIFF_OUTLINED_CUR ? "[inline in base] "
+              : inl == RPT_DIFF_INLINED_CUR && outl == RPT_DIFF_OUTLINED_BASE
+                  ? "[inline in current] "
+                  : "[partly inline] ";
+    snprintf(buf, len, "%s%s%s", pre, rpt_tree_name(t, n), at);
+}
 
 static void
 diff_row(struct diff *d, uint32_t n, uint32_t parent_out, unsigned depth)
 {
     const struct rpt_tree *t = d->t;
+    const struct rpt_vnode *v = &t->nodes[n];
     double b = rpt_incl(t, n, d->cb), c = rpt_incl(t, n, d->cc);
     double bs = rpt_self(t, n, d->cb), cs = rpt_self(t, n, d->cc);
-    double norm = pct(c, d->tc) - pct(b, d->tb);
+    struct rpt_change ch;
     FILE *out = d->out;
     char name[1024];
 
-    label(t, n, name, sizeof name);
+    rpt_diff_change(d->uni, t, n, d->cb, d->incl, d->z, &ch);
+    diff_label(t, n, name, sizeof name);
     switch (d->opt->format) {
     case EXP_TEXT: {
         size_t indent = d->opt->tree ? 2 * (size_t)depth : 0;
         if (indent > d->name_cols / 2)
             indent = d->name_cols / 2;
-        exp_text_value(out, t, d->cb, b, 10);
+        exp_text_value(out, t, d->cb, ch.base, 10);
         fputc(' ', out);
-        exp_text_value(out, t, d->cb, c, 10);
+        exp_text_value(out, t, d->cb, ch.cur, 10);
         fputc(' ', out);
-        exp_text_value(out, t, d->cb, c - b, 10);
-        fprintf(out, " %+7.2f%%  %*s", norm, (int)indent, "");
+        exp_text_value(out, t, d->cb, ch.cur - ch.base, 10);
+        fprintf(out, " %+7.2f%% ", ch.cur_share - ch.base_share);
+        if (isnan(ch.lo))
+            fprintf(out, "%15s", "-");
+        else
+            fprintf(out, "[%+6.2f,%+6.2f]", ch.lo, ch.hi);
+        fprintf(out, " %c %*s", ch.significant ? '*' : ' ', (int)indent, "");
         exp_fit(out, name, d->name_cols - indent);
         fputc('\n', out);
         break;
@@ -619,22 +672,42 @@ diff_row(struct diff *d, uint32_t n, uint32_t parent_out, unsigned depth)
     case EXP_CSV:
         fprintf(out, "%s,%u,%u,%u,", d->section, n, parent_out, depth);
         exp_csv_str(out, rpt_tree_name(t, n));
-        fprintf(out, ",%d,%.10g,%.10g,%.10g,%.10g,%.10g,%.6f\n", (int)t->nodes[n].cs_line, b, c, bs,
-                cs, c - b, norm);
+        fprintf(out, ",%d,%.10g,%.10g,%.10g,%.10g,%.10g,%.6f,%.10g,%.10g,", (int)v->cs_line, b, c,
+                bs, cs, ch.cur - ch.base, ch.cur_share - ch.base_share, ch.base_n, ch.cur_n);
+        if (!isnan(ch.lo))
+            fprintf(out, "%.6f,%.6f", ch.lo, ch.hi);
+        else
+            fputc(',', out);
+        fprintf(out, ",%d,%s,%s,%d\n", ch.significant, diff_sides(v->diff, true),
+                diff_sides(v->diff, false), (v->diff & RPT_DIFF_MOVED) ? (int)v->cur_cs_line : 0);
         break;
     case EXP_JSON:
         fprintf(out,
                 "%s\n    {\"id\": %u, \"parent\": %u, \"depth\": %u, \"kind\": \"%s\", \"name\": ",
-                d->first ? "" : ",", n, parent_out, depth, kind_name(t->nodes[n].kind));
+                d->first ? "" : ",", n, parent_out, depth, kind_name(v->kind));
         d->first = false;
         exp_json_str(out, rpt_tree_name(t, n));
-        if (t->nodes[n].cs_line > 0)
-            fprintf(out, ", \"callsite_line\": %d", (int)t->nodes[n].cs_line);
+        if (v->cs_line > 0)
+            fprintf(out, ", \"callsite_line\": %d", (int)v->cs_line);
+        if (v->diff & RPT_DIFF_MOVED)
+            fprintf(out, ", \"current_callsite_line\": %d", (int)v->cur_cs_line);
+        for (int k = 0; k < 2; k++) {
+            const char *sides = diff_sides(v->diff, k == 0);
+            fprintf(out, ", \"%s\": [%s%s%s]", k == 0 ? "inlined" : "out_of_line",
+                    sides[0] == 'b' ? "\"base\"" : "", strchr(sides, ';') != NULL ? ", " : "",
+                    strstr(sides, "current") != NULL ? "\"current\"" : "");
+        }
         fprintf(out,
                 ", \"base\": {\"inclusive\": %.10g, \"exclusive\": %.10g}, \"current\": "
                 "{\"inclusive\": %.10g, \"exclusive\": %.10g}, \"delta\": %.10g, "
-                "\"delta_exclusive\": %.10g, \"delta_normalized_percent\": %.6f}",
-                b, bs, c, cs, c - b, cs - bs, norm);
+                "\"delta_exclusive\": %.10g, \"delta_normalized_percent\": %.6f, "
+                "\"samples\": {\"base\": %.10g, \"current\": %.10g}, \"interval\": ",
+                b, bs, c, cs, c - b, cs - bs, ch.cur_share - ch.base_share, ch.base_n, ch.cur_n);
+        if (isnan(ch.lo))
+            fputs("null", out);
+        else
+            fprintf(out, "[%.6f, %.6f]", ch.lo, ch.hi);
+        fprintf(out, ", \"significant\": %s}", ch.significant ? "true" : "false");
         break;
     }
 }
@@ -653,20 +726,46 @@ diff_visible(struct diff *d, uint32_t n, unsigned depth)
 static void
 diff_walk(struct diff *d, uint32_t n, uint32_t parent_out, unsigned depth, unsigned max_rows)
 {
-    size_t k = 0;
+    size_t k = 0, shown = 0;
     uint32_t *ch;
 
     if (depth > 0)
         diff_row(d, n, parent_out, depth);
     ch = sorted_children(&d->sc, n, &k);
     for (size_t i = 0; ch != NULL && i < k; i++) {
-        if ((max_rows != 0 && i >= max_rows) || !diff_visible(d, ch[i], depth + 1)) {
+        if (d->sig != NULL && d->sig[ch[i]] == 0) {
+            d->not_significant += subtree_size(d->t, ch[i]);
+            continue;
+        }
+        if ((max_rows != 0 && shown >= max_rows) || !diff_visible(d, ch[i], depth + 1)) {
             d->hidden += subtree_size(d->t, ch[i]);
             continue;
         }
+        shown++;
         diff_walk(d, ch[i], n, depth + 1, max_rows);
     }
     free(ch);
+}
+
+/* The significance of every node of d->t: 1 significant, 2 with a significant descendant
+ * (kept in a tree as the path to it), 0 neither.  Returns 0 or -1 (ENOMEM). */
+static int
+diff_mark(struct diff *d)
+{
+    const struct rpt_tree *t = d->t;
+
+    d->sig = calloc(t->nnodes ? t->nnodes : 1, 1);
+    if (d->sig == NULL)
+        return -1;
+    for (uint32_t n = t->nnodes; n-- > 1;) {
+        struct rpt_change ch;
+        rpt_diff_change(d->uni, t, n, d->cb, d->incl, d->z, &ch);
+        if (ch.significant)
+            d->sig[n] = 1;
+        if (d->sig[n] != 0 && d->sig[t->nodes[n].parent] == 0)
+            d->sig[t->nodes[n].parent] = 2;
+    }
+    return 0;
 }
 
 int
@@ -678,15 +777,27 @@ export_diff(const struct rpt_tree *uni, const struct rpt_tree *flat,
     int half = uni->nvalues / 2;
     const struct rpt_tree *parts[2] = {flat, uni};
     const char *sections[2] = {"procedures", "contexts"};
+    double z[2], nb, nc;
+    size_t m[2];
+    const char *measure;
 
     memset(&d, 0, sizeof d);
+    d.uni = uni;
     d.opt = opt;
     d.out = out;
     d.cb = opt->column;
     d.cc = half + opt->column;
     d.tb = rpt_incl(uni, 0, d.cb);
     d.tc = rpt_incl(uni, 0, d.cc);
-    d.name_cols = opt->width > 43 + 12 ? opt->width - 43 : 12;
+    d.incl = opt->sort != EXP_SORT_EXCLUSIVE;
+    measure = d.incl ? "inclusive" : "exclusive";
+    d.name_cols = opt->width > 61 + 12 ? opt->width - 61 : 12;
+    nb = rpt_diff_count(uni, uni, 0, d.cb, true);
+    nc = rpt_diff_count(uni, uni, 0, d.cc, true);
+    for (int s = 0; s < 2; s++) {
+        m[s] = rpt_diff_tests(uni, parts[s], d.cb, d.incl);
+        z[s] = rpt_diff_z(RPT_DIFF_ALPHA, m[s]);
+    }
     if (opt->format == EXP_JSON) {
         fputs("{\n  \"format\": \"csprof-report-diff\",\n  \"version\": 1,\n  \"base\": ", out);
         exp_json_str(out, base_name);
@@ -697,34 +808,70 @@ export_diff(const struct rpt_tree *uni, const struct rpt_tree *flat,
         fputs(", \"unit\": ", out);
         exp_json_str(out, unit_of(uni, d.cb));
         fprintf(out, "},\n  \"base_total\": %.10g,\n  \"current_total\": %.10g", d.tb, d.tc);
+        fprintf(out, ",\n  \"base_samples\": %.10g,\n  \"current_samples\": %.10g", nb, nc);
+        fprintf(out, ",\n  \"measure\": \"%s\",\n  \"significant_only\": %s", measure,
+                opt->significant ? "true" : "false");
+        fprintf(out,
+                ",\n  \"significance\": {\"confidence\": %g, \"method\": \"newcombe-wilson\", "
+                "\"correction\": \"bonferroni\", \"tests\": {\"procedures\": %zu, \"contexts\": "
+                "%zu}, \"z\": {\"procedures\": %.6f, \"contexts\": %.6f}}",
+                1 - RPT_DIFF_ALPHA, m[0], m[1], z[0], z[1]);
     } else if (opt->format == EXP_CSV) {
         fputs("section,id,parent,depth,name,callsite_line,base_inclusive,current_inclusive,"
-              "base_exclusive,current_exclusive,delta,delta_normalized_percent\n",
+              "base_exclusive,current_exclusive,delta,delta_normalized_percent,base_samples,"
+              "current_samples,interval_low,interval_high,significant,inlined,out_of_line,"
+              "current_callsite_line\n",
               out);
     } else {
         size_t w = opt->width > 40 ? opt->width - 28 : 12;
+        char line[512], a[64], b[64];
         fputs("csprof-report diff: base    ", out);
         exp_fit(out, base_name, w);
         fputs("\n                   current ", out);
         exp_fit(out, cur_name, w);
-        fprintf(out, "\nmetric %s (%s); totals ", event_of(uni, d.cb), unit_of(uni, d.cb));
-        exp_text_value(out, uni, d.cb, d.tb, 0);
-        fputs(" -> ", out);
-        exp_text_value(out, uni, d.cb, d.tc, 0);
-        fprintf(out, " %s (%+.2f%%)\nnorm: change of the share of each run's own total\n",
-                unit_of(uni, d.cb), d.tb != 0 ? 100.0 * (d.tc - d.tb) / d.tb : 0.0);
+        fputc('\n', out);
+        snprintf(line, sizeof line, "metric %s (%s), %s; totals %s -> %s %s (%+.2f%%)",
+                 event_of(uni, d.cb), unit_of(uni, d.cb), measure,
+                 exp_text_value_str(a, sizeof a, uni, d.cb, d.tb),
+                 exp_text_value_str(b, sizeof b, uni, d.cb, d.tc), unit_of(uni, d.cb),
+                 d.tb != 0 ? 100.0 * (d.tc - d.tb) / d.tb : 0.0);
+        if (nb >= 0 && nc >= 0)
+            snprintf(line + strlen(line), sizeof line - strlen(line), "; %.0f -> %.0f samples", nb,
+                     nc);
+        exp_fit(out, line, opt->width);
+        fputc('\n', out);
+        exp_fit(out, "norm: change of the share of each run's own total, in points", opt->width);
+        fputc('\n', out);
+        exp_fit(out,
+                "interval: 95% interval of norm from the sample counts, all rows of a section "
+                "together; * significant",
+                opt->width);
+        fputc('\n', out);
     }
     for (int s = 0; s < 2; s++) {
         d.t = parts[s];
         d.section = sections[s];
+        d.z = z[s];
         d.sc = (struct sort_ctx){parts[s], d.cb, opt->sort == EXP_SORT_NAME ? -1 : d.cc,
-                                 opt->sort == EXP_SORT_NAME ? EXP_SORT_NAME : EXP_SORT_DELTA};
+                                 opt->sort == EXP_SORT_NAME ? EXP_SORT_NAME
+                                 : d.incl                   ? EXP_SORT_DELTA
+                                                            : EXP_SORT_DELTA_EXCLUSIVE};
         d.first = true;
+        if (opt->significant && diff_mark(&d) != 0) {
+            errno = ENOMEM;
+            return -1;
+        }
         if (opt->format == EXP_JSON) {
             fprintf(out, ",\n  \"%s\": [", sections[s]);
         } else if (opt->format == EXP_TEXT) {
-            fprintf(out, "\n%s, by size of the change:\n%10s %10s %10s %8s  %s\n", sections[s],
-                    "base", "current", "delta", "norm", s == 0 ? "procedure" : "calling context");
+            char line[256];
+            snprintf(line, sizeof line, "%s, by %s of %s (z = %.2f for %zu rows):", sections[s],
+                     opt->sort == EXP_SORT_NAME ? "name" : "size of the change", measure, z[s],
+                     m[s]);
+            fputc('\n', out);
+            exp_fit(out, line, opt->width);
+            fprintf(out, "\n%10s %10s %10s %8s %15s   %s\n", "base", "current", "delta", "norm",
+                    "interval", s == 0 ? "procedure" : "calling context");
         }
         {
             struct exp_table_options o = *opt;
@@ -733,13 +880,21 @@ export_diff(const struct rpt_tree *uni, const struct rpt_tree *flat,
             diff_walk(&d, 0, 0, 0, s == 0 ? opt->limit : 0);
             d.opt = opt;
         }
+        free(d.sig);
+        d.sig = NULL;
         if (opt->format == EXP_JSON)
             fputs("\n  ]", out);
     }
-    if (opt->format == EXP_JSON)
-        fprintf(out, ",\n  \"nodes_not_shown\": %llu\n}\n", (unsigned long long)d.hidden);
-    else if (opt->format == EXP_TEXT && d.hidden > 0)
-        fprintf(out, "(%llu rows not shown: below %g%% of both)\n", (unsigned long long)d.hidden,
-                opt->threshold);
+    if (opt->format == EXP_JSON) {
+        fprintf(out, ",\n  \"nodes_not_shown\": %llu,\n  \"not_significant\": %llu\n}\n",
+                (unsigned long long)d.hidden, (unsigned long long)d.not_significant);
+    } else if (opt->format == EXP_TEXT) {
+        if (d.hidden > 0)
+            fprintf(out, "(%llu rows not shown: below %g%% of both, --depth, --limit)\n",
+                    (unsigned long long)d.hidden, opt->threshold);
+        if (d.not_significant > 0)
+            fprintf(out, "(%llu rows not shown: not significant)\n",
+                    (unsigned long long)d.not_significant);
+    }
     return ferror(out) ? -1 : 0;
 }

@@ -159,19 +159,69 @@ text_value(FILE *out, double v, int w)
         fprintf(out, "%*.4f", w, v);
 }
 
+/* The process of thread or process @k of @over (its own entry for processes), or NULL. */
+static const struct rpt_group *
+process_of(const struct rpt_tvalues *tv, bool procs, uint32_t k)
+{
+    long long p = procs ? (long long)k : tv->g.threads[k].process;
+
+    return p >= 0 && p < (long long)tv->g.nprocesses ? &tv->g.processes[p] : NULL;
+}
+
+static bool
+is_wrapper(const struct rpt_tvalues *tv, bool procs, uint32_t k)
+{
+    const struct rpt_group *p = process_of(tv, procs, k);
+
+    return p != NULL && p->wrapper;
+}
+
+/* The command name of thread or process @k: its process's program's base name. */
+static const char *
+command_of(const struct rpt_tvalues *tv, bool procs, uint32_t k)
+{
+    const struct rpt_group *p = process_of(tv, procs, k);
+
+    return rpt_program_name(p != NULL ? p->program : NULL);
+}
+
+/* @s cut to @cols code points (UTF-8) into @buf, an ellipsis marking a cut. */
+static const char *
+fit_name(const char *s, size_t cols, char *buf, size_t len)
+{
+    size_t n = 0, used = 0;
+
+    for (const char *c = s; *c != '\0'; c++)
+        n += ((unsigned char)*c & 0xc0) != 0x80;
+    if (n <= cols || cols < 2) {
+        snprintf(buf, len, "%s", s);
+        return buf;
+    }
+    for (n = 0; s[used] != '\0' && used + 4 < len; used++) {
+        if (((unsigned char)s[used] & 0xc0) != 0x80 && n++ == cols - 1)
+            break;
+    }
+    snprintf(buf, len, "%.*s\xe2\x80\xa6", (int)used, s);
+    return buf;
+}
+
 /* The statistics line and, in text, the rows of one context over threads or processes. */
 static void
 write_over(FILE *out, const struct exp_threads_options *o, const struct rpt_db *db, int m,
            const struct rpt_tvalues *tv, size_t ctx, uint32_t node, bool procs, uint32_t *order)
 {
-    uint32_t n = procs ? tv->nprocesses : tv->nthreads;
+    uint32_t n = procs ? tv->g.nprocesses : tv->g.nthreads;
     const double *in = procs ? &tv->process_incl[ctx * n] : &tv->thread_incl[ctx * n];
     const double *ex = procs ? &tv->process_excl[ctx * n] : &tv->thread_excl[ctx * n];
-    const struct rpt_group *g = procs ? tv->processes : tv->threads;
+    const struct rpt_group *g = procs ? tv->g.processes : tv->g.threads;
     const char *over = procs ? "processes" : "threads";
     struct rpt_stats st;
     unsigned rows = o->rows ? o->rows : (o->format == EXP_TEXT ? 12 : UINT32_MAX);
-    char line[512];
+    bool ranks = false, with_bar;
+    uint32_t shown = 0, nfolded = 0;
+    unsigned used, name_cols;
+    double folded = 0;
+    char line[512], name[256];
 
     rpt_stats_of(in, n, &st);
     for (uint32_t k = 0; k < n; k++)
@@ -180,8 +230,11 @@ write_over(FILE *out, const struct exp_threads_options *o, const struct rpt_db *
     if (o->format == EXP_CSV) {
         for (uint32_t k = 0; k < n; k++) {
             const struct rpt_group *x = &g[order[k]];
-            fprintf(out, "%zu,%u,%s,%u,%lld,%lld,%lld,%.10g,%.10g\n", ctx, db->nodes[node].id, over,
-                    order[k], x->rank, x->pid, procs ? -1 : x->tid, in[order[k]], ex[order[k]]);
+            fprintf(out, "%zu,%u,%s,%u,%lld,%lld,%lld,%.10g,%.10g,%lld,", ctx, db->nodes[node].id,
+                    over, order[k], x->rank, x->pid, procs ? -1 : x->tid, in[order[k]],
+                    ex[order[k]], procs ? (long long)order[k] : x->process);
+            exp_csv_str(out, command_of(tv, procs, order[k]));
+            fprintf(out, ",%d\n", is_wrapper(tv, procs, order[k]));
         }
         return;
     }
@@ -204,8 +257,11 @@ write_over(FILE *out, const struct exp_threads_options *o, const struct rpt_db *
             fprintf(out, "%s{\"index\": %u, \"rank\": %lld, \"pid\": %lld, ", k ? ", " : "",
                     order[k], x->rank, x->pid);
             if (!procs)
-                fprintf(out, "\"tid\": %lld, ", x->tid);
-            fprintf(out, "\"inclusive\": %.10g, \"exclusive\": %.10g}", in[order[k]], ex[order[k]]);
+                fprintf(out, "\"tid\": %lld, \"process\": %lld, ", x->tid, x->process);
+            fputs("\"command\": ", out);
+            exp_json_str(out, command_of(tv, procs, order[k]));
+            fprintf(out, ", \"inclusive\": %.10g, \"exclusive\": %.10g}", in[order[k]],
+                    ex[order[k]]);
         }
         fputs("]}", out);
         return;
@@ -233,33 +289,77 @@ write_over(FILE *out, const struct exp_threads_options *o, const struct rpt_db *
         }
         fputc('\n', out);
     }
+    for (uint32_t k = 0; k < n; k++)
+        ranks = ranks || g[k].rank >= 0;
+    /* numbers and %max (58 columns for threads, 52 for processes, 5 more with ranks), then,
+       as the width allows, a bar of 10 cells and the command (at least 8 columns, else cut
+       to what is left, else left out) */
+    used = (procs ? 24 : 30) + (ranks ? 5 : 0) + 28;
+    with_bar = o->width >= (unsigned)used + 11 + 9;
+    name_cols = o->width > (unsigned)used + (with_bar ? 11 : 0) + 4
+                    ? o->width - (unsigned)used - (with_bar ? 11 : 0) - 1
+                    : 0;
     if (procs)
-        fprintf(out, "  %6s %4s %8s %7s %10s %10s %5s\n", "proc", "rank", "pid", "threads",
-                "inclusive", "exclusive", "%max");
+        fprintf(out, "  %6s %7s %7s", "proc", "pid", "threads");
     else
-        fprintf(out, "  %6s %4s %8s %8s %10s %10s %5s\n", "thread", "rank", "pid", "tid",
-                "inclusive", "exclusive", "%max");
-    for (uint32_t k = 0; k < n && k < rows; k++) {
+        fprintf(out, "  %6s %5s %7s %7s", "thread", "proc", "pid", "tid");
+    if (ranks)
+        fprintf(out, " %4s", "rank");
+    fprintf(out, " %10s %10s %5s", "inclusive", "exclusive", "%max");
+    if (with_bar)
+        fprintf(out, " %10s", "");
+    fputs(name_cols > 0 ? " command\n" : "\n", out);
+    for (uint32_t k = 0; k < n; k++) {
         const struct rpt_group *x = &g[order[k]];
         double share = st.max > 0 ? in[order[k]] / st.max : 0;
-        int bar = (int)lround(share * 10), used;
+        int bar = (int)lround(share * 10);
+        if (is_wrapper(tv, procs, order[k])) { /* folded into one line below */
+            nfolded++;
+            folded += in[order[k]];
+            continue;
+        }
+        if (shown++ >= rows)
+            continue;
         if (procs)
-            used = fprintf(out, "  %6u %4lld %8lld %7u ", order[k], x->rank, x->pid, x->nthreads);
+            fprintf(out, "  %6u %7lld %7u", order[k], x->pid, x->nthreads);
         else
-            used = fprintf(out, "  %6u %4lld %8lld %8lld ", order[k], x->rank, x->pid, x->tid);
+            fprintf(out, "  %6u %5lld %7lld %7lld", order[k], x->process, x->pid, x->tid);
+        if (ranks)
+            fprintf(out, " %4lld", x->rank);
+        fputc(' ', out);
         text_value(out, in[order[k]], 10);
         fputc(' ', out);
         text_value(out, ex[order[k]], 10);
         fprintf(out, " %5.1f", 100 * share);
-        used += 28;
-        if (o->width > (unsigned)used + 12 && bar > 0)
-            fprintf(out, " %.*s", bar * 3, /* U+2588 FULL BLOCK, 3 bytes each */
+        if (with_bar) /* U+2588 FULL BLOCK, 3 bytes each, padded to 10 cells */
+            fprintf(out, " %.*s%*s", bar * 3,
                     "\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88"
-                    "\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88");
+                    "\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88",
+                    10 - bar, "");
+        if (name_cols > 0) {
+            fputc(' ', out);
+            fputs(fit_name(command_of(tv, procs, order[k]), name_cols, name, sizeof name), out);
+        }
         fputc('\n', out);
     }
-    if (n > rows)
-        fprintf(out, "  ... %u more %s (the lowest: %.4g)\n", n - rows, over, st.min);
+    if (shown > rows) {
+        snprintf(line, sizeof line, "  ... %u more %s (the lowest: %.4g)", shown - rows, over,
+                 st.min);
+        exp_fit(out, line, o->width);
+        fputc('\n', out);
+    }
+    if (nfolded > 0) {
+        bool g3 = folded != 0 && (fabs(folded) >= 1e6 || fabs(folded) < 0.9995e-3);
+        snprintf(
+            line, sizeof line,
+            g3 ? "  + %u %s (folded): inclusive %.3g" : "  + %u %s (folded): inclusive %.4f",
+            nfolded,
+            procs ? (nfolded == 1 ? "wrapper process" : "wrapper processes")
+                  : (nfolded == 1 ? "thread of a wrapper process" : "threads of wrapper processes"),
+            folded); /* as text_value() */
+        exp_fit(out, line, o->width);
+        fputc('\n', out);
+    }
 }
 
 int
@@ -280,7 +380,7 @@ export_threads(const struct rpt_db *db, int m, const struct exp_threads_options 
         rc = rpt_thread_values(db, m, nodes, n, &tv, err, errlen);
     if (rc != RPT_OK)
         goto out;
-    order = malloc(((size_t)tv->nthreads + tv->nprocesses + 1) * sizeof *order);
+    order = malloc(((size_t)tv->g.nthreads + tv->g.nprocesses + 1) * sizeof *order);
     path = malloc(8192);
     if (order == NULL || path == NULL) {
         rc = RPT_ENOMEM;
@@ -290,42 +390,59 @@ export_threads(const struct rpt_db *db, int m, const struct exp_threads_options 
         size_t k = (size_t)snprintf(line, sizeof line, "csprof-report threads: ");
         rpt_db_title(db, line + k, sizeof line - k);
         exp_fit(out, line, o->width);
-        snprintf(line, sizeof line, "\nmetric %s (%s); %u thread(s) in %u process(es)",
-                 db->metrics[m].event, db->metrics[m].unit ? db->metrics[m].unit : "", tv->nthreads,
-                 tv->nprocesses);
+        k = (size_t)snprintf(line, sizeof line, "\nmetric %s (%s); %u thread(s) in %u process(es)",
+                             db->metrics[m].event, db->metrics[m].unit ? db->metrics[m].unit : "",
+                             tv->g.nthreads, tv->g.nprocesses);
+        if (tv->g.nwrappers > 0 && k < sizeof line)
+            snprintf(line + k, sizeof line - k, ", %u of them wrappers (folded)", tv->g.nwrappers);
         exp_fit(out, line, o->width + 1);
         fputs("\n(a thread without a value counts as 0; cv = stddev/mean)\n", out);
     } else if (o->format == EXP_CSV) {
-        fputs("context,node,over,index,rank,pid,tid,inclusive,exclusive\n", out);
+        fputs("context,node,over,index,rank,pid,tid,inclusive,exclusive,process,command,wrapper\n",
+              out);
     } else {
         fputs("{\n  \"format\": \"csprof-report\",\n  \"version\": 1,\n  \"view\": \"threads\",\n"
               "  \"title\": ",
               out);
         rpt_db_title(db, line, sizeof line);
         exp_json_str(out, line);
+        fputs(",\n  \"program\": ", out);
+        exp_json_str(out, db->program != NULL ? db->program : "");
+        fprintf(out, ", \"main\": %lld, \"wrappers\": %u", tv->g.main, tv->g.nwrappers);
         fputs(",\n  \"metric\": ", out);
         exp_json_str(out, db->metrics[m].event);
         fputs(", \"unit\": ", out);
         exp_json_str(out, db->metrics[m].unit ? db->metrics[m].unit : "");
         fputs(",\n  \"threads\": [", out);
-        for (uint32_t t = 0; t < tv->nthreads; t++) {
-            const struct rpt_group *g = &tv->threads[t];
+        for (uint32_t t = 0; t < tv->g.nthreads; t++) {
+            const struct rpt_group *g = &tv->g.threads[t];
             fprintf(out,
                     "%s\n    {\"index\": %u, \"pid\": %lld, \"tid\": %lld, \"rank\": %lld, "
                     "\"process\": %lld, \"program\": ",
                     t ? "," : "", t, g->pid, g->tid, g->rank, g->process);
             exp_json_str(out, g->program ? g->program : "");
-            fputc('}', out);
+            fputs(", \"command\": ", out);
+            exp_json_str(out, command_of(tv, false, t));
+            fprintf(out, ", \"samples\": %.17g, \"cpu_ns\": %.17g, \"records\": %u}", g->samples,
+                    g->cpu_ns, g->ninputs);
         }
         fputs("\n  ],\n  \"processes\": [", out);
-        for (uint32_t p = 0; p < tv->nprocesses; p++) {
-            const struct rpt_group *g = &tv->processes[p];
+        for (uint32_t p = 0; p < tv->g.nprocesses; p++) {
+            const struct rpt_group *g = &tv->g.processes[p];
             fprintf(out,
                     "%s\n    {\"index\": %u, \"pid\": %lld, \"rank\": %lld, \"threads\": %u, "
                     "\"program\": ",
                     p ? "," : "", p, g->pid, g->rank, g->nthreads);
             exp_json_str(out, g->program ? g->program : "");
-            fputc('}', out);
+            fputs(", \"command\": ", out);
+            exp_json_str(out, rpt_program_name(g->program));
+            fputs(", \"images\": [", out);
+            for (uint32_t k = 0; k < g->nimages; k++) {
+                fputs(k ? ", " : "", out);
+                exp_json_str(out, g->images[k]);
+            }
+            fprintf(out, "], \"wrapper\": %s, \"samples\": %.17g, \"cpu_ns\": %.17g}",
+                    g->wrapper ? "true" : "false", g->samples, g->cpu_ns);
         }
         fputs("\n  ],\n  \"contexts\": [", out);
     }
@@ -357,7 +474,7 @@ export_threads(const struct rpt_db *db, int m, const struct exp_threads_options 
             exp_json_str(out, path);
             fprintf(out, ", \"inclusive\": %.10g", rpt_db_value(db, node, m));
         }
-        if (tv->nprocesses > 1 || o->format != EXP_TEXT)
+        if (tv->g.nprocesses > 1 || o->format != EXP_TEXT)
             write_over(out, o, db, m, tv, c, node, true, order);
         write_over(out, o, db, m, tv, c, node, false, order);
         if (o->format == EXP_JSON)

@@ -74,7 +74,16 @@ struct fmt_header {
     const char *program;   /* path of the executable (/proc/self/exe) */
     const char *command;   /* command line, arguments separated by spaces */
     const char *host;      /* host name */
+    /* The csrun run this process belongs to (CSPROF_RUN_ID, at most FMT_RUN_ID_MAX bytes);
+     * NULL or "" for none: the writer then writes no RUN section, and the reader gives "". */
+    const char *run_id;
 };
+
+/* Longest run id: csrun's are 16 hex digits, or "mpi-" and 16 (run ids in README). */
+#define FMT_RUN_ID_MAX 64
+/* The bytes a run id is made of (csrun refuses a CSPROF_RUN_ID of others; the monitor ignores
+ * it). */
+#define FMT_RUN_ID_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-"
 
 /* One measured event: a metric column.  Strings are borrowed. */
 struct fmt_event {
@@ -162,7 +171,8 @@ CSP_SIGSAFE int fmt_writer_init(struct fmt_writer *w, int fd);
  * process's measurement file, with one pwrite).  [async-signal-safe]
  */
 CSP_SIGSAFE int fmt_writer_init_mem(struct fmt_writer *w, void *mem, uint64_t cap);
-/* Fixed header and identity section.  [async-signal-safe] */
+/* Fixed header and identity section, then the RUN section when h->run_id is not empty.
+ * [async-signal-safe] */
 CSP_SIGSAFE int fmt_write_header(struct fmt_writer *w, const struct fmt_header *h);
 /* Event table; node metric indices refer to it.  [async-signal-safe] */
 CSP_SIGSAFE int fmt_write_events(struct fmt_writer *w, const struct fmt_event *ev, uint32_t n);
@@ -241,6 +251,18 @@ struct fmt_record_set {
     uint64_t skipped_bytes; /* bytes outside any correct record */
 };
 int fmt_read_records(const char *path, struct fmt_record_set *out, char *err, size_t errlen);
+
+/*
+ * The run id of the measurement file at @path, without reading it whole: the first record's
+ * RUN section, which the writer puts right after IDENT, copied NUL-terminated into @id (at
+ * least FMT_RUN_ID_MAX + 1 bytes); "" when that record has none (a file written before run
+ * ids, or by a monitor preloaded without csrun).  *@start_ns (if non-NULL) gets that record's
+ * start time.  Returns 1 with an id, 0 without one, or a negative fmt_status when no record
+ * header can be read (an empty file, one still being written, not a measurement file, not a
+ * regular file: a FIFO is not waited on), with one line in @err.  [not async-signal-safe]
+ */
+int fmt_peek_run_id(const char *path, char *id, size_t idlen, uint64_t *start_ns, char *err,
+                    size_t errlen);
 
 /* Release what fmt_read_records() returned; the struct itself is the caller's.
  * [not async-signal-safe] */

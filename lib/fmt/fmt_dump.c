@@ -76,6 +76,11 @@ fmt_dump(const struct fmt_profile *p, FILE *out)
     put_str(out, "command", h->command);
     put_str(out, "host", h->host);
     fputc('\n', out);
+    if (h->run_id != NULL && h->run_id[0] != '\0') { /* RUN section (minor 2) */
+        fputs("run", out);
+        put_str(out, "id", h->run_id);
+        fputc('\n', out);
+    }
 
     for (uint32_t i = 0; i < p->nevents; i++) {
         const struct fmt_event *e = &p->events[i];

@@ -18,7 +18,7 @@
 
 /* Minor version written at byte 12.  Minor versions only add section kinds
  * that older readers may skip; a reader accepts any minor of its major. */
-#define FMT_VERSION_MINOR 1u
+#define FMT_VERSION_MINOR 2u
 
 #define FMT_FILE_HEADER_SIZE    16u /* magic[8], u32 major, u32 minor */
 #define FMT_SECTION_HEADER_SIZE 16u /* u32 kind, u32 flags, u64 payload length */
@@ -50,6 +50,7 @@ enum fmt_section_kind {
     FMT_SEC_STATS = 5,   /* named counters */
     FMT_SEC_END = 6,     /* u64 file length, u32 crc32 of all earlier payloads; last */
     FMT_SEC_RECORD = 7,  /* minor 1, optional: u32 flags, u64 sequence number */
+    FMT_SEC_RUN = 8,     /* minor 2, optional, right after IDENT: str run id */
 };
 
 /*

@@ -521,6 +521,24 @@ parse_record(struct rd *r)
     return FMT_OK;
 }
 
+/* RUN (minor 2): the run id, once. */
+static int
+parse_run(struct rd *r)
+{
+    struct fmt_header *h = &r->p->pub.header;
+    size_t at = r->pos;
+    int rc;
+
+    if (h->run_id != NULL)
+        return rd_fail(r, FMT_ECORRUPT, at, "a second RUN section");
+    if ((rc = rd_str(r, "the run id", &h->run_id)) < 0)
+        return rc;
+    if (strlen(h->run_id) > FMT_RUN_ID_MAX)
+        return rd_fail(r, FMT_ECORRUPT, at, "a run id of %zu bytes (at most %d)", strlen(h->run_id),
+                       FMT_RUN_ID_MAX);
+    return FMT_OK;
+}
+
 static const char *const sec_name[] = {
     [FMT_SEC_IDENT] = "IDENT", [FMT_SEC_EVENTS] = "EVENTS", [FMT_SEC_LOADMAP] = "LOADMAP",
     [FMT_SEC_CCT] = "CCT",     [FMT_SEC_STATS] = "STATS",   [FMT_SEC_END] = "END",
@@ -637,6 +655,9 @@ parse_sections(struct rd *r)
         case FMT_SEC_RECORD:
             rc = parse_record(r);
             break;
+        case FMT_SEC_RUN:
+            rc = parse_run(r);
+            break;
         default: /* unknown, optional: skip it */
             r->pos = r->end;
             rc = FMT_OK;
@@ -688,6 +709,8 @@ read_one(const void *buf, size_t len, const char *name, bool record, struct fmt_
     if ((rc = parse_file_header(&r)) < 0 || (rc = parse_sections(&r)) < 0)
         goto out_free;
     r.p->pub.version = FMT_VERSION;
+    if (r.p->pub.header.run_id == NULL) /* no RUN section: no run id */
+        r.p->pub.header.run_id = "";
     *out = &r.p->pub;
     r.p = NULL;
     if (used != NULL)
@@ -785,6 +808,133 @@ fmt_read_file(const char *path, struct fmt_profile **out, char *err, size_t errl
         return rc;
     rc = fmt_read_buffer(buf, len, path, out, err, errlen);
     free(buf);
+    return rc;
+}
+
+/* @n bytes of @fd at @off into @buf; false when fewer are there. */
+static bool
+peek_at(int fd, void *buf, size_t n, uint64_t off)
+{
+    size_t done = 0;
+
+    while (done < n) {
+        ssize_t k = pread(fd, (uint8_t *)buf + done, n - done, (off_t)(off + done));
+
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return false;
+        done += (size_t)k;
+    }
+    return true;
+}
+
+/* Little-endian integers of the peeked bytes. */
+static uint32_t
+peek32(const uint8_t *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+static uint64_t
+peek64(const uint8_t *b)
+{
+    return (uint64_t)peek32(b) | (uint64_t)peek32(b + 4) << 32;
+}
+
+/* Offset of the first record of @fd (the magic at a multiple of 8: a checkpoint slot never
+ * written is zeros), or a negative fmt_status. */
+static int64_t
+peek_first_record(int fd)
+{
+    uint8_t b[4096];
+
+    for (uint64_t base = 0; base < (64u << 20); base += sizeof b) {
+        ssize_t n = pread(fd, b, sizeof b, (off_t)base);
+
+        if (n < 0 && errno == EINTR) {
+            base -= sizeof b;
+            continue;
+        }
+        if (n < 0)
+            return FMT_EIO;
+        if (n < 8)
+            return base == 0 && n == 0 ? FMT_ETRUNC : FMT_EMAGIC;
+        for (size_t k = 0; k + 8 <= (size_t)n; k += FMT_RECORD_ALIGN)
+            if (memcmp(b + k, FMT_MAGIC, 8) == 0)
+                return (int64_t)(base + k);
+    }
+    return FMT_EMAGIC;
+}
+
+int
+fmt_peek_run_id(const char *path, char *id, size_t idlen, uint64_t *start_ns, char *err,
+                size_t errlen)
+{
+    /* file header, IDENT's section header and its fixed fields (44 bytes) */
+    uint8_t head[FMT_FILE_HEADER_SIZE + FMT_SECTION_HEADER_SIZE + 44];
+    uint8_t sec[FMT_SECTION_HEADER_SIZE], run[4 + FMT_RUN_ID_MAX];
+    uint64_t ident_len, run_len, at;
+    struct stat st;
+    int64_t first;
+    int fd, rc, saved_errno;
+
+    if (path == NULL || id == NULL || idlen <= FMT_RUN_ID_MAX)
+        return FMT_EINVAL;
+    id[0] = '\0';
+    if (err != NULL && errlen > 0)
+        err[0] = '\0';
+    /* Not blocking on a FIFO, not reading a device: only a regular file is peeked at. */
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        rc = FMT_EIO;
+        goto out;
+    }
+    rc = FMT_EMAGIC;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+        goto out_close;
+    first = peek_first_record(fd);
+    if (first < 0) {
+        rc = (int)first;
+        goto out_close;
+    }
+    at = (uint64_t)first;
+    rc = FMT_ETRUNC;
+    if (!peek_at(fd, head, sizeof head, at))
+        goto out_close;
+    rc = FMT_EVERSION;
+    if (peek32(head + 8) != FMT_VERSION)
+        goto out_close;
+    rc = FMT_ECORRUPT;
+    ident_len = peek64(head + FMT_FILE_HEADER_SIZE + 8);
+    if (peek32(head + FMT_FILE_HEADER_SIZE) != FMT_SEC_IDENT || ident_len < 44 ||
+        ident_len > (1u << 24))
+        goto out_close;
+    if (start_ns != NULL) /* IDENT's start_ns: payload offset 20 */
+        *start_ns = peek64(head + FMT_FILE_HEADER_SIZE + FMT_SECTION_HEADER_SIZE + 20);
+    at += FMT_FILE_HEADER_SIZE + FMT_SECTION_HEADER_SIZE + ident_len;
+    rc = FMT_ETRUNC;
+    if (!peek_at(fd, sec, sizeof sec, at))
+        goto out_close;
+    rc = 0;
+    if (peek32(sec) != FMT_SEC_RUN) /* written without a run id */
+        goto out_close;
+    run_len = peek64(sec + 8);
+    rc = FMT_ECORRUPT;
+    if (run_len < 4 || run_len > sizeof run ||
+        !peek_at(fd, run, (size_t)run_len, at + FMT_SECTION_HEADER_SIZE) ||
+        peek32(run) != run_len - 4 || memchr(run + 4, '\0', (size_t)run_len - 4) != NULL)
+        goto out_close;
+    memcpy(id, run + 4, (size_t)run_len - 4);
+    id[run_len - 4] = '\0';
+    rc = id[0] != '\0';
+out_close:
+    saved_errno = errno;
+    close(fd);
+    errno = saved_errno;
+out:
+    if (rc < 0 && err != NULL && errlen > 0)
+        snprintf(err, errlen, "%s: %s", path, rc == FMT_EIO ? strerror(errno) : fmt_strerror(rc));
     return rc;
 }
 

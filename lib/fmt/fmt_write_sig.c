@@ -365,6 +365,14 @@ fmt_write_header(struct fmt_writer *w, const struct fmt_header *h)
     w_str(w, h->command);
     w_str(w, h->host);
     w_section_close(w);
+    /* Right after IDENT, where fmt_peek_run_id() finds it without reading the record. */
+    if (h->run_id != NULL && h->run_id[0] != '\0') {
+        if (strlen(h->run_id) > FMT_RUN_ID_MAX)
+            return w_fail(w, FMT_EINVAL, 0);
+        w_section_open(w, FMT_SEC_RUN);
+        w_str(w, h->run_id);
+        w_section_close(w);
+    }
     return w_done(w, W_HEADER);
 }
 

@@ -103,6 +103,7 @@ struct mon_process {
     char progname[256]; /* basename of program */
     char command[4096]; /* command line, space separated, truncated */
     char host[256];
+    char run_id[65];     /* CSPROF_RUN_ID: csrun's run (FMT_RUN_ID_MAX bytes); "" when none */
     uint64_t start_ns;   /* CLOCK_REALTIME at process profile start */
     int32_t rank;        /* MPI rank, -1 when none (mpi.c) */
     uint32_t world_size; /* processes in MPI_COMM_WORLD, 0 when unknown (mpi.c) */

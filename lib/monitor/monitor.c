@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "cct/cct.h"
+#include "fmt/fmt.h"
 #include "monitor/mon_internal.h"
 #include "monitor/mon_loadmap.h"
 #include "monitor/mon_sync.h"
@@ -621,6 +622,7 @@ mon_setup(void)
     const char *eintr = getenv("CSPROF_EINTR_SAFE");
     const char *flush = getenv("CSPROF_FLUSH_MS");
     const char *drop = getenv("CSPROF_DEBUG_DROP_EVERY");
+    const char *run_id = getenv("CSPROF_RUN_ID");
     const char *why = NULL;
     char reason[4096 + 256];
     char why_events[1024];
@@ -669,6 +671,16 @@ mon_setup(void)
     if (flush != NULL && flush[0] != '\0')
         mon_proc.flush_period_ns = strtoull(flush, NULL, 10) * 1000000u;
     read_identity();
+    /* csrun's run id goes into every file of the run (README "Runs"); one csrun could not
+     * have made is ignored, so the files read as written without one. */
+    mon_proc.run_id[0] = '\0';
+    if (run_id != NULL && run_id[0] != '\0' && strlen(run_id) < sizeof(mon_proc.run_id) &&
+        strspn(run_id, FMT_RUN_ID_CHARS) == strlen(run_id))
+        snprintf(mon_proc.run_id, sizeof(mon_proc.run_id), "%s", run_id);
+    else if (run_id != NULL && run_id[0] != '\0')
+        mon_warn("CSPROF_RUN_ID is not a run id (up to 64 of A-Z a-z 0-9 . _ : -): the files "
+                 "carry none",
+                 NULL);
     if (mon_output_open(mon_proc.outdir, reason, sizeof(reason)) < 0) {
         mon_warn("no measurement file, profiling disabled", reason);
         return;

@@ -359,6 +359,7 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
     h.program = mon_proc.program;
     h.command = mon_proc.command;
     h.host = mon_proc.host;
+    h.run_id = mon_proc.run_id;
 
     for (uint32_t i = 0; i < mon_proc.nevents; i++) {
         events[i].name = mon_proc.events[i].name;

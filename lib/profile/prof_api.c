@@ -129,9 +129,10 @@ prof_load_structure_file(struct prof_ctx *ctx, const char *path)
 static int
 prof_add_measurements_impl(struct prof_ctx *ctx, const char *arg)
 {
-    size_t n = prof_collect_inputs(ctx, arg, ctx->nruns);
+    size_t first = ctx->ninputs;
+    size_t n = prof_collect_inputs(ctx, arg, 0);
 
-    ctx->nruns++;
+    prof_assign_runs(ctx, first, arg);
     return (int)n;
 }
 

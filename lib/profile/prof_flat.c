@@ -23,12 +23,19 @@
 
 #include "profile_internal.h"
 
+/* The child of @parent keyed by (kind, id, file, line); a loop without a line by @loop_at. */
 static uint32_t
-prof_flat_child(struct prof_flat *f, uint32_t parent, uint32_t kind, uint32_t id, uint32_t file,
-                uint32_t line)
+prof_flat_child_at(struct prof_flat *f, uint32_t parent, uint32_t kind, uint32_t id, uint32_t file,
+                   uint32_t line, uint64_t loop_at)
 {
     uint64_t k1 = (uint64_t)kind << 32 | id, k2 = (uint64_t)file << 32 | line;
-    uint32_t c = prof_map_get(&f->children, parent, k1, k2);
+    uint32_t c;
+
+    if (loop_at != PROF_NO_OFFSET) {
+        k1 = (uint64_t)kind << 32 | PROF_LOOP_AT;
+        k2 = loop_at;
+    }
+    c = prof_map_get(&f->children, parent, k1, k2);
     struct prof_flat_node *n;
 
     if (c != PROF_NONE)
@@ -57,6 +64,13 @@ prof_flat_child(struct prof_flat *f, uint32_t parent, uint32_t kind, uint32_t id
     return c;
 }
 
+static uint32_t
+prof_flat_child(struct prof_flat *f, uint32_t parent, uint32_t kind, uint32_t id, uint32_t file,
+                uint32_t line)
+{
+    return prof_flat_child_at(f, parent, kind, id, file, line, PROF_NO_OFFSET);
+}
+
 /* The static scope of tree node @v, whose parent is mapped already. */
 static uint32_t
 prof_flat_map(struct prof_ctx *ctx, uint32_t v)
@@ -78,7 +92,13 @@ prof_flat_map(struct prof_ctx *ctx, uint32_t v)
         x = prof_flat_child(f, f->of_cct[n->parent], PROF_FLAT_A, n->proc, n->file, n->line);
         break;
     case PROF_NODE_L:
-        x = prof_flat_child(f, f->of_cct[n->parent], PROF_FLAT_L, PROF_NONE, n->file, n->line);
+        if (prof_loop_lineless(n->kind, n->file, n->line, n->offset)) {
+            x = prof_flat_child_at(f, f->of_cct[n->parent], PROF_FLAT_L, PROF_NONE, PROF_NONE, 0,
+                                   n->offset);
+            f->nodes[x].span = n->span;
+        } else {
+            x = prof_flat_child(f, f->of_cct[n->parent], PROF_FLAT_L, PROF_NONE, n->file, n->line);
+        }
         break;
     case PROF_NODE_C:
         x = prof_flat_child(f, f->of_cct[n->parent], PROF_FLAT_C, PROF_NONE, n->file, n->line);

@@ -84,6 +84,11 @@ prof_ctx_free(struct prof_ctx *ctx)
         free(in->contrib);
     }
     free(ctx->inputs);
+    for (i = 0; i < ctx->nruns && ctx->runs != NULL; i++) {
+        free(ctx->runs[i].id);
+        free(ctx->runs[i].where);
+    }
+    free(ctx->runs);
     for (i = 0; i < ctx->nstats; i++)
         free(ctx->stat_names[i]);
     free(ctx->stat_names);
@@ -333,8 +338,14 @@ prof_module_resolve_here(struct prof_ctx *ctx, uint32_t mi)
                  "%s: build-id %s in %s differs from the measured %s; analyzed the binary, which "
                  "has the measured build-id",
                  m->path, stale_bid, stale_file, m->build_id);
-    if (note != NULL && ctx->cfg.verbose)
+    if (struct_note_no_dwarf(note)) { /* said once per module: it is resolved once */
+        char hint[2048];
+
+        prof_msg(ctx, PROF_MSG_NOTE, "%s: %s; %s", m->path, note,
+                 struct_debug_hint(m->path, fb, &sopt, hint, sizeof(hint)));
+    } else if (note != NULL && ctx->cfg.verbose) {
         prof_msg(ctx, PROF_MSG_NOTE, "%s: %s", m->path, note);
+    }
     m->sm = m->owned;
     m->state = PROF_MOD_ANALYZED;
 }
@@ -367,6 +378,7 @@ prof_push_step(struct prof_ctx *ctx, uint32_t kind, uint32_t proc, uint32_t file
     s->line = line;
     s->module = module;
     s->offset = offset;
+    s->span = 0;
 }
 
 /* Lowest address of a scope (its entry for a procedure), or @dflt without ranges. */
@@ -380,6 +392,19 @@ prof_scope_lo(const struct struct_scope *s, uint64_t dflt)
         if (s->ranges[i].lo < lo)
             lo = s->ranges[i].lo;
     return lo != PROF_NO_OFFSET ? lo : dflt;
+}
+
+/* Bytes of loop @s's code from its lowest address to the end of its highest range. */
+static uint32_t
+prof_loop_span(const struct struct_scope *s)
+{
+    uint64_t lo = prof_scope_lo(s, 0), hi = lo;
+    size_t i;
+
+    for (i = 0; i < s->nranges; i++)
+        if (s->ranges[i].hi > hi)
+            hi = s->ranges[i].hi;
+    return hi - lo > UINT32_MAX ? UINT32_MAX : (uint32_t)(hi - lo);
 }
 
 /*
@@ -467,9 +492,13 @@ prof_expand(struct prof_ctx *ctx, uint32_t mi, uint64_t offset, bool leaf)
                            prof_proc_get(ctx, mi, s->name != NULL ? s->name : "[inlined]",
                                          s->link_name, s->file, s->line, false),
                            prof_file_get(ctx, s->call_file), s->call_line, mi, prof_scope_lo(s, q));
-        else
+        else if (s->line != 0)
             prof_push_step(ctx, PROF_NODE_L, PROF_NONE, prof_file_get(ctx, s->file), s->line, mi,
                            prof_scope_lo(s, q));
+        else { /* no line (stripped code): the loop is known by its address range */
+            prof_push_step(ctx, PROF_NODE_L, PROF_NONE, PROF_NONE, 0, mi, prof_scope_lo(s, q));
+            ctx->steps[ctx->nsteps - 1].span = prof_loop_span(s);
+        }
     }
     if (sc->kind == STRUCT_SCOPE_STMT)
         prof_push_step(ctx, last_kind, PROF_NONE, prof_file_get(ctx, sc->file), sc->line, mi, q);
@@ -606,7 +635,10 @@ prof_merge_profile(struct prof_ctx *ctx, const struct fmt_profile *p, struct pro
                 for (step = first;; step++) {
                     struct prof_step st = ctx->steps[step];
 
-                    cur = prof_tree_child(&ctx->tree, cur, st.kind, st.proc, st.file, st.line);
+                    if (prof_loop_lineless(st.kind, st.file, st.line, st.offset))
+                        cur = prof_tree_loop_child(&ctx->tree, cur, st.offset, st.span);
+                    else
+                        cur = prof_tree_child(&ctx->tree, cur, st.kind, st.proc, st.file, st.line);
                     prof_tree_note_address(&ctx->tree, cur, st.module, st.offset);
                     if (st.kind == PROF_NODE_C || st.kind == PROF_NODE_S)
                         break;
@@ -721,6 +753,83 @@ prof_collect_inputs(struct prof_ctx *ctx, const char *arg, uint32_t run)
     if (n == 0)
         prof_msg(ctx, PROF_MSG_ERROR, "%s: no *.cspm measurement files in this directory", arg);
     return n;
+}
+
+/* The run of run id @id ("": of the files without one that argument @arg names), made when
+ * new. */
+static uint32_t
+prof_run_of(struct prof_ctx *ctx, const char *id, uint32_t arg, const char *where)
+{
+    struct prof_run *r;
+    uint32_t i;
+
+    for (i = 0; i < ctx->nruns; i++)
+        if (strcmp(ctx->runs[i].id, id) == 0 && (id[0] != '\0' || ctx->runs[i].arg == arg))
+            return i;
+    prof_grow(&ctx->runs, &ctx->runs_cap, ctx->nruns + 1, sizeof(*ctx->runs));
+    r = &ctx->runs[ctx->nruns];
+    memset(r, 0, sizeof(*r));
+    r->id = prof_xstrdup(id);
+    r->arg = arg;
+    r->where = prof_xstrdup(where);
+    return ctx->nruns++;
+}
+
+void
+prof_assign_runs(struct prof_ctx *ctx, size_t first, const char *arg)
+{
+    char id[FMT_RUN_ID_MAX + 1];
+    uint32_t argrun = PROF_NONE;
+    size_t i;
+
+    /* Each file's run id is in its first record, right after IDENT: a few bytes read. */
+    for (i = first; i < ctx->ninputs; i++) {
+        struct prof_input *in = &ctx->inputs[i];
+        uint64_t start_ns = 0;
+        struct prof_run *r;
+        int rc;
+
+        in->run = PROF_NONE;
+        if (in->error != NULL)
+            continue;
+        rc = fmt_peek_run_id(in->path, id, sizeof(id), &start_ns, NULL, 0);
+        if (rc < 0)
+            continue;
+        in->run = prof_run_of(ctx, rc > 0 ? id : "", ctx->nargs, arg);
+        r = &ctx->runs[in->run];
+        r->files++;
+        if (start_ns != 0 && (r->start_ns == 0 || start_ns < r->start_ns))
+            r->start_ns = start_ns;
+        if (argrun == PROF_NONE)
+            argrun = in->run;
+    }
+    /* Files whose first record cannot be read (they are reported when merged) and missing
+     * arguments go with their argument's files, or the first run: they make no run. */
+    for (i = first; i < ctx->ninputs; i++)
+        if (ctx->inputs[i].run == PROF_NONE) {
+            ctx->inputs[i].run = argrun != PROF_NONE ? argrun : 0;
+            if (argrun != PROF_NONE)
+                ctx->runs[argrun].files++;
+        }
+    ctx->nargs++;
+}
+
+size_t
+prof_run_count(const struct prof_ctx *ctx)
+{
+    return ctx->nruns;
+}
+
+int
+prof_run_info(const struct prof_ctx *ctx, size_t i, struct prof_run_info *out)
+{
+    if (i >= ctx->nruns || ctx->runs == NULL)
+        return PROF_EINVAL;
+    out->id = ctx->runs[i].id;
+    out->where = ctx->runs[i].where;
+    out->files = ctx->runs[i].files;
+    out->start_ns = ctx->runs[i].start_ns;
+    return PROF_OK;
 }
 
 int

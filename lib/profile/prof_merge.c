@@ -310,9 +310,11 @@ prof_part_fold(struct prof_ctx *g, struct prof_part *pt)
     for (i = 1; i < p->tree.n; i++) { /* a parent comes before its children */
         const struct prof_node *pn = &p->tree.nodes[i];
         uint32_t id =
-            prof_tree_child(&g->tree, nodemap[pn->parent], (enum prof_node_kind)pn->kind,
-                            pn->proc == PROF_NONE ? PROF_NONE : procmap[pn->proc],
-                            pn->file == PROF_NONE ? PROF_NONE : filemap[pn->file], pn->line);
+            prof_loop_lineless(pn->kind, pn->file, pn->line, pn->offset)
+                ? prof_tree_loop_child(&g->tree, nodemap[pn->parent], pn->offset, pn->span)
+                : prof_tree_child(&g->tree, nodemap[pn->parent], (enum prof_node_kind)pn->kind,
+                                  pn->proc == PROF_NONE ? PROF_NONE : procmap[pn->proc],
+                                  pn->file == PROF_NONE ? PROF_NONE : filemap[pn->file], pn->line);
 
         prof_tree_note_address(
             &g->tree, id, pn->module == PROF_NONE ? PROF_NONE : modmap[pn->module], pn->offset);
@@ -777,6 +779,7 @@ prof_part_pack(const struct prof_part *pt, struct prof_pack *w)
         pk_u32(w, n->line);
         pk_u32(w, n->module);
         pk_u64(w, n->offset);
+        pk_u32(w, n->span);
         pk_u64(w, n->samples);
         pk_u64(w, n->calls);
     }
@@ -1101,6 +1104,7 @@ prof_unpack_tree(struct prof_unpack *r, struct prof_ctx *p)
         nd->line = up_u32(r);
         nd->module = up_index(r, up_u32(r), p->nmodules, true);
         nd->offset = up_u64(r);
+        nd->span = up_u32(r);
         nd->samples = up_u64(r);
         nd->calls = up_u64(r);
         t->n = i + 1;

@@ -4,7 +4,8 @@
  * inclusive and exclusive metrics.
  *
  * Tool code.  Nodes live in one growing array; a child is found through a
- * hash map keyed by (parent, kind, procedure, file, line), so merging N
+ * hash map keyed by (parent, kind, procedure, file, line), a loop without a
+ * line by (parent, its lowest address) instead, so merging N
  * measured call paths costs O(total frames).  Because a node is always
  * created after its parent, one reverse pass over the array computes every
  * subtree sum without recursion (deep recursive programs produce deep trees).
@@ -28,11 +29,11 @@ prof_tree_init(struct prof_tree *t)
     t->n = 1;
 }
 
-uint32_t
-prof_tree_child(struct prof_tree *t, uint32_t parent, enum prof_node_kind kind, uint32_t proc,
-                uint32_t file, uint32_t line)
+/* The child of @parent under key (k1, k2), created with these fields if absent. */
+static uint32_t
+prof_tree_child_key(struct prof_tree *t, uint32_t parent, uint64_t k1, uint64_t k2,
+                    enum prof_node_kind kind, uint32_t proc, uint32_t file, uint32_t line)
 {
-    uint64_t k1 = (uint64_t)kind << 32 | proc, k2 = (uint64_t)file << 32 | line;
     uint32_t id = prof_map_get(&t->children, parent, k1, k2);
     struct prof_node *c;
 
@@ -56,6 +57,24 @@ prof_tree_child(struct prof_tree *t, uint32_t parent, enum prof_node_kind kind, 
         t->nodes[t->nodes[parent].last_child].next_sibling = id;
     t->nodes[parent].last_child = id;
     prof_map_put(&t->children, parent, k1, k2, id);
+    return id;
+}
+
+uint32_t
+prof_tree_child(struct prof_tree *t, uint32_t parent, enum prof_node_kind kind, uint32_t proc,
+                uint32_t file, uint32_t line)
+{
+    return prof_tree_child_key(t, parent, (uint64_t)kind << 32 | proc, (uint64_t)file << 32 | line,
+                               kind, proc, file, line);
+}
+
+uint32_t
+prof_tree_loop_child(struct prof_tree *t, uint32_t parent, uint64_t offset, uint32_t span)
+{
+    uint32_t id = prof_tree_child_key(t, parent, (uint64_t)PROF_NODE_L << 32 | PROF_LOOP_AT, offset,
+                                      PROF_NODE_L, PROF_NONE, PROF_NONE, 0);
+
+    t->nodes[id].span = span;
     return id;
 }
 

@@ -160,6 +160,14 @@ prof_xw_m(struct prof_xw *x, uint32_t id, double v)
     prof_xw_end(x);
 }
 
+/* end="0xEND" of a loop without a line: its code is a..end (half-open), its only name. */
+static void
+prof_xw_loop_end(struct prof_xw *x, uint64_t offset, uint32_t span)
+{
+    if (offset != PROF_NO_OFFSET && span != 0)
+        prof_xw_attrf(x, "end", "0x%llx", (unsigned long long)(offset + span));
+}
+
 /* a="0xOFFSET" (module-relative), left out when unknown. */
 static void
 prof_xw_offset(struct prof_xw *x, uint32_t module, uint64_t offset)
@@ -386,6 +394,8 @@ prof_write_node_open(struct prof_xw *x, const struct prof_ctx *ctx, uint32_t v)
         prof_xw_index(x, "f", n->file);
         prof_xw_line(x, n->line);
         prof_xw_offset(x, n->module, n->offset);
+        if (n->kind == PROF_NODE_L)
+            prof_xw_loop_end(x, n->offset, n->span);
     }
     prof_write_node_metrics(x, ctx, v);
 }
@@ -553,6 +563,8 @@ prof_write_flat_open(struct prof_xw *x, const struct prof_ctx *ctx, uint32_t v)
         prof_xw_index(x, "f", n->file);
         prof_xw_line(x, n->line);
         prof_xw_offset(x, n->module, n->offset);
+        if (n->kind == PROF_FLAT_L)
+            prof_xw_loop_end(x, n->offset, n->span);
         break;
     }
     prof_write_flat_metrics(x, ctx, v);

@@ -46,7 +46,7 @@ enum prof_status {
     PROF_ESTATE = -5,  /* called in the wrong order (e.g. a derived metric after prof_finish) */
 };
 
-/* How measurement directories with the same event combine (prof_config.runs). */
+/* How the runs among the inputs (prof_run_count()) combine (prof_config.runs). */
 enum prof_runs {
     PROF_RUNS_SUM = 0,      /* one column per event name, summed over runs */
     PROF_RUNS_SEPARATE = 1, /* one column per event and run: "CPUTIME [run 2]" */
@@ -114,13 +114,31 @@ void prof_clear_messages(struct prof_ctx *ctx);
 int prof_load_structure_file(struct prof_ctx *ctx, const char *path);
 
 /*
- * Add the measurement files of one run: @arg is a directory (its *.cspm
- * files, sorted by name) or one file.  Each call is one run (see
- * enum prof_runs).  A missing argument is recorded as a skipped input with
- * a PROF_MSG_ERROR message.  Returns the number of inputs added, or
- * PROF_ENOMEM.
+ * Add measurement files: @arg is a directory (its *.cspm files, sorted by
+ * name) or one file.  Each file joins the run of its run id (csrun's, in
+ * the file), whichever call adds it; files without a run id (written
+ * before run ids, or without csrun) make one run per call, as each call
+ * did before (prof_run_count()).  A missing argument is recorded as a
+ * skipped input with a PROF_MSG_ERROR message.  Returns the number of
+ * inputs added, or PROF_ENOMEM.
  */
 int prof_add_measurements(struct prof_ctx *ctx, const char *arg);
+
+/* One run among the measurements added so far (prof_run_info()).  Strings are the context's. */
+struct prof_run_info {
+    const char *id;    /* its run id; "" for files written without one */
+    const char *where; /* the prof_add_measurements() argument that named its first file */
+    size_t files;      /* its measurement files (a file whose first record cannot be read
+                        * counts with the other files of its argument) */
+    uint64_t start_ns; /* the earliest record start among its files (CLOCK_REALTIME, ns); 0 */
+};
+
+/* The runs among the measurements added so far, in order of first appearance; with
+ * PROF_RUNS_SEPARATE, run i's columns are "EVENT [run i+1]" (when there are several). */
+size_t prof_run_count(const struct prof_ctx *ctx);
+
+/* Run @i into *@out; 0, or PROF_EINVAL when there is no run @i. */
+int prof_run_info(const struct prof_ctx *ctx, size_t i, struct prof_run_info *out);
 
 /*
  * Read every input added so far and merge its calling-context trees.  A

@@ -162,6 +162,7 @@ struct prof_node {
     uint32_t module; /* load module of the code, PROF_NONE when none */
     uint64_t offset; /* lowest module-relative address merged here (PF: procedure entry) */
     uint32_t nself;
+    uint32_t span;    /* L without a line: bytes of its code from offset on; 0 otherwise */
     double *self;     /* values attributed to this node itself, display unit, per event */
     uint64_t samples; /* samples attributed to this node itself */
     uint64_t calls;   /* call-edge counts (C nodes) */
@@ -176,7 +177,8 @@ struct prof_node {
 struct prof_tree {
     struct prof_node *nodes;
     size_t n, cap;
-    struct prof_map children; /* (parent, kind<<32|proc, file<<32|line) -> child */
+    struct prof_map children; /* (parent, kind<<32|proc, file<<32|line) -> child; a loop
+                                 without a line: (parent, L<<32|PROF_LOOP_AT, offset) */
     uint32_t nevents;         /* set by prof_tree_compute */
     double *incl, *excl;
     uint64_t *incl_samples, *excl_samples;
@@ -189,6 +191,19 @@ void prof_tree_init(struct prof_tree *t);
 /* The child of @parent with this key, created (appended last) if absent. */
 uint32_t prof_tree_child(struct prof_tree *t, uint32_t parent, enum prof_node_kind kind,
                          uint32_t proc, uint32_t file, uint32_t line);
+/*
+ * A loop without a line (file PROF_NONE, line 0: stripped code) is known by
+ * its address range alone: distinct loops of one frame must not merge into
+ * one "?:0" node.  Such a child is keyed by its lowest address @offset
+ * (PROF_LOOP_AT marks the key) and keeps @span, the bytes of its code.
+ */
+#define PROF_LOOP_AT (UINT32_MAX - 1)
+static inline bool
+prof_loop_lineless(uint32_t kind, uint32_t file, uint32_t line, uint64_t offset)
+{
+    return kind == PROF_NODE_L && file == PROF_NONE && line == 0 && offset != PROF_NO_OFFSET;
+}
+uint32_t prof_tree_loop_child(struct prof_tree *t, uint32_t parent, uint64_t offset, uint32_t span);
 /* Record that module @module's address @offset maps to @node (keeps the lowest). */
 void prof_tree_note_address(struct prof_tree *t, uint32_t node, uint32_t module, uint64_t offset);
 /* Add @value (display unit) of event @event to node @node's own value. */
@@ -270,6 +285,7 @@ struct prof_step {
     uint32_t proc, file, line;
     uint32_t module; /* PROF_NONE when none */
     uint64_t offset; /* module-relative address of the scope (PF: entry) or PROF_NO_OFFSET */
+    uint32_t span;   /* L without a line: bytes of the loop's code from offset on, else 0 */
 };
 
 /* One measurement file named on the command line (or found in a directory). */
@@ -284,13 +300,22 @@ struct prof_input {
     uint64_t samples;          /* sum of node sample counts */
     struct trust_thread trust; /* its record judged (lib/trust): the trust report's input */
     uint64_t nnodes;
-    uint32_t run;                 /* prof_add_measurements() call that added it (0-based) */
+    uint32_t run;                 /* its run (prof_ctx.runs, 0-based) */
     uint32_t thread, process;     /* indices among threads/processes read (PROF_NONE: skipped) */
     struct prof_contrib *contrib; /* own values this thread gave tree nodes */
     size_t ncontrib, contrib_cap;
     uint32_t nextra; /* records of this file after the first: the inputs appended for them */
     bool merged;     /* read already (another record of the same file) */
     bool partial;    /* only a checkpoint of this thread was written (killed run) */
+};
+
+/* A run among the inputs: a run id, or the argument that named files without one. */
+struct prof_run {
+    char *id;          /* "" for files without a run id */
+    uint32_t arg;      /* the prof_add_measurements() call that named its first file */
+    char *where;       /* that call's argument */
+    size_t files;      /* inputs (files) in it */
+    uint64_t start_ns; /* earliest record start seen, 0 unknown */
 };
 
 /* One -S structure module. */
@@ -386,6 +411,7 @@ struct prof_flat_node {
     uint32_t kind, id, file, line;
     uint32_t module;
     uint64_t offset;
+    uint32_t span; /* L without a line, as prof_node.span */
 };
 
 /*
@@ -434,7 +460,10 @@ struct prof_ctx {
     uint32_t msg_module; /* tag of the messages collected now (struct prof_message.module) */
     struct prof_modshare *modshare; /* a part of a threaded merge: structure shared by the parts */
     bool finished;                  /* prof_finish() ran */
-    uint32_t nruns;                 /* prof_add_measurements() calls so far */
+    uint32_t nruns;                 /* runs among the inputs (runs[], or a part's copy) */
+    uint32_t nargs;                 /* prof_add_measurements() calls so far */
+    struct prof_run *runs;          /* prof_run_info() */
+    size_t runs_cap;
 
     struct prof_strtab strs;
 
@@ -493,6 +522,9 @@ void prof_ctx_free(struct prof_ctx *ctx);
 
 /* Add the files of @arg as run @run (prof_add_measurements). Returns the count added. */
 size_t prof_collect_inputs(struct prof_ctx *ctx, const char *arg, uint32_t run);
+/* The runs of inputs @first.. (added for argument @arg): by run id, or by argument for files
+ * without one (profile.h, prof_run_info()). */
+void prof_assign_runs(struct prof_ctx *ctx, size_t first, const char *arg);
 
 /* Read input @i and merge it.  Returns 0 when merged, -1 when skipped (message collected). */
 int prof_merge_input(struct prof_ctx *ctx, size_t i);

@@ -310,6 +310,7 @@ add_input(struct reader *rd, const struct attrs *a)
     in->process = attr_ll(a, "process", -1);
     in->program = attr_dup(a, "program");
     in->start_ns = attr_d(a, "start-ns", -1);
+    in->end_ns = attr_d(a, "end-ns", -1);
     return RPT_OK;
 }
 
@@ -371,6 +372,8 @@ new_node(struct reader *rd, int kind, const struct attrs *a, uint32_t *out)
         n->line = (int32_t)attr_ll(a, "l", 0);
         n->id = (uint32_t)attr_ll(a, "i", 0);
         n->addr = attr_addr(a, "a");
+        if (kind == RPT_CCT_LOOP)
+            n->end = attr_addr(a, "end");
     }
     if (id != 0) {
         if (rd->last_child[parent] == 0)
@@ -602,6 +605,32 @@ end_element(struct reader *rd, int depth)
         rd->in_cct = false;
 }
 
+/*
+ * db->program becomes the run's program (struct rpt_groups): Header n names
+ * the program of the first file read, which in a multi-process run may be
+ * any of them (cc1 for a make run).  Kept when the inputs do not say.
+ */
+static int
+name_program(struct rpt_db *db)
+{
+    struct rpt_groups g;
+    char err[256];
+    int rc = RPT_OK;
+
+    if (rpt_db_groups(db, &g, err, sizeof err) == RPT_OK && g.main >= 0 &&
+        g.processes[g.main].program != NULL) {
+        char *p = strdup(g.processes[g.main].program);
+        if (p == NULL) {
+            rc = RPT_ENOMEM;
+        } else {
+            free(db->program);
+            db->program = p;
+        }
+    }
+    rpt_groups_free(&g);
+    return rc;
+}
+
 static int
 finish_db(struct reader *rd, char *err, size_t errlen)
 {
@@ -689,7 +718,7 @@ finish_db(struct reader *rd, char *err, size_t errlen)
         else
             db->values[(size_t)v->node * (size_t)db->nmetrics + (size_t)v->metric] = v->v;
     }
-    return RPT_OK;
+    return name_program(db);
 }
 
 /* libxml2 reports through this instead of printing: the first error is kept. */
@@ -872,14 +901,6 @@ rpt_db_find_metric(const struct rpt_db *db, const char *name)
     return -1;
 }
 
-static const char *
-base_name(const char *p)
-{
-    const char *s = p != NULL ? strrchr(p, '/') : NULL;
-
-    return s != NULL ? s + 1 : p != NULL ? p : "?";
-}
-
 struct prog_count {
     const char *name;
     unsigned n;
@@ -895,49 +916,34 @@ cmp_prog_count(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-void
-rpt_db_title(const struct rpt_db *db, char *buf, size_t len)
+/* How many processes of @g other than the main one have wrapper flag @wrappers. */
+static unsigned
+title_others(const struct rpt_groups *g, bool wrappers)
 {
-    const struct rpt_input *first = NULL;
-    struct prog_count *pc;
-    size_t npc = 0, n;
-    long long maxp = -1;
-    unsigned others = 0;
-    bool *seen;
+    unsigned n = 0;
 
-    if (len == 0)
-        return;
-    for (int i = 0; i < db->ninputs; i++) {
-        const struct rpt_input *in = &db->inputs[i];
-        if (!in->read)
-            continue;
-        if (in->process > maxp)
-            maxp = in->process;
-        if (first == NULL || (in->start_ns >= 0 && in->start_ns < first->start_ns))
-            first = in;
-    }
-    if (first == NULL || first->program == NULL || maxp < 1) {
-        snprintf(buf, len, "%s", db->program != NULL ? db->program : "?");
-        return;
-    }
-    pc = calloc((size_t)db->ninputs, sizeof *pc);
-    seen = calloc((size_t)maxp + 1, sizeof *seen);
-    if (pc == NULL || seen == NULL) {
-        free(pc);
-        free(seen);
-        snprintf(buf, len, "%s", base_name(first->program));
-        return;
-    }
-    seen[first->process] = true; /* the first process is named on its own */
-    for (int i = 0; i < db->ninputs; i++) {
-        const struct rpt_input *in = &db->inputs[i];
+    for (uint32_t p = 0; p < g->nprocesses; p++)
+        n += (long long)p != g->main && g->processes[p].nthreads > 0 &&
+             g->processes[p].wrapper == wrappers;
+    return n;
+}
+
+/* "+ N [wrapper ]processes: a x3, b x1, ..." of the processes title_others() counts, at
+ * @n of @buf; returns the new length (< len). */
+static size_t
+title_counts(const struct rpt_groups *g, bool wrappers, struct prog_count *pc, char *buf,
+             size_t len, size_t n)
+{
+    unsigned others = title_others(g, wrappers);
+    size_t npc = 0;
+
+    for (uint32_t p = 0; p < g->nprocesses; p++) {
         const char *name;
         size_t k;
-        if (!in->read || in->process < 0 || seen[in->process])
+        if ((long long)p == g->main || g->processes[p].nthreads == 0 ||
+            g->processes[p].wrapper != wrappers)
             continue;
-        seen[in->process] = true;
-        others++;
-        name = base_name(in->program);
+        name = rpt_program_name(g->processes[p].program);
         for (k = 0; k < npc && strcmp(pc[k].name, name) != 0; k++)
             ;
         if (k == npc)
@@ -945,10 +951,9 @@ rpt_db_title(const struct rpt_db *db, char *buf, size_t len)
         pc[k].n++;
     }
     qsort(pc, npc, sizeof *pc, cmp_prog_count);
-    n = (size_t)snprintf(buf, len, "%s", base_name(first->program));
-    if (others > 0 && n < len)
-        n += (size_t)snprintf(buf + n, len - n, " (+ %u process%s:", others,
-                              others == 1 ? "" : "es");
+    if (n < len)
+        n += (size_t)snprintf(buf + n, len - n, "+ %u %sprocess%s:", others,
+                              wrappers ? "wrapper " : "", others == 1 ? "" : "es");
     for (size_t k = 0; k < npc && n < len; k++) {
         if (k == 4 && npc > 5) { /* a title, not a table */
             n += (size_t)snprintf(buf + n, len - n, " ...");
@@ -957,10 +962,55 @@ rpt_db_title(const struct rpt_db *db, char *buf, size_t len)
         n += (size_t)snprintf(buf + n, len - n, "%s %s \xc3\x97%u", k ? "," : "", pc[k].name,
                               pc[k].n);
     }
-    if (others > 0 && n < len)
-        snprintf(buf + n, len - n, ")");
+    return n < len ? n : len - 1;
+}
+
+void
+rpt_db_title(const struct rpt_db *db, char *buf, size_t len)
+{
+    struct rpt_groups g;
+    const struct rpt_group *m;
+    struct prog_count *pc;
+    char err[256];
+    size_t n, open;
+
+    if (len == 0)
+        return;
+    if (rpt_db_groups(db, &g, err, sizeof err) != RPT_OK || g.main < 0 ||
+        g.processes[g.main].program == NULL) {
+        rpt_groups_free(&g);
+        snprintf(buf, len, "%s", db->program != NULL ? db->program : "?");
+        return;
+    }
+    m = &g.processes[g.main];
+    n = (size_t)snprintf(buf, len, "%s",
+                         g.nprocesses == 1 ? m->program : rpt_program_name(m->program));
+    n = n < len ? n : len - 1;
+    open = n;
+    if (m->nimages > 1 && n < len) { /* the programs it ran before its last */
+        n += (size_t)snprintf(buf + n, len - n, " (via");
+        for (uint32_t k = 0; k + 1 < m->nimages && n < len; k++) {
+            if (k == 3 && m->nimages > 5) { /* the first three, then the one before the last */
+                n += (size_t)snprintf(buf + n, len - n, " \xe2\x86\x92 \xe2\x80\xa6");
+                k = m->nimages - 3;
+                continue;
+            }
+            n += (size_t)snprintf(buf + n, len - n, "%s%s", k ? " \xe2\x86\x92 " : " ",
+                                  rpt_program_name(m->images[k]));
+        }
+        n = n < len ? n : len - 1;
+    }
+    pc = calloc((size_t)g.nprocesses + 1, sizeof *pc);
+    for (int w = 0; pc != NULL && w < 2; w++) { /* the other processes, then the wrappers */
+        if (title_others(&g, w == 1) == 0 || n + 1 >= len)
+            continue;
+        n += (size_t)snprintf(buf + n, len - n, "%s", n == open ? " (" : "; ");
+        n = title_counts(&g, w == 1, pc, buf, len, n < len ? n : len - 1);
+    }
     free(pc);
-    free(seen);
+    if (n > open && n + 1 < len)
+        snprintf(buf + n, len - n, ")");
+    rpt_groups_free(&g);
 }
 
 int

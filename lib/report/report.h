@@ -107,6 +107,7 @@ struct rpt_input {
     long long thread, process; /* thread / process index of thread-values.bin, -1 when absent */
     char *program;             /* the program of the process, or NULL */
     double start_ns;           /* start of the thread (ns since the epoch), -1 when absent */
+    double end_ns;             /* end of the thread (ns since the epoch), -1 when absent */
 };
 
 struct rpt_node {
@@ -120,6 +121,8 @@ struct rpt_node {
     int32_t file, line;    /* -1 / 0 when absent */
     uint64_t addr;         /* a: address relative to the load module lm (a frame's entry,
                               a loop's or statement's first instruction); 0 when absent */
+    uint64_t end;          /* end: a loop without a line: end of its code (addr..end,
+                              half-open); 0 when absent */
 };
 
 /* Kinds of stored static-view scopes (SecFlatProfileData; experiment.dtd Static*). */
@@ -145,7 +148,7 @@ struct rpt_snode {
 
 struct rpt_db {
     char *path;    /* the experiment.xml read */
-    char *program; /* Header n */
+    char *program; /* the run's program (struct rpt_groups), else Header n */
     char *version; /* csprof-experiment version */
 
     struct rpt_metric *metrics;
@@ -202,10 +205,15 @@ int rpt_db_read(const char *path, struct rpt_db **out, char *err, size_t errlen)
 
 /*
  * A one-line title for @db in @buf (@len bytes, always terminated): the
- * program of the process that started first, and for a database of several
- * processes how many more and of which programs, most frequent first
- * ("make (+ 37 processes: cc1 x12, as x12, collect2 x1, ...)"; the
- * multiplication sign is U+00D7).  Program names are basenames.
+ * run's program (struct rpt_groups: the last image of the process that
+ * started first), the programs that process ran before it, and for a
+ * database of several processes how many more and of which programs, most
+ * frequent first, wrappers apart:
+ *   "make (+ 37 processes: cc1 x12, as x12, collect2 x1, ...)"
+ *   "python3.11 (via env > bash; + 40 wrapper processes: bash x39, basename x1)"
+ * (in the text, U+00D7 for x and U+2192 for >).  Program names are
+ * basenames, but a single process's program is its path.  A database without
+ * process indices is titled by its Header's program.
  */
 void rpt_db_title(const struct rpt_db *db, char *buf, size_t len);
 
@@ -265,6 +273,8 @@ struct rpt_vnode {
     double calls;             /* sampled call count of the calls that entered this frame */
     uint64_t addr;            /* module-relative address (rpt_node.addr) of the first stored node
                       it was built from; 0 when unknown */
+    uint8_t diff;             /* differential trees: enum rpt_diff_flags, else 0 */
+    int32_t cur_cs_line;      /* differential trees, RPT_DIFF_MOVED: the current's call-site line */
 };
 
 struct rpt_names; /* opaque: interned strings */
@@ -281,6 +291,8 @@ struct rpt_tree {
     double *self;               /* nnodes * nvalues */
     double *incl;               /* nnodes * nvalues; valid after rpt_tree_finish() */
     double db_total_difference; /* max |root inclusive - stored root value| over columns */
+    /* where the sample counts of each column come from: rpt_tree_union() only, else NULL */
+    struct rpt_count_source *counts;
 };
 
 /* Column of @db metric @m in trees of @db, or -1 when it has none. */
@@ -408,16 +420,103 @@ int rpt_db_find_derived(const struct rpt_db *db, const char *name);
 
 /* ------------------------------------------------------------------- diff */
 
+/* How the instances matched into a differential tree's node looked (rpt_vnode.diff). */
+enum rpt_diff_flags {
+    RPT_DIFF_INLINED_BASE = 1,  /* an instance in the base is an inlined frame */
+    RPT_DIFF_INLINED_CUR = 2,   /* ... in the current */
+    RPT_DIFF_OUTLINED_BASE = 4, /* an instance in the base is a procedure frame of its own */
+    RPT_DIFF_OUTLINED_CUR = 8,  /* ... in the current */
+    RPT_DIFF_MOVED = 16,        /* matched by procedure alone: the call-site lines differ
+                                   (cs_line is the base's, cur_cs_line the current's) */
+};
+
+/* Where the sample counts behind a differential tree's column come from. */
+struct rpt_count_source {
+    int col;           /* the column that holds the samples of this column's event, or -1 */
+    double per_sample; /* else the run's value per sample of the event (its total over its
+                          Ledger's samples): count = value / per_sample; 0: unknown */
+};
+
+/*
+ * Length of procedure name @name without the suffixes compilers give clones
+ * of one source procedure: GCC's ".constprop.N", ".isra.N", ".part.N",
+ * ".cold", ".lto_priv.N", ".localalias", ".clone.N", clang's ".llvm.N",
+ * and C++ demanglers' " [clone .constprop.0]", any number of them
+ * ("f.isra.0.cold" -> "f").  A name that is nothing but such a suffix is
+ * kept whole.
+ */
+size_t rpt_proc_base_len(const char *name);
+
 /*
  * Differential tree: the union of @base and @cur (built with the same name
- * table), nodes matched by kind, name and call-site line (never by address).
- * The result has 2 * nvalues columns: column c holds @base's values and
- * column nvalues + c @cur's, where nvalues is @base's (the two databases must
- * have the same value metrics by event name; RPT_EINVAL otherwise, with the
- * reason in @err).
+ * table), matched by program structure, never by address or build-id.
+ * Procedure frames and inlined frames are one kind here (an inlined and an
+ * out-of-line instance of a procedure are the same procedure; the node's
+ * diff flags say which each side had), named by rpt_proc_base_len()'s part
+ * of their name.  Under matched parents, children are matched by (kind,
+ * name, call-site line); of one name, the children left unmatched on both
+ * sides are then paired in call-site line order when both sides have as
+ * many (a call that moved a line, or whose line an inlined copy reports
+ * differently), else left one-sided.  Loops match by file and line.  Files
+ * of @cur are mapped to @base's by path, else by base name (-1 when
+ * neither has it).  The result has 2 * nvalues columns: column c holds
+ * @base's values and column nvalues + c @cur's, where nvalues is @base's
+ * (the two databases must have the same value metrics by event name;
+ * RPT_EINVAL otherwise, with the reason in @err), and the count sources of
+ * every column (rpt_diff_count()).
  */
 int rpt_tree_union(const struct rpt_tree *base, const struct rpt_tree *cur, struct rpt_tree **out,
                    char *err, size_t errlen);
+
+/*
+ * Samples behind node @n's inclusive (@inclusive) or self value in base
+ * column @col (0 <= col < nvalues / 2) or current column of @uni, read in
+ * @t: @uni itself or a view built from it (rpt_tree_flat()).  -1 when the
+ * database does not say (several events and no trust report).
+ */
+double rpt_diff_count(const struct rpt_tree *uni, const struct rpt_tree *t, uint32_t n, int col,
+                      bool inclusive);
+
+/* The family-wise error rate of a differential profile's intervals: 95 % confidence. */
+#define RPT_DIFF_ALPHA 0.05
+
+/*
+ * The standard normal quantile of a two-sided interval at family-wise
+ * confidence 1 - @alpha over @m intervals (Bonferroni):
+ * z = Phi^-1(1 - alpha / (2 m)); m = 0 counts as 1.
+ */
+double rpt_diff_z(double alpha, size_t m);
+
+/*
+ * Newcombe's hybrid score interval (Newcombe 1998, Statistics in Medicine
+ * 17:873, method 10) for p2 - p1, p1 = x1 / n1, p2 = x2 / n2, with normal
+ * quantile @z: Wilson's score interval [l, u] of each proportion, then
+ * lo = d - sqrt((p2 - l2)^2 + (u1 - p1)^2), hi = d + sqrt((u2 - p2)^2 + (p1 - l1)^2)
+ * with d = p2 - p1.  Returns 0, or -1 (and NANs) when n1 or n2 is not positive.
+ */
+int rpt_diff_interval(double x1, double n1, double x2, double n2, double z, double *lo, double *hi);
+
+/* One node's change between the runs of a differential tree (rpt_diff_change()). */
+struct rpt_change {
+    double base, cur;             /* values in the column's unit */
+    double base_share, cur_share; /* percent of each run's own total */
+    double base_n, cur_n;         /* samples behind them, -1 when unknown */
+    double lo, hi;                /* interval of cur_share - base_share in percent points (NAN
+                                     when the counts are unknown) */
+    bool significant;             /* the interval excludes 0 */
+};
+
+/*
+ * The change at node @n of @t (@uni or a view built from it) in base column
+ * @col, inclusive or self values, with the interval of the change of share
+ * at normal quantile @z (rpt_diff_z()).
+ */
+void rpt_diff_change(const struct rpt_tree *uni, const struct rpt_tree *t, uint32_t n, int col,
+                     bool inclusive, double z, struct rpt_change *out);
+
+/* Nodes of @t other than the root with a sample in either run: the m of rpt_diff_z(). */
+size_t rpt_diff_tests(const struct rpt_tree *uni, const struct rpt_tree *t, int col,
+                      bool inclusive);
 
 /* ------------------------------------------------------ threads and ranks */
 
@@ -436,22 +535,66 @@ struct rpt_stats {
 void rpt_stats_of(const double *x, size_t n, struct rpt_stats *out);
 
 /* A thread or a process of the database (from its Input rows). */
+/*
+ * One thread or process of a run, as every view names it.  A process is one
+ * (host, pid, fork generation): the programs it exec'd in turn are its
+ * images, and it is named by its last one; a thread is one tid of a process
+ * (a main thread keeps its tid across exec).  Indices are experiment.xml's
+ * Input thread= / process= (DB/thread-values.bin's).
+ */
 struct rpt_group {
     long long pid, tid, rank, thread_index; /* -1 when unknown (tid: processes) */
     long long process;                      /* process index (threads), or -1 */
     uint32_t nthreads;                      /* processes: threads read */
-    const char *program;                    /* owned by the db, or NULL */
+    const char *program;       /* the program of its last image (path; owned by the db), or NULL */
+    const char *const *images; /* processes: the program of each image, in exec order, a
+                                  program exec'd again in a row once (owned by the groups) */
+    uint32_t nimages;
+    uint32_t ninputs;        /* measurement records read */
+    double samples, cpu_ns;  /* sums over its records (absent values left out) */
+    double start_ns, end_ns; /* first start, last end (ns since the epoch), -1 when unknown */
+    bool wrapper;            /* processes: a wrapper of the run's program (struct rpt_groups) */
 };
+
+/*
+ * The threads and processes of a database, and the run's program: the last
+ * image of the process that started first (`main`: what csrun's command
+ * became after the execs of a wrapper, e.g. python3.11 behind a pyenv shim
+ * that runs env, then bash).  When that process exec'd, every other process
+ * that ended before its last image started is a wrapper (the wrapper's
+ * helpers: `$(...)` subshells, readlink, basename); a run whose first
+ * process never exec'd has none.
+ */
+struct rpt_groups {
+    uint32_t nthreads, nprocesses;
+    struct rpt_group *threads, *processes;
+    long long main;         /* the run's process, -1 when no input was read */
+    uint32_t nwrappers;     /* processes marked wrapper */
+    const char **image_buf; /* storage of the processes' images */
+};
+
+/*
+ * Fill @out with @db's threads and processes (rpt_groups_free frees it).
+ * Returns RPT_OK, RPT_EFORMAT when a read input has no thread/process index
+ * (a database older than thread-values.bin) or they are inconsistent, or
+ * RPT_ENOMEM; the reason is in @err.
+ */
+int rpt_db_groups(const struct rpt_db *db, struct rpt_groups *out, char *err, size_t errlen);
+
+/* Free what rpt_db_groups() put in @g (not @g itself); NULL is allowed. */
+void rpt_groups_free(struct rpt_groups *g);
+
+/* The base name of program path @path ("?" for NULL). */
+const char *rpt_program_name(const char *path);
 
 /*
  * Per-thread and per-process values of some calling contexts.  Values are
  * in the metric's unit (as rpt_db_value()); a process's value is the sum of
- * its threads'.  Index: [context * nthreads + thread] and
- * [context * nprocesses + process].
+ * its threads'.  Index: [context * g.nthreads + thread] and
+ * [context * g.nprocesses + process].
  */
 struct rpt_tvalues {
-    uint32_t nthreads, nprocesses;
-    struct rpt_group *threads, *processes;
+    struct rpt_groups g;
     size_t ncontexts;
     double *thread_incl, *thread_excl;
     double *process_incl, *process_excl;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * threads.c -- per-thread and per-process values of chosen calling contexts,
- * read from DB/thread-values.bin (share/schemas/thread-values.md), and their
- * summary statistics.
+ * threads.c -- the threads and processes of a run (rpt_db_groups: what each
+ * is called, which process is the run's program, which are its wrappers),
+ * per-thread and per-process values of chosen calling contexts, read from
+ * DB/thread-values.bin (share/schemas/thread-values.md), and their summary
+ * statistics.
  *
  * Tool code.  The file is read sequentially once; only the entries of the
  * requested nodes and event are kept, so memory is (contexts x threads)
@@ -72,12 +74,72 @@ rpt_stats_of(const double *x, size_t n, struct rpt_stats *out)
     out->count = count;
 }
 
-/* Fill the thread and process tables from the database's inputs. */
+const char *
+rpt_program_name(const char *path)
+{
+    const char *s = path != NULL ? strrchr(path, '/') : NULL;
+
+    return s != NULL ? s + 1 : path != NULL ? path : "?";
+}
+
+void
+rpt_groups_free(struct rpt_groups *g)
+{
+    if (g == NULL)
+        return;
+    free(g->threads);
+    free(g->processes);
+    free(g->image_buf);
+    memset(g, 0, sizeof *g);
+    g->main = -1;
+}
+
+/* Inputs by start time (unknown last), then by index: an image's order of exec. */
 static int
-groups_from_inputs(const struct rpt_db *db, struct rpt_tvalues *tv, char *err, size_t errlen)
+cmp_start(const void *a, const void *b, void *arg)
+{
+    const struct rpt_db *db = arg;
+    int x = *(const int *)a, y = *(const int *)b;
+    double sx = db->inputs[x].start_ns, sy = db->inputs[y].start_ns;
+
+    if ((sx < 0) != (sy < 0))
+        return sx < 0 ? 1 : -1;
+    if (sx != sy)
+        return sx < sy ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+/* Add input @in to group @g (a thread or a process); inputs come in start order. */
+static void
+group_add(struct rpt_group *g, const struct rpt_input *in)
+{
+    if (g->ninputs++ == 0) {
+        g->pid = in->pid;
+        g->tid = in->tid;
+        g->thread_index = in->thread_index;
+        g->start_ns = in->start_ns;
+    }
+    if (g->rank < 0)
+        g->rank = in->rank;
+    if (in->program != NULL)
+        g->program = in->program; /* the last image's, at the end */
+    if (in->samples > 0)
+        g->samples += in->samples;
+    if (in->cpu_ns > 0)
+        g->cpu_ns += in->cpu_ns;
+    if (in->end_ns > g->end_ns)
+        g->end_ns = in->end_ns;
+}
+
+int
+rpt_db_groups(const struct rpt_db *db, struct rpt_groups *g, char *err, size_t errlen)
 {
     long long nt = 0, np = 0;
+    int *order = NULL, nread = 0;
+    double *image_start = NULL; /* per process: when its last image started */
 
+    memset(g, 0, sizeof *g);
+    g->main = -1;
     for (int i = 0; i < db->ninputs; i++) {
         const struct rpt_input *in = &db->inputs[i];
         if (!in->read)
@@ -89,43 +151,111 @@ groups_from_inputs(const struct rpt_db *db, struct rpt_tvalues *tv, char *err, s
                      db->path, in->path != NULL ? in->path : "?");
             return RPT_EFORMAT;
         }
-        if (in->thread + 1 > nt)
-            nt = in->thread + 1;
-        if (in->process + 1 > np)
-            np = in->process + 1;
+        nt = in->thread + 1 > nt ? in->thread + 1 : nt;
+        np = in->process + 1 > np ? in->process + 1 : np;
+        nread++;
     }
     if (nt > 100000000 || np > nt) {
         rpt_errf(err, errlen, "%s: inconsistent thread/process indices", db->path);
         return RPT_EFORMAT;
     }
-    tv->nthreads = (uint32_t)nt;
-    tv->nprocesses = (uint32_t)np;
-    tv->threads = calloc((size_t)nt + 1, sizeof *tv->threads);
-    tv->processes = calloc((size_t)np + 1, sizeof *tv->processes);
-    if (tv->threads == NULL || tv->processes == NULL)
-        return RPT_ENOMEM;
+    g->nthreads = (uint32_t)nt;
+    g->nprocesses = (uint32_t)np;
+    g->threads = calloc((size_t)nt + 1, sizeof *g->threads);
+    g->processes = calloc((size_t)np + 1, sizeof *g->processes);
+    g->image_buf = calloc((size_t)nread + 1, sizeof *g->image_buf);
+    order = malloc(((size_t)nread + 1) * sizeof *order);
+    image_start = malloc(((size_t)np + 1) * sizeof *image_start);
+    if (g->threads == NULL || g->processes == NULL || g->image_buf == NULL || order == NULL ||
+        image_start == NULL)
+        goto nomem;
     for (long long k = 0; k < nt; k++)
-        tv->threads[k] = (struct rpt_group){-1, -1, -1, -1, -1, 0, NULL};
-    for (long long k = 0; k < np; k++)
-        tv->processes[k] = (struct rpt_group){-1, -1, -1, -1, -1, 0, NULL};
-    for (int i = db->ninputs; i-- > 0;) { /* the first input of a thread wins */
-        const struct rpt_input *in = &db->inputs[i];
-        struct rpt_group *t, *p;
-        if (!in->read)
-            continue;
-        t = &tv->threads[in->thread];
-        p = &tv->processes[in->process];
-        *t = (struct rpt_group){in->pid,     in->tid, in->rank,   in->thread_index,
-                                in->process, 0,       in->program};
-        p->pid = in->pid;
-        p->rank = in->rank;
-        p->program = in->program;
-        p->process = in->process;
+        g->threads[k] = (struct rpt_group){.pid = -1,
+                                           .tid = -1,
+                                           .rank = -1,
+                                           .thread_index = -1,
+                                           .process = -1,
+                                           .start_ns = -1,
+                                           .end_ns = -1};
+    for (long long k = 0; k < np; k++) {
+        g->processes[k] = (struct rpt_group){.pid = -1,
+                                             .tid = -1,
+                                             .rank = -1,
+                                             .thread_index = -1,
+                                             .process = k,
+                                             .start_ns = -1,
+                                             .end_ns = -1};
+        image_start[k] = -1;
     }
-    for (uint32_t k = 0; k < tv->nthreads; k++)
-        if (tv->threads[k].process >= 0)
-            tv->processes[tv->threads[k].process].nthreads++;
+    nread = 0;
+    for (int i = 0; i < db->ninputs; i++)
+        if (db->inputs[i].read)
+            order[nread++] = i;
+    qsort_r(order, (size_t)nread, sizeof *order, cmp_start, (void *)db);
+    for (int k = 0; k < nread; k++) {
+        const struct rpt_input *in = &db->inputs[order[k]];
+        struct rpt_group *t = &g->threads[in->thread], *p = &g->processes[in->process];
+        if (t->process >= 0 && t->process != in->process) {
+            rpt_errf(err, errlen, "%s: thread %lld is in processes %lld and %lld", db->path,
+                     in->thread, t->process, in->process);
+            goto format;
+        }
+        if (t->ninputs == 0)
+            p->nthreads++;
+        group_add(t, in);
+        t->process = in->process;
+        group_add(p, in);
+        p->tid = -1;
+        p->thread_index = -1;
+        if (in->thread_index <= 0) /* a main thread: an image, in exec order */
+            image_start[in->process] = in->start_ns;
+        if (g->main < 0)
+            g->main = in->process; /* the process started first */
+    }
+    /* each process's images (its main threads' programs in start order) in its own part of
+       image_buf: a part as long as its inputs, from the prefix sums of their counts */
+    {
+        size_t *at = calloc((size_t)np + 1, sizeof *at);
+        if (at == NULL)
+            goto nomem;
+        for (int k = 0; k < nread; k++)
+            at[db->inputs[order[k]].process + 1]++;
+        for (long long q = 0; q < np; q++) {
+            at[q + 1] += at[q];
+            g->processes[q].images = &g->image_buf[at[q]];
+        }
+        for (int k = 0; k < nread; k++) {
+            const struct rpt_input *in = &db->inputs[order[k]];
+            struct rpt_group *p = &g->processes[in->process];
+            if (in->thread_index > 0 || in->program == NULL)
+                continue;
+            if (p->nimages == 0 || strcmp(p->images[p->nimages - 1], in->program) != 0)
+                g->image_buf[at[in->process] + p->nimages++] = in->program;
+        }
+        free(at);
+    }
+    if (g->main >= 0 && g->processes[g->main].nimages > 1) {
+        double started = image_start[g->main];
+        for (uint32_t q = 0; q < g->nprocesses; q++) {
+            struct rpt_group *p = &g->processes[q];
+            p->wrapper = (long long)q != g->main && started >= 0 && p->ninputs > 0 &&
+                         p->end_ns >= 0 && p->end_ns <= started;
+            g->nwrappers += p->wrapper;
+        }
+    }
+    free(order);
+    free(image_start);
     return RPT_OK;
+nomem:
+    free(order);
+    free(image_start);
+    rpt_groups_free(g);
+    return RPT_ENOMEM;
+format:
+    free(order);
+    free(image_start);
+    rpt_groups_free(g);
+    return RPT_EFORMAT;
 }
 
 int
@@ -155,13 +285,13 @@ rpt_thread_values(const struct rpt_db *db, int metric, const uint32_t *nodes, si
     if (tv == NULL)
         return RPT_ENOMEM;
     tv->ncontexts = n;
-    rc = groups_from_inputs(db, tv, err, errlen);
+    rc = rpt_db_groups(db, &tv->g, err, errlen);
     if (rc != RPT_OK)
         goto fail;
-    tv->thread_incl = calloc(n * tv->nthreads + 1, sizeof(double));
-    tv->thread_excl = calloc(n * tv->nthreads + 1, sizeof(double));
-    tv->process_incl = calloc(n * tv->nprocesses + 1, sizeof(double));
-    tv->process_excl = calloc(n * tv->nprocesses + 1, sizeof(double));
+    tv->thread_incl = calloc(n * tv->g.nthreads + 1, sizeof(double));
+    tv->thread_excl = calloc(n * tv->g.nthreads + 1, sizeof(double));
+    tv->process_incl = calloc(n * tv->g.nprocesses + 1, sizeof(double));
+    tv->process_excl = calloc(n * tv->g.nprocesses + 1, sizeof(double));
     if (tv->thread_incl == NULL || tv->thread_excl == NULL || tv->process_incl == NULL ||
         tv->process_excl == NULL) {
         rc = RPT_ENOMEM;
@@ -189,11 +319,11 @@ rpt_thread_values(const struct rpt_db *db, int metric, const uint32_t *nodes, si
     ncols = le32(h + 12);
     nthreads = le32(h + 16);
     nnodes = le64(h + 24);
-    if (nthreads != tv->nthreads || nnodes > UINT32_MAX || col >= ncols) {
+    if (nthreads != tv->g.nthreads || nnodes > UINT32_MAX || col >= ncols) {
         rpt_errf(err, errlen,
                  "%s: holds %u threads, %llu nodes, %u events; experiment.xml: %u threads, "
                  "event %u",
-                 path, nthreads, (unsigned long long)nnodes, ncols, tv->nthreads, col);
+                 path, nthreads, (unsigned long long)nnodes, ncols, tv->g.nthreads, col);
         rc = RPT_EFORMAT;
         goto fail;
     }
@@ -252,19 +382,19 @@ rpt_thread_values(const struct rpt_db *db, int metric, const uint32_t *nodes, si
             if (c != col || ctx == 0)
                 continue;
             ctx--;
-            tv->thread_incl[(size_t)ctx * tv->nthreads + index] += incl;
-            tv->thread_excl[(size_t)ctx * tv->nthreads + index] += excl;
+            tv->thread_incl[(size_t)ctx * tv->g.nthreads + index] += incl;
+            tv->thread_excl[(size_t)ctx * tv->g.nthreads + index] += excl;
         }
     }
     for (size_t k = 0; k < n; k++)
-        for (uint32_t t = 0; t < tv->nthreads; t++) {
-            long long p = tv->threads[t].process;
+        for (uint32_t t = 0; t < tv->g.nthreads; t++) {
+            long long p = tv->g.threads[t].process;
             if (p < 0)
                 continue;
-            tv->process_incl[k * tv->nprocesses + (size_t)p] +=
-                tv->thread_incl[k * tv->nthreads + t];
-            tv->process_excl[k * tv->nprocesses + (size_t)p] +=
-                tv->thread_excl[k * tv->nthreads + t];
+            tv->process_incl[k * tv->g.nprocesses + (size_t)p] +=
+                tv->thread_incl[k * tv->g.nthreads + t];
+            tv->process_excl[k * tv->g.nprocesses + (size_t)p] +=
+                tv->thread_excl[k * tv->g.nthreads + t];
         }
     fclose(f);
     free(want);
@@ -288,8 +418,7 @@ rpt_tvalues_free(struct rpt_tvalues *tv)
 {
     if (tv == NULL)
         return;
-    free(tv->threads);
-    free(tv->processes);
+    rpt_groups_free(&tv->g);
     free(tv->thread_incl);
     free(tv->thread_excl);
     free(tv->process_incl);

@@ -6,8 +6,8 @@
  *
  * Tool code.  Siblings are merged by a key (kind, name, call-site line), so
  * hiding a frame, eliding roots or collapsing recursion joins what becomes
- * the same context, and two databases of different builds line up by name
- * and line rather than by address.  Self values come from the stored
+ * the same context; two databases, of different builds maybe, are matched
+ * by program structure rather than by address (rpt_tree_union()).  Self values come from the stored
  * inclusive values (self = inclusive - children's inclusive), so every view
  * satisfies inclusive = self + children's inclusive exactly, whatever the
  * database rounded.
@@ -218,6 +218,7 @@ rpt_tree_free(struct rpt_tree *t)
     free(t->metric_of);
     free(t->self);
     free(t->incl);
+    free(t->counts);
     free(t);
 }
 
@@ -275,6 +276,7 @@ child_get(struct tree_build *b, uint32_t parent, const struct rpt_vnode *proto)
     if (id != 0) {
         struct rpt_vnode *v = &b->t->nodes[id];
         v->calls += proto->calls;
+        v->diff |= proto->diff;
         if (v->cs_file < 0)
             v->cs_file = proto->cs_file;
         return id;
@@ -389,15 +391,28 @@ add_self(struct build_ctx *x, uint32_t dst, uint32_t n)
             stored_self(x, n, c, t->metric_of[c]);
 }
 
+/*
+ * "loop at FILE:LINE", "FILE:LINE"; a loop without a line (stripped code) is
+ * named by its address range in its module, "loop at prog+0x1130..0x1158"
+ * (lib/profile keeps such loops apart by address), never "loop at ?:0".
+ */
 static int
-name_of_loop(struct build_ctx *x, int kind, int file, int line, uint32_t *id)
+name_of_loop(struct build_ctx *x, int kind, const struct rpt_node *sn, int lm, uint32_t *id)
 {
     char buf[512];
 
-    if (kind == RPT_LOOP)
-        snprintf(buf, sizeof buf, "loop at %s:%d", rpt_file_base(x->db, file), line);
-    else
-        snprintf(buf, sizeof buf, "%s:%d", rpt_file_base(x->db, file), line);
+    if (kind == RPT_LOOP && sn->line <= 0 && sn->end > sn->addr) {
+        const char *mod = lm >= 0 && lm < x->db->nmodules ? x->db->modules[lm].name : "?";
+        const char *slash = strrchr(mod, '/');
+
+        snprintf(buf, sizeof buf, "loop at %s+0x%llx..0x%llx",
+                 slash != NULL && slash[1] != '\0' ? slash + 1 : mod, (unsigned long long)sn->addr,
+                 (unsigned long long)sn->end);
+    } else if (kind == RPT_LOOP) {
+        snprintf(buf, sizeof buf, "loop at %s:%d", rpt_file_base(x->db, sn->file), sn->line);
+    } else {
+        snprintf(buf, sizeof buf, "%s:%d", rpt_file_base(x->db, sn->file), sn->line);
+    }
     return names_intern(x->b.t->names, buf, id);
 }
 
@@ -485,7 +500,7 @@ build_node(struct build_ctx *x, uint32_t n, uint32_t target, const struct pendin
         if (sn->kind == RPT_CCT_LOOP ? x->opt->keep_loops : x->opt->statements) {
             proto.kind = sn->kind == RPT_CCT_LOOP ? RPT_LOOP : RPT_STMT;
             proto.lm = x->b.t->nodes[target].lm;
-            rc = name_of_loop(x, proto.kind, sn->file, sn->line, &proto.name);
+            rc = name_of_loop(x, proto.kind, sn, sn->lm >= 0 ? sn->lm : proto.lm, &proto.name);
             if (rc != RPT_OK)
                 return rc;
             if ((dst = child_get(&x->b, target, &proto)) == 0)
@@ -1078,61 +1093,335 @@ out_free:
 
 /* ----------------------------------------------------------------- diff */
 
+/* A source node of a differential tree's node: side 0 is the base, 1 the current. */
+struct umember {
+    uint32_t node;
+    uint8_t side;
+};
+
+/* A child of the members of a differential node, with its matching key. */
+struct uchild {
+    uint32_t node, name; /* name: for frames, the id of the name without clone suffixes */
+    int32_t cs_line;
+    uint8_t side, kind; /* kind: inlined frames are RPT_FRAME here */
+};
+
+struct union_ctx {
+    struct rpt_tree *t;
+    const struct rpt_tree *src[2];
+    int *colmap[2];  /* source column -> column of t */
+    uint32_t *canon; /* name id -> id of that name without clone suffixes (ncanon ids) */
+    size_t ncanon;
+    int32_t *file_map; /* file of the current's db -> file of the base's, or -1 */
+};
+
+static int
+cmp_uchild(const void *a, const void *b)
+{
+    const struct uchild *x = a, *y = b;
+
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    if (x->name != y->name)
+        return x->name < y->name ? -1 : 1;
+    if (x->cs_line != y->cs_line)
+        return x->cs_line < y->cs_line ? -1 : 1;
+    if (x->side != y->side)
+        return x->side < y->side ? -1 : 1;
+    return x->node < y->node ? -1 : x->node > y->node;
+}
+
+static int union_node(struct union_ctx *u, uint32_t d, const struct umember *mem, size_t nmem,
+                      unsigned depth);
+
+/* Add a child of @d made of the children @ch[0..n) and, when @m > 0, @ch2[0..m) (a pair
+ * matched by name alone), and build its subtree. */
+static int
+union_child(struct union_ctx *u, uint32_t d, const struct uchild *ch, size_t n,
+            const struct uchild *ch2, size_t m, unsigned depth)
+{
+    const struct rpt_tree *src = u->src[ch[0].side];
+    struct rpt_vnode proto = src->nodes[ch[0].node];
+    struct umember *mem = malloc((n + m) * sizeof *mem);
+    uint32_t id;
+    int rc;
+
+    if (mem == NULL)
+        return RPT_ENOMEM;
+    proto.kind = ch[0].kind;
+    proto.name = ch[0].name;
+    proto.diff = 0;
+    proto.cur_cs_line = 0;
+    if (ch[0].side == 1) { /* indices of the current's database: only its files map */
+        proto.proc = proto.lm = -1;
+        proto.file = proto.file >= 0 ? u->file_map[proto.file] : -1;
+        proto.cs_file = proto.cs_file >= 0 ? u->file_map[proto.cs_file] : -1;
+    }
+    if (m > 0) {
+        proto.diff |= RPT_DIFF_MOVED;
+        proto.cur_cs_line = ch2[0].cs_line;
+    }
+    for (size_t k = 0; k < n + m; k++) {
+        const struct uchild *c = k < n ? &ch[k] : &ch2[k - n];
+        mem[k].node = c->node;
+        mem[k].side = c->side;
+        if (c->kind == RPT_FRAME)
+            proto.diff |= u->src[c->side]->nodes[c->node].kind == RPT_INLINE
+                              ? (c->side ? RPT_DIFF_INLINED_CUR : RPT_DIFF_INLINED_BASE)
+                              : (c->side ? RPT_DIFF_OUTLINED_CUR : RPT_DIFF_OUTLINED_BASE);
+    }
+    id = tree_add(u->t, d, &proto);
+    rc = id == 0 ? RPT_ENOMEM : union_node(u, id, mem, n + m, depth + 1);
+    free(mem);
+    return rc;
+}
+
+/* Give differential node @d the values of its members @mem[0..nmem) and its children: the
+ * members' children matched as rpt_tree_union() says. */
+static int
+union_node(struct union_ctx *u, uint32_t d, const struct umember *mem, size_t nmem, unsigned depth)
+{
+    struct rpt_tree *t = u->t;
+    struct uchild *ch;
+    size_t n = 0, k = 0;
+    int rc = RPT_OK;
+
+    if (depth > 100000)
+        return RPT_EFORMAT;
+    for (size_t i = 0; i < nmem; i++) {
+        const struct rpt_tree *src = u->src[mem[i].side];
+        for (int c = 0; c < src->nvalues; c++)
+            t->self[(size_t)d * (size_t)t->nvalues + (size_t)u->colmap[mem[i].side][c]] +=
+                rpt_self(src, mem[i].node, c);
+        for (uint32_t c = src->nodes[mem[i].node].first_child; c != 0;
+             c = src->nodes[c].next_sibling)
+            n++;
+    }
+    if (n == 0)
+        return RPT_OK;
+    ch = malloc(n * sizeof *ch);
+    if (ch == NULL)
+        return RPT_ENOMEM;
+    for (size_t i = 0; i < nmem; i++) {
+        const struct rpt_tree *src = u->src[mem[i].side];
+        for (uint32_t c = src->nodes[mem[i].node].first_child; c != 0;
+             c = src->nodes[c].next_sibling) {
+            const struct rpt_vnode *v = &src->nodes[c];
+            bool frame = v->kind == RPT_FRAME || v->kind == RPT_INLINE;
+            ch[k].node = c;
+            ch[k].side = mem[i].side;
+            ch[k].kind = frame ? RPT_FRAME : v->kind;
+            ch[k].name = frame && v->name < u->ncanon ? u->canon[v->name] : v->name;
+            ch[k].cs_line = v->cs_line;
+            k++;
+        }
+    }
+    qsort(ch, n, sizeof *ch, cmp_uchild);
+    /* runs of one (kind, name); in each, groups of one call-site line */
+    for (size_t i = 0, j; i < n && rc == RPT_OK; i = j) {
+        size_t left[2] = {0, 0}, seen[2] = {0, 0};
+        for (j = i; j < n && ch[j].kind == ch[i].kind && ch[j].name == ch[i].name; j++)
+            ;
+        for (size_t g = i, h; g < j; g = h) {
+            for (h = g; h < j && ch[h].cs_line == ch[g].cs_line; h++)
+                ;
+            if (ch[g].side == ch[h - 1].side) /* one-sided group */
+                left[ch[g].side]++;
+        }
+        for (size_t g = i, h; g < j && rc == RPT_OK; g = h) {
+            for (h = g; h < j && ch[h].cs_line == ch[g].cs_line; h++)
+                ;
+            if (ch[g].side != ch[h - 1].side || left[0] != left[1]) {
+                rc = union_child(u, d, &ch[g], h - g, NULL, 0, depth);
+            } else if (ch[g].side == 0) {
+                /* pair the seen[0]-th one-sided base group with the current's of that rank */
+                size_t q = i, rank = 0, r;
+                for (;; q = r) {
+                    for (r = q; r < j && ch[r].cs_line == ch[q].cs_line; r++)
+                        ;
+                    if (ch[q].side == 1 && ch[r - 1].side == 1 && rank++ == seen[0])
+                        break;
+                }
+                rc = union_child(u, d, &ch[g], h - g, &ch[q], r - q, depth);
+                seen[0]++;
+            }
+        }
+    }
+    free(ch);
+    return rc;
+}
+
+/* Map the current's files to the base's: by path, else by base name. */
+static int
+union_files(struct union_ctx *u)
+{
+    const struct rpt_db *bd = u->src[0]->db, *cd = u->src[1]->db;
+    struct rpt_names *path = rpt_names_new(), *base = rpt_names_new();
+    int32_t *by_path = NULL, *by_base = NULL;
+    int rc = RPT_ENOMEM;
+    uint32_t id;
+
+    u->file_map = malloc((size_t)(cd->nfiles > 0 ? cd->nfiles : 1) * sizeof *u->file_map);
+    by_path = malloc((size_t)(bd->nfiles > 0 ? bd->nfiles : 1) * sizeof *by_path);
+    by_base = malloc((size_t)(bd->nfiles > 0 ? bd->nfiles : 1) * sizeof *by_base);
+    if (path == NULL || base == NULL || u->file_map == NULL || by_path == NULL || by_base == NULL)
+        goto out_free;
+    for (int f = 0; f < bd->nfiles; f++) { /* first file of each path and base name */
+        by_path[f] = by_base[f] = -1;
+        if (names_intern(path, bd->files[f], &id) != RPT_OK)
+            goto out_free;
+        if (by_path[id] < 0)
+            by_path[id] = f;
+        if (names_intern(base, rpt_file_base(bd, f), &id) != RPT_OK)
+            goto out_free;
+        if (by_base[id] < 0)
+            by_base[id] = f;
+    }
+    for (int f = 0; f < cd->nfiles; f++) {
+        size_t np = path->n, nb = base->n;
+        if (names_intern(path, cd->files[f], &id) != RPT_OK)
+            goto out_free;
+        u->file_map[f] = id < np ? by_path[id] : -1;
+        if (u->file_map[f] >= 0)
+            continue;
+        if (names_intern(base, rpt_file_base(cd, f), &id) != RPT_OK)
+            goto out_free;
+        u->file_map[f] = id < nb ? by_base[id] : -1;
+    }
+    rc = RPT_OK;
+out_free:
+    free(by_path);
+    free(by_base);
+    rpt_names_free(path);
+    rpt_names_free(base);
+    return rc;
+}
+
+/* Samples of the event @ev in @db's trust report (its Ledger), or -1. */
+static double
+ledger_samples(const struct rpt_db *db, const char *ev)
+{
+    for (size_t i = 0; i < db->nsummary; i++) {
+        const struct rpt_summary_el *e = &db->summary[i];
+        const char *event = NULL, *samples = NULL;
+        if (strcmp(e->el, "Ledger") != 0)
+            continue;
+        for (int a = 0; a < e->nattrs; a++) {
+            if (strcmp(e->attrs[2 * a], "event") == 0)
+                event = e->attrs[2 * a + 1];
+            else if (strcmp(e->attrs[2 * a], "samples") == 0)
+                samples = e->attrs[2 * a + 1];
+        }
+        if (event != NULL && samples != NULL && strcmp(event, ev) == 0)
+            return strtod(samples, NULL);
+    }
+    return -1;
+}
+
+/* Where the sample counts of side @side's columns come from: the samples column itself; the
+ * samples column when the run measured one event; else the event's value per sample. */
+static void
+union_counts(struct union_ctx *u, int side)
+{
+    const struct rpt_tree *src = u->src[side];
+    const struct rpt_db *db = src->db;
+    int samples = -1, events = 0;
+
+    for (int c = 0; c < src->nvalues; c++) {
+        if (strcmp(db->metrics[src->metric_of[c]].event, "samples") == 0)
+            samples = c;
+        else
+            events++;
+    }
+    for (int c = 0; c < src->nvalues; c++) {
+        const struct rpt_metric *m = &db->metrics[src->metric_of[c]];
+        struct rpt_count_source *cs = &u->t->counts[u->colmap[side][c]];
+        double n;
+        cs->col = -1;
+        cs->per_sample = 0;
+        if (c == samples || (samples >= 0 && events == 1)) {
+            cs->col = u->colmap[side][samples];
+        } else if ((n = ledger_samples(db, m->event)) > 0) {
+            cs->per_sample = rpt_db_value(db, 0, src->metric_of[c]) / n;
+        }
+    }
+}
+
 int
 rpt_tree_union(const struct rpt_tree *base, const struct rpt_tree *cur, struct rpt_tree **out,
                char *err, size_t errlen)
 {
-    struct tree_build b;
-    int nb = base->nvalues, *map_base = NULL, *map_cur = NULL, rc = RPT_ENOMEM;
+    struct union_ctx u;
+    struct umember root[2] = {{0, 0}, {0, 1}};
+    int nb = base->nvalues, rc = RPT_ENOMEM;
 
     *out = NULL;
     if (base->names != cur->names) {
         rpt_errf(err, errlen, "trees to compare must share one name table");
         return RPT_EINVAL;
     }
-    memset(&b, 0, sizeof b);
-    b.t = tree_new(base->db, base->names, 2 * nb);
-    map_base = malloc((size_t)(nb ? nb : 1) * sizeof *map_base);
-    map_cur = malloc((size_t)(cur->nvalues ? cur->nvalues : 1) * sizeof *map_cur);
-    if (b.t == NULL || map_base == NULL || map_cur == NULL)
+    memset(&u, 0, sizeof u);
+    u.src[0] = base;
+    u.src[1] = cur;
+    u.t = tree_new(base->db, base->names, 2 * nb);
+    u.colmap[0] = malloc((size_t)(nb ? nb : 1) * sizeof *u.colmap[0]);
+    u.colmap[1] = malloc((size_t)(cur->nvalues ? cur->nvalues : 1) * sizeof *u.colmap[1]);
+    u.ncanon = base->names->n;
+    u.canon = malloc((u.ncanon ? u.ncanon : 1) * sizeof *u.canon);
+    if (u.t == NULL || u.colmap[0] == NULL || u.colmap[1] == NULL || u.canon == NULL)
+        goto out_free;
+    u.t->counts = calloc((size_t)(nb > 0 ? 2 * nb : 1), sizeof *u.t->counts);
+    if (u.t->counts == NULL)
         goto out_free;
     for (int c = 0; c < nb; c++) {
-        map_base[c] = c;
-        b.t->metric_of[c] = b.t->metric_of[nb + c] = base->metric_of[c];
+        u.colmap[0][c] = c;
+        u.t->metric_of[c] = u.t->metric_of[nb + c] = base->metric_of[c];
     }
     for (int c = 0; c < cur->nvalues; c++) {
         const char *ev = cur->db->metrics[cur->metric_of[c]].event;
-        map_cur[c] = -1;
-        for (int k = 0; k < nb && map_cur[c] < 0; k++)
+        u.colmap[1][c] = -1;
+        for (int k = 0; k < nb && u.colmap[1][c] < 0; k++)
             if (strcmp(base->db->metrics[base->metric_of[k]].event, ev) == 0)
-                map_cur[c] = nb + k;
-        if (map_cur[c] < 0) {
+                u.colmap[1][c] = nb + k;
+        if (u.colmap[1][c] < 0) {
             rpt_errf(err, errlen, "%s has metric %s, which %s has not", cur->db->path, ev,
                      base->db->path);
             rc = RPT_EINVAL;
             goto out_free;
         }
     }
-    if (tree_add(b.t, 0, &base->nodes[0]) == 0 && b.t->nnodes != 1)
+    for (size_t i = 0; i < u.ncanon; i++) { /* (interning may add names: ids past ncanon) */
+        const char *s = rpt_names_get(base->names, (uint32_t)i);
+        size_t len = rpt_proc_base_len(s);
+        u.canon[i] = (uint32_t)i;
+        if (s[len] != '\0') {
+            char *tmp = strndup(s, len);
+            if (tmp == NULL || names_intern(base->names, tmp, &u.canon[i]) != RPT_OK) {
+                free(tmp);
+                goto out_free;
+            }
+            free(tmp);
+        }
+    }
+    if ((rc = union_files(&u)) != RPT_OK)
         goto out_free;
-    for (int c = 0; c < nb; c++)
-        b.t->self[c] += rpt_self(base, 0, c);
-    for (int c = 0; c < cur->nvalues; c++)
-        b.t->self[map_cur[c]] += rpt_self(cur, 0, c);
-    for (uint32_t k = base->nodes[0].first_child; k != 0; k = base->nodes[k].next_sibling)
-        if ((rc = copy_subtree(&b, 0, base, k, map_base, 0)) != RPT_OK)
-            goto out_free;
-    for (uint32_t k = cur->nodes[0].first_child; k != 0; k = cur->nodes[k].next_sibling)
-        if ((rc = copy_subtree(&b, 0, cur, k, map_cur, 0)) != RPT_OK)
-            goto out_free;
-    tree_sum(b.t);
-    rc = RPT_OK;
-    *out = b.t;
-    b.t = NULL;
+    rc = RPT_ENOMEM;
+    if (tree_add(u.t, 0, &base->nodes[0]) != 0 || u.t->nnodes != 1)
+        goto out_free;
+    if ((rc = union_node(&u, 0, root, 2, 0)) != RPT_OK) {
+        rpt_errf(err, errlen, "%s", rpt_strerror(rc));
+        goto out_free;
+    }
+    tree_sum(u.t);
+    union_counts(&u, 0);
+    union_counts(&u, 1);
+    *out = u.t;
+    u.t = NULL;
 out_free:
-    free(map_base);
-    free(map_cur);
-    free(b.map.slot);
-    rpt_tree_free(b.t);
+    free(u.colmap[0]);
+    free(u.colmap[1]);
+    free(u.canon);
+    free(u.file_map);
+    rpt_tree_free(u.t);
     return rc;
 }

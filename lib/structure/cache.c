@@ -132,6 +132,19 @@ debug_file_exists(const struct struct_options *opt, const char *bid)
     return access(path, R_OK) == 0;
 }
 
+/*
+ * Is debuginfod configured (DEBUGINFOD_URLS)?  Then an entry made without
+ * DWARF is not trusted either: libdwfl asks the servers again, and their
+ * answers (found or not) are kept in libdebuginfod's own cache.
+ */
+static bool
+debuginfod_configured(void)
+{
+    const char *urls = getenv("DEBUGINFOD_URLS");
+
+    return urls != NULL && urls[0] != '\0';
+}
+
 /* mkdir -p @dir (mode 0700 for what it creates: the cache describes the user's files). */
 static int
 make_dirs(const char *dir)
@@ -206,7 +219,9 @@ lookup(const struct struct_options *opt, const char *entry, const char *real,
     if (!read_key(entry, &got, version, sizeof(version)) || strcmp(version, CSPROF_VERSION) != 0 ||
         got.size != k->size || got.mtime_sec != k->mtime_sec || got.mtime_nsec != k->mtime_nsec ||
         got.path_hash != k->path_hash || got.note >= BIN_NOTES ||
-        (got.note != BIN_NOTE_NONE && debug_file_exists(opt, k->build_id)))
+        (got.note != BIN_NOTE_NONE && debug_file_exists(opt, k->build_id)) ||
+        ((got.note == BIN_NOTE_STRIPPED || got.note == BIN_NOTE_NO_DWARF) &&
+         debuginfod_configured()))
         return NULL;
     if (struct_read_xml_stream(entry, &m, err, sizeof(err)) != 0)
         return NULL;

@@ -13,6 +13,7 @@
 #ifndef CSP_STRUCTURE_H
 #define CSP_STRUCTURE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -92,7 +93,8 @@ struct struct_options {
     int no_normalize; /* nonzero: raw object-code loop structure ([HPCView] §3 rules not applied) */
     int jobs;         /* threads decoding procedures; <= 0: one per available core */
     /* Root of separate debug files (DIR/.build-id/xx/yyyy.debug and
-     * DIR/<binary's directory>/<debuglink>); NULL: /usr/lib/debug. */
+     * DIR/<binary's directory>/<debuglink>); NULL: /usr/lib/debug.  After
+     * them libdwfl asks debuginfod when DEBUGINFOD_URLS is set. */
     const char *debug_dir;
     /* Directory of csprof-structure.dtd for struct_read_xml_opt(); NULL:
      * <directory of the running executable>/../share/csprof/schemas. */
@@ -125,12 +127,34 @@ int struct_analyze(const char *path, const struct struct_options *opt, struct st
                    const char **note, char *err, size_t errlen);
 
 /*
+ * Whether @note, as struct_analyze() set it, says that no DWARF was found
+ * for the binary (stripped, or built without -g, and no separate debug
+ * file): its procedures have no lines, its loops are known by address.
+ */
+bool struct_note_no_dwarf(const char *note);
+
+/*
+ * For a binary struct_analyze() found no DWARF for (struct_note_no_dwarf):
+ * one line (no newline) saying what was looked for and what would name it,
+ * into @buf of @len bytes, returned.  "looked for" the build-id debug file
+ * DEBUGDIR/.build-id/xx/yyyy.debug (@build_id: lowercase hex, "" when none;
+ * DEBUGDIR as @opt->debug_dir), its .gnu_debuglink name, and debuginfod when
+ * DEBUGINFOD_URLS is set; then, when a Debian package owns @path (dpkg's
+ * file lists under $DPKG_ADMINDIR, else /var/lib/dpkg, as `dpkg -S`), "install
+ * PACKAGE-dbgsym".  Reads the binary and dpkg's file lists (tens of ms).
+ * [not async-signal-safe]
+ */
+const char *struct_debug_hint(const char *path, const char *build_id,
+                              const struct struct_options *opt, char *buf, size_t len);
+
+/*
  * struct_analyze() through a cache of analyzed modules keyed by GNU
  * build-id, in @opt->cache_dir (as hpcstruct's cache): an entry
  * CACHE/<build-id>-n<no_normalize>.struct is used only when the file at
  * @path has that build-id and the size, modification time, path and
  * csprof version recorded with the entry, and, for an entry made without
- * DWARF, when no debug file has appeared since under @opt->debug_dir;
+ * DWARF, when no debug file has appeared since under @opt->debug_dir and
+ * no debuginfod server is configured (DEBUGINFOD_URLS: it is asked again);
  * else the binary is analyzed and the entry (re)written: to a temporary
  * file renamed into place, so concurrent runs never see a partial
  * entry.  A cache that cannot be read or written is not an error (the

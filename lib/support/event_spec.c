@@ -54,6 +54,41 @@ evspec_preset_index(const char *name)
     return -1;
 }
 
+/* @a and @b equal but for the case of ASCII letters (no locale: the monitor's constructor
+ * calls this too). */
+static bool
+same_name_any_case(const char *a, const char *b)
+{
+    for (; *a != '\0' && *b != '\0'; a++, b++) {
+        char x = *a >= 'a' && *a <= 'z' ? (char)(*a - 'a' + 'A') : *a;
+        char y = *b >= 'a' && *b <= 'z' ? (char)(*b - 'a' + 'A') : *b;
+
+        if (x != y)
+            return false;
+    }
+    return *a == *b;
+}
+
+/*
+ * csprof's own event names and the PAPI presets are taken in any case ("cputime",
+ * "papi_tot_cyc") and written as they are spelled (CPUTIME): @name is rewritten.  libpfm4's
+ * names are left to libpfm4.
+ */
+static void
+canonical_name(char *name)
+{
+    for (size_t i = 0; i < evspec_nevents; i++)
+        if (same_name_any_case(name, evspec_events[i].name)) {
+            strcpy(name, evspec_events[i].name); /* same length */
+            return;
+        }
+    for (int i = 0; i < EVSPEC_NPRESETS; i++)
+        if (same_name_any_case(name, evspec_presets[i].name)) {
+            strcpy(name, evspec_presets[i].name);
+            return;
+        }
+}
+
 /* Parse the decimal number @text (all of it) into *v; false if it is not one. */
 static bool
 parse_number(const char *text, unsigned long long *v)
@@ -123,6 +158,7 @@ evspec_parse(const char *spec, size_t len, struct evspec *ev, char *why, size_t 
     }
     memcpy(ev->name, spec, name_len);
     ev->name[name_len] = '\0';
+    canonical_name(ev->name);
     for (size_t i = 0; i < evspec_nevents && !named; i++)
         if (strcmp(ev->name, evspec_events[i].name) == 0) {
             named = true;

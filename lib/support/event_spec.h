@@ -95,7 +95,9 @@ int evspec_preset_index(const char *name);
 
 /*
  * Parse the @len bytes at @spec ("NAME", "NAME@PERIOD" or, for a perf
- * event, "NAME@fFREQ") into @ev.  Returns 0, or -1 with a one-line reason
+ * event, "NAME@fFREQ") into @ev.  The named events and the PAPI presets are
+ * taken in any case and stored as spelled in the tables ("cputime" is
+ * CPUTIME).  Returns 0, or -1 with a one-line reason
  * (no trailing newline, naming the bad part and, for a period out of range,
  * the allowed range) written to @why (@whylen bytes, may be 0).
  * [not async-signal-safe]

@@ -38,7 +38,7 @@ struct vw_out {
     size_t errlen;
 };
 
-static int
+static int __attribute__((format(printf, 3, 4)))
 vw_fail(struct vw_out *o, int rc, const char *fmt, ...)
 {
     va_list ap;
@@ -940,6 +940,55 @@ out:
     return rc;
 }
 
+/*
+ * The run's title, threads and processes (rpt_db_groups(): the Threads
+ * view's rows and the page's title) as the data keys "title" and "groups":
+ * {main, wrappers, processes: [{pid, rank, command, program, images,
+ * threads, samples, cpuNs, wrapper}], threads: [{process, pid, tid, rank,
+ * samples, cpuNs, records}]}, indexed by Input process= / thread= (the
+ * indices of threadValues.threads).  "groups" is left out for a database
+ * without those indices.
+ */
+static void
+vw_write_groups(FILE *f, const struct rpt_db *db)
+{
+    struct rpt_groups g;
+    char title[1024], err[256];
+
+    rpt_db_title(db, title, sizeof title);
+    fputs(",\n\"title\":", f);
+    exp_json_str(f, title);
+    if (rpt_db_groups(db, &g, err, sizeof err) != RPT_OK)
+        return;
+    fprintf(f, ",\n\"groups\":{\"main\":%lld,\"wrappers\":%u,\"processes\":[", g.main, g.nwrappers);
+    for (uint32_t p = 0; p < g.nprocesses; p++) {
+        const struct rpt_group *x = &g.processes[p];
+        fprintf(f, "%s{\"pid\":%lld,\"rank\":%lld,\"command\":", p ? ",\n" : "\n", x->pid, x->rank);
+        exp_json_str(f, rpt_program_name(x->program));
+        fputs(",\"program\":", f);
+        exp_json_str(f, x->program != NULL ? x->program : "");
+        fputs(",\"images\":[", f);
+        for (uint32_t k = 0; k < x->nimages; k++) {
+            if (k)
+                putc(',', f);
+            exp_json_str(f, rpt_program_name(x->images[k]));
+        }
+        fprintf(f, "],\"threads\":%u,\"samples\":%.17g,\"cpuNs\":%.17g,\"wrapper\":%s}",
+                x->nthreads, x->samples, x->cpu_ns, x->wrapper ? "true" : "false");
+    }
+    fputs("],\n\"threads\":[", f);
+    for (uint32_t t = 0; t < g.nthreads; t++) {
+        const struct rpt_group *x = &g.threads[t];
+        fprintf(f,
+                "%s{\"process\":%lld,\"pid\":%lld,\"tid\":%lld,\"rank\":%lld,\"samples\":%.17g,"
+                "\"cpuNs\":%.17g,\"records\":%u}",
+                t ? (t % 16 ? "," : ",\n") : "\n", x->process, x->pid, x->tid, x->rank, x->samples,
+                x->cpu_ns, x->ninputs);
+    }
+    fputs("]}", f);
+    rpt_groups_free(&g);
+}
+
 struct vw_data {
     const struct rpt_db *db;
     const struct rpt_tree *t;
@@ -1117,11 +1166,16 @@ vw_write_data(struct vw_out *o, const struct vw_data *d, const char *name, const
         const struct rpt_input *in = &db->inputs[i];
         fputs(i ? ",\n{\"path\":" : "\n{\"path\":", f);
         exp_json_str(f, in->path ? in->path : "?");
-        fprintf(f, ",\"read\":%s,\"pid\":%lld,\"tid\":%lld,\"thread\":%lld,\"rank\":%lld",
-                in->read ? "true" : "false", in->pid, in->tid, in->thread_index, in->rank);
+        fprintf(f,
+                ",\"read\":%s,\"pid\":%lld,\"tid\":%lld,\"thread\":%lld,\"process\":%lld,"
+                "\"threadIndex\":%lld,\"rank\":%lld",
+                in->read ? "true" : "false", in->pid, in->tid, in->thread, in->process,
+                in->thread_index, in->rank);
         fprintf(f, ",\"samples\":%.17g,\"cpuNs\":%.17g}", in->samples, in->cpu_ns);
     }
-    fprintf(f, "],\n\"totals\":{\"threads\":%.17g,\"processes\":%.17g,\"samples\":%.17g",
+    putc(']', f);
+    vw_write_groups(f, db);
+    fprintf(f, ",\n\"totals\":{\"threads\":%.17g,\"processes\":%.17g,\"samples\":%.17g",
             db->threads, db->processes, db->samples);
     fprintf(f, ",\"rootedPercent\":%.17g,\"unknownSamples\":%.17g,\"cpuSeconds\":%.17g}",
             db->rooted_percent, db->unknown_samples, db->cpu_seconds);

@@ -1122,7 +1122,8 @@
   // stack of pending entries (i: enter i, ~i: leave it).  Rows are
   // numbers found in a TupleTable (module: (0, lm), file: (1, lm, file),
   // procedure: (2, lm, file, name), loop/statement: (3 or 4, parent row,
-  // file, line)) and get their objects at the end; an active-occurrence
+  // file, line), loop without a line: (5, parent row, name)) and get their
+  // objects at the end; an active-occurrence
   // counter per row gives the outermost-occurrence rule.
   function flat(t) {
     const b = t.flatBuild || flatBuild(t);
@@ -1244,9 +1245,12 @@
           dLm[d] = d > 0 ? dLm[d - 1] : -1;
           const pr = d > 0 ? dScope[d - 1] : -1;
           if ((k === K.LOOP || k === K.STMT) && pr >= 0) {
-            const q = k === K.LOOP ? 3 : 4;
-            r = table.id(q, pr, file[i], line[i], true) + 1;
-            if (r === R) newRow(pr, k, S[name[i]], rKey[pr] + (k === K.LOOP ? 'L' : 'S') + file[i] + ':' + line[i]);
+            // a loop without a line (stripped code) is known by its name,
+            // its address range: distinct loops of a procedure stay apart
+            const byName = k === K.LOOP && line[i] <= 0;
+            const q = byName ? 5 : k === K.LOOP ? 3 : 4;
+            r = byName ? table.id(q, pr, name[i], 0, true) + 1 : table.id(q, pr, file[i], line[i], true) + 1;
+            if (r === R) newRow(pr, k, S[name[i]], rKey[pr] + (k === K.LOOP ? 'L' : 'S') + (byName ? '@' + name[i] : file[i] + ':' + line[i]));
             rFile[r] = file[i]; rLine[r] = line[i];
           }
         }
@@ -1319,32 +1323,139 @@
 
   // ------------------------------------------------------------------- diff
 
-  // Match view tree @b (base) onto @t (current) by path of (kind, name
-  // string, call-site line).  Returns Int32Array: for each node of @t, its
-  // match in @b or -1 (of several equal children of @b, the last).  Name
-  // strings are compared once, through a map of @t's string ids to @b's; the
-  // nodes through a TupleTable of (parent, kind, name id, call-site line).
+  // Procedure name @s without the suffixes compilers give clones of one
+  // source procedure (".constprop.N", ".isra.N", ".part.N", ".cold",
+  // ".lto_priv.N", ".localalias", ".clone.N", ".llvm.N", ".specialized.N",
+  // " [clone .constprop.0]"), as lib/report's rpt_proc_base_len(); a name
+  // that is nothing but such a suffix is kept whole.
+  const CLONE_SUFFIX = /(?:\.(?:constprop|isra|part|cold|lto_priv|localalias|clone|llvm|specialized)(?:\.\d+)*| \[clone \.[^\]]*\])$/;
+  function procBase(s) {
+    for (;;) {
+      const m = CLONE_SUFFIX.exec(s);
+      if (!m || m.index === 0) return s;
+      s = s.slice(0, m.index);
+    }
+  }
+
+  // Significance of a change of share, as csprof-report --diff computes it
+  // (lib/report diff.c): each run's samples in a row, x of n, are a binomial
+  // proportion; the change x2/n2 - x1/n1 gets Newcombe's hybrid score
+  // interval (Newcombe 1998, method 10) at normal quantile @z.  Returns
+  // [lo, hi] (fractions), or null when n1 or n2 is not positive.
+  function wilson(x, n, z) {
+    const p = x / n, z2 = z * z, den = 1 + z2 / n;
+    const mid = (p + z2 / (2 * n)) / den, half = z * Math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / den;
+    return [Math.max(0, mid - half), Math.min(1, mid + half)];
+  }
+  function diffInterval(x1, n1, x2, n2, z) {
+    if (!(n1 > 0) || !(n2 > 0)) return null;
+    x1 = Math.min(Math.max(x1, 0), n1); x2 = Math.min(Math.max(x2, 0), n2);
+    const p1 = x1 / n1, p2 = x2 / n2, w1 = wilson(x1, n1, z), w2 = wilson(x2, n2, z), d = p2 - p1;
+    return [d - Math.hypot(p2 - w2[0], w1[1] - p1), d + Math.hypot(w2[1] - p2, p1 - w1[0])];
+  }
+  // The normal quantile of @m two-sided intervals at 95 % for all together
+  // (Bonferroni): Phi^-1(1 - 0.05 / (2 m)), m = 0 as 1; by bisection on
+  // the upper tail, erfc by Numerical Recipes' erfcc (error < 1.2e-7).
+  function erfc(x) {
+    const t = 1 / (1 + x / 2);
+    return t * Math.exp(-x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 +
+      t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))));
+  }
+  function diffZ(m) {
+    const tail = 0.05 / (2 * Math.max(m, 1));
+    let lo = 0, hi = 40;
+    for (let i = 0; i < 200 && hi - lo > 1e-12; i++) {
+      const mid = (lo + hi) / 2;
+      if (erfc(mid / Math.SQRT2) / 2 > tail) lo = mid; else hi = mid;
+    }
+    return (lo + hi) / 2;
+  }
+
+  // Match view tree @b (base) onto @t (current) by program structure, as
+  // csprof-report --diff does (lib/report rpt_tree_union): an inlined frame
+  // matches a procedure frame (one build inlined what the other did not),
+  // procedure names are compared without clone suffixes (procBase), and
+  // under matched parents children match by (kind, name, call-site line):
+  // first as they are, then with inlined frames as procedure frames and
+  // names without clone suffixes; of one kind and name, the children of a
+  // parent pair left unmatched on both sides are then paired in call-site
+  // line order when both sides have as many.  Returns Int32Array: for each
+  // node of @t, its match in @b or -1; a node of @b is matched at most
+  // once (of equal children of @b, the first).  Names are compared once,
+  // through ids of their strings; the keys through a TupleTable of
+  // (parent, kind, name id, call-site line); nodes one depth at a time.
   function matchTrees(t, b) {
     const m = new Int32Array(t.n).fill(-1);
-    const TS = t.src.strings, BS = b.src.strings;
-    let tname = null;
-    if (TS !== BS) {
-      const bid = new Map();
-      for (let s = 0; s < BS.length; s++) bid.set(BS[s], s);
-      tname = new Int32Array(TS.length);
-      for (let s = 0; s < TS.length; s++) { const x = bid.get(TS[s]); tname[s] = x === undefined ? -1 : x; }
+    const TS = t.src.strings, BS = b.src.strings, ids = new Map();
+    function idOf(s) { let x = ids.get(s); if (x === undefined) { x = ids.size; ids.set(s, x); } return x; }
+    // per string of each table: the id of the string, and of its procBase
+    function nameIds(S) {
+      const ex = new Int32Array(S.length), pb = new Int32Array(S.length);
+      for (let s = 0; s < S.length; s++) {
+        ex[s] = idOf(S[s]);
+        const c = procBase(S[s]);
+        pb[s] = c === S[s] ? ex[s] : idOf(c);
+      }
+      return [ex, pb];
     }
-    const keys = new TupleTable(b.n, 'match.keys'), at = scratch('i1', Int32Array, b.n);
-    for (let i = 1; i < b.n; i++) at[keys.id(b.parent[i], b.kind[i], b.name[i], b.csLine[i], true)] = i;
+    const bn = nameIds(BS), tn = TS === BS ? bn : nameIds(TS);
+    // kind and name as they are, and as matched (MERGED + kind: inlined
+    // frames as procedure frames, names without clone suffixes)
+    const MERGED = 16;
+    const tKind = new Uint8Array(t.n), tName = new Int32Array(t.n), bKind = new Uint8Array(b.n), bName = new Int32Array(b.n);
+    for (let i = 1; i < t.n; i++) { const k = t.kind[i]; tKind[i] = MERGED + (k === K.INLINE ? K.FRAME : k); tName[i] = (isFrame(k) ? tn[1] : tn[0])[t.name[i]]; }
+    for (let j = 1; j < b.n; j++) { const k = b.kind[j]; bKind[j] = MERGED + (k === K.INLINE ? K.FRAME : k); bName[j] = (isFrame(k) ? bn[1] : bn[0])[b.name[j]]; }
+    const keys = new TupleTable(2 * b.n, 'match.keys'), at = scratch('i1', Int32Array, 2 * b.n, -1);
+    for (let j = 1; j < b.n; j++) {
+      let id = keys.id(b.parent[j], b.kind[j], bn[0][b.name[j]], b.csLine[j], true);
+      if (at[id] < 0) at[id] = j;
+      id = keys.id(b.parent[j], bKind[j], bName[j], b.csLine[j], true);
+      if (at[id] < 0) at[id] = j;
+    }
+    const claimed = new Uint8Array(b.n);
+    // @t's nodes by depth (view nodes are created parents first)
+    const depth = new Int32Array(t.n);
+    let maxDepth = 0;
+    for (let i = 1; i < t.n; i++) { depth[i] = depth[t.parent[i]] + 1; if (depth[i] > maxDepth) maxDepth = depth[i]; }
+    const start = new Int32Array(maxDepth + 2), order = new Int32Array(Math.max(t.n - 1, 0));
+    for (let i = 1; i < t.n; i++) start[depth[i] + 1]++;
+    for (let d = 1; d <= maxDepth + 1; d++) start[d] += start[d - 1];
+    const fill = start.slice();
+    for (let i = 1; i < t.n; i++) order[fill[depth[i]]++] = i;
     m[0] = 0;
-    // view nodes are created parents first, so one forward pass suffices
-    for (let i = 1; i < t.n; i++) {
-      const p = m[t.parent[i]];
-      if (p < 0) continue;
-      const nmId = tname ? tname[t.name[i]] : t.name[i];
-      if (nmId < 0) continue;
-      const j = keys.id(p, t.kind[i], nmId, t.csLine[i], false);
-      if (j >= 0) m[i] = at[j];
+    const byLine = function (tree) { return function (x, y) { return tree.csLine[x] - tree.csLine[y] || x - y; }; };
+    for (let d = 1; d <= maxDepth; d++) {
+      const lo = start[d] - start[1], hi = start[d + 1] - start[1];
+      for (let pass = 0; pass < 2; pass++) {
+        for (let q = lo; q < hi; q++) {
+          const i = order[q], p = m[t.parent[i]];
+          if (p < 0 || m[i] >= 0) continue;
+          const id = pass === 0 ? keys.id(p, t.kind[i], tn[0][t.name[i]], t.csLine[i], false) : keys.id(p, tKind[i], tName[i], t.csLine[i], false);
+          if (id >= 0 && !claimed[at[id]]) { m[i] = at[id]; claimed[at[id]] = 1; }
+        }
+      }
+      // the rest, by (parent's match, kind, name): paired when both sides have as many
+      let groups = null;
+      for (let q = lo; q < hi; q++) {
+        const i = order[q], p = m[t.parent[i]];
+        if (p < 0 || m[i] >= 0) continue;
+        if (!groups) groups = new Map();
+        const key = p + ':' + tKind[i] + ':' + tName[i];
+        const g = groups.get(key);
+        if (g) g.push(i); else groups.set(key, [i]);
+      }
+      if (!groups) continue;
+      for (const cur of groups.values()) {
+        const i0 = cur[0], p = m[t.parent[i0]], base = [];
+        for (let c = b.cstart[p]; c < b.cstart[p + 1]; c++) {
+          const j = b.clist[c];
+          if (!claimed[j] && bKind[j] === tKind[i0] && bName[j] === tName[i0]) base.push(j);
+        }
+        if (base.length !== cur.length) continue;
+        cur.sort(byLine(t));
+        base.sort(byLine(b));
+        for (let k = 0; k < cur.length; k++) { m[cur[k]] = base[k]; claimed[base[k]] = 1; }
+      }
     }
     return m;
   }
@@ -1716,7 +1827,7 @@
     bottomUpCallers: bottomUpCallers, bottomUpEntries: bottomUpEntries, flat: flat, matchTrees: matchTrees, matchMetric: matchMetric,
     stats: stats, sourceLines: sourceLines, pathOf: pathOf, isFrame: isFrame,
     compileFormula: compileFormula, evalFormula: evalFormula, derivedMetric: derivedMetric,
-    derivedValue: derivedValue, decodeDerived: decodeDerived, encodeDerived: encodeDerived, baseOnly: baseOnly, baseValues: baseValues,
+    derivedValue: derivedValue, decodeDerived: decodeDerived, encodeDerived: encodeDerived, baseOnly: baseOnly, baseValues: baseValues, procBase: procBase, diffInterval: diffInterval, diffZ: diffZ,
     threadIndex: threadIndex, threadValuesOf: threadValuesOf,
   };
   if (typeof module !== 'undefined' && module.exports) module.exports = api;

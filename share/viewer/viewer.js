@@ -65,6 +65,7 @@
     st.flatten = Number(h.get('fl') || 0) | 0;
     st.lines = h.get('ln') === '1';
     st.dm = M.decodeDerived(h.get('dm') || '');
+    st.wr = h.get('wr') === '1';
   }
   function writeHash() {
     const h = new URLSearchParams();
@@ -75,6 +76,7 @@
     if (st.flatten) h.set('fl', st.flatten);
     if (st.lines) h.set('ln', '1');
     if (st.dm.length) h.set('dm', M.encodeDerived(st.dm));
+    if (st.wr) h.set('wr', '1');
     history.replaceState(null, '', '#' + h.toString());
   }
 
@@ -193,6 +195,44 @@
     if (!btree || bmetric < 0 || bmatch[i] < 0) return 0;
     return btree.incl[bmetric][bmatch[i]];
   }
+  // Differential: the significance of a row's change of share, as
+  // csprof-report --diff gives it: the samples behind the row in each run
+  // (the samples column, when the run measured one event or the metric is
+  // samples) make its share a binomial proportion; M.diffInterval at z for
+  // the contexts of the tree with samples in either run (M.diffZ).  Null
+  // when the runs have no such counts.
+  function diffSig() {
+    if (!base || !btree) return null;
+    const s = src.metrics.findIndex(function (x) { return x.name === 'samples'; });
+    const events = src.metrics.length - (s >= 0 ? 1 : 0);
+    if (s < 0 || !(st.metric === s || events === 1)) return null;
+    const d = bdiff;
+    if (!d.sig || d.sig.tree !== tree) {
+      const bs = M.matchMetric(tree, btree, s);
+      let m = 0;
+      for (let i = 1; i < tree.n; i++)
+        if (tree.incl[s][i] > 0 || (bs >= 0 && bmatch[i] >= 0 && btree.incl[bs][bmatch[i]] > 0)) m++;
+      d.sig = { tree: tree, s: s, bs: bs, n1: bs >= 0 ? btree.incl[bs][0] : 0, n2: tree.incl[s][0], z: M.diffZ(m) };
+    }
+    return d.sig.bs >= 0 ? d.sig : null;
+  }
+  // {d, lo, hi, sig} of row @r in percent points (d of the metric's values,
+  // the interval of the samples), or null.
+  function shareChange(r) {
+    const g = diffSig(), m = st.metric;
+    if (!g || r.base === undefined) return null;
+    let x1;
+    if (r.fr) { const f = flatBase(r.fr); x1 = f ? f.incl[g.s] : 0; }
+    else if ('bg' in r) x1 = r.bg ? r.bg.incl[g.s] : 0;
+    else if (typeof r.key === 'number') x1 = bmatch[r.key] >= 0 ? btree.incl[g.bs][bmatch[r.key]] : 0;
+    else return null;
+    const iv = M.diffInterval(x1, g.n1, r.incl[g.s], g.n2, g.z);
+    if (!iv) return null;
+    const tb = bmetric >= 0 ? btree.incl[bmetric][0] : 0, tc = tree.incl[m][0];
+    const d = (tc ? 100 * r.incl[m] / tc : 0) - (tb ? 100 * r.base / tb : 0);
+    return { d: d, lo: 100 * iv[0], hi: 100 * iv[1], sig: iv[0] > 0 || iv[1] < 0 };
+  }
+  function signed(x) { return (x >= 0 ? '+' : '') + x.toFixed(2); }
   function columns() {
     const m = st.metric, name = '(' + unitOf(m) + ')';
     const cols = [
@@ -213,6 +253,8 @@
     if (base) {
       cols.push({ id: 'base', title: 'base incl', num: true });
       cols.push({ id: 'delta', title: 'Δ incl', num: true });
+      const g = diffSig();
+      if (g) cols.push({ id: 'dshare', title: 'Δ share (95%, z=' + g.z.toFixed(3) + ')', num: true, width: '15em' });
     }
     return cols;
   }
@@ -232,6 +274,7 @@
       case 'per-call': return r.calls ? fmt(r.incl[m] / r.calls, m) : '';
       case 'base': return r.base === undefined ? '' : fmt(r.base, m);
       case 'delta': return r.base === undefined ? '' : (r.incl[m] - r.base >= 0 ? '+' : '') + fmt(r.incl[m] - r.base, m);
+      case 'dshare': { const x = shareChange(r); return x ? signed(x.d) + ' [' + signed(x.lo) + ', ' + signed(x.hi) + ']' + (x.sig ? ' *' : '') : ''; }
       default:
         if (c.derived !== undefined) return fmtDerived(derivedOf(r, c.derived, c.inclusive));
         return c.metric !== undefined ? fmt(r.incl[c.metric], c.metric) : '';
@@ -246,6 +289,7 @@
       case 'calls': return function (r) { return r.calls; };
       case 'per-call': return function (r) { return r.calls ? r.incl[m] / r.calls : 0; };
       case 'delta': return function (r) { return r.base === undefined ? 0 : Math.abs(r.incl[m] - r.base); };
+      case 'dshare': return function (r) { const x = shareChange(r); return x ? Math.abs(x.d) : 0; };
       case 'name': return function () { return 0; };
       default: {
         const k = /^dx?-\d+$/.test(s) ? Number(s.split('-')[1]) : -1;
@@ -423,6 +467,7 @@
     for (const c of cols) {
       const h = el('span', 'cell ' + (c.num ? 'num' : 'c-name'), c.title + (st.sort === c.id ? ' ▼' : ''));
       h.dataset.col = c.id;
+      if (c.width) h.style.width = c.width;
       h.addEventListener('click', function () { st.sort = c.id; writeHash(); render(); });
       head.appendChild(h);
     }
@@ -455,6 +500,7 @@
           const txt = cellText(r, c);
           const cell = el('span', 'cell ' + (c.num ? 'num' : 'c-name'));
           cell.dataset.col = c.id;
+          if (c.width) cell.style.width = c.width;
           if (c.id === 'name') {
             cell.style.paddingLeft = (6 + 14 * r.depth) + 'px';
             const tw = el('span', 'tw', r.leaf ? '' : expanded.has(r.key) ? '▾' : '▸');
@@ -467,6 +513,7 @@
           } else {
             cell.textContent = txt;
             if (c.id === 'delta' && r.base !== undefined) cell.classList.add(r.incl[st.metric] > r.base ? 'up' : r.incl[st.metric] < r.base ? 'down' : 'same');
+            if (c.id === 'dshare' && txt) { const x = shareChange(r); cell.classList.add(!x.sig ? 'same' : x.d > 0 ? 'up' : 'down'); }
           }
           row.appendChild(cell);
         }
@@ -534,6 +581,8 @@
     const maxRows = Math.floor(H / RH);
     flameRects = [];
     let hits = 0;
+    // the root box: the run's program by command (the tree's root), not Header n's path
+    const rootName = M.nameOf(tree, 0) || src.data.program;
     // zoom path: ancestors of z drawn full width below it
     const anc = [];
     for (let p = z; p >= 0; p = tree.parent[p]) anc.unshift(p);
@@ -563,7 +612,7 @@
     }
     function box(i, x, w, d) {
       const y = icicle ? d * RH : H - (d + 1) * RH;
-      const name = i === 0 ? src.data.program : M.nameOf(tree, i);
+      const name = i === 0 ? rootName : M.nameOf(tree, i);
       let col;
       if (base) {
         const b = baseIncl(i), a = tree.incl[m][i];
@@ -588,6 +637,7 @@
       flameRects.push([x, y, w, i]);
     }
     cv.dataset.boxes = flameRects.length;
+    cv.dataset.root = rootName;
     cv.dataset.hits = hits;
     cv.addEventListener('click', function (ev) {
       const r = cv.getBoundingClientRect(), px = ev.clientX - r.left, py = ev.clientY - r.top;
@@ -602,7 +652,7 @@
       const r = cv.getBoundingClientRect(), px = ev.clientX - r.left, py = ev.clientY - r.top;
       for (const b of flameRects) if (px >= b[0] && px < b[0] + b[2] && py >= b[1] && py < b[1] + RH) {
         const i = b[3];
-        cv.title = (i === 0 ? src.data.program : M.nameOf(tree, i)) + '\n' + fmt(tree.incl[m][i], m) + ' ' + unitOf(m) + ' (' + pct(tree.incl[m][i], tree.incl[m][0]) + ')' + (tree.calls[i] ? ', ' + callsText(tree.calls[i]) : '') + (base ? '\nbase ' + fmt(baseIncl(i), m) : '') + (whereOf(i) ? '\n' + whereOf(i) : '');
+        cv.title = (i === 0 ? M.nameOf(tree, 0) || src.data.program : M.nameOf(tree, i)) + '\n' + fmt(tree.incl[m][i], m) + ' ' + unitOf(m) + ' (' + pct(tree.incl[m][i], tree.incl[m][0]) + ')' + (tree.calls[i] ? ', ' + callsText(tree.calls[i]) : '') + (base ? '\nbase ' + fmt(baseIncl(i), m) : '') + (whereOf(i) ? '\n' + whereOf(i) : '');
         return;
       }
     });
@@ -748,31 +798,97 @@
     if (!values) return { what: name, values: null, threads: threadsIdx.threads, note: 'no thread has a value of ' + src.metrics[m].name + ' for it' };
     return { what: name, values: values, threads: threadsIdx.threads };
   }
+  // The run's threads and processes (data.js groups: indexed as threadValues'
+  // threads and Input thread= / process=), or, for a database without them,
+  // one thread per measurement record.
+  function runGroups() {
+    const G = src.data.groups, ins = src.data.inputs.filter(function (x) { return x.read; });
+    const files = new Map();
+    ins.forEach(function (x) { const l = files.get(x.thread) || []; l.push(x.path); files.set(x.thread, l); });
+    if (!G) {
+      return { main: -1, wrappers: 0, processes: [], threads: ins.map(function (x, k) {
+        return { index: x.thread >= 0 ? x.thread : k, process: -1, pid: x.pid, tid: x.tid, rank: x.rank, samples: x.samples, cpuNs: x.cpuNs, files: [x.path] };
+      }) };
+    }
+    return { main: G.main, wrappers: G.wrappers, processes: G.processes.map(function (x, k) { return Object.assign({ index: k }, x); }),
+      threads: G.threads.map(function (x, k) { return Object.assign({ index: k, files: files.get(k) || [] }, x); }) };
+  }
+  // A table for the Threads view: @head [[col, title, numeric]], @data rows of
+  // {cells: [text], raw: [number or undefined], name, attrs}; numeric cells
+  // keep their number in data-value.
+  function groupTable(parent, id, head, data) {
+    const tb = el('table');
+    tb.id = id;
+    const tr = el('tr');
+    for (const h of head) { const th = el('th', h[2] ? 'num' : '', h[1]); th.dataset.col = h[0]; tr.appendChild(th); }
+    tb.appendChild(tr);
+    for (const d of data) {
+      const r = el('tr');
+      r.dataset.name = d.name;
+      for (const k in d.attrs) r.dataset[k] = d.attrs[k];
+      head.forEach(function (h, j) {
+        const td = el('td', h[2] ? 'num' : '', d.cells[j]);
+        td.dataset.col = h[0];
+        if (d.raw && d.raw[j] !== undefined) td.dataset.value = String(d.raw[j]);
+        r.appendChild(td);
+      });
+      tb.appendChild(r);
+    }
+    parent.appendChild(tb);
+    return tb;
+  }
   function renderThreads() {
     const main = $('main');
     main.textContent = '';
     const p = el('div', 'panel');
     main.appendChild(p);
-    const ins = src.data.inputs.filter(function (x) { return x.read; });
+    const R = runGroups(), ths = R.threads, procs = R.processes;
     const ser = threadSeries();
     const m = st.metric;
-    let values, label;
+    let label, has = false;
+    const byThread = new Map();
     if (ser && ser.values) {
-      values = ser.values;
-      label = src.metrics[m].name + ' (' + unitOf(m) + ') of ' + ser.what + ', inclusive, per thread';
+      has = true;
+      ser.threads.forEach(function (t, k) { byThread.set(t, ser.values[k]); });
+      label = src.metrics[m].name + ' (' + unitOf(m) + ') of ' + ser.what + ', inclusive, per thread and process';
     } else {
-      values = ins.map(function (x) { return x.cpuNs > 0 ? x.cpuNs / 1e9 : 0; });
+      ths.forEach(function (t) { byThread.set(t.index, t.cpuNs > 0 ? t.cpuNs / 1e9 : 0); });
       label = 'CPU time (s) per thread' + (ser ? ' (per-thread values of ' + ser.what + ' are not available: ' + (ser.note || 'the database has no per-thread values for it') + ')' : '');
     }
-    const s = M.stats(values);
-    p.appendChild(el('h3', '', 'Threads and processes: ' + ins.length + ' thread(s)'));
+    // every thread and process counts, 0 where it has no value (as csprof-report's statistics)
+    const values = ths.map(function (t) { return byThread.get(t.index) || 0; });
+    const pvalues = procs.map(function () { return 0; });
+    ths.forEach(function (t, k) { if (t.process >= 0 && t.process < pvalues.length) pvalues[t.process] += values[k]; });
+    const nw = R.wrappers, showW = st.wr || !nw;
+    const head = 'Threads and processes: ' + ths.length + ' thread(s)' + (procs.length ? ' in ' + procs.length + ' process(es)' : '');
+    const h3 = el('h3', '', head + (nw ? ', ' + nw + ' of them wrapper processes' + (showW ? '' : ' (folded)') : ''));
+    h3.id = 'thread-heading';
+    h3.dataset.threads = ths.length;
+    h3.dataset.processes = procs.length;
+    p.appendChild(h3);
+    if (src.data.title) { const tl = el('p', '', 'run: ' + src.data.title); tl.id = 'thread-title'; p.appendChild(tl); }
     const lp = el('p', '', label);
     lp.id = 'thread-label';
     p.appendChild(lp);
-    const sp = el('p', '', 'min ' + s.min.toPrecision(4) + ' · mean ' + s.mean.toPrecision(4) + ' · max ' + s.max.toPrecision(4) + ' · coefficient of variation ' + s.cv.toFixed(3) + ' · threads ' + s.n);
-    sp.dataset.stats = JSON.stringify({ min: s.min, mean: s.mean, max: s.max, cv: s.cv, n: s.n });
-    sp.id = 'thread-stats';
-    p.appendChild(sp);
+    function statsLine(id, what, xs) {
+      const s = M.stats(xs);
+      const sp = el('p', '', what + ': min ' + s.min.toPrecision(4) + ' · mean ' + s.mean.toPrecision(4) + ' · max ' + s.max.toPrecision(4) + ' · coefficient of variation ' + s.cv.toFixed(3) + ' · ' + what + ' ' + s.n);
+      sp.dataset.stats = JSON.stringify({ min: s.min, mean: s.mean, max: s.max, cv: s.cv, n: s.n, sum: s.sum });
+      sp.id = id;
+      p.appendChild(sp);
+      return s;
+    }
+    const s = statsLine('thread-stats', 'threads', values);
+    if (procs.length > 1) statsLine('process-stats', 'processes', pvalues);
+    if (nw) {
+      const lb = el('label', '');
+      const cb = el('input');
+      cb.type = 'checkbox'; cb.id = 'show-wrappers'; cb.checked = showW;
+      cb.addEventListener('change', function () { st.wr = cb.checked; writeHash(); render(); });
+      lb.appendChild(cb);
+      lb.appendChild(document.createTextNode(' show the ' + nw + ' wrapper process(es): the processes that ended before ' + (procs[R.main] ? procs[R.main].command : 'the program') + ' started (they run in its wrapper, e.g. a shell script that ends with exec)'));
+      p.appendChild(lb);
+    }
     // plot: one bar per thread (by thread index), mean as a line
     const W = Math.min(900, (main.clientWidth || 900) - 30), H = 160;
     const cv = el('canvas');
@@ -785,10 +901,52 @@
     values.forEach(function (v, k) { const h = v / max * (H - 10); g.fillRect(k * bw + (bw > 3 ? 1 : 0), H - h, Math.max(bw - (bw > 3 ? 2 : 0), 0.5), h); });
     g.strokeStyle = '#c00';
     g.beginPath(); const my = H - s.mean / max * (H - 10); g.moveTo(0, my); g.lineTo(W, my); g.stroke();
-    const valOf = new Map();
-    if (ser && ser.values) ser.threads.forEach(function (t, k) { valOf.set(t, ser.values[k]); });
-    simpleTable(p, [['thread', 'thread'], ['rank', 'process'], ['pid', 'pid'], ['tid', 'tid'], ['value', ser && ser.values ? 'selected' : ''], ['samples', 'samples'], ['cpu', 'CPU time (s)'], ['path', 'measurement file']],
-      ins.map(function (x) { return [String(x.thread), String(x.rank), String(x.pid), String(x.tid), valOf.has(x.thread) ? valOf.get(x.thread).toPrecision(4) : '', String(x.samples), x.cpuNs >= 0 ? (x.cpuNs / 1e9).toFixed(4) : '', x.path]; }), 7);
+    const vtitle = has ? src.metrics[m].name + ' (' + unitOf(m) + ')' : 'CPU time (s)';
+    const ranks = ths.some(function (t) { return t.rank >= 0; });
+    const cmd = function (q) { return q >= 0 && procs[q] ? procs[q].command : ''; };
+    const wrapper = function (q) { return !showW && q >= 0 && !!procs[q] && procs[q].wrapper; };
+    // rows of @list (largest value first), the wrappers' folded into one row at the end
+    const tableRows = function (head, list, valOf, procOf, mk, what) {
+      const sorted = list.slice().sort(function (a, b) { return valOf(b) - valOf(a) || a.index - b.index; });
+      const out = sorted.filter(function (x) { return !wrapper(procOf(x)); }).map(mk);
+      const w = sorted.filter(function (x) { return wrapper(procOf(x)); });
+      if (w.length) {
+        const c = new Map(), sum = w.reduce(function (a, x) { return a + valOf(x); }, 0);
+        w.forEach(function (x) { const k = cmd(procOf(x)); c.set(k, (c.get(k) || 0) + 1); });
+        const names = [...c].sort(function (a, b) { return b[1] - a[1] || (a[0] < b[0] ? -1 : 1); }).map(function (e) { return e[0] + ' ×' + e[1]; }).join(', ');
+        out.push({ name: 'wrappers', attrs: { folded: w.length },
+          cells: head.map(function (h) { return h[0] === 'value' ? sum.toPrecision(4) : h[0] === 'command' ? names : h[0] === what ? w.length + ' wrapper ' + (w.length === 1 ? what : what === 'process' ? 'processes' : 'threads') : ''; }),
+          raw: head.map(function (h) { return h[0] === 'value' ? sum : undefined; }) });
+      }
+      return out;
+    };
+    if (procs.length > 1) {
+      p.appendChild(el('h4', '', 'Processes'));
+      const phead = [['process', 'process'], ['command', 'command'], ['pid', 'pid', true]].concat(ranks ? [['rank', 'rank', true]] : [],
+        [['threads', 'threads', true], ['value', vtitle, true], ['samples', 'samples', true], ['cpu', 'CPU time (s)', true]]);
+      const prow = function (x) {
+        const via = x.images && x.images.length > 1 ? ' (via ' + x.images.slice(0, -1).join(' → ') + ')' : '';
+        return { name: x.command, attrs: { process: x.index, wrapper: x.wrapper ? '1' : '0' },
+          cells: [String(x.index), x.command + via, String(x.pid)].concat(ranks ? [String(x.rank)] : [],
+            [String(x.threads), pvalues[x.index].toPrecision(4), String(x.samples), (x.cpuNs / 1e9).toFixed(4)]),
+          raw: [undefined, undefined, x.pid].concat(ranks ? [x.rank] : [], [x.threads, pvalues[x.index], x.samples, x.cpuNs / 1e9]) };
+      };
+      groupTable(p, 'process-table', phead, tableRows(phead, procs, function (x) { return pvalues[x.index]; }, function (x) { return x.index; }, prow, 'process'));
+    }
+    p.appendChild(el('h4', '', 'Threads'));
+    const thead = [['thread', 'thread'], ['process', 'process'], ['command', 'command'], ['pid', 'pid', true], ['tid', 'tid', true]].concat(ranks ? [['rank', 'rank', true]] : [],
+      [['value', vtitle, true], ['samples', 'samples', true], ['cpu', 'CPU time (s)', true], ['path', 'measurement file']]);
+    const tval = function (x) { return byThread.get(x.index) || 0; };
+    const trow = function (x) {
+      return { name: cmd(x.process) || x.files.join(' '), attrs: { thread: x.index, process: x.process },
+        cells: [String(x.index), x.process >= 0 ? String(x.process) : '', cmd(x.process), String(x.pid), String(x.tid)].concat(ranks ? [String(x.rank)] : [],
+          [tval(x).toPrecision(4), String(x.samples), x.cpuNs >= 0 ? (x.cpuNs / 1e9).toFixed(4) : '', x.files.join(' ')]),
+        raw: [undefined, undefined, undefined, x.pid, x.tid].concat(ranks ? [x.rank] : [], [tval(x), x.samples, x.cpuNs >= 0 ? x.cpuNs / 1e9 : undefined, undefined]) };
+    };
+    const trows = tableRows(thead, ths, tval, function (x) { return x.process; }, trow, 'thread');
+    groupTable(p, 'thread-table', thead, trows);
+    rows = trows.map(function (d) { return { name: String(d.name), depth: 0, cells: d.cells, incl: [], self: [] }; });
+    tableEl = { head: thead };
   }
 
   // --------------------------------------------------------------- quality
@@ -1287,8 +1445,9 @@
       const fresh = !/sel=/.test(location.hash);
       readHash();
       compileDerived();
-      $('program').textContent = src.data.program + (src.data.base ? ' (differential: base → this run)' : '');
-      document.title = 'csprof: ' + src.data.program;
+      // the run's title (csprof-report's: its program, the processes by command, wrappers apart)
+      $('program').textContent = (src.data.title || src.data.program) + (src.data.base ? ' (differential: base → this run)' : '');
+      document.title = 'csprof: ' + (src.data.title || src.data.program);
       const go = function () {
         rebuild();
         timing.built = performance.now();

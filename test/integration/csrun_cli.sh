@@ -43,23 +43,29 @@ check "monitor refuses a 10 µs period too ($(head -1 err.txt))" grep -q "smalle
 check "monitor wrote nothing for it" sh -c '! ls byhand/*.cspm 2> /dev/null'
 check "error names the event" grep -q BOGUS <(csrun -e BOGUS true 2>&1)
 
-csrun -q sh -c 'exit 7'; rc=$?
+csrun -q -o m_exit sh -c 'exit 7'; rc=$?
 check "exit status is the program's (7, got $rc)" [ "$rc" -eq 7 ]
-csrun -q sh -c 'kill -TERM $$'; rc=$?
+csrun -q -o m_kill sh -c 'kill -TERM $$'; rc=$?
 check "death by signal is the program's (143, got $rc)" [ "$rc" -eq 143 ]
-csrun -q ./does-not-exist 2> err.txt; rc=$?
+csrun -q -o m_missing ./does-not-exist 2> err.txt; rc=$?
 check "missing program: exit 127 (got $rc)" [ "$rc" -eq 127 ]
 check "missing program is named" grep -q does-not-exist err.txt
 
-pre=$(LD_PRELOAD=libm.so.6 csrun -q printenv LD_PRELOAD)
+pre=$(LD_PRELOAD=libm.so.6 csrun -q -o m_env printenv LD_PRELOAD)
 check "LD_PRELOAD appended to ($pre)" sh -c "case '$pre' in libm.so.6:*libcsprof.so) true ;; *) false ;; esac"
 check "--help" sh -c 'csrun --help | grep -q "usage: csrun"'
 check "--version" sh -c 'csrun -V | grep -q "csprof"'
 check "default directory is measurements/" sh -c 'csrun -q true && ls measurements/*.cspm > /dev/null'
 check "summary states samples per CPU-second" \
-    sh -c 'csrun -e CPUTIME@1000 sh -c "i=0; while [ \$i -lt 100000 ]; do i=\$((i+1)); done" 2>&1 | grep -q "samples per CPU-second"'
-# Two runs into one directory: nothing is overwritten.
-csrun -q -o same true; csrun -q -o same true
+    sh -c 'csrun -e CPUTIME@1000 -o m_rate sh -c "i=0; while [ \$i -lt 100000 ]; do i=\$((i+1)); done" 2>&1 | grep -q "samples per CPU-second"'
+# Two runs into one directory: the second is refused (its program not run), unless --append;
+# then nothing is overwritten.  (test/integration/runs.sh: the run ids and csprof-prof.)
+csrun -q -o same true; rm -f ran; csrun -q -o same touch ran 2> err.txt; rc=$?
+check "second run into one directory refused (exit $rc)" [ "$rc" -eq 2 ]
+check "second run's program not started" [ ! -e ran ]
+check "the refusal is one line naming the directory and --append ($(cat err.txt))" \
+    sh -c "[ \$(wc -l < err.txt) -eq 1 ] && grep -q \"^csrun: -o 'same' holds 1 measurement file(s) of another run.*--append\" err.txt"
+csrun -q --append -o same true; rc=$?
 n=$(ls same/*.cspm | wc -l)
-check "two runs leave two profiles (got $n)" [ "$n" -eq 2 ]
+check "--append: two runs leave two profiles (exit $rc, got $n)" sh -c "[ $rc -eq 0 ] && [ $n -eq 2 ]"
 finish

@@ -8,6 +8,8 @@
 #   PROF  csprof-prof        GEN   prof_gen (writes .cspm files with lib/fmt)
 #   DTD   experiment.dtd     CC    C compiler    SRC  prog.c
 #   WORK  scratch directory  STRUCT_TOOL  csprof-struct (optional)
+#   SRC_STRIPPED  stripped.c  REPORT  csprof-report (the stripped tests)
+#   PROF_MPI  csprof-prof-mpi  MPIEXEC  mpirun (stripped_mpi; skipped when empty)
 # Each test compiles prog.c, takes function offsets from `nm -S`, writes
 # measurement files with prof_gen, runs csprof-prof and checks the summary
 # (stdout) and DB/experiment.xml (xmllint --xpath); every database is
@@ -162,6 +164,45 @@ check_standard() { # check_standard DB FACTOR: the standard profile, FACTOR time
     has "$W/out.nolines" "main > a > b > c"
     grep -A1 '^top 10 procedures by exclusive CPUTIME:' "$W/out" | grep -E ' 80\.00%.* c$' >/dev/null ||
         fail "c is not the top procedure with 80%"
+}
+
+# stripped_setup: for the stripped tests, $W/sprog (stripped.c, -O2 -g), its
+# stripped copy sprog_s, the debug file in the build-id tree $W/dbg ($dbgfile
+# below it) and an empty debug root $W/nodbg; the loops csprof-struct finds in
+# sprog_s ($W/all.loops, the innermost ones in $W/leaf.loops: "LO HI" each, the
+# first range's start and the last range's end); $W/a.cspm and its copy
+# $W/b.cspm, with 5 samples at the first innermost loop (lo1, hi1) and 3 at
+# the second (lo2, hi2).
+stripped_setup() {
+    [ -n "$STRUCT_TOOL" ] || skip "csprof-struct was not built"
+    for t in strip objcopy readelf; do
+        command -v $t >/dev/null 2>&1 || skip "$t not installed (binutils)"
+    done
+    "$CC" -g -O2 -o "$W/sprog" "$SRC_STRIPPED" || fail "cannot compile $SRC_STRIPPED"
+    nm -S --defined-only "$W/sprog" >"$W/sprog.syms" || fail "nm failed"
+    bid=$(readelf -n "$W/sprog" | awk '/Build ID:/ { print $3 }')
+    [ -n "$bid" ] || skip "$CC writes no build-id"
+    cp "$W/sprog" "$W/sprog_s" && strip --strip-all "$W/sprog_s" || fail "strip failed"
+    dbgfile=.build-id/$(echo "$bid" | cut -c1-2)/$(echo "$bid" | cut -c3-).debug
+    mkdir -p "$(dirname "$W/dbg/$dbgfile")" "$W/nodbg"
+    objcopy --only-keep-debug "$W/sprog" "$W/dbg/$dbgfile" || fail "objcopy failed"
+    export CSPROF_STRUCT_CACHE="$W/cache"
+    CSPROF_DEBUG_DIR=$W/nodbg "$STRUCT_TOOL" -o "$W/s.xml" "$W/sprog_s" 2>/dev/null ||
+        fail "csprof-struct failed"
+    loops() { # loops XPATH: LO HI of each matching L's v attribute
+        xmllint --xpath "$1" "$W/s.xml" 2>/dev/null | sed 's/ v="/\n/g' | sed -n 's/"$//; s/ .*-/-/; /^0x/p' |
+            tr '-' ' '
+    }
+    loops '//L/@v' >"$W/all.loops"
+    loops '//L[not(.//L)]/@v' >"$W/leaf.loops"
+    [ "$(wc -l <"$W/leaf.loops")" -ge 2 ] || fail "fewer than 2 innermost loops: $(cat "$W/all.loops")"
+    lo1=$(sed -n 1p "$W/leaf.loops" | cut -d' ' -f1) hi1=$(sed -n 1p "$W/leaf.loops" | cut -d' ' -f2)
+    lo2=$(sed -n 2p "$W/leaf.loops" | cut -d' ' -f1) hi2=$(sed -n 2p "$W/leaf.loops" | cut -d' ' -f2)
+    spec "$W/s1" 100 100
+    sed -i "s|^module 1 .*|module 1 $W/sprog_s $bid|; s|^syms .*|syms $W/sprog.syms|" "$W/s1"
+    printf 'path main %s = 5 50000000\npath main %s = 3 30000000\n' "$lo1" "$lo2" >>"$W/s1"
+    gen "$W/s1" "$W/a.cspm"
+    cp "$W/a.cspm" "$W/b.cspm"
 }
 
 case $T in
@@ -826,6 +867,89 @@ EOS
     ieq "$(find "$W/db2/src" -type f -name ok.c | wc -l)" 1 "ok.c found through --replace-path"
     run_prof -o "$W/db3" --replace-path nothing "$W/a.cspm"
     expect_rc 2 "bad --replace-path"
+    ;;
+stripped)
+    # A stripped binary (Debian's are): with its debug file in a build-id tree
+    # under the debug root (CSPROF_DEBUG_DIR) it gets names and lines; without
+    # one, each of its loops is named by its address range, kept apart from
+    # the others, in the database, the report and the viewer's data, and
+    # csprof-prof says once which build-id path it looked for.
+    stripped_setup
+
+    # Without debug information.
+    CSPROF_DEBUG_DIR=$W/nodbg run_prof -o "$W/db" "$W/a.cspm"
+    expect_rc 0 "stripped, no debug file"
+    validate "$W/db"
+    nl=$(xp "$W/db" "count(//SecCallPathProfileData//L)")
+    [ "$nl" -ge 2 ] || fail "loops of the stripped binary: $nl L elements"
+    ieq "$(xp "$W/db" "count(//L[@l or @f])")" 0 "loops without lines"
+    ieq "$(xp "$W/db" "count(//L[@end])")" "$nl" "every loop has its end="
+    ieq "$(xp "$W/db" "count(//L[@a='$lo1'][@end='$hi1'])")" 1 "the first innermost loop is a node"
+    ieq "$(xp "$W/db" "count(//L[@a='$lo2'][@end='$hi2'])")" 1 "the second innermost loop is a node"
+    ieq "$(xp "$W/db" "count(//StaticL[@end])")" "$nl" "static view: a scope per loop"
+    # csprof-report --by loop: one row per loop, named by its range, its own values
+    "$REPORT" "$W/db" --view flat --by loop --format csv >"$W/flat.csv" ||
+        fail "csprof-report --by loop failed"
+    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+             { print $c["name"] "|" $c["exclusive"] }' "$W/flat.csv" >"$W/flat.rows"
+    ieq "$(wc -l <"$W/flat.rows")" "$nl" "--by loop rows (one per loop)"
+    while IFS='|' read -r name excl; do
+        r=$(echo "${name#loop at sprog_s+}" | sed 's/\.\./ /')
+        grep -qx "$r" "$W/all.loops" ||
+            fail "--by loop row '$name' is no loop of the structure: $(tr '\n' ',' <"$W/all.loops")"
+    done <"$W/flat.rows"
+    has "$W/flat.rows" "loop at sprog_s+$lo1..$hi1|"
+    has "$W/flat.rows" "loop at sprog_s+$lo2..$hi2|"
+    feq "$(grep -F "loop at sprog_s+$lo1..$hi1|" "$W/flat.rows" | cut -d'|' -f2)" 0.05 \
+        "exclusive of the first loop"
+    feq "$(grep -F "loop at sprog_s+$lo2..$hi2|" "$W/flat.rows" | cut -d'|' -f2)" 0.03 \
+        "exclusive of the second loop"
+    "$REPORT" "$W/db" --loops keep >"$W/td.txt" || fail "csprof-report --loops keep failed"
+    has "$W/td.txt" "loop at sprog_s+$lo1..$hi1"
+    grep -r -- 'loop at ?' "$W/td.txt" "$W/flat.csv" "$W/db/viewer" && fail "a loop is still named 'loop at ?:0'"
+    has "$W/db/viewer/data.js" "loop at sprog_s+$lo1..$hi1"
+    has "$W/db/viewer/data.js" "loop at sprog_s+$lo2..$hi2"
+    # one note for the module, naming the build-id path looked for
+    ieq "$(grep -c "sprog_s" "$W/err")" 1 "lines of stderr about sprog_s"
+    has "$W/err" "note: $W/sprog_s: "
+    has "$W/err" "looked for $W/nodbg/$dbgfile"
+    # two inputs, merged by two threads: the serial database, still one note
+    CSPROF_DEBUG_DIR=$W/nodbg run_prof -j 1 -o "$W/db1" "$W/a.cspm" "$W/b.cspm"
+    expect_rc 0 "stripped, two inputs"
+    CSPROF_DEBUG_DIR=$W/nodbg run_prof -j 2 -o "$W/db2" "$W/a.cspm" "$W/b.cspm"
+    expect_rc 0 "stripped, two inputs, -j 2"
+    cmp "$W/db1/experiment.xml" "$W/db2/experiment.xml" || fail "-j 2 differs from -j 1"
+    ieq "$(grep -c "sprog_s" "$W/err")" 1 "lines of stderr about sprog_s (-j 2)"
+    ieq "$(xp "$W/db2" "count(//SecCallPathProfileData//L)")" "$nl" "loops of two inputs"
+
+    # With the debug file in the build-id tree: names and lines, no note.
+    CSPROF_DEBUG_DIR=$W/dbg run_prof -o "$W/dbd" "$W/a.cspm"
+    expect_rc 0 "stripped, build-id debug file"
+    validate "$W/dbd"
+    ieq "$(xp "$W/dbd" "count(//Procedure[@n='work' or @n='main'])")" 2 "work and main named"
+    [ "$(xp "$W/dbd" "count(//L[@l])")" -ge 2 ] || fail "loops with lines from the debug file"
+    ieq "$(xp "$W/dbd" "count(//L[not(@l)] | //L[@end])")" 0 "every loop has a line"
+    "$REPORT" "$W/dbd" --view flat --by loop --format csv >"$W/flatd.csv" || fail "csprof-report failed"
+    has "$W/flatd.csv" ",loop at stripped.c:"
+    grep -F 'sprog_s+' "$W/flatd.csv" && fail "a loop named by address although the debug file has lines"
+    grep -q "sprog_s" "$W/err" && fail "a note about sprog_s although its debug file was found: $(cat "$W/err")"
+    ;;
+stripped_mpi)
+    # csprof-prof-mpi: a part crosses processes as a buffer, which must carry
+    # the address ranges of loops without lines (the serial database, one note).
+    [ -n "${PROF_MPI:-}" ] && [ -n "${MPIEXEC:-}" ] ||
+        skip "csprof-prof-mpi or mpirun was not found at build time (install libopenmpi-dev)"
+    stripped_setup
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 # CI containers run as root
+    CSPROF_DEBUG_DIR=$W/nodbg run_prof -j 1 -o "$W/db1" "$W/a.cspm" "$W/b.cspm"
+    expect_rc 0 "stripped, two inputs"
+    CSPROF_DEBUG_DIR=$W/nodbg timeout 120 "$MPIEXEC" -np 2 --oversubscribe "$PROF_MPI" -j 1 \
+        -o "$W/dbm" "$W/a.cspm" "$W/b.cspm" >"$W/out" 2>"$W/err"
+    rc=$?
+    expect_rc 0 "csprof-prof-mpi, stripped"
+    ieq "$(xp "$W/dbm" "count(//L[@a='$lo1'][@end='$hi1'])")" 1 "the first innermost loop is a node"
+    cmp "$W/db1/experiment.xml" "$W/dbm/experiment.xml" || fail "csprof-prof-mpi differs from -j 1"
+    ieq "$(grep -c "sprog_s" "$W/err")" 1 "lines of stderr about sprog_s (csprof-prof-mpi)"
     ;;
 *)
     fail "unknown test $T"

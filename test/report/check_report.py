@@ -34,6 +34,11 @@ Each subcommand reads one output, checks its invariants, prints one number
   callgrind-edge TEXT CALLER CALLEE  callgrind_annotate --tree=calling: prints the cost
                         of the calls from CALLER to CALLEE
   diff-zero JSON        diff output: every delta is 0
+  diff-stats JSON       diff output: every row's norm, interval and significance recomputed
+                        from its values and sample counts (Newcombe's hybrid score interval,
+                        checked first on the paper's own examples; z from the number of rows
+                        with samples, Bonferroni at 95 %); with every row shown, that number
+                        too; prints the names of the significant procedures
   names FILE NAME...    each NAME occurs in FILE (after JSON decoding for .json files)
 """
 import json
@@ -218,6 +223,66 @@ def cmd_diff_zero(path):
             fail("%s: %s changed by %r" % (path, r["name"], r["delta"]))
         if r["base"] != r["current"]:
             fail("%s: %s differs" % (path, r["name"]))
+
+
+def wilson(x, n, z):
+    """Wilson's score interval of x / n."""
+    p = x / n
+    den = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return max(0.0, mid - half), min(1.0, mid + half)
+
+
+def newcombe(x1, n1, x2, n2, z):
+    """Newcombe (1998) method 10: interval of x2/n2 - x1/n1."""
+    p1, p2 = x1 / n1, x2 / n2
+    l1, u1 = wilson(x1, n1, z)
+    l2, u2 = wilson(x2, n2, z)
+    d = p2 - p1
+    return d - math.hypot(p2 - l2, u1 - p1), d + math.hypot(u2 - p2, p1 - l1)
+
+
+def cmd_diff_stats(path):
+    from statistics import NormalDist
+    # Newcombe 1998, Statistics in Medicine 17:873, Table II, method 10 (95 %)
+    for x1, n1, x2, n2, want in ((48, 80, 56, 70, (0.0524, 0.3339)), (3, 10, 9, 10, (0.1705, 0.8090)),
+                                 (0, 29, 5, 56, (-0.0381, 0.1926)), (0, 20, 0, 10, (-0.1611, 0.2775))):
+        got = newcombe(x1, n1, x2, n2, 1.959964)
+        if abs(got[0] - want[0]) > 6e-5 or abs(got[1] - want[1]) > 6e-5:
+            fail("the reference interval of %d/%d -> %d/%d is %r, not the paper's %r"
+                 % (x1, n1, x2, n2, got, want))
+    d = load(path)
+    key = d["measure"]
+    sig = d["significance"]
+    nb, nc = d["base_samples"], d["current_samples"]
+    if not (nb > 0 and nc > 0):
+        fail("%s: no sample totals (%r, %r)" % (path, nb, nc))
+    complete = d["nodes_not_shown"] == 0 and not d["significant_only"]
+    significant = []
+    for section in ("procedures", "contexts"):
+        m = sig["tests"][section]
+        z = NormalDist().inv_cdf(1 - 0.05 / (2 * max(m, 1)))
+        if abs(z - sig["z"][section]) > 1e-5:
+            fail("%s: %s: z %r for %d tests, not %r" % (path, section, sig["z"][section], m, z))
+        rows = d[section]
+        if complete and m != sum(1 for r in rows if r["samples"]["base"] > 0 or r["samples"]["current"] > 0):
+            fail("%s: %s: %d tests, but %d rows with samples" % (path, section, m, len(rows)))
+        for r in rows:
+            b, c = r["base"][key], r["current"][key]
+            norm = 100 * (c / d["current_total"] - b / d["base_total"])
+            if abs(norm - r["delta_normalized_percent"]) > 2e-6:
+                fail("%s: %s: norm %r, not %r" % (path, r["name"], r["delta_normalized_percent"], norm))
+            x1, x2 = r["samples"]["base"], r["samples"]["current"]
+            lo, hi = newcombe(min(max(x1, 0), nb), nb, min(max(x2, 0), nc), nc, z)
+            got = r["interval"]
+            if got is None or abs(got[0] - 100 * lo) > 2e-6 or abs(got[1] - 100 * hi) > 2e-6:
+                fail("%s: %s %s: interval %r, not [%.6f, %.6f]" % (path, section, r["name"], got, 100 * lo, 100 * hi))
+            if r["significant"] != (lo > 0 or hi < 0):
+                fail("%s: %s: significant %r with interval [%g, %g]" % (path, r["name"], r["significant"], lo, hi))
+            if section == "procedures" and r["significant"]:
+                significant.append(r["name"])
+    print(" ".join(significant))
 
 
 def cmd_names(path, *names):
@@ -596,7 +661,7 @@ def main():
     cmds = {"tree": cmd_tree, "rows": cmd_rows, "folded": cmd_folded, "speedscope": cmd_speedscope,
             "callgrind-annotate": cmd_callgrind_annotate,
             "callgrind-incl": cmd_callgrind_incl, "flat-incl": cmd_flat_incl,
-            "diff-zero": cmd_diff_zero, "names": cmd_names,
+            "diff-zero": cmd_diff_zero, "diff-stats": cmd_diff_stats, "names": cmd_names,
             "thread-stats": cmd_thread_stats, "same-rows": cmd_same_rows,
             "paths": cmd_paths, "callgrind-tree": cmd_callgrind_tree,
             "callgrind-edge": cmd_callgrind_edge}

@@ -11,7 +11,8 @@
 # $CSPROF_REPORT_KEEP/CASE/N/ for export_paths.sh (report_pprof_paths,
 # report_callgrind_paths: go tool pprof and callgrind_annotate read them).
 # Environment as for test/integration (lib.sh); CHECK = check_report.py.
-# Cases: fig1 hostile recursion callgrind hidden threads mpi make diff errors.
+# Cases: fig1 hostile recursion callgrind hidden threads mpi make diff diffgold diffbuild
+# processes errors.
 . "$CSPROF_SOURCE/test/integration/lib.sh"
 case_=${1:?case}
 # Debian's python3 (python3-jsonschema) when there, else whatever python3 is on PATH
@@ -432,6 +433,173 @@ for r in d["procedures"]: assert abs(r["delta"] - (r["current"]["inclusive"] - r
     $R --diff --format csv db1 db2 > d12.csv
     check "diff csv parses" $PY -c 'import csv; r=list(csv.DictReader(open("d12.csv"))); assert r and "delta" in r[0]'
     ;;
+diffgold)
+    # golden: test/report/diff_base.xml (hot inlined into work, cold a GCC clone
+    # cold.constprop.0, helper called from line 14) against diff_cur.xml (hot out of line,
+    # cold by its name, helper's call moved to line 15; CPUTIME of hot 0.6 -> 1.2 s, of cold
+    # 0.3 -> 0.35 s, of helper 0.1 -> 0.18 s, REALTIME unchanged); two events, so each one's
+    # samples come from its Ledger in the trust report (1000 -> 1730 CPUTIME samples)
+    B=$CSPROF_SOURCE/test/report/diff_base.xml
+    C=$CSPROF_SOURCE/test/report/diff_cur.xml
+    $R --diff --format json --threshold 0 "$B" "$C" > g.json
+    check "contexts by structure: hot (inlined in the base only), cold (a clone in the base), helper (its call moved 14 -> 15): one row each, under work, in both" $PY -c '
+import json
+d = json.load(open("g.json"))
+rows = {r["id"]: r for r in d["contexts"]}
+for name in ("hot", "cold", "helper"):
+    rs = [r for r in d["contexts"] if r["name"] == name]
+    assert len(rs) == 1, (name, len(rs))
+    r = rs[0]
+    assert r["base"]["inclusive"] > 0 and r["current"]["inclusive"] > 0, r
+    assert rows[r["parent"]]["name"] == "work", r
+    ps = [p for p in d["procedures"] if p["name"] == name]
+    assert len(ps) == 1 and ps[0]["base"]["inclusive"] > 0 and ps[0]["current"]["inclusive"] > 0, (name, ps)
+h = [r for r in d["contexts"] if r["name"] == "hot"][0]
+assert h["inlined"] == ["base"] and h["out_of_line"] == ["current"], h
+m = [r for r in d["contexts"] if r["name"] == "helper"][0]
+assert m["callsite_line"] == 14 and m["current_callsite_line"] == 15, m
+assert not any(r["name"].startswith("cold.") for r in d["contexts"] + d["procedures"])'
+    check "CPUTIME samples of each row = its CPUTIME over the run's value per sample (the Ledgers': 1 ms)" $PY -c '
+import json
+d = json.load(open("g.json"))
+assert (d["base_samples"], d["current_samples"]) == (1000, 1730), d
+for r in d["procedures"] + d["contexts"]:
+    for side in ("base", "current"):
+        assert abs(r["samples"][side] - 1000 * r[side]["inclusive"]) < 1e-6, (r["name"], side, r["samples"])'
+    sig_of() { # sig_of METRIC [OPTIONS...]: the significant procedures, every row checked
+        local m=$1
+        shift
+        $R --diff --format json --threshold 0 --metric "$m" "$@" "$B" "$C" > "g_$m.json" &&
+            $CHECK diff-stats "g_$m.json"
+    }
+    check "CPUTIME: hot and cold changed significantly, helper (10 -> 10.4 %) not" test "$(sig_of CPUTIME)" = "hot cold"
+    check "REALTIME (the same in both): no significant change" test "$(sig_of REALTIME)" = ""
+    check "samples (counts of both events): hot and cold significant" test "$(sig_of samples)" = "hot cold"
+    check "--sort exclusive: intervals of the exclusive values" test "$(sig_of CPUTIME --sort exclusive)" = "hot cold"
+    for sort in inclusive exclusive name; do
+        $R --diff --format json --threshold 0 --sort $sort "$B" "$C" > "s_$sort.json"
+    done
+    check "--sort ranks by the size of the change of the value asked: inclusive main first, exclusive hot first, name in order" $PY -c '
+import json
+for sort, key, first in (("inclusive", "inclusive", "main"), ("exclusive", "exclusive", "hot")):
+    d = json.load(open("s_%s.json" % sort))
+    assert d["measure"] == key, d["measure"]
+    rows = d["procedures"]
+    assert rows[0]["name"] == first, (sort, [r["name"] for r in rows])
+    ch = [abs(r["current"][key] - r["base"][key]) for r in rows]
+    assert ch == sorted(ch, reverse=True), (sort, ch)
+names = [r["name"] for r in json.load(open("s_name.json"))["procedures"]]
+assert names == sorted(names), names'
+    $R --diff --sort exclusive "$B" "$C" > sx.txt
+    check "text: --sort exclusive says so, hot first" sh -c 'grep -q "^metric CPUTIME (s), exclusive;" sx.txt && grep -A2 "^procedures, by size of the change of exclusive" sx.txt | tail -1 | grep -q " \[inline in base\] hot$"'
+    $R --diff --significant "$B" "$C" > sig.txt
+    check "--significant: only hot and cold, marked *, with their callers in the tree" $PY -c '
+import re
+t = open("sig.txt").read()
+procs, ctx = t.split("\nprocedures")[1].split("\ncontexts")
+rows = lambda s: [l for l in s.splitlines()[2:] if l.strip() and not l.startswith("(")]
+name = lambda l: re.sub(r"^\[[^]]*\] | @.*", "", l[60:].strip())
+assert [name(l) for l in rows(procs)] == ["hot", "cold"], rows(procs)
+assert [name(l) for l in rows(ctx)] == ["main", "work", "hot", "cold"], rows(ctx)
+assert [l[58] for l in rows(procs) + rows(ctx)] == ["*", "*", " ", " ", "*", "*"], t
+assert "rows not shown: not significant" in t, t'
+    fail_if() { # fail_if STATUS OPTIONS...: csprof-report --diff OPTIONS B C exits STATUS
+        local want=$1 rc
+        shift
+        $R --diff "$@" "$B" "$C" > /dev/null 2> fail_if.err
+        rc=$?
+        [ "$rc" -eq "$want" ] || { echo "  exit $rc, not $want: $(cat fail_if.err)"; return 1; }
+    }
+    check "--fail-if 'hot>+5%': hot's share rose 60 -> 69.4 % (+16 %), significantly: exit 3" fail_if 3 --fail-if 'hot>+5%'
+    check "--fail-if names the regression on standard error" grep -q "hot>+5%'.*REGRESSED" fail_if.err
+    check "--fail-if 'hot>+20%': within the limit: exit 0" fail_if 0 --fail-if 'hot>+20%'
+    check "--fail-if 'helper>+2%': helper's share rose 10 -> 10.4 % (+4 %), not significantly: exit 0" fail_if 0 --fail-if 'helper>+2%'
+    check "--fail-if 'hot>+5pp': exit 3" fail_if 3 --fail-if 'hot>+5pp'
+    check "--fail-if 'hot>+10pp': exit 0" fail_if 0 --fail-if 'hot>+10pp'
+    check "--fail-if 'cold.constprop.0>+1%': the clone is cold, whose share fell: exit 0" fail_if 0 --fail-if 'cold.constprop.0>+1%'
+    check "--fail-if on REALTIME, where hot did not change: exit 0" fail_if 0 --metric REALTIME --fail-if 'hot>+1%'
+    check "--fail-if with --sort exclusive, two conditions: exit 3" fail_if 3 --sort exclusive --fail-if 'helper>+50%' --fail-if 'hot>+5%'
+    check "--fail-if of a procedure in neither database: exit 2" fail_if 2 --fail-if 'nosuch>+5%'
+    check "--fail-if without a limit: exit 2" fail_if 2 --fail-if 'hot'
+    for bad in "--sort calls" "--inlines merge" "--view flat"; do
+        # shellcheck disable=SC2086
+        check "--diff refuses $bad (exit 2)" fail_if 2 $bad
+    done
+    $R --significant "$C" > /dev/null 2>&1
+    rc=$?
+    check "--significant without --diff: exit 2" test $rc -eq 2
+    ;;
+diffbuild)
+    # test/report/diff_build.c built three ways: hot() inlined (inl), out of line (ool), twice
+    # the work (x2); hot() costs the same in inl and ool
+    S=$CSPROF_SOURCE/test/report/diff_build.c
+    cc -O2 -g -o inl "$S" && cc -O2 -g -DHOT_OUTLINE -o ool "$S" && cc -O2 -g -DHOT_TIMES=2 -o x2 "$S"
+    check "hot inlined in inl, a procedure of its own in ool" sh -c '! nm inl | grep -q " t hot" && nm ool | grep -q " t hot"'
+    build_db() { # build_db DB PROGRAM: 400 rounds at 1 ms (about 800 samples)
+        rm -rf "$1.m" "$1"
+        csrun -q -e CPUTIME@1000 -o "$1.m" "./$2" 400 > /dev/null && csprof-struct "./$2" > "$2.struct" 2> /dev/null &&
+            csprof-prof -S "$2.struct" "$1.m" -o "$1" > /dev/null 2>&1
+    }
+    check "profile inl" build_db inl.db inl
+    check "profile inl again" build_db inl2.db inl
+    check "profile ool" build_db ool.db ool
+    check "profile x2" build_db x2.db x2
+    # the program's own procedures ([kernel] time depends on what else the machine does)
+    OWN='["main", "work", "hot", "cold"]'
+    $R --diff --format json --threshold 0 inl.db ool.db > io.json
+    check "inlined vs out of line: hot is one context, under work, and one procedure, with samples in both" $PY -c '
+import json
+d = json.load(open("io.json"))
+rows = {r["id"]: r for r in d["contexts"]}
+hs = [r for r in d["contexts"] if r["name"] == "hot"]
+assert len(hs) == 1, [(r["name"], r["base"], r["current"]) for r in hs]
+h = hs[0]
+assert h["base"]["inclusive"] > 0 and h["current"]["inclusive"] > 0, h
+assert h["inlined"] == ["base"] and h["out_of_line"] == ["current"], h
+assert rows[h["parent"]]["name"] == "work"
+ps = [r for r in d["procedures"] if r["name"] == "hot"]
+assert len(ps) == 1 and ps[0]["inlined"] == ["base"], ps
+# no context of 10 % of a run on one side only (the whole tree removed and added)
+big = [r for r in d["contexts"] if r["base"]["inclusive"] > 0.1 * d["base_total"] or r["current"]["inclusive"] > 0.1 * d["current_total"]]
+assert not [r["name"] for r in big if r["base"]["inclusive"] == 0 or r["current"]["inclusive"] == 0]'
+    check "inlined vs out of line: intervals recomputed from the counts" $CHECK diff-stats io.json
+    check "inlined vs out of line, the same cost of hot: no significant change of the program" $PY -c '
+import json
+d = json.load(open("io.json")); own = '"$OWN"'
+bad = [(r["name"], r["interval"]) for r in d["procedures"] + d["contexts"] if r["significant"] and r["name"] in own]
+assert not bad, bad'
+    $R --diff --format json --threshold 0 inl.db inl2.db > same.json
+    check "the same binary twice: intervals recomputed from the counts" $CHECK diff-stats same.json
+    check "the same binary twice: no significant change of the program" $PY -c '
+import json
+d = json.load(open("same.json")); own = '"$OWN"'
+assert all(r["interval"] is not None for r in d["procedures"] + d["contexts"])
+bad = [(r["name"], r["interval"]) for r in d["procedures"] + d["contexts"] if r["significant"] and r["name"] in own]
+assert not bad, bad'
+    $R --diff --fail-if 'hot>+5%' --fail-if 'cold>+5%' inl.db inl2.db > /dev/null 2> same.err
+    rc=$?
+    check "the same binary twice: --fail-if 'hot>+5%' and 'cold>+5%' exit 0" sh -c "[ $rc -eq 0 ] || { cat same.err; exit 1; }"
+    $R --diff --format json --threshold 0 inl.db x2.db > x2.json
+    check "twice the work in hot: intervals recomputed from the counts" $CHECK diff-stats x2.json
+    check "twice the work in hot: hot rose and cold fell, significantly" $PY -c '
+import json
+d = json.load(open("x2.json"))
+p = {r["name"]: r for r in d["procedures"]}
+assert p["hot"]["significant"] and p["hot"]["interval"][0] > 0, p["hot"]
+assert p["cold"]["significant"] and p["cold"]["interval"][1] < 0, p["cold"]
+assert not p["main"]["significant"] and not p["work"]["significant"]'
+    $R --diff --fail-if 'hot>+5%' inl.db x2.db > /dev/null 2> x2.err
+    rc=$?
+    check "twice the work in hot: --fail-if 'hot>+5%' exits 3" sh -c "[ $rc -eq 3 ] && grep -q REGRESSED x2.err"
+    $R --diff --fail-if 'cold>+5%' inl.db x2.db > /dev/null 2>&1
+    rc=$?
+    check "twice the work in hot: --fail-if 'cold>+5%' exits 0" test $rc -eq 0
+    $R --diff --sort exclusive --format json inl.db x2.db > x2x.json
+    check "twice the work in hot: --sort exclusive puts hot first" $PY -c '
+import json; assert json.load(open("x2x.json"))["procedures"][0]["name"] == "hot"'
+    # the base and the current of report_diff_viewer (diff_viewer.js)
+    check "databases kept in $keep for report_diff_viewer" sh -c "mkdir -p '$keep' && cp -r inl.db ool.db '$keep/'"
+    ;;
 callgrind)
     # golden: a hand-built database with mutual recursion (test/report/mutual_recursion.xml)
     command -v callgrind_annotate > /dev/null ||
@@ -578,6 +746,127 @@ assert "make" in p and "cc1" in p and len(p) >= 5, p'
     done
     $R --diff --format json db db > self.json
     check "diff of the database with itself is zero" $CHECK diff-zero self.json
+    ;;
+processes)
+    # Issue 22, items 1 and 9: the threads view of a multi-process run and how a run is titled.
+    # (1) golden: a run through a wrapper (test/report/wrapper_run.xml: pid 100 runs env, bash,
+    # bash, then python3.11; three helpers end before it; logger outlives it; sh starts after),
+    # with its per-thread values written here.  Deterministic.
+    mkdir -p gold
+    cp "$CSPROF_SOURCE/test/report/wrapper_run.xml" gold/experiment.xml
+    # thread-values.bin (share/schemas/thread-values.md): thread -> value at the root and main
+    $PY -c '
+import struct, sys
+vals = {1: 2.0, 5: 1.0, 4: 0.3, 3: 0.02, 2: 0.01, 0: 0.005}
+b = b"CSPTHRV1" + struct.pack("<IIIIQ", 1, 1, 7, 6, 2)
+for t, v in vals.items():
+    b += struct.pack("<III", 0, t, 2) + struct.pack("<IId", 1, 0x80000000, v) + struct.pack("<IId", 0, 0x40000000, v)
+open(sys.argv[1], "wb").write(b)' gold/thread-values.bin
+    $R --view threads --format json --limit 0 gold > g.json
+    check "golden: titled by the first process's last program, its chain and the wrappers apart" $PY -c '
+import json; d = json.load(open("g.json"))
+want = "python3.11 (via env \u2192 bash; + 2 processes: logger \u00d71, sh \u00d71; + 3 wrapper processes: basename \u00d71, bash \u00d71, readlink \u00d71)"
+assert d["title"] == want, d["title"]'
+    $R --format json gold > gtd.json
+    check "golden: the run's program (the tree's root) is python3.11, not the first file's basename" $PY -c '
+import json; d = json.load(open("gtd.json")); assert d["program"] == "/opt/py/bin/python3.11", d["program"]'
+    COLUMNS=200 $R gold > gtd.txt
+    check "golden: the text title is the same" grep -q "^csprof-report top-down: python3.11 (via env → bash; + 2 processes: logger ×1, sh ×1; + 3 wrapper processes: basename ×1, bash ×1, readlink ×1)$" gtd.txt
+    check "golden: 6 processes and 7 threads (as Summary), wrappers basename, bash (pid 102), readlink; images in exec order" $PY -c '
+import json; d = json.load(open("g.json"))
+p = {x["pid"]: x for x in d["processes"]}
+assert len(d["processes"]) == 6 and len(d["threads"]) == 7, (len(d["processes"]), len(d["threads"]))
+assert sorted(x["pid"] for x in d["processes"] if x["wrapper"]) == [101, 102, 103] and d["wrappers"] == 3
+assert p[100]["command"] == "python3.11" and [i.rsplit("/", 1)[-1] for i in p[100]["images"]] == ["env", "bash", "python3.11"], p[100]
+assert p[101]["command"] == "readlink" and p[100]["threads"] == 2 and d["main"] == p[100]["index"]
+c = d["contexts"][0]
+assert c["processes"]["n"] == 6 and c["threads"]["n"] == 7
+pv = {x["pid"]: x["inclusive"] for x in c["processes"]["values"]}
+want = {100: 3.0, 105: 0.3, 102: 0.02, 101: 0.01, 103: 0.005, 106: 0}
+assert all(abs(pv[k] - v) < 1e-9 for k, v in want.items()), pv
+assert {x["tid"]: x["command"] for x in c["threads"]["values"]}[104] == "python3.11"'
+    COLUMNS=100 $R --view threads gold > g.txt
+    check "golden text: the wrappers folded into one line with their sum" sh -c '
+grep -q "^  + 3 wrapper processes (folded): inclusive 0.0350$" g.txt &&
+grep -q "^  + 3 threads of wrapper processes (folded): inclusive 0.0350$" g.txt &&
+grep -q "7 thread(s) in 6 process(es), 3 of them wrappers (folded)" g.txt &&
+! grep -q " readlink$" g.txt && grep -q " logger$" g.txt'
+    check "golden text fits 100 columns" fits 100 g.txt
+    # the first process never exec'd (python3.11 is its only program, started first): no wrappers
+    mkdir -p gold2
+    grep -v 'm/env-100\|m/bash-100' gold/experiment.xml |
+        sed '/python3.11-100.cspm.*tid="100"/s/start-ns="1500"/start-ns="900"/' > gold2/experiment.xml
+    cp gold/thread-values.bin gold2/
+    $R --view threads --format json gold2 > g2.json
+    check "golden: a first process that never exec'd has no wrappers" $PY -c '
+import json; d = json.load(open("g2.json"))
+assert d["title"] == "python3.11 (+ 5 processes: basename \u00d71, bash \u00d71, logger \u00d71, readlink \u00d71, sh \u00d71)", d["title"]
+assert d["wrappers"] == 0 and not any(x["wrapper"] for x in d["processes"])'
+    # (2) a real run: test/report/multiproc.c, 6 processes and 8 threads with known CPU times
+    check "compile multiproc" cc -O1 -g -pthread -o multiproc "$CSPROF_SOURCE/test/report/multiproc.c"
+    cp multiproc multiproc_exec
+    rm -rf measurements
+    check "csrun multiproc" sh -c 'csrun -q -e CPUTIME@1000 ./multiproc > /dev/null'
+    check "analyze" sh -c 'csprof-prof measurements/ -o db > screen.txt 2> prof.err'
+    $R --view threads --format json --limit 0 --focus '^(exec_work|thread_work)$' db > mp.json
+    check "the counts agree: csprof-prof's summary, Summary, csprof-report (6 processes, 8 threads)" $PY -c '
+import json, re
+d = json.load(open("mp.json")); m = re.search(r": (\d+) process(?:es)?, (\d+) threads?,", open("screen.txt").read())
+s = open("db/experiment.xml").read(); a = re.search(r"<Summary [^>]*threads=\"(\d+)\" processes=\"(\d+)\"", s)
+got = (len(d["processes"]), len(d["threads"]), int(m.group(1)), int(m.group(2)), int(a.group(2)), int(a.group(1)),
+       d["contexts"][0]["processes"]["n"], d["contexts"][0]["threads"]["n"])
+assert got == (6, 8) * 4, got'
+    check "title and command names: the exec'd child is multiproc_exec, after multiproc" $PY -c '
+import json; d = json.load(open("mp.json"))
+assert d["title"] == "multiproc (+ 5 processes: multiproc \u00d74, multiproc_exec \u00d71)", d["title"]
+p = sorted(d["processes"], key=lambda x: x["pid"])
+assert [x["command"] for x in p] == ["multiproc"] * 3 + ["multiproc_exec"] + ["multiproc"] * 2, p
+assert [i.rsplit("/", 1)[-1] for i in p[3]["images"]] == ["multiproc", "multiproc_exec"] and d["wrappers"] == 0'
+    # Each process's (and child 4's threads') value against the CPU time it burned: 0.7..1.3 x +
+    # 30 ms (a fork's and csprof's own costs); the child that exits at once has (almost) none.
+    check "per-process and per-thread values: the CPU time each burned" $PY -c '
+import json; d = json.load(open("mp.json"))
+p = sorted(d["processes"], key=lambda x: x["pid"])
+whole = d["contexts"][0]
+pv = {x["index"]: x["inclusive"] for x in whole["processes"]["values"]}
+tv = {x["index"]: x["inclusive"] for x in whole["threads"]["values"]}
+for x, burned in zip(p, [0.04, 0.05, 0.20, 0.17, 0, 0.18]):
+    v = pv[x["index"]]
+    print("pid %d burned %.2f s: %.4f" % (x["pid"], burned, v))
+    assert (v <= 0.01) if burned == 0 else (0.7 * burned <= v <= 1.3 * burned + 0.03), (x, v)
+kids = sorted(tv[t["index"]] for t in d["threads"] if t["process"] == p[5]["index"])
+print("child 4 threads:", kids)
+assert len(kids) == 3 and 0.042 <= kids[1] <= 0.108 and 0.084 <= kids[2] <= 0.186, kids
+for t in d["threads"]:
+    assert abs(sum(tv[u["index"]] for u in d["threads"] if u["process"] == t["process"]) - pv[t["process"]]) < 1e-9'
+    check "exec_work: only the exec'd process, thread_work: only child 4's two threads" $PY -c '
+import json; d = json.load(open("mp.json"))
+p = sorted(d["processes"], key=lambda x: x["pid"])
+for name, owner in (("exec_work", 3), ("thread_work", 5)):
+    c = [c for c in d["contexts"] if c["name"] == name]
+    assert len(c) == 1, name
+    has = {x["index"] for x in c[0]["processes"]["values"] if x["inclusive"] > 0}
+    assert has == {p[owner]["index"]}, (name, has)'
+    $R --view threads db > mp.txt
+    check "threads text: a command column, the exec'd process named multiproc_exec" sh -c 'grep -q "command$" mp.txt && grep -q " multiproc_exec$" mp.txt'
+    check "threads text fits 100 columns" fits 100 mp.txt
+    # (3) a real run through a wrapper: a bash script whose helpers end before it execs multiproc
+    if [ -x /bin/bash ]; then
+        printf '#!/bin/bash\nd=$(dirname "$0")\nb=$(basename "$0")\nr=$(readlink -f "$d")\nexec "$r/multiproc"\n' > shim
+        chmod +x shim
+        rm -rf measurements
+        check "csrun ./shim (bash, then exec multiproc)" sh -c 'csrun -q -e CPUTIME@1000 ./shim > /dev/null'
+        check "analyze the shim run" sh -c 'csprof-prof measurements/ -o dbw > wscreen.txt 2> prof.err'
+        $R --view threads --format json dbw > w.json
+        check "shim: titled multiproc via bash, the helpers are its wrappers" $PY -c '
+import json; d = json.load(open("w.json")); t = d["title"]
+print(t)
+assert t.startswith("multiproc (via bash; + 5 processes: multiproc \u00d74, multiproc_exec \u00d71; + %d wrapper processes: " % d["wrappers"]), t
+w = sorted(x["command"] for x in d["processes"] if x["wrapper"])
+assert {"basename", "dirname", "readlink"} <= set(w) and set(w) <= {"basename", "dirname", "readlink", "bash"}, w
+assert all(not x["wrapper"] for x in d["processes"] if x["command"].startswith("multiproc"))
+assert open("wscreen.txt").read().count(t) == 1'
+    fi
     ;;
 errors)
     cp "$CSPROF_EXAMPLES/fig1" ./app

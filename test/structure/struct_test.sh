@@ -204,6 +204,151 @@ test_debugfile() {
     grep -q "build-id=\"$bid\"" "$xml" && ok || bad "build-id attribute is not $bid"
     run_struct "$work/dl2" "$xml" # without the debug root: no DWARF, a note
     note_checks "$xml" "build-id debug file absent"
+
+    # The note says which file would name it: the build-id path looked for
+    # (under the root given) and, for a file a Debian package owns, the
+    # package's -dbgsym (dpkg's file lists, here a database of our own).
+    mkdir -p "$work/emptyroot" "$work/dpkg/info"
+    CSPROF_DEBUG_DIR=$work/emptyroot DPKG_ADMINDIR=$work/dpkg run_struct "$work/dl2" "$xml"
+    note_checks "$xml" "note without a package"
+    grep -qF "looked for $work/emptyroot/.build-id/${bid:0:2}/${bid:2}.debug;" "$xml.err" && ok ||
+        bad "the note does not name the build-id path looked for: $(cat "$xml.err")"
+    grep -q 'dbgsym' "$xml.err" && bad "a -dbgsym named for a file no package owns" || ok
+    printf '/.\n/usr\n%s\n' "$work/dl2" >"$work/dpkg/info/csprof-test-pkg:amd64.list"
+    printf '/.\n/usr\n%s\n' "$work/dl2.other" >"$work/dpkg/info/another-pkg.list"
+    CSPROF_DEBUG_DIR=$work/emptyroot DPKG_ADMINDIR=$work/dpkg run_struct "$work/dl2" "$xml"
+    note_checks "$xml" "note with a package"
+    grep -qF "install csprof-test-pkg-dbgsym (the debug symbols of Debian package csprof-test-pkg)" \
+        "$xml.err" && ok || bad "the note does not name the package's -dbgsym: $(cat "$xml.err")"
+    grep -qF "$work/emptyroot/.build-id/${bid:0:2}/${bid:2}.debug" "$xml.err" && ok ||
+        bad "the note with a package lost the build-id path: $(cat "$xml.err")"
+
+    # The .gnu_debuglink name under the debug root, as Debian's older -dbg
+    # packages lay it out: DIR/<binary's directory>/<debuglink>.  Without
+    # the root, the note names the debuglink it looked for.
+    "$CC" -O1 -g -o "$work/dl3" "$src" || { bad "$CC -O1 -g failed"; finish; }
+    objcopy --only-keep-debug "$work/dl3" "$work/dl3.dbg" && strip --strip-debug "$work/dl3" &&
+        objcopy --add-gnu-debuglink="$work/dl3.dbg" "$work/dl3" || skip "strip/objcopy failed"
+    mkdir -p "$work/linkroot$work" && mv "$work/dl3.dbg" "$work/linkroot$work/dl3.dbg"
+    xml=$work/dl3.xml
+    CSPROF_DEBUG_DIR=$work/linkroot run_struct "$work/dl3" "$xml"
+    [ "$rc" -eq 0 ] && [ ! -s "$xml.err" ] && ok ||
+        bad "debuglink under the debug root: exit $rc: $(cat "$xml.err")"
+    check "debuglink under the debug root: inlined call" "$STRUCT_CHECK" inline "$xml" caller helper_inl
+    check "debuglink under the debug root: statements" "$STRUCT_CHECK" stmts "$xml" known struct_prog.c 31
+    CSPROF_DEBUG_DIR=$work/emptyroot DPKG_ADMINDIR=$work/dpkg run_struct "$work/dl3" "$xml"
+    note_checks "$xml" "debuglink, no debug root"
+    grep -qF " and its .gnu_debuglink dl3.dbg;" "$xml.err" && ok ||
+        bad "the note does not name the .gnu_debuglink looked for: $(cat "$xml.err")"
+}
+
+# A Debian binary the system has no debug file for: the note names the
+# package that owns it, as dpkg-query -S finds it (also through a merged-/usr
+# alias: dpkg lists /lib/x86_64-linux-gnu/liblzma.so.5.4.1, the kernel shows
+# /usr/lib/...), and that package's -dbgsym.
+test_dbgsym() {
+    local f real pkg xml n=0
+    command -v dpkg-query >/dev/null || skip "not a dpkg system (no dpkg-query)"
+    for f in /usr/bin/xz /lib/x86_64-linux-gnu/liblzma.so.5 /usr/bin/bzip2; do
+        [ -e "$f" ] || continue
+        real=$(readlink -f "$f")
+        pkg=$(dpkg-query -S "$real" "${real#/usr}" 2>/dev/null | head -n 1 | sed 's/[:,].*//')
+        [ -n "$pkg" ] || continue
+        xml=$work/dbgsym.xml
+        run_struct "$real" "$xml"
+        [ "$rc" -eq 0 ] || { bad "$real: exit $rc: $(cat "$xml.err")"; continue; }
+        grep -q 'note: .*no DWARF' "$xml.err" || continue # its debug file is installed
+        n=$((n + 1))
+        note_checks "$xml" "$real"
+        grep -qF "install $pkg-dbgsym (the debug symbols of Debian package $pkg)" "$xml.err" && ok ||
+            bad "$real (package $pkg): the note does not name $pkg-dbgsym: $(cat "$xml.err")"
+    done
+    [ "$n" -gt 0 ] || skip "no stripped Debian binary without debug file found (xz-utils, liblzma5, bzip2)"
+}
+
+# debuginfod (DEBUGINFOD_URLS): a local server (elfutils' debuginfod, on a
+# loopback port) serves the debug file of a stripped binary that has none on
+# disk; libdwfl fetches it through libdebuginfod into DEBUGINFOD_CACHE_PATH.
+# Names and lines must come back, from the server and then from that cache
+# with the server gone; the structure cache must not keep an entry made
+# without DWARF once debuginfod is configured; the note says debuginfod was
+# asked when it has nothing.
+dfd_pid=""
+stop_debuginfod() {
+    if [ -n "$dfd_pid" ]; then
+        kill "$dfd_pid" 2>/dev/null
+        wait "$dfd_pid" 2>/dev/null
+    fi
+    dfd_pid=""
+}
+
+test_debuginfod() {
+    local src=$STRUCT_PROGRAMS/struct_prog.c bin=$work/di srv=$work/srv bid port i url xml
+    command -v debuginfod >/dev/null && command -v debuginfod-find >/dev/null ||
+        skip "debuginfod is not installed (Debian: apt-get install debuginfod)"
+    "$CC" -O2 -g -o "$bin.full" "$src" || { bad "$CC -O2 -g failed"; finish; }
+    bid=$(readelf -n "$bin.full" | awk '/Build ID:/ { print $3 }')
+    [ -n "$bid" ] || skip "no build-id in test binary"
+    mkdir -p "$srv" "$work/emptyroot"
+    objcopy --only-keep-debug "$bin.full" "$srv/di.debug" && strip -o "$bin" "$bin.full" ||
+        skip "objcopy/strip failed"
+    # A free loopback port: the server says when it listens; another try on a clash.
+    for i in 1 2 3 4 5; do
+        port=$((20000 + (RANDOM * 7 + i * 1009) % 40000))
+        debuginfod -F -p "$port" -d "$work/dfd-$i.sqlite" -t 0 -g 0 -c 1 "$srv" \
+            >"$work/dfd-$i.log" 2>&1 &
+        dfd_pid=$! # global: the EXIT trap stops the server
+        trap 'stop_debuginfod; rm -rf "$work"' EXIT
+        for _ in $(seq 50); do
+            grep -q 'started http server' "$work/dfd-$i.log" && break
+            kill -0 "$dfd_pid" 2>/dev/null || break
+            sleep 0.1
+        done
+        grep -q 'started http server' "$work/dfd-$i.log" && break
+        stop_debuginfod
+    done
+    [ -n "$dfd_pid" ] || skip "debuginfod did not start: $(tail -n 2 "$work/dfd-$i.log" | tr '\n' ' ')"
+    url=http://127.0.0.1:$port
+    # Wait (at most 20 s) until its scan has indexed the file: each try with a
+    # cache of its own, as the client also caches that a file is missing.
+    for i in $(seq 100); do
+        DEBUGINFOD_URLS=$url DEBUGINFOD_CACHE_PATH=$work/poll$i debuginfod-find debuginfo "$bid" \
+            >/dev/null 2>&1 && break
+        sleep 0.2
+    done
+    [ "$i" -lt 100 ] || { bad "debuginfod never served build-id $bid"; finish; }
+    export DEBUGINFOD_CACHE_PATH=$work/dcache DEBUGINFOD_TIMEOUT=10
+    unset DEBUGINFOD_PROGRESS
+
+    # The structure cache first holds an entry made without debuginfod: no DWARF.
+    check "structure cache entry without DWARF" env -u DEBUGINFOD_URLS \
+        "$STRUCT_CHECK" cached "$work/scache" "$bin" "$work/c0.xml"
+    grep -q '<S ' "$work/c0.xml" && bad "statements without any debug information" || ok
+
+    xml=$bin.xml
+    export DEBUGINFOD_URLS=$url CSPROF_DEBUG_DIR=$work/emptyroot
+    run_struct "$bin" "$xml"
+    common_checks "$bin" "$xml" "debuginfod"
+    [ ! -s "$xml.err" ] && ok || bad "debuginfod: unexpected stderr: $(cat "$xml.err")"
+    check "debuginfod: procedure caller" "$STRUCT_CHECK" proc "$xml" caller
+    check "debuginfod: helper_inl inlined into caller" "$STRUCT_CHECK" inline "$xml" caller helper_inl
+    check "debuginfod: statements" "$STRUCT_CHECK" stmts "$xml" known struct_prog.c 31
+    [ -s "$work/dcache/$bid/debuginfo" ] && ok || bad "debuginfod: nothing in its client cache"
+    check "debuginfod: the structure cache analyzes again" \
+        "$STRUCT_CHECK" cached "$work/scache" "$bin" "$work/c1.xml"
+    check "debuginfod: ... and gets the same structure" cmp "$xml" "$work/c1.xml"
+
+    stop_debuginfod
+    run_struct "$bin" "$work/c2.xml"
+    [ "$rc" -eq 0 ] && ok || bad "debuginfod cache: exit $rc: $(cat "$work/c2.xml.err")"
+    check "debuginfod cache, server gone: the same structure" cmp "$xml" "$work/c2.xml"
+
+    # A build-id no server knows: no DWARF, and the note says debuginfod was asked.
+    "$CC" -O1 -g -o "$bin.other" "$src" && strip "$bin.other" || { bad "second build failed"; finish; }
+    run_struct "$bin.other" "$work/o.xml"
+    note_checks "$work/o.xml" "debuginfod without the file"
+    grep -qF "and asked debuginfod (DEBUGINFOD_URLS)" "$work/o.xml.err" && ok ||
+        bad "the note does not say debuginfod was asked: $(cat "$work/o.xml.err")"
 }
 
 # expect_error NAME FILE [ARGS...]: exit 1, nothing on stdout, one line

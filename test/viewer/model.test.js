@@ -245,6 +245,43 @@ test('diff: a tree matches itself; changed costs show up', function () {
   assert.strictEqual(M.matchMetric(b, a, 1), 1);
 });
 
+test('diff: matched by structure: inlined = out of line, clone suffixes dropped, moved calls paired', function () {
+  // base: work inlines hot (line 12), calls cold.constprop.0 (13) and helper twice (14, 16);
+  // current: hot out of line, cold, helper from 15 and 17, and new from 18
+  const base = M.buildView(M.load(data([['work', F, 0, {}, ['hot', I, 60, { csLine: 12 }],
+    ['cold.constprop.0', F, 30, { csLine: 13 }], ['helper', F, 5, { csLine: 14 }], ['helper', F, 5, { csLine: 16 }]]])), []);
+  const cur = M.buildView(M.load(data([['work', F, 0, {}, ['hot', F, 70, { csLine: 12 }], ['cold', F, 20, { csLine: 13 }],
+    ['helper', F, 6, { csLine: 17 }], ['helper', F, 4, { csLine: 15 }], ['new', F, 1, { csLine: 18 }]]])), []);
+  const m = M.matchTrees(cur, base);
+  const at = function (t, name, line) { return byName(t, name).filter(function (i) { return !line || t.csLine[i] === line; })[0]; };
+  assert.strictEqual(m[at(cur, 'hot')], at(base, 'hot'), 'hot: out of line matches inlined');
+  assert.strictEqual(m[at(cur, 'cold')], at(base, 'cold.constprop.0'), 'cold matches its clone');
+  assert.strictEqual(m[at(cur, 'helper', 15)], at(base, 'helper', 14), 'helper 15 <- 14 (line order)');
+  assert.strictEqual(m[at(cur, 'helper', 17)], at(base, 'helper', 16), 'helper 17 <- 16');
+  assert.strictEqual(m[at(cur, 'new')], -1, 'new: current only');
+  assert.strictEqual(M.baseOnly(cur, base, m).nodes, 0, 'no base-only context');
+  // and the other way round: the current inlines hot, the base does not
+  const r = M.matchTrees(base, cur);
+  assert.strictEqual(r[at(base, 'hot')], at(cur, 'hot'), 'hot: inlined matches out of line');
+  assert.strictEqual(r[at(base, 'cold.constprop.0')], at(cur, 'cold'), 'the clone matches cold');
+  assert.strictEqual(M.procBase('f.isra.0.cold'), 'f');
+  assert.strictEqual(M.procBase('g(int) [clone .constprop.0]'), 'g(int)');
+  assert.strictEqual(M.procBase('.cold'), '.cold');
+  assert.strictEqual(M.procBase('liblzma.so.5.4.1+0x16b00'), 'liblzma.so.5.4.1+0x16b00');
+});
+
+test('diff: the interval of a change of share is Newcombe\'s (the paper\'s examples), z Bonferroni\'s', function () {
+  // Newcombe 1998, Statistics in Medicine 17:873, Table II, method 10 (95 %)
+  const cases = [[48, 80, 56, 70, 0.0524, 0.3339], [3, 10, 9, 10, 0.1705, 0.8090], [0, 29, 5, 56, -0.0381, 0.1926], [0, 20, 0, 10, -0.1611, 0.2775]];
+  for (const [x1, n1, x2, n2, lo, hi] of cases) {
+    const iv = M.diffInterval(x1, n1, x2, n2, 1.959964);
+    assert.ok(Math.abs(iv[0] - lo) < 6e-5 && Math.abs(iv[1] - hi) < 6e-5, x1 + '/' + n1 + ' -> ' + x2 + '/' + n2 + ': ' + iv);
+  }
+  assert.strictEqual(M.diffInterval(1, 0, 1, 10, 2), null, 'no samples in a run: no interval');
+  // Phi^-1(1 - 0.05 / (2 m)): 1.959964 (m = 1), 2.575829 (5), 3.662260 (200)
+  for (const [m, z] of [[0, 1.959964], [1, 1.959964], [5, 2.575829], [200, 3.662260]]) assert.ok(Math.abs(M.diffZ(m) - z) < 1e-5, m + ': ' + M.diffZ(m));
+});
+
 test('transforms round-trip through the URL grammar, hostile names included', function () {
   const list = [{ t: 'focus-subtree', node: 12 }, { t: 'hide', name: 'a~b:c</script>"\n' }, { t: 'hide-lib', lib: 'libc.so' }, { t: 'collapse-recursion' }, { t: 'hide-loops' }];
   const s = M.encodeTransforms(list);
@@ -385,6 +422,23 @@ test('diff: a base-only recursive call counts once in the bottom-up inclusive', 
   const bv = M.baseValues(r.t, base, r.match);
   const f = M.bottomUpRoots(bv).find(function (g) { return g.name === 'f'; });
   assert.deepStrictEqual([f.incl[0], f.self[0]], [15, 15], 'inclusive of the outer f only, exclusive of both');
+});
+
+test('flat: loops without lines (stripped code) are rows of their own, by their address ranges', function () {
+  // csprof-report names a loop without a line by its address range (lines
+  // 0, no file): two sibling loops of f and one nested must stay three rows
+  const d = data([['main', F, 0, {}, ['f', F, 1, {},
+    ['loop at prog+0x1150..0x1165', L, 0, { file: -1 }, ['?:0', S, 5, { file: -1 }]],
+    ['loop at prog+0x1170..0x119e', L, 0, { file: -1 }, ['?:0', S, 2, { file: -1 }],
+      ['loop at prog+0x1178..0x1193', L, 0, { file: -1 }, ['?:0', S, 3, { file: -1 }]]]]]]);
+  const f = M.flat(M.buildView(M.load(d), [])).children[0].children[0].children.find(function (r) { return r.name === 'f'; });
+  assert.deepStrictEqual(f.children.map(function (r) { return r.name; }), ['loop at prog+0x1150..0x1165', 'loop at prog+0x1170..0x119e']);
+  assert.deepStrictEqual(f.children.map(function (r) { return r.incl[0]; }), [5, 5]);
+  assert.deepStrictEqual(f.children.map(function (r) { return r.self[0]; }), [5, 5], 'a loop\'s self includes its nested loop\'s');
+  const inner = f.children[1].children.find(function (r) { return r.kind === K.LOOP; });
+  assert.ok(inner, 'the nested loop is a row under the outer one');
+  assert.strictEqual(inner.name, 'loop at prog+0x1178..0x1193');
+  assert.strictEqual(inner.incl[0], 3);
 });
 
 test('flat: a loop under a recursive call whose name differs for the same file and line counts once', function () {

@@ -444,7 +444,9 @@
           procOf[i] = procOf[t.parent[i]];
           if ((k === K.LOOP || k === K.STMT) && rowOf[t.parent[i]]) {
             const pr = rowOf[t.parent[i]];
-            r = get(pr, pr.key + (k === K.LOOP ? 'L' : 'S') + t.file[i] + ':' + t.line[i], S[t.name[i]], k);
+            // a loop without a line (stripped code) is known by its name (its address range)
+            const at = k === K.LOOP && t.line[i] <= 0 ? '@' + t.name[i] : t.file[i] + ':' + t.line[i];
+            r = get(pr, pr.key + (k === K.LOOP ? 'L' : 'S') + at, S[t.name[i]], k);
             r.file = t.file[i]; r.line = t.line[i];
           }
         }
@@ -511,17 +513,59 @@
   // Match view tree @b (base) onto @t (current) by path of (kind, name
   // string, call-site line).  Returns Int32Array: for each node of @t, its
   // match in @b or -1; and baseOnly: total base inclusive with no match.
+  // (the matching of csprof-report --diff: exact keys, then inlined frames
+  // as procedure frames and names without clone suffixes, then the rest of
+  // one kind and name paired in call-site line order when both sides have as
+  // many; model.js matchTrees; written plainly, one depth at a time)
+  function procBase(s) {
+    const re = /(?:\.(?:constprop|isra|part|cold|lto_priv|localalias|clone|llvm|specialized)(?:\.\d+)*| \[clone \.[^\]]*\])$/;
+    for (let m = re.exec(s); m && m.index > 0; m = re.exec(s)) s = s.slice(0, m.index);
+    return s;
+  }
   function matchTrees(t, b) {
     const m = new Int32Array(t.n).fill(-1);
-    const bkeys = new Map();
-    for (let i = 1; i < b.n; i++) bkeys.set(b.parent[i] + '\u0000' + b.kind[i] + '\u0000' + b.src.strings[b.name[i]] + '\u0000' + b.csLine[i], i);
+    const strict = function (v, i) { return v.kind[i] + '\u0000' + v.src.strings[v.name[i]] + '\u0000' + v.csLine[i]; };
+    const kindName = function (v, i) {
+      const k = v.kind[i], s = v.src.strings[v.name[i]];
+      return (k === K.INLINE ? K.FRAME : k) + '\u0000' + (k === K.FRAME || k === K.INLINE ? procBase(s) : s);
+    };
+    const bkids = new Map();
+    for (let j = 1; j < b.n; j++) {
+      if (!bkids.has(b.parent[j])) bkids.set(b.parent[j], []);
+      bkids.get(b.parent[j]).push(j);
+    }
+    const claimed = new Set();
+    const depth = [0];
+    let maxDepth = 0;
+    for (let i = 1; i < t.n; i++) { depth[i] = depth[t.parent[i]] + 1; maxDepth = Math.max(maxDepth, depth[i]); }
     m[0] = 0;
-    // view nodes are created parents first, so one forward pass suffices
-    for (let i = 1; i < t.n; i++) {
-      const p = m[t.parent[i]];
-      if (p < 0) continue;
-      const j = bkeys.get(p + '\u0000' + t.kind[i] + '\u0000' + t.src.strings[t.name[i]] + '\u0000' + t.csLine[i]);
-      if (j !== undefined) m[i] = j;
+    for (let d = 1; d <= maxDepth; d++) {
+      const level = [];
+      for (let i = 1; i < t.n; i++) if (depth[i] === d && m[t.parent[i]] >= 0) level.push(i);
+      const keyOf = [function (v, i) { return strict(v, i); }, function (v, i) { return kindName(v, i) + '\u0000' + v.csLine[i]; }];
+      for (const key of keyOf) {
+        for (const i of level) {
+          if (m[i] >= 0) continue;
+          const want = key(t, i);
+          const j = (bkids.get(m[t.parent[i]]) || []).find(function (x) { return key(b, x) === want; });
+          if (j !== undefined && !claimed.has(j)) { m[i] = j; claimed.add(j); }
+        }
+      }
+      const groups = new Map();
+      for (const i of level) {
+        if (m[i] >= 0) continue;
+        const g = m[t.parent[i]] + '\u0000' + kindName(t, i);
+        if (!groups.has(g)) groups.set(g, []);
+        groups.get(g).push(i);
+      }
+      for (const cur of groups.values()) {
+        const p = m[t.parent[cur[0]]], want = kindName(t, cur[0]);
+        const base = (bkids.get(p) || []).filter(function (j) { return !claimed.has(j) && kindName(b, j) === want; });
+        if (base.length !== cur.length) continue;
+        cur.sort(function (x, y) { return t.csLine[x] - t.csLine[y] || x - y; });
+        base.sort(function (x, y) { return b.csLine[x] - b.csLine[y] || x - y; });
+        cur.forEach(function (i, k) { m[i] = base[k]; claimed.add(base[k]); });
+      }
     }
     return m;
   }

@@ -178,7 +178,7 @@ cdp.main(async () => {
   run(csrun, ['-e', 'CPUTIME@1000', '-o', 'm4', blockedProg], out);
   run(prof, ['-q', 'm1', '-o', 'db1'], out);
   run(prof, ['-q', 'm2', '-o', 'db2'], out);
-  run(prof, ['-q', 'm1', 'm2', '-o', 'db3'], out);
+  run(prof, ['-q', '--runs', 'sum', 'm1', 'm2', '-o', 'db3'], out); // two csrun runs, merged on purpose
   run(prof, ['-q', 'm4', '-o', 'db4'], out);
   // a database of an older csprof-prof: no Trust element
   fs.mkdirSync(path.join(out, 'old'));

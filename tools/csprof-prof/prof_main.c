@@ -62,6 +62,7 @@ struct prof_options {
     uint32_t top;
     unsigned jobs; /* -j N */
     enum prof_runs runs;
+    bool runs_given; /* --runs: several runs may be merged (summed or kept apart) */
     const char **structs, **derived, **roots, **replace_old, **replace_new;
     size_t nstructs, nderived, nroots, nreplace;
     const char *refresh_viewer; /* --refresh-viewer DB */
@@ -115,21 +116,25 @@ prof_usage(FILE *out)
           "\n"
           "Merge csprof measurement files into an experiment database DB/experiment.xml\n"
           "(schema: share/csprof/schemas/experiment.dtd) and print a summary.\n"
-          "MEASUREMENTS are measurement files or directories (every *.cspm file inside); each\n"
-          "argument is one run.  Files that cannot be read are reported and skipped.\n"
+          "MEASUREMENTS are measurement files or directories (every *.cspm file inside).  Files\n"
+          "that cannot be read are reported and skipped.  Measurements of several runs (csrun\n"
+          "gives each run an id; files without one: each argument is a run) are refused\n"
+          "unless --runs says how to combine them.\n"
           "\n"
           "  -S, --structure STRUCT  use the structure file STRUCT (from csprof-struct) for the\n"
           "                          load modules whose path or build-id it matches; the other\n"
           "                          modules are analyzed from their binaries; repeatable\n"
           "  -o, --output DB         database directory (default: " PROF_DEFAULT_DB ")\n"
           "  -f, --force             write into DB even if it exists and is not empty\n"
-          "  -t, --top N             list the top N procedures and call paths (default 10)\n"
+          "  -t, --top N             list the top N procedures and call paths (default 5;\n"
+          "                          10 with --summary full)\n"
           "  -M, --metric NAME=EXPR  derived metric: + - * / ( ) min max sqrt log and metric\n"
           "                          names (CPUTIME, samples, calls, {ANY NAME}); repeatable\n"
           "  -I, --include DIR       copy source files found below DIR into DB/src; repeatable\n"
           "      --replace-path OLD=NEW  rewrite source paths starting with OLD first\n"
-          "      --runs sum|separate  same event in several runs: one summed column (default)\n"
-          "                          or one column per run\n"
+          "      --runs sum|separate  merge the measurements of several runs: one column per\n"
+          "                          event, summed over the runs, or one column per event and\n"
+          "                          run ('CPUTIME [run 2]'); without it several runs are refused\n"
           "  -j, --jobs N            read and merge with N threads (default: the online CPUs,\n"
           "                          at most 8); the database does not depend on N\n"
           "  -q, --quiet             print only the database path, not the summary\n"
@@ -144,7 +149,8 @@ prof_usage(FILE *out)
           "  -h, --help              print this help and exit\n"
           "  -V, --version           print the version and exit\n"
           "\n"
-          "Exit status: 0 success, 1 nothing readable or DB not written, 2 usage error.\n",
+          "Exit status: 0 success, 1 nothing readable or DB not written, 2 usage error (several\n"
+          "runs without --runs included).\n",
           out);
 }
 
@@ -240,6 +246,32 @@ prof_summary_print(const struct prof_summary *s, FILE *out)
 }
 
 /*
+ * MEMLEAK's samples are allocations sampled; its value, the bytes of those still allocated
+ * when their thread's profile was written (README "Bytes").  One line says which is which.
+ */
+static void
+prof_print_memleak(const struct prof_summary *s, FILE *out)
+{
+    for (size_t i = 0; i < s->nevents; i++) {
+        uint64_t sampled = prof_summary_stat(s, "event.MEMLEAK.samples");
+
+        if (strcmp(s->events[i].name, "MEMLEAK") != 0) /* not the columns of --runs separate */
+            continue;
+        if (s->events[i].total > 0)
+            fprintf(out,
+                    "%s: %" PRIu64 " allocations sampled; those still allocated when the profiles "
+                    "were written stand for %.0f bytes: the leaks, by allocating context\n",
+                    s->events[i].name, sampled, s->events[i].total);
+        else
+            fprintf(out,
+                    "%s: %" PRIu64 " allocations sampled; none still allocated when the profiles "
+                    "were written: no leak found\n",
+                    s->events[i].name, sampled);
+        break;
+    }
+}
+
+/*
  * The default summary: one screen.  The top procedures and the hottest call
  * paths are csprof-report's flat and paths views of the database just
  * written (lib/report, lib/export: the same numbers as csprof-report), the
@@ -247,7 +279,7 @@ prof_summary_print(const struct prof_summary *s, FILE *out)
  */
 static void
 prof_print_screen(const struct prof_options *o, const struct prof_summary *s,
-                  const struct rpt_db *db, const char *db_err, FILE *out)
+                  const struct rpt_db *db, const char *db_err, bool viewer, FILE *out)
 {
     struct rpt_view_options vo = {.keep_inlines = true};
     struct exp_table_options to = {0};
@@ -273,6 +305,7 @@ prof_print_screen(const struct prof_options *o, const struct prof_summary *s,
     for (size_t i = 0; i < s->nevents; i++)
         fprintf(out, "; %s %.4g %s", s->events[i].name, s->events[i].total, s->events[i].unit);
     fputc('\n', out);
+    prof_print_memleak(s, out);
     if (s->files_skipped > 0)
         fprintf(out, "measurement files: %zu read, %zu skipped (see above)\n", s->files_read,
                 s->files_skipped);
@@ -305,6 +338,8 @@ prof_print_screen(const struct prof_options *o, const struct prof_summary *s,
     export_paths(t, col, rows, width, out);
     fprintf(out, "\nmore: csprof-report %s (--view top-down|bottom-up|flat|threads|paths)\n",
             o->db);
+    if (viewer)
+        fprintf(out, "viewer: open %s/index.html in a browser (from the file system)\n", o->db);
 out:
     rpt_tree_free(flat);
     rpt_tree_free(t);
@@ -663,6 +698,7 @@ prof_parse_options(int argc, char **argv, struct prof_options *o, bool *dump)
                 fprintf(stderr, "csprof-prof: --runs: '%s' is not 'sum' or 'separate'\n", optarg);
                 return PROF_EXIT_USAGE;
             }
+            o->runs_given = true;
             break;
         case 'j':
             if (prof_parse_count(optarg, 1, PROF_MAX_JOBS, &num) < 0) {
@@ -744,6 +780,81 @@ prof_write_viewer(const char *db, const struct rpt_db *db_read, const char *base
     return 0;
 }
 
+/* Whether this process prints (csprof-prof-mpi: rank 0 alone). */
+static bool
+prof_prints(void)
+{
+#ifdef CSPROF_PROF_MPI
+    return prof_mpi_rank() == 0;
+#else
+    return true;
+#endif
+}
+
+/* Run @i as people read it: 'id 5f3a... (measurements, 2 files, 06:58:30)'. */
+static void
+prof_describe_run(const struct prof_ctx *ctx, size_t i, FILE *out)
+{
+    struct prof_run_info r;
+    char when[32] = "";
+
+    if (prof_run_info(ctx, i, &r) != PROF_OK)
+        return;
+    if (r.start_ns != 0) {
+        time_t t = (time_t)(r.start_ns / 1000000000u);
+        struct tm tm;
+
+        if (localtime_r(&t, &tm) != NULL)
+            strftime(when, sizeof when, ", started %Y-%m-%d %H:%M:%S", &tm);
+    }
+    fprintf(out, "run %zu = ", i + 1);
+    if (r.id[0] != '\0')
+        fprintf(out, "id %s", r.id);
+    else
+        fprintf(out, "files without a run id");
+    fprintf(out, " (%s, %zu file%s%s)", r.where, r.files, r.files == 1 ? "" : "s", when);
+}
+
+/*
+ * Measurements of several runs are merged only when --runs says how (README "Runs"): refuse
+ * them otherwise, in one line naming the runs; with --runs, say what is merged.  Several
+ * argument's files without a run id (older csprof) are summed as before: nothing tells
+ * whether they are one run.  Returns 0, or -1 after refusing.
+ */
+static int
+prof_check_runs(const struct prof_options *o, const struct prof_ctx *ctx)
+{
+    size_t n = prof_run_count(ctx), with_id = 0, shown = n < 4 ? n : 3;
+    struct prof_run_info r;
+
+    for (size_t i = 0; i < n; i++)
+        if (prof_run_info(ctx, i, &r) == PROF_OK && r.id[0] != '\0')
+            with_id++;
+    if (n < 2 || (with_id == 0 && !o->runs_given))
+        return 0;
+    if (!prof_prints())
+        return o->runs_given ? 0 : -1;
+    if (!o->runs_given)
+        fprintf(stderr, "csprof-prof: the measurements hold %zu runs: ", n);
+    else
+        fprintf(stderr, "csprof-prof: note: merged %zu runs, %s: ", n,
+                o->runs == PROF_RUNS_SEPARATE ? "one column per run ('EVENT [run N]')"
+                                              : "summed into one column per event");
+    for (size_t i = 0; i < shown; i++) {
+        fputs(i > 0 ? "; " : "", stderr);
+        prof_describe_run(ctx, i, stderr);
+    }
+    if (shown < n)
+        fprintf(stderr, "; and %zu more", n - shown);
+    if (!o->runs_given)
+        fputs("; merge them on purpose with --runs sum (one column per event) or --runs separate "
+              "(one column per run), or give one run's files\n",
+              stderr);
+    else
+        fputc('\n', stderr);
+    return o->runs_given ? 0 : -1;
+}
+
 /* Analyze and write the database; returns the exit status. */
 static int
 prof_run(const struct prof_options *o, int nargs, char **args)
@@ -772,7 +883,7 @@ prof_run(const struct prof_options *o, int nargs, char **args)
     struct rpt_db *written = NULL; /* the database read back, for the viewer and summary */
     char db_err[512] = "";
     int status = PROF_EXIT_FAIL, rc, i;
-    bool have_summary = false;
+    bool have_summary = false, viewer;
     size_t k;
 
     rc = prof_new(&cfg, &ctx);
@@ -784,6 +895,10 @@ prof_run(const struct prof_options *o, int nargs, char **args)
     for (i = 0; i < nargs; i++)
         if ((rc = prof_add_measurements(ctx, args[i])) < 0)
             goto out_error;
+    if (prof_check_runs(o, ctx) < 0) {
+        status = PROF_EXIT_USAGE;
+        goto out_free;
+    }
     clock_gettime(CLOCK_MONOTONIC, &t0);
 #ifdef CSPROF_PROF_MPI
     rc = prof_mpi_merge(ctx);
@@ -828,14 +943,16 @@ prof_run(const struct prof_options *o, int nargs, char **args)
     if (rpt_db_read(o->db, &written, db_err, sizeof db_err) != RPT_OK)
         written = NULL;
     /* the database is complete without its viewer: a failure here is a warning */
-    if (prof_write_viewer(o->db, written, NULL, o->db, "warning: viewer not written: ") < 0)
+    viewer = prof_write_viewer(o->db, written, NULL, o->db, "warning: viewer not written: ") == 0;
+    if (!viewer)
         fprintf(stderr, "csprof-prof: note: retry with csprof-prof --refresh-viewer %s\n", o->db);
 
     printf("database: %s/experiment.xml\n", o->db);
     if (!o->quiet && o->full_summary)
         prof_summary_print(&summary, stdout);
     else if (!o->quiet)
-        prof_print_screen(o, &summary, written, db_err[0] ? db_err : "out of memory", stdout);
+        prof_print_screen(o, &summary, written, db_err[0] ? db_err : "out of memory", viewer,
+                          stdout);
     status = fflush(stdout) == 0 ? PROF_EXIT_OK : PROF_EXIT_FAIL;
     goto out_free;
 

@@ -7,6 +7,7 @@
  * the work is lib/report (reading, views, transforms) and lib/export
  * (writers).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -49,19 +50,27 @@ static const char usage_text[] =
     "\n"
     "transforms (the same in every view and export):\n"
     "  --focus RE        only the subtrees under frames whose name matches RE (POSIX ERE);\n"
-    "                    threads view: frames whose name or path (a > b > c) matches\n"
+    "                    threads view: frames whose name or path (a > b > c) matches;\n"
+    "                    no frame matching is an error (exit status 1)\n"
     "  --hide RE         merge frames whose name matches RE into their callers\n"
     "  --hide-lib RE     merge frames of load modules whose path matches RE into their callers\n"
     "  --collapse-recursion  merge a frame into its caller when both are the same procedure\n"
-    "  --threshold PCT   do not show nodes below PCT%% of the total (text default 0.5; tables only)\n"
+    "  --threshold PCT   do not show nodes below PCT% of the total (text default 0.5; tables only)\n"
     "  --depth N         show N levels at most (tables only)\n"
     "  --inlines merge|keep  inlined frames as their own nodes (keep, default) or not\n"
     "  --loops hide|keep     loops as nodes (keep) or not (hide, default)\n"
     "  --keep-roots      do not elide _start, __libc_start_*, start_thread, clone, clone3\n"
     "\n"
     "  --diff BASE_DB DB differences of DB against BASE_DB: per procedure and per context,\n"
-    "                    matched by procedure name and call-site line; absolute, and\n"
-    "                    normalized by each run's total\n"
+    "                    matched by procedure name (inlined or not, clone suffixes dropped)\n"
+    "                    and call-site line, never by address; absolute, normalized by each\n"
+    "                    run's total, and a 95% interval of the normalized change from the\n"
+    "                    sample counts (* when it excludes 0); --sort inclusive (default),\n"
+    "                    exclusive or name picks the value compared and the order\n"
+    "  --significant     with --diff: only the significant changes (and their callers)\n"
+    "  --fail-if 'NAME>+P%'  with --diff: exit 3 when procedure NAME's share of its run's\n"
+    "                    total rose by more than P% of its base share (NAME>+Ppp: P points)\n"
+    "                    and the rise is significant; repeatable\n"
     "  -h, --help        this text\n";
 
 enum {
@@ -84,6 +93,8 @@ enum {
     OPT_DIFF,
     OPT_LIST_METRICS,
     OPT_RECOMPUTE,
+    OPT_SIGNIFICANT,
+    OPT_FAIL_IF,
 };
 
 static const struct option long_options[] = {
@@ -106,6 +117,8 @@ static const struct option long_options[] = {
     {"keep-roots", no_argument, NULL, OPT_KEEP_ROOTS},
     {"diff", no_argument, NULL, OPT_DIFF},
     {"recompute", no_argument, NULL, OPT_RECOMPUTE},
+    {"significant", no_argument, NULL, OPT_SIGNIFICANT},
+    {"fail-if", required_argument, NULL, OPT_FAIL_IF},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -128,6 +141,10 @@ struct options {
     bool limit_set; /* --limit given */
     bool recompute; /* flat view from the tree, not the stored static view */
     struct rpt_view_options vo;
+    bool significant;        /* --diff: only significant changes */
+    bool view_set, sort_set; /* --view, --sort given */
+    const char *fail_if[32]; /* --diff: --fail-if conditions */
+    int nfail_if;
 };
 
 static void
@@ -165,6 +182,39 @@ number(const char *opt, const char *arg, unsigned long max)
     return v;
 }
 
+/* A --fail-if condition: NAME>+LIMIT% (of the base share) or NAME>+LIMITpp (points). */
+struct fail_if {
+    const char *expr;
+    char name[512]; /* the procedure, without clone suffixes */
+    double limit;
+    bool points;
+};
+
+static void
+parse_fail_if(const char *expr, struct fail_if *f)
+{
+    const char *gt = strrchr(expr, '>');
+    char *end;
+    size_t len;
+
+    memset(f, 0, sizeof *f);
+    f->expr = expr;
+    if (gt == NULL || gt == expr)
+        die_usage("--fail-if: not NAME>+P% or NAME>+Ppp: ", expr);
+    f->limit = strtod(gt + 1, &end);
+    if (end == gt + 1 || !(f->limit >= 0) || !isfinite(f->limit))
+        die_usage("--fail-if: not NAME>+P% or NAME>+Ppp (P a number >= 0): ", expr);
+    if (strcmp(end, "pp") == 0)
+        f->points = true;
+    else if (strcmp(end, "%") != 0)
+        die_usage("--fail-if: the limit ends in % (of the base share) or pp (points): ", expr);
+    len = (size_t)(gt - expr);
+    if (len >= sizeof f->name)
+        die_usage("--fail-if: name too long: ", expr);
+    memcpy(f->name, expr, len);
+    f->name[rpt_proc_base_len(f->name)] = '\0';
+}
+
 static void
 parse_options(int argc, char **argv, struct options *o)
 {
@@ -191,6 +241,7 @@ parse_options(int argc, char **argv, struct options *o)
         switch (c) {
         case OPT_VIEW:
             o->view = (enum view)pick("--view", optarg, views, 6);
+            o->view_set = true;
             break;
         case OPT_BY:
             o->by = (enum rpt_flat_by)pick("--by", optarg, bys, 5);
@@ -206,6 +257,7 @@ parse_options(int argc, char **argv, struct options *o)
             break;
         case OPT_SORT:
             o->sort = (enum exp_sort)pick("--sort", optarg, sorts, 5);
+            o->sort_set = true;
             break;
         case OPT_WIDTH:
             o->width = (unsigned)number("--width", optarg, 10000);
@@ -253,6 +305,14 @@ parse_options(int argc, char **argv, struct options *o)
         case OPT_RECOMPUTE:
             o->recompute = true;
             break;
+        case OPT_SIGNIFICANT:
+            o->significant = true;
+            break;
+        case OPT_FAIL_IF:
+            if (o->nfail_if == (int)(sizeof o->fail_if / sizeof o->fail_if[0]))
+                die_usage("--fail-if: too many conditions", "");
+            o->fail_if[o->nfail_if++] = optarg;
+            break;
         case 'o':
             o->output = optarg;
             break;
@@ -268,6 +328,22 @@ parse_options(int argc, char **argv, struct options *o)
         die_usage(o->diff ? "--diff needs two databases: BASE_DB DB"
                           : "needs one database (DB directory or DB/experiment.xml)",
                   "");
+    if (!o->diff && (o->significant || o->nfail_if > 0))
+        die_usage(o->significant ? "--significant" : "--fail-if", " needs --diff");
+    if (o->diff && o->view_set)
+        die_usage("--view cannot be used with --diff (it shows procedures and contexts)", "");
+    if (o->diff && o->sort_set && (o->sort == EXP_SORT_CALLS || o->sort == EXP_SORT_PER_CALL))
+        die_usage("--sort calls and per-call cannot be used with --diff (use inclusive, "
+                  "exclusive or name)",
+                  "");
+    for (int i = 0; i < o->nfail_if; i++) { /* (syntax errors before any work) */
+        struct fail_if f;
+        parse_fail_if(o->fail_if[i], &f);
+    }
+    if (o->diff && !o->vo.keep_inlines)
+        die_usage("--inlines merge cannot be used with --diff: the inlined frames are what "
+                  "match a procedure that one build inlined and the other did not",
+                  "");
     if (o->view == V_FLAT && o->by == RPT_FLAT_LOOP)
         o->vo.keep_loops = true;
     if (o->view == V_FLAT && o->by == RPT_FLAT_LINE)
@@ -282,18 +358,121 @@ parse_options(int argc, char **argv, struct options *o)
         o->sort = o->view == V_BOTTOM_UP ? EXP_SORT_EXCLUSIVE : EXP_SORT_INCLUSIVE;
 }
 
+/*
+ * Check the --fail-if conditions on the procedure rows @flat of union @uni (column @col,
+ * inclusive or exclusive values, z as the report's procedures section): one line each on
+ * standard error.  Returns 3 when one regressed, 2 when a procedure is in neither database,
+ * 1 when the counts are unknown, else 0.
+ */
+static int
+check_fail_if(const struct options *o, const struct rpt_tree *uni, const struct rpt_tree *flat,
+              int col, bool incl)
+{
+    double z = rpt_diff_z(RPT_DIFF_ALPHA, rpt_diff_tests(uni, flat, col, incl));
+    const char *what = incl ? "inclusive" : "exclusive";
+    int status = 0;
+
+    for (int i = 0; i < o->nfail_if; i++) {
+        struct fail_if f;
+        struct rpt_change ch;
+        uint32_t row = 0;
+        double rise;
+        bool bad;
+
+        parse_fail_if(o->fail_if[i], &f);
+        for (uint32_t n = flat->nodes[0].first_child; n != 0 && row == 0;
+             n = flat->nodes[n].next_sibling)
+            if (flat->nodes[n].kind == RPT_FRAME && strcmp(rpt_tree_name(flat, n), f.name) == 0)
+                row = n;
+        if (row == 0) {
+            fprintf(stderr, "csprof-report: --fail-if '%s': no procedure %s in either database\n",
+                    f.expr, f.name);
+            status = status > 2 ? status : 2;
+            continue;
+        }
+        rpt_diff_change(uni, flat, row, col, incl, z, &ch);
+        if (isnan(ch.lo)) {
+            fprintf(stderr,
+                    "csprof-report: --fail-if '%s': the databases give no sample counts of this "
+                    "metric, so no significance\n",
+                    f.expr);
+            status = status > 1 ? status : 1;
+            continue;
+        }
+        rise = f.points            ? ch.cur_share - ch.base_share
+               : ch.base_share > 0 ? 100 * (ch.cur_share - ch.base_share) / ch.base_share
+               : ch.cur_share > 0  ? INFINITY
+                                   : 0;
+        bad = rise > f.limit && ch.significant && ch.lo > 0;
+        fprintf(stderr,
+                "csprof-report: --fail-if '%s': %s %.2f%% -> %.2f%% of the %s total (%+.2f%s; "
+                "%+.2f points, 95%% interval %+.2f to %+.2f): %s\n",
+                f.expr, f.name, ch.base_share, ch.cur_share, what, rise, f.points ? "pp" : "%",
+                ch.cur_share - ch.base_share, ch.lo, ch.hi,
+                bad              ? "REGRESSED"
+                : rise > f.limit ? "a rise that is not significant"
+                                 : "within the limit");
+        if (bad)
+            status = 3;
+    }
+    return status;
+}
+
+/* Whether @path is csrun's output rather than a database: a measurement file, or a directory
+ * of them without experiment.xml. */
+static bool
+is_measurements(const char *path)
+{
+    size_t len = strlen(path);
+    char xml[PATH_MAX];
+    struct dirent *de;
+    bool found = false;
+    DIR *d;
+
+    if (len > 5 && strcmp(path + len - 5, ".cspm") == 0)
+        return true;
+    snprintf(xml, sizeof xml, "%s/experiment.xml", path);
+    if (access(xml, F_OK) == 0 || (d = opendir(path)) == NULL)
+        return false;
+    while (!found && (de = readdir(d)) != NULL) {
+        size_t n = strlen(de->d_name);
+
+        found = n > 5 && strcmp(de->d_name + n - 5, ".cspm") == 0;
+    }
+    closedir(d);
+    return found;
+}
+
 static struct rpt_db *
 load(const char *path)
 {
     char err[512];
     struct rpt_db *db;
-    int rc = rpt_db_read(path, &db, err, sizeof err);
+    int rc;
 
+    if (is_measurements(path)) {
+        fprintf(stderr,
+                "csprof-report: %s holds measurement files: run csprof-prof %s -o DB first, then "
+                "csprof-report DB\n",
+                path, path);
+        exit(1);
+    }
+    rc = rpt_db_read(path, &db, err, sizeof err);
     if (rc != RPT_OK) {
         fprintf(stderr, "csprof-report: %s\n", err[0] ? err : rpt_strerror(rc));
         exit(1);
     }
     return db;
+}
+
+/* --focus RE that keeps nothing of @t (only its root): say so, exit 1, as grep does. */
+static void
+check_focus(const struct options *o, const struct rpt_tree *t, const char *db)
+{
+    if (o->vo.focus != NULL && t->nnodes < 2) {
+        fprintf(stderr, "csprof-report: --focus '%s': no frame of %s matches\n", o->vo.focus, db);
+        exit(1);
+    }
 }
 
 static int
@@ -352,7 +531,7 @@ main(int argc, char **argv)
     struct rpt_tree *t, *view = NULL;
     FILE *out = stdout;
     struct rpt_formula *derived = NULL;
-    int col, rc = 0, dm;
+    int col, rc = 0, dm, status = 0;
 
     parse_options(argc, argv, &o);
     db = load(argv[argc - 1]);
@@ -426,6 +605,8 @@ main(int argc, char **argv)
             return 1;
         tb = build(base, &o, names);
         tc = build(db, &o, names);
+        if (tb->nnodes < 2)
+            check_focus(&o, tc, db->path);
         col = column_of(base, tb, o.metric);
         if (rpt_tree_union(tb, tc, &uni, err, sizeof err) != RPT_OK) {
             fprintf(stderr, "csprof-report: --diff: %s\n", err[0] ? err : "out of memory");
@@ -438,7 +619,10 @@ main(int argc, char **argv)
         to.view = "diff";
         to.column = col;
         to.tree = true;
+        to.significant = o.significant;
         rc = export_diff(uni, flat, &to, base->path, db->path, out);
+        if (rc == 0 && fflush(out) == 0)
+            status = check_fail_if(&o, uni, flat, col, o.sort != EXP_SORT_EXCLUSIVE);
         rpt_tree_free(flat);
         rpt_tree_free(uni);
         rpt_tree_free(tc);
@@ -448,6 +632,7 @@ main(int argc, char **argv)
     }
 
     t = build(db, &o, NULL);
+    check_focus(&o, t, db->path);
     if (rpt_db_find_metric(db, o.metric) < 0 && (dm = rpt_db_find_derived(db, o.metric)) >= 0) {
         /* a derived metric: two more columns beside the first event */
         char err[512] = "";
@@ -527,7 +712,7 @@ out_close:
     }
     rpt_db_free(base);
     rpt_db_free(db);
-    return 0;
+    return status;
 oom:
     fprintf(stderr, "csprof-report: out of memory\n");
     return 1;

@@ -8,7 +8,8 @@
  *   csprof-struct [-o FILE] [-n] [-j N] [-v] BINARY
  *
  * Exit status: 0 on success (also for stripped binaries and binaries
- * without DWARF, which give procedures only and one note on stderr),
+ * without DWARF, which give procedures only and one note on stderr that
+ * names the debug file looked for and the Debian -dbgsym package),
  * 1 when BINARY or FILE cannot be used (one line on stderr), 2 on a usage
  * error.  Tool code: runs outside the profiled program.
  */
@@ -39,7 +40,8 @@ usage(FILE *f)
             "                     the output does not depend on N\n"
             "  -d, --debug-dir DIR  root of separate debug files (DIR/.build-id/xx/\n"
             "                     yyyy.debug, DIR/<binary's directory>/<debuglink>);\n"
-            "                     default $CSPROF_DEBUG_DIR, else /usr/lib/debug\n"
+            "                     default $CSPROF_DEBUG_DIR, else /usr/lib/debug; then\n"
+            "                     debuginfod servers when DEBUGINFOD_URLS is set\n"
             "  -v, --verbose      print a summary of what was found on standard error\n"
             "  -h, --help         show this help and exit\n"
             "  -V, --version      show the version and exit\n",
@@ -174,8 +176,14 @@ main(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", PROG, err[0] ? err : struct_strerror(rc));
         return 1;
     }
-    if (note != NULL)
+    if (struct_note_no_dwarf(note)) { /* one line: what is missing, and what would name it */
+        char hint[2048];
+
+        fprintf(stderr, "%s: %s: note: %s; %s\n", PROG, binary, note,
+                struct_debug_hint(binary, struct_module_build_id(m), &opt, hint, sizeof(hint)));
+    } else if (note != NULL) {
         fprintf(stderr, "%s: %s: note: %s\n", PROG, binary, note);
+    }
     st = struct_module_stats(m);
     if (st->bad_bytes > 0)
         fprintf(stderr, "%s: %s: warning: %zu bytes of code did not decode as instructions\n", PROG,

@@ -576,7 +576,7 @@ test_round_trip(void **state)
     /* The layout, as documented. */
     assert_memory_equal(b, "CSPROFM\0", 8);
     assert_int_equal(get32(b + 8), FMT_VERSION);
-    assert_int_equal(get32(b + 12), 1); /* minor 1: the optional RECORD section exists */
+    assert_int_equal(get32(b + 12), 2); /* minor 2: the optional RUN section exists */
     n = t_sections(b, len, sec, 16);
     assert_int_equal(n, 6);
     for (uint32_t i = 0; i < 6; i++) {
@@ -601,6 +601,105 @@ test_round_trip(void **state)
     fmt_profile_free(pb);
     fmt_profile_free(NULL);
     free(b);
+    unlink(path);
+    spec_free(&s);
+}
+
+/*
+ * The run id (minor 2): a RUN section right after IDENT, read back into header.run_id and
+ * found by fmt_peek_run_id() also behind a hole of zeros; a file without one reads as "" and
+ * peeks as 0; the writer refuses an overlong id; the reader a second RUN section.
+ */
+static void
+test_run_id(void **state)
+{
+    static const char id[] = "mpi-0123456789abcdef";
+    char path[4096], err[512] = "", got[FMT_RUN_ID_MAX + 1], longid[FMT_RUN_ID_MAX + 2];
+    struct fmt_profile *p = NULL;
+    uint64_t start_ns = 0;
+    struct sec sec[16];
+    struct spec s;
+    uint8_t *b, *twice;
+    size_t len, n;
+    int fd;
+
+    (void)state;
+    spec_make(&s, 50, 3);
+    s.h.run_id = id;
+    b = spec_bytes(&s, &len, path, sizeof path);
+    n = t_sections(b, len, sec, 16);
+    assert_int_equal(n, 7);
+    assert_int_equal(sec[0].kind, 1);
+    assert_int_equal(sec[1].kind, 8); /* RUN, right after IDENT */
+    assert_int_equal(sec[1].flags, 0);
+    assert_int_equal(sec[1].len, 4 + strlen(id));
+    assert_int_equal(get32(b + sec[1].payload), strlen(id));
+    assert_int_equal(fmt_read_file(path, &p, err, sizeof err), FMT_OK);
+    assert_string_equal(p->header.run_id, id);
+    compare(&s, p);
+    fmt_profile_free(p);
+    assert_int_equal(fmt_peek_run_id(path, got, sizeof got, &start_ns, err, sizeof err), 1);
+    assert_string_equal(got, id);
+    assert_int_equal(start_ns, s.h.start_ns);
+    /* behind a hole (a checkpoint slot never written): found at the next multiple of 8 */
+    fd = open(path, O_WRONLY | O_TRUNC);
+    {
+        static const uint8_t zeros[4096];
+
+        assert_int_equal(write(fd, zeros, sizeof zeros), (ssize_t)sizeof zeros);
+    }
+    assert_int_equal(write(fd, b, len), (ssize_t)len);
+    close(fd);
+    got[0] = 'x';
+    assert_int_equal(fmt_peek_run_id(path, got, sizeof got, NULL, err, sizeof err), 1);
+    assert_string_equal(got, id);
+    /* a second RUN section: corrupt (the two RUN sections hold the same id; CRC recomputed) */
+    twice = malloc(len + sec[1].len + 16);
+    assert_non_null(twice);
+    memcpy(twice, b, sec[2].at);
+    memcpy(twice + sec[2].at, b + sec[1].at, 16 + sec[1].len);
+    memcpy(twice + sec[2].at + 16 + sec[1].len, b + sec[2].at, len - sec[2].at);
+    {
+        size_t tl = len + 16 + sec[1].len, end = tl - 12;
+        uint32_t crc = 0;
+        struct sec ts[16];
+        size_t tn = t_sections(twice, tl, ts, 16);
+
+        for (size_t i = 0; i + 1 < tn; i++)
+            crc = t_crc32(crc, twice + ts[i].payload, ts[i].len);
+        put64(twice + end, tl);
+        put32(twice + end + 8, crc);
+        assert_int_equal(fmt_read_buffer(twice, tl, "twice", &p, err, sizeof err), FMT_ECORRUPT);
+        assert_non_null(strstr(err, "a second RUN section"));
+    }
+    free(twice);
+    free(b);
+    /* without a run id: no RUN section, "" on reading, 0 from the peek */
+    s.h.run_id = "";
+    b = spec_bytes(&s, &len, path, sizeof path);
+    assert_int_equal(t_sections(b, len, sec, 16), 6);
+    assert_int_equal(fmt_read_file(path, &p, err, sizeof err), FMT_OK);
+    assert_string_equal(p->header.run_id, "");
+    fmt_profile_free(p);
+    assert_int_equal(fmt_peek_run_id(path, got, sizeof got, NULL, err, sizeof err), 0);
+    assert_string_equal(got, "");
+    free(b);
+    /* not a measurement file, and an empty one */
+    fd = open(path, O_WRONLY | O_TRUNC);
+    assert_int_equal(write(fd, "garbage!garbage!", 16), 16);
+    close(fd);
+    assert_int_equal(fmt_peek_run_id(path, got, sizeof got, NULL, err, sizeof err), FMT_EMAGIC);
+    fd = open(path, O_WRONLY | O_TRUNC);
+    close(fd);
+    assert_int_equal(fmt_peek_run_id(path, got, sizeof got, NULL, err, sizeof err), FMT_ETRUNC);
+    unlink(path);
+    /* an id over FMT_RUN_ID_MAX bytes is the writer's caller's error */
+    memset(longid, 'a', sizeof longid - 1);
+    longid[sizeof longid - 1] = '\0';
+    s.h.run_id = longid;
+    fd = tmp_fd(path, sizeof path);
+    assert_int_equal(write_spec(&s, fd), FMT_EINVAL);
+    close(fd);
     unlink(path);
     spec_free(&s);
 }
@@ -1715,6 +1814,7 @@ main(void)
         cmocka_unit_test(test_dump),
         cmocka_unit_test(test_strerror),
         cmocka_unit_test(test_records),
+        cmocka_unit_test(test_run_id),
     };
     int ntests = (int)(sizeof tests / sizeof tests[0]);
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
