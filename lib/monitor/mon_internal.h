@@ -213,6 +213,13 @@ CSP_SIGSAFE bool mon_shadow_reserve(struct mon_thread *td, size_t n);
 /* This thread's state, NULL before set-up.  [async-signal-safe] */
 CSP_SIGSAFE struct mon_thread *mon_thread_self(void);
 
+/*
+ * One system call @nr with six argument words, by the architecture's instruction
+ * (arch/<cpu>/rawsys_sig.c): the kernel's return value, a negative errno on failure; errno is
+ * not set.  [async-signal-safe]
+ */
+CSP_SIGSAFE long mon_raw_syscall(long nr, long a1, long a2, long a3, long a4, long a5, long a6);
+
 /* Make @td this thread's state (NULL to detach).  [async-signal-safe] */
 CSP_SIGSAFE void mon_thread_set_self(struct mon_thread *td);
 

@@ -27,6 +27,7 @@
  * errno is the real function's.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -134,7 +135,14 @@ count_io(bool reading, long long n, uintptr_t caller)
 CSP_EXPORT ssize_t
 read(int fd, void *buf, size_t n)
 {
+    struct mon_thread *td = mon_thread_self();
     ssize_t r;
+
+    if (td != NULL && td->in_unwind) {
+        /* libunwind's memory validation draining its pipe during a walk (unwind_guard_sig.c) */
+        errno = EAGAIN;
+        return -1;
+    }
 
     if (!mon_sync_io_on && real_read != NULL)
         return real_read(fd, buf, n); /* a tail call: no csprof frame in the program's stacks */
