@@ -675,8 +675,13 @@ trust_print(FILE *out, const char *prefix, const struct trust_run *r, const stru
         addf(line, sizeof(line), "; %.1f%% of %s's %s recorded, %.1f%% of it in the kernel",
              pct((double)te->l.recorded, (double)te->l.measured), te->name, measure_name(te),
              pct((double)te->l.kernel, (double)te->l.recorded));
-    if (over >= 0)
+    /* (a share of a run of little CPU time, as a sleeping REALTIME run's, reads as an alarm
+     * and says nothing: the time itself then, as the verdict's threshold above) */
+    if (over >= 0 && r->cpu_ns >= 100000000u)
         addf(line, sizeof(line), "; csprof's handler and writer %.2f%% of the CPU time", over);
+    else if (over >= 0)
+        addf(line, sizeof(line), "; csprof's handler and writer %.3f ms of %.3f ms of CPU time",
+             (double)over / 100 * (double)r->cpu_ns / 1e6, (double)r->cpu_ns / 1e6);
     if (!r->rooted_known)
         addf(line, sizeof(line), " (csprof-prof judges the call paths)");
     wrap(out, prefix, "  ", "    ", line);

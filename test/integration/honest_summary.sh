@@ -17,6 +17,9 @@ csrun -e REALTIME -o mrt sleep 1 2> rt.err; rc=$?
 check "csrun -e REALTIME sleep 1 exits 0 ($rc)" [ "$rc" -eq 0 ]
 check "its verdict is trustworthy: $(grep 'trust:' rt.err)" grep -q '^csprof: trust: measurement trustworthy' rt.err
 check "no alarm: no DOUBTFUL, shortfall or missing samples" sh -c "! grep -Eiq 'doubtful|shortfall|missing|could not be sampled' rt.err"
+# (csprof's own 1 ms is a large share of a sleep's 2 ms of CPU time: said as times, not a share)
+check "no alarm: csprof's time over a run of little CPU time is no share of it" \
+    sh -c "! tr '\n' ' ' < rt.err | grep -q 'handler and writer [0-9.]*% of the CPU time'"
 line=$(grep '^csprof: REALTIME@5000' rt.err)
 periods=$(echo "$line" | sed -n 's/.*; they carry \([0-9]*\) periods: a waiting thread.s timer expirations are merged into its next sample$/\1/p')
 check "the rate line says the few samples carry the periods of the sleep: $line" \
