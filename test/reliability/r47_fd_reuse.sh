@@ -24,8 +24,10 @@ for ((r = 1; r <= runs; r++)); do
     # the child: the record with the most samples in its tree
     read -r rec tree < <(sort -k5,5n m$r.rec | tail -1 | awk '{ print $1, $5 }')
     n=$(rel_samples_in "$rec" ./fdre burn main)
+    # (>= 60 %: the rest is its closing of 950 descriptors and its pipes, 18 % at CPUTIME@200
+    # on a shared CPU; a walk whose reads all fail validation puts none there)
     check "run $r: the child's samples are in burn under main ($n of ${tree:-0})" \
-        rel_ratio_ge "${n:-0}" "${tree:-0}" 0.9
+        rel_ratio_ge "${n:-0}" "${tree:-0}" 0.6
     # (at least 20: closing every descriptor also closes the child's perf task clock, and
     # sampling in that process stops after some tens of samples -- the trust report counts
     # the rest as "not counted by the task clock"; docs/trust.md)
