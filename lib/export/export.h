@@ -87,10 +87,12 @@ int export_diff(const struct rpt_tree *uni, const struct rpt_tree *flat,
 /* Folded stacks: "root;...;leaf N" for every node with self cost in column @col. */
 int export_folded(const struct rpt_tree *t, int col, FILE *out);
 
-/* pprof profile.proto, gzipped; one sample type per column, samples leaf first. */
-int export_pprof(const struct rpt_tree *t, FILE *out);
+/* pprof profile.proto, gzipped; one sample type per column, samples leaf first;
+ * column @col's is the default sample type. */
+int export_pprof(const struct rpt_tree *t, int col, FILE *out);
 
-/* speedscope JSON file: one evented profile for column @col. */
+/* speedscope JSON file: one sampled profile for column @col (a stack per node with own
+ * cost, weighted by it). */
 int export_speedscope(const struct rpt_tree *t, int col, FILE *out);
 
 /*

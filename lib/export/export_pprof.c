@@ -10,7 +10,9 @@
  * Location per (frame name, line): the leaf's line is its declaration, a
  * caller's line is the call site of the frame below it; one Function per
  * frame name.  The root's own cost is a sample at a frame named after the
- * program, as in the other exports.  Tool code.
+ * program, as in the other exports.  default_sample_type is the chosen
+ * column's event, so that pprof shows the metric the report was asked for.
+ * Tool code.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -97,6 +99,7 @@ enum {
     P_PERIOD_TYPE = 11,
     P_PERIOD = 12,
     P_COMMENT = 13,
+    P_DEFAULT_SAMPLE_TYPE = 14,
 };
 
 struct loc_key {
@@ -151,12 +154,13 @@ location(struct pp *p, uint32_t node, int32_t line)
 }
 
 int
-export_pprof(const struct rpt_tree *t, FILE *out)
+export_pprof(const struct rpt_tree *t, int col, FILE *out)
 {
     struct pp p;
     struct buf strings = {0}, packed = {0}, gz = {0};
     uint32_t maxname = 0;
     int nv = t->nvalues, rc = -1;
+    int64_t dflt = 0; /* string index of column @col's event */
     z_stream zs;
 
     memset(&p, 0, sizeof p);
@@ -186,7 +190,10 @@ export_pprof(const struct rpt_tree *t, FILE *out)
             u = "count";
         else if (strcmp(u, "ns") == 0)
             u = "nanoseconds";
-        field_varint(&p.sub, 1, (uint64_t)add_string(&p, &strings, m->event));
+        int64_t ev = add_string(&p, &strings, m->event);
+        if (c == col)
+            dflt = ev;
+        field_varint(&p.sub, 1, (uint64_t)ev);
         field_varint(&p.sub, 2, (uint64_t)add_string(&p, &strings, u));
         field_msg(&p.out, P_SAMPLE_TYPE, &p.sub);
     }
@@ -260,6 +267,8 @@ export_pprof(const struct rpt_tree *t, FILE *out)
         field_varint(&p.sub, 2, 2);
         field_msg(&p.out, P_PERIOD_TYPE, &p.sub);
     }
+    if (dflt != 0)
+        field_varint(&p.out, P_DEFAULT_SAMPLE_TYPE, (uint64_t)dflt);
     if (p.out.oom || p.sub.oom || packed.oom) {
         errno = ENOMEM;
         goto out_free;

@@ -2,14 +2,16 @@
 /*
  * export_speedscope.c -- speedscope's JSON file format
  * (https://www.speedscope.app/file-format-schema.json): shared frames and
- * one "evented" profile of one metric, whose open/close events walk the
- * calling-context tree depth first with "at" = the running sum of cost, as
- * speedscope's own exporters lay out aggregated trees.  Tool code.
+ * one "sampled" profile of one metric, so that speedscope opens on the
+ * profile (its left-heavy and sandwich views), not on a timeline that never
+ * happened.  Tool code.
  *
- * A node opens at t, its own cost comes first, then its children; it
- * closes at t + inclusive.  Nodes with no cost are left out.  Values are in
- * the metric's raw unit, so endValue is the same integer total as the
- * other exports.
+ * Each calling context with own cost is one stack ("samples": frame
+ * indices, outermost first) with its own cost as weight ("weights", in the
+ * metric's raw unit), depth first; a node with no cost is left out.  The
+ * root's own cost is a stack of one frame named after the program, like the
+ * other exports.  endValue is the sum of the weights: the same integer
+ * total as the other exports.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -24,48 +26,81 @@ struct ss {
     int64_t *frame_of_name; /* name id -> frame index + 1 */
     uint32_t *frames;       /* frame index -> a node that has the name */
     size_t nframes;
-    bool first;
+    size_t *stack; /* frame indices of the path being walked */
 };
 
-static int64_t incl_raw(const struct ss *s, uint32_t n);
+enum ss_pass { SS_SUM, SS_SAMPLES, SS_WEIGHTS };
 
-/* Inclusive in raw units as the sum of the rounded self values below. */
+/* Own cost of @n in raw units, negative rounding noise as 0. */
 static int64_t
-incl_raw(const struct ss *s, uint32_t n)
+self_raw(const struct ss *s, uint32_t n)
 {
     int64_t v = exp_raw(s->t, s->col, rpt_self(s->t, n, s->col));
 
-    if (v < 0)
-        v = 0;
-    for (uint32_t c = s->t->nodes[n].first_child; c != 0; c = s->t->nodes[c].next_sibling)
-        v += incl_raw(s, c);
-    return v;
+    return v > 0 ? v : 0;
 }
 
-static void
-event(struct ss *s, char type, size_t frame, int64_t at)
+static size_t
+frame_of(const struct ss *s, uint32_t n)
 {
-    fprintf(s->out, "%s{\"type\":\"%c\",\"frame\":%zu,\"at\":%lld}", s->first ? "" : ",\n", type,
-            frame, (long long)at);
-    s->first = false;
+    return (size_t)s->frame_of_name[s->t->nodes[n].name] - 1;
 }
 
+/* One sample: the stack of @depth frames or its weight @v. */
+static void
+sample(struct ss *s, enum ss_pass pass, size_t depth, int64_t v, bool *first)
+{
+    if (pass == SS_SAMPLES) {
+        fputs(*first ? "[" : ",\n[", s->out);
+        for (size_t i = 0; i < depth; i++)
+            fprintf(s->out, i ? ",%zu" : "%zu", s->stack[i]);
+        fputc(']', s->out);
+    } else if (pass == SS_WEIGHTS) {
+        fprintf(s->out, *first ? "%lld" : ",%lld", (long long)v);
+    }
+    *first = false;
+}
+
+/*
+ * The samples in the same order in every pass: the root's own cost, then
+ * the nodes below it depth first (iteratively: trees of deep recursion).
+ * Writes the stacks or the weights; returns the sum of the weights.
+ */
 static int64_t
-walk(struct ss *s, uint32_t n, int64_t at)
+samples(struct ss *s, enum ss_pass pass)
 {
     const struct rpt_tree *t = s->t;
-    int64_t self = exp_raw(t, s->col, rpt_self(t, n, s->col)), end;
-    size_t frame = (size_t)s->frame_of_name[t->nodes[n].name] - 1;
+    int64_t sum = 0, v;
+    size_t depth = 0;
+    bool first = true;
+    uint32_t n;
 
-    if (self < 0)
-        self = 0;
-    event(s, 'O', frame, at);
-    end = at + self;
-    for (uint32_t c = t->nodes[n].first_child; c != 0; c = t->nodes[c].next_sibling)
-        if (incl_raw(s, c) > 0)
-            end = walk(s, c, end);
-    event(s, 'C', frame, end);
-    return end;
+    if ((v = self_raw(s, 0)) > 0) {
+        s->stack[0] = frame_of(s, 0);
+        sample(s, pass, 1, v, &first);
+        sum += v;
+    }
+    n = t->nodes[0].first_child;
+    while (n != 0) {
+        s->stack[depth++] = frame_of(s, n);
+        if ((v = self_raw(s, n)) > 0) {
+            sample(s, pass, depth, v, &first);
+            sum += v;
+        }
+        if (t->nodes[n].first_child != 0) {
+            n = t->nodes[n].first_child;
+            continue;
+        }
+        while (n != 0 && t->nodes[n].next_sibling == 0) {
+            n = t->nodes[n].parent;
+            depth--;
+        }
+        if (n == 0)
+            break;
+        depth--;
+        n = t->nodes[n].next_sibling;
+    }
+    return sum;
 }
 
 static const char *
@@ -92,18 +127,19 @@ speedscope_unit(const struct rpt_tree *t, int col)
 int
 export_speedscope(const struct rpt_tree *t, int col, FILE *out)
 {
-    struct ss s = {t, col, out, NULL, NULL, 0, true};
+    struct ss s = {t, col, out, NULL, NULL, 0, NULL};
     uint32_t maxname = 0;
-    int64_t total, at = 0;
 
     for (uint32_t n = 0; n < t->nnodes; n++)
         if (t->nodes[n].name > maxname)
             maxname = t->nodes[n].name;
     s.frame_of_name = calloc((size_t)maxname + 1, sizeof *s.frame_of_name);
     s.frames = malloc((size_t)t->nnodes * sizeof *s.frames);
-    if (s.frame_of_name == NULL || s.frames == NULL) {
+    s.stack = malloc(((size_t)t->nnodes + 1) * sizeof *s.stack);
+    if (s.frame_of_name == NULL || s.frames == NULL || s.stack == NULL) {
         free(s.frame_of_name);
         free(s.frames);
+        free(s.stack);
         errno = ENOMEM;
         return -1;
     }
@@ -131,25 +167,16 @@ export_speedscope(const struct rpt_tree *t, int col, FILE *out)
         }
         fputc('}', out);
     }
-    total = incl_raw(&s, 0);
-    fputs("]},\n\"profiles\":[{\"type\":\"evented\",\"name\":", out);
+    fputs("]},\n\"profiles\":[{\"type\":\"sampled\",\"name\":", out);
     exp_json_str(out, t->db->metrics[t->metric_of[col]].event);
-    fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%lld,\"events\":[\n",
-            speedscope_unit(t, col), (long long)total);
-    /* the root's own cost is a frame named after the program, like the other exports */
-    {
-        int64_t self = exp_raw(t, col, rpt_self(t, 0, col));
-        if (self > 0) {
-            event(&s, 'O', (size_t)s.frame_of_name[t->nodes[0].name] - 1, 0);
-            event(&s, 'C', (size_t)s.frame_of_name[t->nodes[0].name] - 1, self);
-            at = self;
-        }
-    }
-    for (uint32_t c = t->nodes[0].first_child; c != 0; c = t->nodes[c].next_sibling)
-        if (incl_raw(&s, c) > 0)
-            at = walk(&s, c, at);
+    fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%lld,\n\"samples\":[\n",
+            speedscope_unit(t, col), (long long)samples(&s, SS_SUM));
+    samples(&s, SS_SAMPLES);
+    fputs("],\n\"weights\":[", out);
+    samples(&s, SS_WEIGHTS);
     fputs("]}]}\n", out);
     free(s.frame_of_name);
     free(s.frames);
+    free(s.stack);
     return ferror(out) ? -1 : 0;
 }

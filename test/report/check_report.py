@@ -12,14 +12,18 @@ Each subcommand reads one output, checks its invariants, prints one number
                         no empty frame); prints the sum of N
   speedscope FILE [SCHEMA]  validates against speedscope's file-format-schema.json when
                         SCHEMA is given and python3-jsonschema is installed, else against the
-                        documented schema by hand; events balanced, 'at' non-decreasing;
-                        prints endValue
+                        documented schema by hand; one "sampled" profile (speedscope opens
+                        it on the profile, not a timeline): stacks of frames in range, one
+                        positive integer weight per stack, startValue 0, endValue = the sum of
+                        the weights; prints endValue
+  pprof-default FILE    a gzipped profile.proto, decoded here: prints its default_sample_type
+                        (the string it indexes; fails when unset or not a sample type's)
   callgrind-annotate TEXT  callgrind_annotate output: prints the PROGRAM TOTALS of the first event
   callgrind-incl TEXT NAME  callgrind_annotate --inclusive=yes: prints NAME's inclusive cost
   flat-incl JSON NAME   flat table: prints NAME's inclusive value
   paths TREE FORMAT FILE   the calling-context paths of an export, rebuilt from FILE
-                        (FORMAT folded: its lines split on ';'; speedscope: the stacks of
-                        its open/close events; pprof-traces: 'go tool pprof -traces'
+                        (FORMAT folded: its lines split on ';'; speedscope: each stack of
+                        the sampled profile, outermost frame first, with its weight; pprof-traces: 'go tool pprof -traces'
                         output), each with its exclusive value, equal path by path to those
                         of TREE (top-down JSON of the same metric and transforms,
                         --threshold 0) in the export's raw unit; prints the number of paths
@@ -131,21 +135,22 @@ def speedscope_by_hand(d):
     typ(d.get("profiles"), list, "profiles")
     for p in d["profiles"]:
         typ(p, dict, "profile")
-        if p.get("type") != "evented":
-            fail("speedscope: profile type %r (this exporter writes evented)" % p.get("type"))
+        if p.get("type") != "sampled":
+            fail("speedscope: profile type %r (this exporter writes sampled)" % p.get("type"))
         for k in ("name",):
             typ(p.get(k), str, "profile " + k)
         if p.get("unit") not in UNITS:
             fail("speedscope: unit %r" % p.get("unit"))
         for k in ("startValue", "endValue"):
             typ(p.get(k), (int, float), "profile " + k)
-        typ(p.get("events"), list, "events")
-        for e in p["events"]:
-            typ(e, dict, "event")
-            if e.get("type") not in ("O", "C"):
-                fail("speedscope: event type %r" % e.get("type"))
-            typ(e.get("frame"), (int, float), "event frame")
-            typ(e.get("at"), (int, float), "event at")
+        typ(p.get("samples"), list, "samples")
+        typ(p.get("weights"), list, "weights")
+        for st in p["samples"]:
+            typ(st, list, "sample")
+            for f in st:
+                typ(f, (int, float), "sample frame")
+        for w in p["weights"]:
+            typ(w, (int, float), "weight")
 
 
 def cmd_speedscope(path, schema=None):
@@ -167,22 +172,23 @@ def cmd_speedscope(path, schema=None):
             validated = True
     speedscope_by_hand(d)
     nframes = len(d["shared"]["frames"])
-    for p in d["profiles"]:
-        stack, last = [], p["startValue"]
-        for e in p["events"]:
-            if not 0 <= e["frame"] < nframes:
-                fail("speedscope: frame %r out of range" % e["frame"])
-            if e["at"] < last:
-                fail("speedscope: 'at' decreases (%r after %r)" % (e["at"], last))
-            last = e["at"]
-            if e["type"] == "O":
-                stack.append(e["frame"])
-            elif not stack or stack.pop() != e["frame"]:
-                fail("speedscope: close of frame %r does not match the open one" % e["frame"])
-        if stack:
-            fail("speedscope: %d frames left open" % len(stack))
-        if last > p["endValue"]:
-            fail("speedscope: events end at %r after endValue %r" % (last, p["endValue"]))
+    if len(d["profiles"]) != 1 or d.get("activeProfileIndex", 0) != 0:
+        fail("speedscope: %d profiles, active %r (one metric: one profile)"
+             % (len(d["profiles"]), d.get("activeProfileIndex")))
+    p = d["profiles"][0]
+    if len(p["samples"]) != len(p["weights"]):
+        fail("speedscope: %d stacks, %d weights" % (len(p["samples"]), len(p["weights"])))
+    if not p["samples"]:
+        fail("speedscope: no samples")
+    for st in p["samples"]:
+        if not st or any(not isinstance(f, int) or not 0 <= f < nframes for f in st):
+            fail("speedscope: stack %r: empty or a frame out of range" % st)
+    for w in p["weights"]:
+        if not isinstance(w, int) or w <= 0:
+            fail("speedscope: weight %r (integers in the raw unit, only stacks with a cost)" % w)
+    if p["startValue"] != 0 or p["endValue"] != sum(p["weights"]):
+        fail("speedscope: startValue %r, endValue %r, weights sum to %r"
+             % (p["startValue"], p["endValue"], sum(p["weights"])))
     sys.stderr.write("speedscope: %s\n" % ("validated against the npm package's schema"
                                              if validated else "checked against the documented schema"))
     print(d["profiles"][0]["endValue"])
@@ -432,26 +438,68 @@ def folded_paths(path):
 
 
 def speedscope_paths(path):
-    """The time each stack of open frames spends on top, between consecutive events."""
+    """Each stack of the sampled profile (outermost frame first) with its weight."""
     d = load(path)
     frames = [fr["name"] for fr in d["shared"]["frames"]]
     if len(d["profiles"]) != 1:
         fail("%s: %d profiles (one metric: one profile)" % (path, len(d["profiles"])))
-    got, stack, last = {}, [], d["profiles"][0]["startValue"]
-    for e in d["profiles"][0]["events"]:
-        if not 0 <= e["frame"] < len(frames):
-            fail("%s: frame %r out of range" % (path, e["frame"]))
-        if stack and e["at"] != last:
-            p = tuple(frames[f] for f in stack)
-            got[p] = got.get(p, 0) + e["at"] - last
-        last = e["at"]
-        if e["type"] == "O":
-            stack.append(e["frame"])
-        elif not stack or stack.pop() != e["frame"]:
-            fail("%s: close of frame %r does not match the open one" % (path, e["frame"]))
-    if stack:
-        fail("%s: %d frames left open" % (path, len(stack)))
+    p = d["profiles"][0]
+    if p.get("type") != "sampled" or len(p["samples"]) != len(p["weights"]):
+        fail("%s: not a sampled profile with one weight per stack" % path)
+    got = {}
+    for st, w in zip(p["samples"], p["weights"]):
+        if any(not 0 <= f < len(frames) for f in st):
+            fail("%s: stack %r: frame out of range" % (path, st))
+        k = tuple(frames[f] for f in st)
+        got[k] = got.get(k, 0) + w
     return got
+
+
+def proto_fields(buf):
+    """A protobuf message's fields as (number, value): wire types 0 (an int) and 2 (bytes)."""
+    i, out = 0, []
+
+    def varint():
+        nonlocal i
+        v, sh = 0, 0
+        while True:
+            if i >= len(buf):
+                fail("profile.proto: truncated varint")
+            b = buf[i]
+            i += 1
+            v |= (b & 0x7F) << sh
+            sh += 7
+            if b < 0x80:
+                return v
+    while i < len(buf):
+        key = varint()
+        if key & 7 == 0:
+            out.append((key >> 3, varint()))
+        elif key & 7 == 2:
+            n = varint()
+            if i + n > len(buf):
+                fail("profile.proto: field %d runs past the end" % (key >> 3))
+            out.append((key >> 3, buf[i:i + n]))
+            i += n
+        else:
+            fail("profile.proto: wire type %d (the exporter writes 0 and 2)" % (key & 7))
+    return out
+
+
+def cmd_pprof_default(path):
+    """profile.proto: sample_type = 1 (ValueType: type = 1), string_table = 6,
+    default_sample_type = 14."""
+    import gzip
+    with gzip.open(path, "rb") as f:
+        fields = proto_fields(f.read())
+    strings = [v.decode("utf-8") for k, v in fields if k == 6]
+    types = [dict(proto_fields(v)).get(1, 0) for k, v in fields if k == 1]
+    dflt = [v for k, v in fields if k == 14]
+    if not dflt or dflt[-1] == 0:
+        fail("%s: no default_sample_type (pprof would show the last sample type)" % path)
+    if not 0 < dflt[-1] < len(strings) or dflt[-1] not in types:
+        fail("%s: default_sample_type %d is no sample type's name" % (path, dflt[-1]))
+    print(strings[dflt[-1]])
 
 
 PPROF_SEP = re.compile(r"^-+\+-+$")
@@ -664,7 +712,7 @@ def main():
             "diff-zero": cmd_diff_zero, "diff-stats": cmd_diff_stats, "names": cmd_names,
             "thread-stats": cmd_thread_stats, "same-rows": cmd_same_rows,
             "paths": cmd_paths, "callgrind-tree": cmd_callgrind_tree,
-            "callgrind-edge": cmd_callgrind_edge}
+            "callgrind-edge": cmd_callgrind_edge, "pprof-default": cmd_pprof_default}
     if len(sys.argv) < 3 or sys.argv[1] not in cmds:
         fail("usage: check_report.py %s ARGS" % "|".join(cmds))
     cmds[sys.argv[1]](*sys.argv[2:])

@@ -5,9 +5,11 @@
 # the top-down tree td.json and flat view flat.json of the same metric and
 # transforms, and 'what': the metric and the transforms), read by the format's
 # own tool and compared with the tree:
-#  pprof      go tool pprof -traces: every sample's stack (leaf first) and value
-#             = a calling-context path of the tree and its exclusive value,
-#             path by path (check_report.py paths ... pprof-traces);
+#  pprof      go tool pprof -traces, with no -sample_index: the metric shown is
+#             the profile's default sample type, the one the export was asked
+#             for; every sample's stack (leaf first) and value = a
+#             calling-context path of the tree and its exclusive value, path by
+#             path (check_report.py paths ... pprof-traces);
 #  callgrind  callgrind_annotate --tree=calling: PROGRAM TOTALS, each function's
 #             self cost, each caller -> callee edge's cost and call count, each
 #             function's inclusive cost = the tree's and the flat view's
@@ -58,11 +60,14 @@ for dir in $(cd "$keep" 2> /dev/null && ls -d */* | sort -t/ -k1,1 -k2,2n); do
     pprof)
         # -symbolize=none: names as written (symbolization demangles and shortens
         # names that look like C++, '</script><b>' to '[h]'); the exporter sets
-        # has_functions.  -unit=ns: integral nanoseconds, not '1.23s'.
-        HOME=${HOME:-$work} go tool pprof -symbolize=none -traces -unit=ns -sample_index="$m" \
+        # has_functions.  -unit=ns: integral nanoseconds, not '1.23s'.  No
+        # -sample_index: pprof shows the default sample type, which must be $m.
+        HOME=${HOME:-$work} go tool pprof -symbolize=none -traces -unit=ns \
             "$d/out.pb.gz" > traces.txt 2>&1
         grep -q '^Type: ' traces.txt || head -n 5 traces.txt
         check "[$what] go tool pprof -traces reads the profile" grep -q '^Type: ' traces.txt
+        check "[$what] go tool pprof shows the chosen metric by default (Type: $m)" \
+            grep -qx "Type: $m" traces.txt
         n=$($CHECK paths "$d/td.json" pprof-traces traces.txt); rc=$?
         [ $rc -eq 0 ] && n=" ($n paths)" || { echo "$n"; n=; }
         check "[$what] pprof: every sample's stack = a path of the tree, with its exclusive value$n" \

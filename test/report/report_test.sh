@@ -68,16 +68,17 @@ paths_agree() {
     echo "  $out paths, each = the tree's"
 }
 
-# keep_exports DIR DB [TRANSFORM...]: the pprof and callgrind exports (all metrics)
-# into DIR, with td.json and flat.json.
+# keep_exports DIR DB METRIC [TRANSFORM...]: the pprof (all metrics, METRIC the
+# default sample type) and callgrind exports into DIR, with td.json and flat.json.
 keep_exports() {
-    local dir=$1 db=$2; shift 2
-    mkdir -p "$dir" && $R --format pprof -o "$dir/out.pb.gz" "$@" "$db" &&
+    local dir=$1 db=$2 m=$3; shift 3
+    mkdir -p "$dir" && $R --metric "$m" --format pprof -o "$dir/out.pb.gz" "$@" "$db" &&
         $R --format callgrind -o "$dir/out.callgrind" "$@" "$db" && cp td.json flat.json "$dir/"
 }
 
 # formats_agree DB METRIC [TRANSFORM...]: every view and format has the same total;
-# folded and speedscope have the tree's paths; the pprof and callgrind exports are
+# folded and speedscope (its sampled profile's stacks and weights) have the tree's
+# paths; pprof's default sample type is METRIC; the pprof and callgrind exports are
 # kept in $keep/N/ with the tree (td.json), the flat view (flat.json) and 'what'
 # (the metric, then the transforms).
 formats_agree() {
@@ -100,10 +101,12 @@ formats_agree() {
     local ss; ss=$($CHECK speedscope out.speedscope.json "$SCHEMA") || { echo "$ss"; ss=; }
     check "[$tag] speedscope validates (endValue $ss)" test -n "$ss"
     check "[$tag] speedscope total = folded total" eq "$ss" "$folded"
-    check "[$tag] speedscope: every stack of open frames = a path of the tree, with its value" \
+    check "[$tag] speedscope: every sampled stack = a path of the tree, its weight the path's value" \
         paths_agree speedscope out.speedscope.json
     nkeep=$((nkeep + 1))
-    check "[$tag] pprof and callgrind exports kept in $keep/$nkeep" keep_exports "$keep/$nkeep" "$db" "$@"
+    check "[$tag] pprof and callgrind exports kept in $keep/$nkeep" keep_exports "$keep/$nkeep" "$db" "$m" "$@"
+    local dflt; dflt=$($CHECK pprof-default "$keep/$nkeep/out.pb.gz")
+    check "[$tag] pprof: the default sample type is the chosen metric ($dflt)" test "$dflt" = "$m"
     printf '%s\n%s\n' "$m" "$tag" > "$keep/$nkeep/what"
     if [ "$m" = samples ]; then
         check "[$tag] raw total = table total" eq "$folded" "$total"

@@ -657,7 +657,7 @@ main(int argc, char **argv)
         rc = export_folded(t, col, out);
         break;
     case F_PPROF:
-        rc = export_pprof(t, out);
+        rc = export_pprof(t, col, out);
         break;
     case F_SPEEDSCOPE:
         rc = export_speedscope(t, col, out);
