@@ -1,8 +1,22 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Set up, build and run the whole test suite with ctest:  scripts/test.sh [BUILD_DIR]
+# Then the whole tree built once more by clang with -Werror (preset clang, build-clang/);
+# CSPROF_TEST_EXTRA=0 skips that build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 scripts/setup.sh "$build"
-ctest --test-dir "$build" --output-on-failure -j2 --timeout 600
+status=0
+ctest --test-dir "$build" --output-on-failure -j2 --timeout 600 || status=1
+if [ "${CSPROF_TEST_EXTRA:-1}" != 0 ]; then
+    echo "== clang build (build-clang/, warnings as errors)"
+    if cmake --preset clang > /dev/null && cmake --build --preset clang -j2 > build-clang/build.log 2>&1; then
+        echo "clang build: ok"
+    else
+        tail -40 build-clang/build.log 2> /dev/null
+        echo "clang build: FAILED"
+        status=1
+    fi
+fi
+exit $status
