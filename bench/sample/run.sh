@@ -11,9 +11,9 @@
 # (CPU time - unprofiled CPU time) / samples, median over REPS; "above floor"
 # subtracts floor.so's cost per signal.  CPU time is user+sys of the whole command,
 # noisy on a shared VM (a few % of a 2.5 s run is tens of µs per sample); the last
-# column is exact: the time from the handler's entry to its return, summed by the
-# monitor (samples.handler_ns, two vDSO clock reads per sample) over the samples --
-# the cost above the kernel's delivery floor.
+# column is the handler's own time from its entry to its return, as the monitor times it
+# (one signal in 16, by the thread's task clock: handler.timed_cpu_ns over handler.timed)
+# -- the cost above the kernel's delivery floor.
 set -u
 build=$(cd "${1:-build}" && pwd); reps=${2:-3}; old=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -41,7 +41,11 @@ for r in $(seq "$reps"); do
         : > "$tmp/err"
         t=$(cpu env "${env[@]}" "$build/bin/csrun" -e CPUTIME@1000 -o "$tmp/m" "$app")
         n=$(samples "$tmp/m")
-        handler[$v]+="$(sed -n 's/.* \([0-9.]*\) µs per sample in csprof.s handler.*/\1/p' "$tmp/err") "
+        # the handler's own time per timed signal (handler.timed_cpu_ns over handler.timed,
+        # summed over the threads' records: the trust report's per-signal figure)
+        handler[$v]+="$("$build/bin/csprof-prof" --dump "$tmp"/m/*.cspm 2> /dev/null |
+            awk -F'[ =]' '$3 == "\"handler.timed\"" { n += $5 } $3 == "\"handler.timed_cpu_ns\"" { t += $5 }
+                END { if (n > 0) printf "%.2f", t / n / 1000 }') "
         cost[$v]+="$(awk -v t="$t" -v b="$base" -v n="${n:-0}" 'BEGIN { printf "%.2f", (n > 0 ? (t - b) / n * 1e6 : 0) }') "
     done
     echo "rep $r done (unprofiled $base s)" >&2
