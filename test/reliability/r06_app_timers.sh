@@ -48,7 +48,8 @@ rel_load_start 1
 variant shared
 # The same at 5 kHz: the handler times itself one signal in 16, and timing by
 # the thread's CPU clock (even that rarely) gave the program 19-78 of its 100
-# ticks here (mutant monitor-handler-timing-cpu-clock).
+# ticks here on a loaded VM (test/mutants/survivors/monitor-handler-timing-cpu-clock:
+# an idle VM does not always show it).
 REL_EVENT=CPUTIME@200
 variant shared-5khz
 rel_load_stop
