@@ -2,7 +2,7 @@
 /*
  * prof_threads.c -- DB/thread-values.bin: the sparse per-thread and
  * per-process values of every calling-context node, beside experiment.xml
- * (format: share/schemas/thread-values.md).
+ * (format: share/schemas/thread-values.md; encoded by support/tvfile.h).
  *
  * Tool code; never prints.  Written through a temporary file (opened with
  * O_EXCL | O_NOFOLLOW, so a planted symbolic link is never followed) and
@@ -16,11 +16,7 @@
 #include <unistd.h>
 
 #include "profile_internal.h"
-
-#define PROF_TV_MAGIC     "CSPTHRV1"
-#define PROF_TV_VERSION   1u
-#define PROF_TV_EXCL_SAME 0x80000000u /* exclusive = inclusive: not stored */
-#define PROF_TV_EXCL_ZERO 0x40000000u /* exclusive = 0: not stored */
+#include "support/tvfile.h"
 
 /* One group's entries, collected before its header (which carries their count). */
 struct prof_tv_writer {
@@ -35,46 +31,22 @@ struct prof_tv_writer {
 };
 
 static void
-prof_le32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void
-prof_le64(unsigned char *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void
-prof_ledbl(unsigned char *p, double d)
-{
-    uint64_t v;
-
-    memcpy(&v, &d, sizeof(v));
-    prof_le64(p, v);
-}
-
-static void
 prof_tv_put(struct prof_tv_writer *w, const void *p, size_t n)
 {
     if (!w->failed && fwrite(p, 1, n, w->out) != n)
         w->failed = true;
 }
 
-/* Write the collected group: u32 over, u32 group, u32 count, then the entries. */
+/* Write the collected group: its header (tvfile.h), then the entries. */
 static void
 prof_tv_flush(struct prof_tv_writer *w)
 {
-    unsigned char h[12];
+    unsigned char h[TVF_GROUP_SIZE];
+    struct tvf_group g = {(uint32_t)w->over, w->group, w->nentries};
 
     if (w->group == PROF_NONE)
         return;
-    prof_le32(h, (uint32_t)w->over);
-    prof_le32(h + 4, w->group);
-    prof_le32(h + 8, w->nentries);
+    tvf_put_group(h, &g);
     prof_tv_put(w, h, sizeof(h));
     prof_tv_put(w, w->buf, w->len);
     w->len = 0;
@@ -85,8 +57,7 @@ static void
 prof_tv_visit(uint32_t group, uint32_t node, uint32_t col, double incl, double excl, void *arg)
 {
     struct prof_tv_writer *w = arg;
-    uint32_t flags = excl == incl ? PROF_TV_EXCL_SAME : excl == 0.0 ? PROF_TV_EXCL_ZERO : 0;
-    unsigned char *e;
+    struct tvf_entry e = {node, col, incl, excl};
 
     if (col >= w->ncols)
         return; /* sample counts are not in the file */
@@ -94,16 +65,8 @@ prof_tv_visit(uint32_t group, uint32_t node, uint32_t col, double incl, double e
         prof_tv_flush(w);
         w->group = group;
     }
-    prof_grow(&w->buf, &w->cap, w->len + 24, 1);
-    e = w->buf + w->len;
-    prof_le32(e, node);
-    prof_le32(e + 4, col | flags);
-    prof_ledbl(e + 8, incl);
-    w->len += 16;
-    if (flags == 0) {
-        prof_ledbl(e + 16, excl);
-        w->len += 8;
-    }
+    prof_grow(&w->buf, &w->cap, w->len + TVF_ENTRY_MAX, 1);
+    w->len += tvf_put_entry(w->buf + w->len, &e);
     w->nentries++;
 }
 
@@ -113,7 +76,8 @@ prof_write_thread_values(struct prof_ctx *ctx, const char *dir)
     char *path = prof_xasprintf("%s/thread-values.bin", dir);
     char *tmp = prof_xasprintf("%s/thread-values.bin.tmp", dir);
     struct prof_tv_writer w = {.group = PROF_NONE};
-    unsigned char h[32];
+    unsigned char h[TVF_HEADER_SIZE];
+    struct tvf_header hd;
     int fd, rc = 0;
 
     unlink(tmp);
@@ -125,15 +89,14 @@ prof_write_thread_values(struct prof_ctx *ctx, const char *dir)
             close(fd);
         goto out_free;
     }
-    memcpy(h, PROF_TV_MAGIC, 8);
-    prof_le32(h + 8, PROF_TV_VERSION);
     w.ncols = (uint32_t)ctx->nevents;
-    prof_le32(h + 12, w.ncols);
-    prof_le32(h + 16, ctx->stats.nthreads);
-    prof_le32(h + 20, ctx->stats.nprocesses);
-    prof_le64(h + 24, ctx->tree.n);
+    hd.ncols = w.ncols;
+    hd.nthreads = ctx->stats.nthreads;
+    hd.nprocesses = ctx->stats.nprocesses;
+    hd.nnodes = ctx->tree.n;
+    tvf_put_header(h, &hd);
     prof_tv_put(&w, h, sizeof(h));
-    w.over = PROF_OVER_THREADS; /* a process's values are the sums of its threads' */
+    w.over = TVF_OVER_THREAD; /* a process's values are the sums of its threads' */
     prof_stats_accumulate(ctx, prof_tv_visit, &w); /* the statistics, in the same pass */
     prof_tv_flush(&w);
     if (fclose(w.out) != 0)

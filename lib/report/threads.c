@@ -21,32 +21,7 @@
 #include <string.h>
 
 #include "report/report_internal.h"
-
-#define TV_HEADER       32
-#define TV_EXCL_IS_INCL (1u << 31)
-#define TV_EXCL_ZERO    (1u << 30)
-
-static uint32_t
-le32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t
-le64(const unsigned char *p)
-{
-    return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
-
-static double
-ledouble(const unsigned char *p)
-{
-    uint64_t u = le64(p);
-    double d;
-
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
+#include "support/tvfile.h"
 
 void
 rpt_stats_of(const double *x, size_t n, struct rpt_stats *out)
@@ -263,14 +238,16 @@ rpt_thread_values(const struct rpt_db *db, int metric, const uint32_t *nodes, si
                   struct rpt_tvalues **out, char *err, size_t errlen)
 {
     struct rpt_tvalues *tv;
-    unsigned char h[TV_HEADER], e[16], x[8];
-    uint32_t *want = NULL, ncols, nthreads, col;
-    uint64_t nnodes;
+    struct tvf_reader r;
+    struct tvf_header h;
+    struct tvf_group g;
+    struct tvf_entry e;
+    uint32_t *want = NULL, col;
+    unsigned char *buf = NULL;
+    size_t len;
     char *path = NULL;
     const char *slash;
-    FILE *f = NULL;
-    int rc = RPT_OK;
-    long long off = TV_HEADER;
+    int rc = RPT_OK, got, ioerr;
 
     *out = NULL;
     if (metric < 0 || metric >= db->nmetrics || !db->metrics[metric].inclusive ||
@@ -304,87 +281,66 @@ rpt_thread_values(const struct rpt_db *db, int metric, const uint32_t *nodes, si
         rc = RPT_ENOMEM;
         goto fail;
     }
-    f = fopen(path, "rb");
-    if (f == NULL) {
-        rpt_errf(err, errlen, "%s: %s", path, strerror(errno));
-        rc = RPT_EIO;
+    ioerr = tvf_load(path, &buf, &len);
+    if (ioerr != 0) {
+        rpt_errf(err, errlen, "%s: %s", path, strerror(ioerr));
+        rc = ioerr == ENOMEM ? RPT_ENOMEM : RPT_EIO;
         goto fail;
     }
-    if (fread(h, 1, TV_HEADER, f) != TV_HEADER || memcmp(h, "CSPTHRV1", 8) != 0 ||
-        le32(h + 8) != 1) {
-        rpt_errf(err, errlen, "%s: not a thread-values file (version 1)", path);
+    if (tvf_read_header(&r, buf, len, &h) != 0) {
+        rpt_errf(err, errlen, "%s: not a thread-values file (version %u)", path, TVF_VERSION);
         rc = RPT_EFORMAT;
         goto fail;
     }
-    ncols = le32(h + 12);
-    nthreads = le32(h + 16);
-    nnodes = le64(h + 24);
-    if (nthreads != tv->g.nthreads || nnodes > UINT32_MAX || col >= ncols) {
+    if (h.nthreads != tv->g.nthreads || h.nnodes > UINT32_MAX || col >= h.ncols) {
         rpt_errf(err, errlen,
                  "%s: holds %u threads, %llu nodes, %u events; experiment.xml: %u threads, "
                  "event %u",
-                 path, nthreads, (unsigned long long)nnodes, ncols, tv->g.nthreads, col);
+                 path, h.nthreads, (unsigned long long)h.nnodes, h.ncols, tv->g.nthreads, col);
         rc = RPT_EFORMAT;
         goto fail;
     }
     /* want[stored id] = context + 1 */
-    want = calloc((size_t)nnodes + 1, sizeof *want);
+    want = calloc((size_t)h.nnodes + 1, sizeof *want);
     if (want == NULL) {
         rc = RPT_ENOMEM;
         goto fail;
     }
     for (size_t k = 0; k < n; k++) {
         uint32_t id = nodes[k] < db->nnodes ? db->nodes[nodes[k]].id : UINT32_MAX;
-        if (id < nnodes)
+        if (id < h.nnodes)
             want[id] = (uint32_t)k + 1;
     }
-    for (;;) {
-        uint32_t over, index, count;
-        size_t got = fread(h, 1, 12, f);
-        if (got == 0 && feof(f))
-            break;
-        if (got != 12)
-            goto truncated;
-        over = le32(h);
-        index = le32(h + 4);
-        count = le32(h + 8);
-        off += 12;
-        if (over != 0 || index >= nthreads) {
-            rpt_errf(err, errlen, "%s: offset %lld: group of %s %u of %u", path, off - 12,
-                     over == 0 ? "thread" : "kind", index, nthreads);
+    while ((got = tvf_next_group(&r, &g)) == 1) {
+        if (g.over != TVF_OVER_THREAD || g.index >= h.nthreads) {
+            rpt_errf(err, errlen, "%s: offset %zu: group of %s %u of %u", path,
+                     tvf_offset(&r) - TVF_GROUP_SIZE, g.over == TVF_OVER_THREAD ? "thread" : "kind",
+                     g.index, h.nthreads);
             rc = RPT_EFORMAT;
             goto fail;
         }
-        for (uint32_t k = 0; k < count; k++) {
-            uint32_t node, flags, c, ctx;
-            double incl, excl;
-            if (fread(e, 1, 16, f) != 16)
-                goto truncated;
-            node = le32(e);
-            flags = le32(e + 4);
-            c = flags & 0x3fffffffu;
-            incl = ledouble(e + 8);
-            off += 16;
-            excl = (flags & TV_EXCL_IS_INCL) ? incl : 0;
-            if (!(flags & (TV_EXCL_IS_INCL | TV_EXCL_ZERO))) {
-                if (fread(x, 1, 8, f) != 8)
-                    goto truncated;
-                excl = ledouble(x);
-                off += 8;
-            }
-            if (node >= nnodes || c >= ncols) {
-                rpt_errf(err, errlen, "%s: offset %lld: node %u of %llu, column %u of %u", path,
-                         off, node, (unsigned long long)nnodes, c, ncols);
+        while ((got = tvf_next_entry(&r, &e)) == 1) {
+            uint32_t ctx;
+            if (e.node >= h.nnodes || e.column >= h.ncols) {
+                rpt_errf(err, errlen, "%s: offset %zu: node %u of %llu, column %u of %u", path,
+                         tvf_offset(&r), e.node, (unsigned long long)h.nnodes, e.column, h.ncols);
                 rc = RPT_EFORMAT;
                 goto fail;
             }
-            ctx = want[node];
-            if (c != col || ctx == 0)
+            ctx = want[e.node];
+            if (e.column != col || ctx == 0)
                 continue;
             ctx--;
-            tv->thread_incl[(size_t)ctx * tv->g.nthreads + index] += incl;
-            tv->thread_excl[(size_t)ctx * tv->g.nthreads + index] += excl;
+            tv->thread_incl[(size_t)ctx * tv->g.nthreads + g.index] += e.incl;
+            tv->thread_excl[(size_t)ctx * tv->g.nthreads + g.index] += e.excl;
         }
+        if (got < 0)
+            break;
+    }
+    if (got < 0) {
+        rpt_errf(err, errlen, "%s: truncated at offset %zu", path, tvf_offset(&r));
+        rc = RPT_EFORMAT;
+        goto fail;
     }
     for (size_t k = 0; k < n; k++)
         for (uint32_t t = 0; t < tv->g.nthreads; t++) {
@@ -396,17 +352,13 @@ rpt_thread_values(const struct rpt_db *db, int metric, const uint32_t *nodes, si
             tv->process_excl[k * tv->g.nprocesses + (size_t)p] +=
                 tv->thread_excl[k * tv->g.nthreads + t];
         }
-    fclose(f);
+    free(buf);
     free(want);
     free(path);
     *out = tv;
     return RPT_OK;
-truncated:
-    rpt_errf(err, errlen, "%s: truncated at offset %lld", path, off);
-    rc = RPT_EFORMAT;
 fail:
-    if (f != NULL)
-        fclose(f);
+    free(buf);
     free(want);
     free(path);
     rpt_tvalues_free(tv);

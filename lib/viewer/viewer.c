@@ -26,6 +26,7 @@
 
 #include "export/export.h"
 #include "report/report.h"
+#include "support/tvfile.h"
 #include "viewer/viewer.h"
 #include "viewer_internal.h"
 
@@ -310,24 +311,6 @@ vw_outer_frames(const struct rpt_db *db)
     return outer;
 }
 
-static uint32_t
-vw_le32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static double
-vw_led(const unsigned char *p)
-{
-    uint64_t u = 0;
-    double d;
-
-    for (int k = 7; k >= 0; k--)
-        u = u << 8 | p[k];
-    memcpy(&d, &u, sizeof d);
-    return d;
-}
-
 /*
  * Per-thread inclusive values of the heaviest procedures (outermost frames
  * only, so recursion counts once) and of the whole run, from
@@ -342,30 +325,24 @@ vw_write_thread_values(FILE *f, const char *db_dir, const struct rpt_db *db,
                        const struct rpt_tree *t)
 {
     char *path = vw_path(db_dir, "thread-values.bin");
-    unsigned char *buf = NULL, *p, *end;
+    unsigned char *buf = NULL;
     uint32_t ncols, nthreads, *tpos = NULL;
     int32_t *procslot = NULL;
     uint8_t *outer = NULL;
     double *tot = NULL, *val = NULL;
     int *pick = NULL, npick = 0, *colmap = NULL;
-    struct stat st;
-    FILE *in = NULL;
-    uint64_t nnodes;
-    size_t got;
+    struct tvf_reader r;
+    struct tvf_header h;
+    struct tvf_group g;
+    struct tvf_entry e;
+    size_t len;
 
-    if (path == NULL || (in = fopen(path, "rb")) == NULL || fstat(fileno(in), &st) != 0 ||
-        st.st_size < 32)
+    if (path == NULL || tvf_load(path, &buf, &len) != 0 || tvf_read_header(&r, buf, len, &h) != 0)
         goto out;
-    buf = malloc((size_t)st.st_size);
-    if (buf == NULL || (got = fread(buf, 1, (size_t)st.st_size, in)) != (size_t)st.st_size ||
-        memcmp(buf, "CSPTHRV1", 8) != 0)
+    ncols = h.ncols;
+    nthreads = h.nthreads;
+    if (h.nnodes != db->nnodes || nthreads == 0 || nthreads > 10000000 || ncols > 4096)
         goto out;
-    ncols = vw_le32(buf + 12);
-    nthreads = vw_le32(buf + 16);
-    nnodes = (uint64_t)vw_le32(buf + 24) | (uint64_t)vw_le32(buf + 28) << 32;
-    if (nnodes != db->nnodes || nthreads == 0 || nthreads > 10000000 || ncols > 4096)
-        goto out;
-    end = buf + got;
     outer = vw_outer_frames(db);
     if (outer == NULL)
         goto out;
@@ -376,11 +353,11 @@ vw_write_thread_values(FILE *f, const char *db_dir, const struct rpt_db *db,
     tot = calloc((size_t)t->nvalues * nthreads, sizeof *tot);
     if (colmap == NULL || tpos == NULL || procslot == NULL || tot == NULL)
         goto out;
-    for (uint32_t e = 0; e < ncols; e++) {
-        colmap[e] = -1;
+    for (uint32_t ev = 0; ev < ncols; ev++) {
+        colmap[ev] = -1;
         for (int c = 0; c < t->nvalues; c++)
-            if (t->metric_of[c] == (int)(2 * e))
-                colmap[e] = c;
+            if (t->metric_of[c] == (int)(2 * ev))
+                colmap[ev] = c;
     }
     /* pass 1: threads, and each procedure's total over threads (column 0) */
     {
@@ -388,18 +365,14 @@ vw_write_thread_values(FILE *f, const char *db_dir, const struct rpt_db *db,
         uint32_t nt = 0;
         if (ptotal == NULL)
             goto out;
-        for (p = buf + 32; p + 12 <= end;) {
-            uint32_t idx = vw_le32(p + 4), n = vw_le32(p + 8);
-            p += 12;
+        tvf_read_header(&r, buf, len, &h);
+        while (tvf_next_group(&r, &g) == 1) {
             if (nt < nthreads)
-                tpos[nt++] = idx;
-            for (uint32_t k = 0; k < n && p + 16 <= end; k++) {
-                uint32_t node = vw_le32(p), cw = vw_le32(p + 4), e = cw & 0x3fffffff;
-                double incl = vw_led(p + 8);
-                p += (cw & 0xc0000000u) ? 16 : 24;
-                if (node < db->nnodes && e < ncols && colmap[e] == 0 && outer[node])
-                    ptotal[db->nodes[node].proc] += incl;
-            }
+                tpos[nt++] = g.index;
+            while (tvf_next_entry(&r, &e) == 1)
+                if (e.node < db->nnodes && e.column < ncols && colmap[e.column] == 0 &&
+                    outer[e.node])
+                    ptotal[db->nodes[e.node].proc] += e.incl;
         }
         nthreads = nt;
         /* the heaviest procedures, as many as VW_THREAD_CELLS allows */
@@ -413,7 +386,7 @@ vw_write_thread_values(FILE *f, const char *db_dir, const struct rpt_db *db,
         }
         for (int q = 0; q < db->nprocs; q++)
             procslot[q] = -1;
-        for (int r = 0; r < cap; r++) {
+        for (int rank = 0; rank < cap; rank++) {
             int best = -1;
             for (int q = 0; q < db->nprocs; q++)
                 if (procslot[q] < 0 && ptotal[q] > 0 && (best < 0 || ptotal[q] > ptotal[best]))
@@ -431,22 +404,18 @@ vw_write_thread_values(FILE *f, const char *db_dir, const struct rpt_db *db,
     /* pass 2: values */
     {
         uint32_t ti = 0;
-        for (p = buf + 32; p + 12 <= end && ti < nthreads; ti++) {
-            uint32_t n = vw_le32(p + 8);
-            p += 12;
-            for (uint32_t k = 0; k < n && p + 16 <= end; k++) {
-                uint32_t node = vw_le32(p), cw = vw_le32(p + 4), e = cw & 0x3fffffff;
-                double incl = vw_led(p + 8);
+        tvf_read_header(&r, buf, len, &h);
+        for (; ti < nthreads && tvf_next_group(&r, &g) == 1; ti++) {
+            while (tvf_next_entry(&r, &e) == 1) {
                 int c;
-                p += (cw & 0xc0000000u) ? 16 : 24;
-                if (node >= db->nnodes || e >= ncols || (c = colmap[e]) < 0)
+                if (e.node >= db->nnodes || e.column >= ncols || (c = colmap[e.column]) < 0)
                     continue;
-                if (node == 0)
-                    tot[(size_t)c * nthreads + ti] = incl;
-                else if (outer[node] && procslot[db->nodes[node].proc] >= 0)
-                    val[((size_t)c * (size_t)npick + (size_t)procslot[db->nodes[node].proc]) *
+                if (e.node == 0)
+                    tot[(size_t)c * nthreads + ti] = e.incl;
+                else if (outer[e.node] && procslot[db->nodes[e.node].proc] >= 0)
+                    val[((size_t)c * (size_t)npick + (size_t)procslot[db->nodes[e.node].proc]) *
                             nthreads +
-                        ti] += incl;
+                        ti] += e.incl;
             }
         }
     }
@@ -480,8 +449,6 @@ vw_write_thread_values(FILE *f, const char *db_dir, const struct rpt_db *db,
     }
     fputs("]}", f);
 out:
-    if (in != NULL)
-        fclose(in);
     free(path);
     free(buf);
     free(outer);
@@ -670,7 +637,7 @@ vw_write_thread_script(struct vw_out *o, const char *db_dir, const struct rpt_db
                        const struct rpt_tree *t, const char *name)
 {
     char *path = vw_path(db_dir, "thread-values.bin");
-    unsigned char *buf = NULL, *p, *end;
+    unsigned char *buf = NULL;
     uint32_t ncols, nthreads, nt = 0, *tpos = NULL;
     int32_t *slot = NULL, nslot = 0, *touched = NULL, ntouched = 0;
     int *colmap = NULL, rc = 0, nv = t->nvalues;
@@ -678,25 +645,24 @@ vw_write_thread_script(struct vw_out *o, const char *db_dir, const struct rpt_db
     double *acc = NULL;
     struct vw_tentries e = {0};
     struct vw_pack pk = {0};
-    struct stat st;
-    FILE *in = NULL, *f = NULL;
-    uint64_t nnodes;
+    struct tvf_reader r;
+    struct tvf_header h;
+    struct tvf_group g;
+    struct tvf_entry te;
+    FILE *f = NULL;
+    size_t len;
+    int ioerr;
 
     if (path == NULL)
         return vw_fail(o, RPT_ENOMEM, "out of memory");
-    if ((in = fopen(path, "rb")) == NULL || fstat(fileno(in), &st) != 0 || st.st_size < 32)
-        goto out;
-    buf = malloc((size_t)st.st_size);
-    if (buf == NULL)
+    ioerr = tvf_load(path, &buf, &len);
+    if (ioerr == ENOMEM)
         goto out_nomem;
-    if (fread(buf, 1, (size_t)st.st_size, in) != (size_t)st.st_size ||
-        memcmp(buf, "CSPTHRV1", 8) != 0)
+    if (ioerr != 0 || tvf_read_header(&r, buf, len, &h) != 0)
         goto out;
-    end = buf + st.st_size;
-    ncols = vw_le32(buf + 12);
-    nthreads = vw_le32(buf + 16);
-    nnodes = (uint64_t)vw_le32(buf + 24) | (uint64_t)vw_le32(buf + 28) << 32;
-    if (nnodes != db->nnodes || nthreads == 0 || nthreads > 10000000 || ncols > 4096)
+    ncols = h.ncols;
+    nthreads = h.nthreads;
+    if (h.nnodes != db->nnodes || nthreads == 0 || nthreads > 10000000 || ncols > 4096)
         goto out;
     outer = vw_outer_frames(db);
     colmap = malloc(((size_t)ncols + 1) * sizeof *colmap);
@@ -717,15 +683,11 @@ vw_write_thread_script(struct vw_out *o, const char *db_dir, const struct rpt_db
     for (int q = 0; q < db->nprocs; q++)
         slot[q] = -1;
     /* one group per thread: sum its outermost frames per procedure, then emit */
-    for (p = buf + 32; p + 12 <= end && nt < nthreads; nt++) {
-        uint32_t n = vw_le32(p + 8);
-        tpos[nt] = vw_le32(p + 4);
-        p += 12;
-        for (uint32_t k = 0; k < n && p + 16 <= end; k++) {
-            uint32_t node = vw_le32(p), cw = vw_le32(p + 4), c = cw & 0x3fffffff;
-            double incl = vw_led(p + 8);
+    for (; nt < nthreads && tvf_next_group(&r, &g) == 1; nt++) {
+        tpos[nt] = g.index;
+        while (tvf_next_entry(&r, &te) == 1) {
+            uint32_t node = te.node, c = te.column;
             int32_t q;
-            p += (cw & 0xc0000000u) ? 16 : 24;
             if (node == 0 || node >= db->nnodes || c >= ncols || colmap[c] < 0 || !outer[node])
                 continue;
             q = db->nodes[node].proc;
@@ -735,7 +697,7 @@ vw_write_thread_script(struct vw_out *o, const char *db_dir, const struct rpt_db
                 mark[q] = 1;
                 touched[ntouched++] = q;
             }
-            acc[(size_t)q * (size_t)nv + (size_t)colmap[c]] += incl;
+            acc[(size_t)q * (size_t)nv + (size_t)colmap[c]] += te.incl;
         }
         for (int32_t k = 0; k < ntouched; k++) {
             int32_t q = touched[k];
@@ -812,8 +774,6 @@ out_nomem:
 out:
     if (f != NULL)
         fclose(f);
-    if (in != NULL)
-        fclose(in);
     if (pk.names != NULL)
         fclose(pk.names);
     free(pk.names_buf);

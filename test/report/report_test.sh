@@ -805,6 +805,14 @@ grep -q "7 thread(s) in 6 process(es), 3 of them wrappers (folded)" g.txt &&
 import json; d = json.load(open("g2.json"))
 assert d["title"] == "python3.11 (+ 5 processes: basename \u00d71, bash \u00d71, logger \u00d71, readlink \u00d71, sh \u00d71)", d["title"]
 assert d["wrappers"] == 0 and not any(x["wrapper"] for x in d["processes"])'
+    # a damaged thread-values.bin: a clear error naming the file (and where it ends), exit 1
+    mkdir -p gold3 gold4
+    cp gold/experiment.xml gold3/ && head -c 100 gold/thread-values.bin > gold3/thread-values.bin
+    cp gold/experiment.xml gold4/ && { printf CSPTHRV2; tail -c +9 gold/thread-values.bin; } > gold4/thread-values.bin
+    check "a truncated thread-values.bin: exit 1, the file and the offset named" sh -c '
+$0 --view threads gold3 > /dev/null 2> g3.err; [ $? -eq 1 ] && grep -q "gold3/thread-values.bin: truncated at offset 88$" g3.err' "$R"
+    check "a thread-values.bin of another version: exit 1, the file named" sh -c '
+$0 --view threads gold4 > /dev/null 2> g4.err; [ $? -eq 1 ] && grep -q "gold4/thread-values.bin: not a thread-values file (version 1)$" g4.err' "$R"
     # (2) a real run: test/report/multiproc.c, 6 processes and 8 threads with known CPU times
     check "compile multiproc" cc -O1 -g -pthread -o multiproc "$CSPROF_SOURCE/test/report/multiproc.c"
     cp multiproc multiproc_exec

@@ -3,7 +3,8 @@
 // (support/search.h) checked against a linear scan on tables and random
 // arrays, sorted sets of uint64_t, the growable array (support/vec.h), the
 // hash map (support/hashmap.h, unique and hashed keys) checked against a
-// plain array oracle, and the raw system calls of support/sysio.h.
+// plain array oracle, the raw system calls of support/sysio.h, and the
+// DB/thread-values.bin codec (support/tvfile.h).
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +22,7 @@
 #include "support/search.h"
 #include "support/sort.h"
 #include "support/sysio.h"
+#include "support/tvfile.h"
 #include "support/vec.h"
 
 struct rec {
@@ -366,6 +368,82 @@ test_sort_stable(void **state)
             }
 }
 
+/* thread-values.bin: a file written entry by entry reads back exactly, with the exclusive value
+   stored only when it is neither the inclusive one nor 0; entries skipped with their group; every
+   truncation is an error, never a silent end; another magic or version is refused. */
+static void
+test_tvfile(void **state)
+{
+    const struct tvf_entry in[] = {{0, 0, 2.5, 2.5}, {7, 1, 1.25, 0}, {9, 0, 3.0, 0.5}};
+    unsigned char buf[TVF_HEADER_SIZE + 2 * TVF_GROUP_SIZE + 3 * TVF_ENTRY_MAX];
+    struct tvf_header h = {2, 5, 3, 10}, hr;
+    struct tvf_group g1 = {TVF_OVER_THREAD, 4, 3}, g2 = {TVF_OVER_THREAD, 1, 0}, gr;
+    struct tvf_reader r;
+    struct tvf_entry e;
+    size_t len = 0, sizes[3];
+
+    (void)state;
+    tvf_put_header(buf, &h);
+    len = TVF_HEADER_SIZE;
+    tvf_put_group(buf + len, &g1);
+    len += TVF_GROUP_SIZE;
+    for (int k = 0; k < 3; k++)
+        len += sizes[k] = tvf_put_entry(buf + len, &in[k]);
+    assert_int_equal(sizes[0], TVF_ENTRY_SIZE); /* exclusive = inclusive: not stored */
+    assert_int_equal(sizes[1], TVF_ENTRY_SIZE); /* exclusive 0: not stored */
+    assert_int_equal(sizes[2], TVF_ENTRY_MAX);
+    tvf_put_group(buf + len, &g2);
+    len += TVF_GROUP_SIZE;
+    assert_memory_equal(buf, "CSPTHRV1", 8);
+
+    assert_int_equal(tvf_read_header(&r, buf, len, &hr), 0);
+    assert_int_equal(hr.ncols, 2);
+    assert_int_equal(hr.nthreads, 5);
+    assert_int_equal(hr.nprocesses, 3);
+    assert_int_equal(hr.nnodes, 10);
+    assert_int_equal(tvf_next_group(&r, &gr), 1);
+    assert_int_equal(gr.index, 4);
+    assert_int_equal(gr.count, 3);
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(tvf_next_entry(&r, &e), 1);
+        assert_int_equal(e.node, in[k].node);
+        assert_int_equal(e.column, in[k].column);
+        assert_true(e.incl == in[k].incl && e.excl == in[k].excl);
+    }
+    assert_int_equal(tvf_next_entry(&r, &e), 0);
+    assert_int_equal(tvf_next_group(&r, &gr), 1);
+    assert_int_equal(gr.index, 1);
+    assert_int_equal(tvf_next_entry(&r, &e), 0);
+    assert_int_equal(tvf_next_group(&r, &gr), 0);
+    assert_int_equal(tvf_offset(&r), len);
+
+    /* a group's entries skipped by asking for the next group */
+    assert_int_equal(tvf_read_header(&r, buf, len, &hr), 0);
+    assert_int_equal(tvf_next_group(&r, &gr), 1);
+    assert_int_equal(tvf_next_group(&r, &gr), 1);
+    assert_int_equal(gr.index, 1);
+
+    /* every cut inside a group header or an entry is an error */
+    for (size_t cut = TVF_HEADER_SIZE + 1; cut < len; cut++) {
+        int rc, bad = 0;
+        bool at_boundary = cut == TVF_HEADER_SIZE + TVF_GROUP_SIZE + sizes[0] + sizes[1] + sizes[2];
+        assert_int_equal(tvf_read_header(&r, buf, cut, &hr), 0);
+        while ((rc = tvf_next_group(&r, &gr)) == 1)
+            while ((rc = tvf_next_entry(&r, &e)) == 1)
+                ;
+        bad = rc < 0;
+        /* the only clean cut: after the first group's last entry (the second group never began) */
+        assert_int_equal(bad, !at_boundary);
+    }
+    /* too short for a header, another magic, another version */
+    assert_int_equal(tvf_read_header(&r, buf, TVF_HEADER_SIZE - 1, &hr), -1);
+    buf[7] = '2';
+    assert_int_equal(tvf_read_header(&r, buf, len, &hr), -1);
+    buf[7] = '1';
+    buf[8] = 2;
+    assert_int_equal(tvf_read_header(&r, buf, len, &hr), -1);
+}
+
 int
 main(void)
 {
@@ -374,7 +452,7 @@ main(void)
         cmocka_unit_test(test_range_find),     cmocka_unit_test(test_vec),
         cmocka_unit_test(test_hashmap),        cmocka_unit_test(test_sort_unique),
         cmocka_unit_test(test_hashmap_hashed), cmocka_unit_test(test_sysio),
-        cmocka_unit_test(test_sort_stable),
+        cmocka_unit_test(test_sort_stable),    cmocka_unit_test(test_tvfile),
     };
     size_t total = sizeof(tests) / sizeof(tests[0]);
     int failed = cmocka_run_group_tests_name("support primitives", tests, NULL, NULL);
