@@ -220,6 +220,24 @@ CSP_SIGSAFE struct mon_thread *mon_thread_self(void);
  */
 CSP_SIGSAFE long mon_raw_syscall(long nr, long a1, long a2, long a3, long a4, long a5, long a6);
 
+/*
+ * Move csprof's descriptor @fd out of the program's way: to the lowest free
+ * number at or above the top 24 of the first 1024 (the measurement file and
+ * directory), or with @many (one per thread: perf events, libunwind's pipe)
+ * at or above half of them, close-on-exec, so that the program's open() gets
+ * the numbers it gets without csprof.  Stays below 1024 (no select() limit,
+ * no growth of the descriptor table) and below RLIMIT_NOFILE; keeps @fd where
+ * it is when no such slot is free or the limit is under 64.  Returns the
+ * descriptor (the old one closed), or @fd when negative.  [async-signal-safe:
+ * prlimit64, fcntl, close]
+ */
+CSP_SIGSAFE int mon_fd_high(int fd, bool many);
+
+/* uw_init() (libunwind's caching policy, which opens its validation pipe), with the pipe's
+ * descriptors moved out of the program's way (unwind_guard_sig.c).  Constructor only.
+ * [not async-signal-safe] */
+void mon_unwind_init(void);
+
 /* Make @td this thread's state (NULL to detach).  [async-signal-safe] */
 CSP_SIGSAFE void mon_thread_set_self(struct mon_thread *td);
 

@@ -686,7 +686,7 @@ mon_setup(void)
         return;
     }
     mon_proc.start_ns = mon_clock_ns(CLOCK_REALTIME);
-    uw_init();
+    mon_unwind_init();
     mon_proc.trampoline = tramp == NULL || strcmp(tramp, "0") != 0;
     if (mon_proc.trampoline && !tramp_supported(&why)) {
         mon_warn("trampoline disabled, profiling continues without call counts", why);

@@ -90,6 +90,7 @@ perf_start(struct mon_thread *td, uint32_t ev)
     fd = perf_open(&attr);
     if (fd < 0)
         return -errno;
+    fd = mon_fd_high(fd, true); /* the program's open() gets its usual numbers */
     ring = mon_proc.events[ev].perf_ring
                ? mmap(NULL, ring_bytes(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
                : MAP_FAILED;

@@ -16,9 +16,15 @@
  * pipe, and the write, syscall(SYS_write, fd, addr, 1) here, by reading the byte at addr with
  * process_vm_readv on the process itself: 1 when it is readable, -1 (EFAULT) when not, which
  * is the answer libunwind's pipe gives, with no descriptor at all.  Every other syscall(2) is
- * passed to the kernel unchanged.  [async-signal-safe]
+ * passed to the kernel unchanged.
+ *
+ * The pipe itself: libunwind opens it with pipe2() when it initializes (mon_unwind_init, in the
+ * constructor) and again in a walk, and took the program's lowest free numbers (the program's
+ * first open() got 5 instead of 3).  pipe2() called then gets its two descriptors moved high
+ * (mon_fd_high), as csprof's own are.  [async-signal-safe]
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -61,4 +67,33 @@ syscall(long nr, ...)
         return -1;
     }
     return r;
+}
+
+/* Set while mon_unwind_init runs: libunwind's pipe2() calls then are its own. */
+static volatile sig_atomic_t uw_initializing;
+
+void
+mon_unwind_init(void)
+{
+    uw_initializing = 1;
+    uw_init();
+    uw_initializing = 0;
+}
+
+CSP_EXPORT int
+pipe2(int fds[2], int flags)
+{
+    struct mon_thread *td;
+    long r = mon_raw_syscall(SYS_pipe2, (long)fds, flags, 0, 0, 0, 0);
+
+    if (r < 0) {
+        errno = (int)-r;
+        return -1;
+    }
+    td = mon_thread_self();
+    if (uw_initializing || (td != NULL && td->in_unwind)) {
+        fds[0] = mon_fd_high(fds[0], true);
+        fds[1] = mon_fd_high(fds[1], true);
+    }
+    return 0;
 }

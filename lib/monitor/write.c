@@ -29,24 +29,10 @@ struct mon_output mon_out = {.fd = -1, .dirfd = -1};
 static pthread_mutex_t publish_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t published_size = UINT32_MAX, published_epoch;
 
-/* Move @fd to a high number (close-on-exec), below 1024 so the descriptor table does not grow
- * for us; keeps @fd where it is when no such slot is free.  Returns the descriptor. */
 static int
 move_high(int fd)
 {
-    struct rlimit rl;
-    rlim_t top = 1024;
-    int hi;
-
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < top)
-        top = rl.rlim_cur;
-    if (top < 64)
-        return fd;
-    hi = fcntl(fd, F_DUPFD_CLOEXEC, (int)(top - 24));
-    if (hi < 0)
-        return fd;
-    close(fd);
-    return hi;
+    return mon_fd_high(fd, false);
 }
 
 /* Create this process's file in the directory; names PROG-PID.cspm, then PROG-PID-N.cspm
