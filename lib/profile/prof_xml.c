@@ -135,12 +135,36 @@ prof_metric_derived(const struct prof_ctx *ctx, size_t d)
     return prof_metric_samples(ctx) + 2 + (ctx->total_calls > 0) + 2 * (uint32_t)d;
 }
 
+/*
+ * Whether the database has statistics over @over: only where they carry
+ * something.  Over one thread (process) every statistic is the node's own
+ * value or 0; and when every process has one thread (as many threads as
+ * processes) the statistics over threads are those over processes, so
+ * only the latter are written.
+ */
+static bool
+prof_stats_over(const struct prof_ctx *ctx, int over)
+{
+    if (over == PROF_OVER_PROCESSES)
+        return ctx->stats.nprocesses > 1;
+    return ctx->stats.nthreads > 1 && ctx->stats.nthreads > ctx->stats.nprocesses;
+}
+
+/*
+ * The statistics written per event and population: every kind but the sum,
+ * which is the summarized metric's own value at every node.
+ */
+#define PROF_NSTAT_WRITTEN (PROF_NSTAT_KINDS - 1)
+
 static uint32_t
 prof_metric_stat(const struct prof_ctx *ctx, uint32_t e, int over, int k, int col)
 {
     uint32_t base = prof_metric_derived(ctx, ctx->nderived);
+    uint32_t nover = (uint32_t)prof_stats_over(ctx, PROF_OVER_THREADS) +
+                     (uint32_t)prof_stats_over(ctx, PROF_OVER_PROCESSES);
+    uint32_t o = over == PROF_OVER_PROCESSES && prof_stats_over(ctx, PROF_OVER_THREADS);
 
-    return base + (((e * 2 + (uint32_t)over) * PROF_NSTAT_KINDS + (uint32_t)k) * 2 + (uint32_t)col);
+    return base + (((e * nover + o) * PROF_NSTAT_WRITTEN + (uint32_t)(k - 1)) * 2 + (uint32_t)col);
 }
 
 static const char *const prof_stat_names[PROF_NSTAT_KINDS] = {
@@ -235,7 +259,7 @@ prof_write_metric_table(struct prof_xw *x, const struct prof_ctx *ctx)
     }
     for (e = 0; e < ctx->nevents; e++)
         for (int over = 0; over < 2; over++)
-            for (int k = 0; k < PROF_NSTAT_KINDS; k++)
+            for (int k = PROF_STAT_SUM + 1; k < PROF_NSTAT_KINDS && prof_stats_over(ctx, over); k++)
                 for (int col = 0; col < 2; col++) {
                     uint32_t id = prof_metric_stat(ctx, e, over, k, col);
 
@@ -254,7 +278,7 @@ prof_write_metric_table(struct prof_xw *x, const struct prof_ctx *ctx)
                     prof_xw_u64(x, "population",
                                 over == PROF_OVER_THREADS ? ctx->stats.nthreads
                                                           : ctx->stats.nprocesses);
-                    prof_xw_attr(x, "show", "0"); /* 28 columns per event: hidden by default */
+                    prof_xw_attr(x, "show", "0"); /* up to 24 columns per event: hidden */
                     prof_xw_end(x);
                 }
     prof_xw_end(x);
@@ -314,7 +338,12 @@ prof_write_tables(struct prof_xw *x, const struct prof_ctx *ctx)
     prof_xw_end(x);
 }
 
-/* The sparse metric values of one node: nonzero values only. */
+/*
+ * The sparse metric values of one node: nonzero values only.  Where one
+ * thread (process) alone has a value v (count 1), its statistics are count
+ * alone: over N, mean = v / N, min = 0, max = v, stddev = v sqrt(N - 1) / N,
+ * cv = sqrt(N - 1) (experiment.dtd; lib/report/db_read.c fills them in).
+ */
 static void
 prof_write_node_metrics(struct prof_xw *x, const struct prof_ctx *ctx, uint32_t node)
 {
@@ -360,12 +389,15 @@ prof_write_node_metrics(struct prof_xw *x, const struct prof_ctx *ctx, uint32_t 
     }
     for (e = 0; e < ctx->nevents; e++)
         for (int over = 0; over < 2; over++)
-            for (int col = 0; col < 2; col++) {
-                if (prof_stats_get(ctx, node, e, col, over, PROF_STAT_COUNT) == 0.0)
+            for (int col = 0; col < 2 && prof_stats_over(ctx, over); col++) {
+                double count = prof_stats_get(ctx, node, e, col, over, PROF_STAT_COUNT);
+
+                if (count == 0.0)
                     continue; /* no thread has a value: every statistic is 0 */
-                for (int k = 0; k < PROF_NSTAT_KINDS; k++)
-                    prof_xw_m(x, prof_metric_stat(ctx, e, over, k, col),
-                              prof_stats_get(ctx, node, e, col, over, (enum prof_stat_kind)k));
+                for (int k = PROF_STAT_SUM + 1; k < PROF_NSTAT_KINDS; k++)
+                    if (count != 1.0 || k == PROF_STAT_COUNT) /* count 1: the rest follows */
+                        prof_xw_m(x, prof_metric_stat(ctx, e, over, k, col),
+                                  prof_stats_get(ctx, node, e, col, over, (enum prof_stat_kind)k));
             }
 }
 

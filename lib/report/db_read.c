@@ -199,7 +199,9 @@ struct reader {
     uint32_t *last_child; /* per node, for O(1) sibling links */
     size_t cap_last;
     size_t cap_file_src, cap_summary;
-    int summary_depth; /* XML depth of Summary while inside it, else -1 */
+    int summary_depth;  /* XML depth of Summary while inside it, else -1 */
+    double *population; /* Metric population= by i (statistics), else 0 */
+    size_t cap_population;
 };
 
 /* Index attribute i of a table row: 0-based, dense, below a sane bound. */
@@ -244,6 +246,11 @@ add_table_row(struct reader *rd, const char *el, const struct attrs *a)
         m->over = attr_dup(a, "over");
         m->of = (int)attr_ll(a, "of", -1);
         m->formula = attr_dup(a, "formula");
+        rd->population =
+            rpt_grow(rd->population, &rd->cap_population, (size_t)i + 1, sizeof *rd->population);
+        if (rd->population == NULL)
+            return RPT_ENOMEM;
+        rd->population[i] = (double)attr_ll(a, "population", 0);
         m->additive = attr(a, "formula") == NULL && attr(a, "stat") == NULL &&
                       (m->unit == NULL || strcmp(m->unit, "derived") != 0);
         if (i + 1 > db->nmetrics)
@@ -631,6 +638,50 @@ name_program(struct rpt_db *db)
     return rc;
 }
 
+/*
+ * The statistics a database leaves out where one thread (process) alone has
+ * a value (experiment.dtd): count 1 of population N, v the node's value of
+ * metric "of": mean v / N, max v, stddev v sqrt(N - 1) / N, cv sqrt(N - 1);
+ * min is 0, as stored.  Databases that wrote them keep their own.
+ */
+static void
+fill_single_stats(struct reader *rd)
+{
+    struct rpt_db *db = rd->db;
+    size_t nm = (size_t)db->nmetrics;
+
+    for (int s = 0; s < db->nmetrics; s++) {
+        const struct rpt_metric *m = &db->metrics[s];
+        double n = (size_t)s < rd->cap_population ? rd->population[s] : 0.0;
+        int c = -1, k;
+
+        if (m->stat == NULL || m->over == NULL || m->of < 0 || m->of >= db->nmetrics || n < 2)
+            continue;
+        for (k = 0; k < db->nmetrics; k++) {
+            const struct rpt_metric *o = &db->metrics[k];
+            if (o->stat != NULL && strcmp(o->stat, "count") == 0 && o->over != NULL &&
+                strcmp(o->over, m->over) == 0 && o->of == m->of)
+                c = k;
+        }
+        if (c < 0 || c == s)
+            continue;
+        for (uint32_t i = 0; i < db->nnodes; i++) {
+            double *row = &db->values[(size_t)i * nm], v = row[m->of];
+
+            if (row[c] != 1.0 || row[s] != 0.0)
+                continue;
+            if (strcmp(m->stat, "mean") == 0)
+                row[s] = v / n;
+            else if (strcmp(m->stat, "max") == 0)
+                row[s] = v;
+            else if (strcmp(m->stat, "stddev") == 0)
+                row[s] = fabs(v) * sqrt(n - 1) / n;
+            else if (strcmp(m->stat, "cv") == 0 && v != 0.0)
+                row[s] = v > 0.0 ? sqrt(n - 1) : -sqrt(n - 1);
+        }
+    }
+}
+
 static int
 finish_db(struct reader *rd, char *err, size_t errlen)
 {
@@ -718,6 +769,7 @@ finish_db(struct reader *rd, char *err, size_t errlen)
         else
             db->values[(size_t)v->node * (size_t)db->nmetrics + (size_t)v->metric] = v->v;
     }
+    fill_single_stats(rd);
     return name_program(db);
 }
 
@@ -823,6 +875,7 @@ out_free:
     free(rd.stack);
     free(rd.stack_depth);
     free(rd.mvals);
+    free(rd.population);
     free(rd.last_child);
     free(rd.snodes);
     if (rc != RPT_OK) {

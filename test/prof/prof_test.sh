@@ -111,6 +111,25 @@ samples_excl() {
     xp "$1" "string(//Metric[@n='samples (E)']/@i)"
 }
 
+# sparse_ok DB: every M names a declared metric, once per node, and is not 0.
+sparse_ok() {
+    ieq "$(xp "$1" "count(//M[number(@v) = 0])")" 0 "$1: M elements of value 0"
+    ieq "$(xp "$1" "count(//M[not(@n = //Metric/@i)])")" 0 "$1: M of an undeclared metric"
+    ieq "$(xp "$1" "count(//M[@n = preceding-sibling::M/@n])")" 0 "$1: a metric twice on one node"
+}
+
+# stored JSON NODE OVER STAT: csprof-report's threads view (JSON), the database's stored
+# statistic STAT over OVER of context NODE as read ("" when not stored).
+stored() {
+    awk -v node="$2" -v over="$3" -v stat="$4" '
+        /^    \{"node": / { split($0, f, /[:,]/); here = (f[2] + 0 == node) }
+        here && index($0, "\"" over "\": {\"n\"") {
+            s = substr($0, index($0, "\"stored\": {") + 11); s = substr(s, 1, index(s, "}"))
+            if ((i = index(s, "\"" stat "\": ")) > 0) { s = substr(s, i + length(stat) + 4); printf "%.17g\n", s + 0 }
+            exit
+        }' "$1"
+}
+
 check_standard() { # check_standard DB FACTOR: the standard profile, FACTOR times
     db=$1
     k=$2
@@ -580,7 +599,10 @@ EOF
     expect_rc 0 "two events"
     validate "$W/db"
     ieq "$(xp "$W/db" "count(//Metric[not(@stat)])")" 6 "metrics for two events"
-    ieq "$(xp "$W/db" "count(//Metric[@stat])")" 56 "statistics: 2 events x 2 populations x 7 x I/E"
+    # three processes of one thread each: over processes only (those over threads would be
+    # the same), no sum (the metric itself): 2 events x 6 statistics x I/E
+    ieq "$(xp "$W/db" "count(//Metric[@stat])")" 24 "statistics: 2 events x processes x 6 x I/E"
+    ieq "$(xp "$W/db" "count(//Metric[@stat][@over='processes'][@population='3'])")" 24 "statistics over the 3 processes"
     ieq "$(xp "$W/db" "string(//Metric[@event='CPUTIME'][@t='inclusive']/@mixed-periods)")" 1 "mixed periods"
     feq "$(xp "$W/db" "string(//EventTotal[@event='CPUTIME']/@v)")" 0.05 "CPUTIME total"
     feq "$(xp "$W/db" "string(//EventTotal[@event='REALTIME']/@v)")" 0.015 "REALTIME total"
@@ -770,14 +792,92 @@ stats)
     ieq "$(xp "$W/db" "count(//PF[@n='$c']/M[@n='$(m min threads)'])")" 0 "min over threads is 0 (absent)"
     feq "$(xp "$W/db" "string(//PF[@n='$c']/M[@n='$(m count threads)']/@v)")" 2 "threads with c"
     feq "$(xp "$W/db" "string(//PF[@n='$c']/M[@n='$(m stddev threads)']/@v)")" 0.0122474487139159 "stddev over threads"
-    # per process: 0.04, 0: mean 0.02, stddev 0.02, cv 1
-    feq "$(xp "$W/db" "string(//PF[@n='$c']/M[@n='$(m mean processes)']/@v)")" 0.02 "mean over processes"
-    feq "$(xp "$W/db" "string(//PF[@n='$c']/M[@n='$(m cv processes)']/@v)")" 1 "cv over processes"
+    # per process: 0.04, 0: one process alone, so only count 1 is written; csprof-report
+    # reads mean 0.02, stddev 0.02, cv 1
+    feq "$(xp "$W/db" "string(//PF[@n='$c']/M[@n='$(m count processes)']/@v)")" 1 "processes with c"
+    ieq "$(xp "$W/db" "count(//PF[@n='$c']/M[@n='$(m mean processes)'])")" 0 "mean over processes (follows from count 1)"
+    "$REPORT" --view threads --format json "$W/db" >"$W/th.json" || fail "csprof-report --view threads"
+    cn=$(xp "$W/db" "string(//PF[@n='$c']/@i)")
+    feq "$(stored "$W/th.json" "$cn" processes mean)" 0.02 "mean over processes as read"
+    feq "$(stored "$W/th.json" "$cn" processes stddev)" 0.02 "stddev over processes as read"
+    feq "$(stored "$W/th.json" "$cn" processes cv)" 1 "cv over processes as read"
+    feq "$(stored "$W/th.json" "$cn" threads stddev)" 0.0122474487139159 "stddev over threads as read"
     ieq "$(xp "$W/db" "string(//Metric[@stat='mean'][@over='threads'][@of='0']/@population)")" 4 "population"
+    ieq "$(xp "$W/db" "count(//Metric[@stat])")" 24 "statistics: 2 populations x 6 x I/E, no sum"
+    sparse_ok "$W/db"
     ieq "$(xp "$W/db" "count(//Input[@thread])")" 4 "inputs with a thread"
     ieq "$(xp "$W/db" "count(//Input[@process='0'])")" 2 "two inputs in process 0"
     [ -f "$W/db/thread-values.bin" ] || fail "no thread-values.bin"
     ieq "$(head -c 8 "$W/db/thread-values.bin")" CSPTHRV1 "thread-values magic"
+    ;;
+stats_size)
+    # The database writes only what carries information: statistics only over more than one
+    # thread (process), never the sum (it is the metric itself), no 0, and where one thread
+    # alone has a value only its count; csprof-report fills the rest in (db_read.c).
+    # (1) one thread: no statistics at all
+    spec "$W/s1" 100 100
+    standard_paths "$W/s1"
+    mkdir "$W/m1" "$W/m2" "$W/m3"
+    gen "$W/s1" "$W/m1/1.cspm"
+    run_prof -o "$W/db1" "$W/m1"
+    expect_rc 0 "one thread"
+    check_standard "$W/db1" 1
+    ieq "$(xp "$W/db1" "count(//Metric[@stat])")" 0 "one thread: statistics columns"
+    ieq "$(xp "$W/db1" "count(//M[not(@n = //Metric[not(@stat)]/@i)])")" 0 "one thread: statistics values"
+    sparse_ok "$W/db1"
+    "$REPORT" --view threads --format json "$W/db1" >"$W/th1.json" || fail "csprof-report --view threads (one thread)"
+    grep -F '"stored": {"' "$W/th1.json" >/dev/null && fail "one thread: csprof-report reads stored statistics"
+    grep -F '"threads": {"n": 1, "sum": 0.1, "mean": 0.1, "min": 0.1, "max": 0.1,' "$W/th1.json" >/dev/null ||
+        fail "one thread: csprof-report's statistics of the whole run (0.1 s)"
+    # (2) two threads of one process: c in both (10, 30 ms), b in thread 201 alone (10 ms)
+    spec "$W/s2" 200 200
+    echo "path main a c = 1 10000000" >>"$W/s2"
+    spec "$W/s3" 200 201
+    echo "path main a c = 3 30000000" >>"$W/s3"
+    echo "path main b = 1 10000000" >>"$W/s3"
+    gen "$W/s2" "$W/m2/1.cspm" && gen "$W/s3" "$W/m2/2.cspm"
+    run_prof -o "$W/db2" "$W/m2"
+    expect_rc 0 "two threads"
+    validate "$W/db2"
+    sparse_ok "$W/db2"
+    ieq "$(xp "$W/db2" "count(//Metric[@stat])")" 12 "two threads: 6 statistics x I/E"
+    ieq "$(xp "$W/db2" "count(//Metric[@stat][@over='threads'][@population='2'][@show='0'])")" 12 "two threads: over threads, hidden"
+    ieq "$(xp "$W/db2" "count(//Metric[@stat='sum'])")" 0 "no sum column (it is the metric itself)"
+    c=$(proc_id "$W/db2" c)
+    b=$(proc_id "$W/db2" b)
+    m() { xp "$W/db2" "string(//Metric[@stat='$1'][@over='threads'][@of='0']/@i)"; }
+    # c inclusive per thread: 0.01, 0.03: mean 0.02, min 0.01, max 0.03, stddev 0.01, cv 0.5
+    feq "$(xp "$W/db2" "string(//PF[@n='$c']/M[@n='$(m mean)']/@v)")" 0.02 "c: mean"
+    feq "$(xp "$W/db2" "string(//PF[@n='$c']/M[@n='$(m min)']/@v)")" 0.01 "c: min"
+    feq "$(xp "$W/db2" "string(//PF[@n='$c']/M[@n='$(m max)']/@v)")" 0.03 "c: max"
+    feq "$(xp "$W/db2" "string(//PF[@n='$c']/M[@n='$(m stddev)']/@v)")" 0.01 "c: stddev"
+    feq "$(xp "$W/db2" "string(//PF[@n='$c']/M[@n='$(m cv)']/@v)")" 0.5 "c: cv"
+    feq "$(xp "$W/db2" "string(//PF[@n='$c']/M[@n='$(m count)']/@v)")" 2 "c: count"
+    # b: one thread alone: count 1 (inclusive and exclusive) is all that is written
+    ieq "$(xp "$W/db2" "count(//PF[@n='$b']/M[@n = //Metric[@stat]/@i])")" 2 "b: statistics written"
+    feq "$(xp "$W/db2" "string(//PF[@n='$b']/M[@n='$(m count)']/@v)")" 1 "b: count"
+    # csprof-report reads them as stored: b's filled in from its value 0.01 over N = 2
+    "$REPORT" --view threads --format json "$W/db2" >"$W/th2.json" || fail "csprof-report --view threads (two threads)"
+    bn=$(xp "$W/db2" "string(//PF[@n='$b']/@i)")
+    cn=$(xp "$W/db2" "string(//PF[@n='$c']/@i)")
+    feq "$(stored "$W/th2.json" "$cn" threads mean)" 0.02 "c: stored mean as read"
+    feq "$(stored "$W/th2.json" "$cn" threads stddev)" 0.01 "c: stored stddev as read"
+    feq "$(stored "$W/th2.json" "$bn" threads mean)" 0.005 "b: stored mean as read"
+    feq "$(stored "$W/th2.json" "$bn" threads max)" 0.01 "b: stored max as read"
+    feq "$(stored "$W/th2.json" "$bn" threads stddev)" 0.005 "b: stored stddev as read"
+    feq "$(stored "$W/th2.json" "$bn" threads cv)" 1 "b: stored cv as read"
+    # (3) two processes of one thread: over processes only
+    spec "$W/s4" 300 300
+    echo "path main a c = 1 10000000" >>"$W/s4"
+    spec "$W/s5" 400 400
+    echo "path main a c = 3 30000000" >>"$W/s5"
+    gen "$W/s4" "$W/m3/1.cspm" && gen "$W/s5" "$W/m3/2.cspm"
+    run_prof -o "$W/db3" "$W/m3"
+    expect_rc 0 "two processes"
+    validate "$W/db3"
+    sparse_ok "$W/db3"
+    ieq "$(xp "$W/db3" "count(//Metric[@stat][@over='processes'][@population='2'])")" 12 "two processes: over processes"
+    ieq "$(xp "$W/db3" "count(//Metric[@stat][@over='threads'])")" 0 "one thread per process: none over threads"
     ;;
 offsets)
     # module-relative addresses on every scope; an unanalyzable module still shows module+0xOFFSET
