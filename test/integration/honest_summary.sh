@@ -60,7 +60,7 @@ EOF
 gcc -O1 -g -pthread -o idle idle.c || { echo "SKIP: cannot compile with gcc"; exit 77; }
 csrun -e CPUTIME@1000 -o midle ./idle 2> idle.err; rc=$?
 check "csrun -e CPUTIME@1000 ./idle exits 0 ($rc)" [ "$rc" -eq 0 ]
-check "idle threads: 3 thread profiles: $(grep 'thread profile' idle.err)" grep -q '^csprof: 4 thread profile(s) from 1 process(es)' idle.err
+check "idle threads: 3 threads and main: $(grep 'thread(s) in' idle.err)" grep -q '^csprof: 4 thread(s) in 1 process(es) profiled' idle.err
 check "idle threads: the verdict is trustworthy: $(grep 'trust:' idle.err)" grep -q '^csprof: trust: measurement trustworthy' idle.err
 check "idle threads: no alarm" sh -c "! grep -Eiq 'doubtful|no sample|could not be sampled|cannot be sampled' idle.err"
 csprof-prof midle -o dbidle > idle.prof 2> idle.prof.err

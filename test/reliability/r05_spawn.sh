@@ -50,10 +50,13 @@ done
 # failed exec's next profile a generation of it), and csprof-prof's effective rate uses the
 # CPU time sampled, not a process's CPU time before its exec.
 REL_QUIET=0 rel_prof v mv ./spawn "$units"
-np=$(sed -n 's/^csprof: [0-9]* thread profile(s) from \([0-9]*\) process(es) in .*/\1/p' v.err)
+np=$(sed -n 's/^csprof: [0-9]* thread(s) in \([0-9]*\) process(es) profiled in .*/\1/p' v.err)
+nt=$(sed -n 's/^csprof: \([0-9]*\) thread(s) in [0-9]* process(es) profiled in .*/\1/p' v.err)
 rel_db mv dbv
 check "csrun's process count ($np) = csprof-prof's ($(rel_summary dbv processes))" \
     [ "${np:-x}" = "$(rel_summary dbv processes)" ]
+check "csrun's thread count ($nt) = csprof-prof's ($(rel_summary dbv threads))" \
+    [ "${nt:-x}" = "$(rel_summary dbv threads)" ]
 rc=$(sed -n 's/^csprof: CPUTIME@[0-9]* ([^)]*): [0-9]* samples, \([0-9.]*\) samples per CPU-second.*/\1/p' v.err)
 pc=$(sed -n 's/^effective samples per CPU-second: \([0-9.]*\)$/\1/p' dbv.log)
 check "csrun's samples per CPU-second ($rc) = csprof-prof's ($pc)" [ -n "$rc" -a "$rc" = "$pc" ]

@@ -669,6 +669,12 @@ free_list(char **list, size_t n)
 }
 
 /* What csrun adds up from the profiles besides the trust report (lib/trust). */
+/* One record's thread: its process (pid << 32 | generation) and its index there. */
+struct run_thread {
+    uint64_t proc;
+    uint32_t index;
+};
+
 struct run_totals {
     size_t files, unreadable;
     uint64_t not_followed;                /* execs whose environment dropped csprof */
@@ -676,29 +682,32 @@ struct run_totals {
     uint64_t wall_ns;                     /* threads' wall time (REALTIME's rate) */
     uint64_t enabled_ns[MAX_EVENTS], running_ns[MAX_EVENTS]; /* perf events: multiplexing */
     char mechanism[MAX_EVENTS][64];
-    uint64_t *procs; /* (pid << 32 | generation) of each record: processes as csprof-prof
-                        counts them (an exec'd image is the same process) */
+    struct run_thread *procs; /* (pid << 32 | generation, thread index) of each record:
+                                 processes and threads as csprof-prof counts them (an exec'd
+                                 image is the same process, its thread the same thread) */
     size_t nprocs, procs_cap;
 };
 
 static int
-cmp_u64(const void *a, const void *b)
+cmp_thread(const void *a, const void *b)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    const struct run_thread *x = a, *y = b;
 
-    return x < y ? -1 : x > y;
+    if (x->proc != y->proc)
+        return x->proc < y->proc ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* The distinct processes among @t's records. */
-static size_t
-count_processes(struct run_totals *t)
+/* The distinct processes and threads among @t's records (sorts them). */
+static void
+count_threads(struct run_totals *t, size_t *processes, size_t *threads)
 {
-    size_t n = 0;
-
-    qsort(t->procs, t->nprocs, sizeof(*t->procs), cmp_u64);
-    for (size_t i = 0; i < t->nprocs; i++)
-        n += i == 0 || t->procs[i] != t->procs[i - 1];
-    return n;
+    *processes = *threads = 0;
+    qsort(t->procs, t->nprocs, sizeof(*t->procs), cmp_thread);
+    for (size_t i = 0; i < t->nprocs; i++) {
+        *processes += i == 0 || t->procs[i].proc != t->procs[i - 1].proc;
+        *threads += i == 0 || cmp_thread(&t->procs[i], &t->procs[i - 1]) != 0;
+    }
 }
 
 static void
@@ -709,7 +718,7 @@ add_profile(struct run_totals *t, struct trust_run *run, const struct fmt_profil
 
     if (t->nprocs == t->procs_cap) {
         size_t cap = t->procs_cap ? 2 * t->procs_cap : 64;
-        uint64_t *grown = realloc(t->procs, cap * sizeof(*grown));
+        struct run_thread *grown = realloc(t->procs, cap * sizeof(*grown));
 
         if (grown != NULL) {
             t->procs = grown;
@@ -717,7 +726,8 @@ add_profile(struct run_totals *t, struct trust_run *run, const struct fmt_profil
         }
     }
     if (t->nprocs < t->procs_cap)
-        t->procs[t->nprocs++] = (uint64_t)p->header.pid << 32 | p->header.generation;
+        t->procs[t->nprocs++] = (struct run_thread){
+            (uint64_t)p->header.pid << 32 | p->header.generation, p->header.thread_index};
     t->not_followed += fmt_profile_stat(p, "exec.not_followed");
     t->untracked += fmt_profile_stat(p, "threads.untracked");
     t->untracked_cpu_ns += fmt_profile_stat(p, "threads.untracked.cpu_ns");
@@ -862,6 +872,7 @@ print_summary(const char *dir, const char *run_id, char **before, size_t nbefore
 {
     struct run_totals t;
     struct trust_run run;
+    size_t nthreads;
     struct trust_verdict verdict;
     size_t nafter;
     char **after = list_profiles(dir, &nafter);
@@ -896,11 +907,20 @@ print_summary(const char *dir, const char *run_id, char **before, size_t nbefore
         fprintf(stderr, "csprof: no profile was written to %s (did the program run?)\n", dir);
         return;
     }
-    run.processes = count_processes(&t);
+    count_threads(&t, &run.processes, &nthreads);
     free(t.procs);
-    fprintf(stderr, "csprof: %zu thread profile(s) from %zu process(es) in %s (run %s)%s\n",
-            run.threads, run.processes, dir, run_id,
-            t.unreadable ? " (some files unreadable, see above)" : "");
+    /* (threads and processes as csprof-prof counts them; a thread that exec'd has a profile
+       per program) */
+    if (nthreads == run.threads)
+        fprintf(stderr, "csprof: %zu thread(s) in %zu process(es) profiled in %s (run %s)%s\n",
+                nthreads, run.processes, dir, run_id,
+                t.unreadable ? " (some files unreadable, see above)" : "");
+    else
+        fprintf(stderr,
+                "csprof: %zu thread(s) in %zu process(es) profiled in %s (run %s; %zu profiles: "
+                "one per program a thread ran)%s\n",
+                nthreads, run.processes, dir, run_id, run.threads,
+                t.unreadable ? " (some files unreadable, see above)" : "");
     if (t.untracked > 0)
         fprintf(stderr,
                 "csprof: %llu thread(s) not profiled (created outside pthread_create, or while "
