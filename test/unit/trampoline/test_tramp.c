@@ -429,7 +429,7 @@ test_setcontext_mid_switch_is_no_return_slot(void **state)
     static uintptr_t new_stack[64];
     static ucontext_t target;
     const uint8_t *code = dlsym(RTLD_DEFAULT, "setcontext");
-    uintptr_t pc = 0;
+    volatile uintptr_t pc = 0; /* (getcontext returns twice: -Wclobbered) */
     ucontext_t uc;
     struct walk w;
 
