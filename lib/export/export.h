@@ -54,6 +54,8 @@ struct exp_table_options {
     const char *derived_formula; /* its formula, for the JSON header */
     bool significant;            /* diffs: only significant changes (in the tree, and the path
                                     to them) */
+    bool full_names;             /* text: C++ names whole (else template and parameter lists
+                                    elided: text_short_name()) */
 };
 
 /* Integer value in raw units (ns, counts) of column @col at @v (self or inclusive). */
@@ -65,6 +67,12 @@ void exp_json_str(FILE *out, const char *s);
 
 /* @s in at most @cols terminal columns (code points), cut with an ellipsis (U+2026). */
 void exp_fit(FILE *out, const char *s, size_t cols);
+
+/* A row's label ("[inline] ns::C<…>::f(…) @x.cc:12") in at most @cols columns, never cut
+ * at its end: when too long, first its scope qualifiers become an ellipsis ("…f(…) @x.cc:12",
+ * the last component and the call site being what tells rows apart), then, if still too
+ * long, its middle (a third of the width kept at the head, the rest at the tail). */
+void exp_fit_name(FILE *out, const char *s, size_t cols);
 
 /* A view as a table (text for a terminal, CSV or JSON as in share/schemas/report-json.md). */
 int export_table(const struct rpt_tree *t, const struct exp_table_options *opt, FILE *out);
@@ -108,6 +116,10 @@ int export_callgrind(const struct rpt_tree *t, FILE *out);
  * @width columns; the "csprof-report paths" view.
  */
 int export_paths(const struct rpt_tree *t, int col, unsigned limit, unsigned width, FILE *out);
+
+/* export_paths() with C++ names whole (@full_names) or shortened (text_short_name()). */
+int export_paths_names(const struct rpt_tree *t, int col, unsigned limit, unsigned width,
+                       bool full_names, FILE *out);
 
 struct exp_threads_options {
     enum exp_table_format format;

@@ -10,10 +10,18 @@
 
 #include "export/export_internal.h"
 
-/* One line per hot call path, elided in the middle to fit the width. */
 int
 export_paths(const struct rpt_tree *t, int col, unsigned limit, unsigned width, FILE *out)
 {
+    return export_paths_names(t, col, limit, width, false, out);
+}
+
+/* One line per hot call path, elided in the middle to fit the width. */
+int
+export_paths_names(const struct rpt_tree *t, int col, unsigned limit, unsigned width,
+                   bool full_names, FILE *out)
+{
+    char shortened[1024];
     uint32_t *leaf = malloc((size_t)t->nnodes * sizeof *leaf);
     size_t n = 0;
     double total = rpt_incl(t, 0, col);
@@ -44,9 +52,8 @@ export_paths(const struct rpt_tree *t, int col, unsigned limit, unsigned width, 
         exp_fit(out, line, width);
         fputc('\n', out);
         /* the table views' header, and their number format */
-        snprintf(line, sizeof line,
-                 "metric %s (%s), self cost of each path's leaf; %% of total %s %s", m->event,
-                 m->unit, exp_text_value_str(num, sizeof num, t, col, total), m->unit);
+        snprintf(line, sizeof line, "metric %s (%s), self cost of each path's leaf; %% of total %s",
+                 m->event, m->unit, exp_text_value_str(num, sizeof num, t, col, total));
         exp_fit(out, line, width);
         fputc('\n', out);
     }
@@ -57,6 +64,8 @@ export_paths(const struct rpt_tree *t, int col, unsigned limit, unsigned width, 
             frames[nf++] = u;
         for (size_t k = nf; k-- > 0;) {
             const char *s = rpt_tree_name(t, frames[k]);
+            if (!full_names && text_short_name(shortened, sizeof shortened, s) > 0)
+                s = shortened; /* C++ template and parameter lists elided */
             size_t need = len + strlen(s) + 32;
             int32_t line = k > 0 ? t->nodes[frames[k - 1]].cs_line : 0; /* call made from here */
             if (need > cap) {

@@ -117,6 +117,68 @@ exp_fit(FILE *out, const char *s, size_t cols)
     fputs("\xe2\x80\xa6", out); /* U+2026 HORIZONTAL ELLIPSIS */
 }
 
+/* Write @s (@n bytes) in at most @cols columns: whole, or its head (a third) and its tail
+ * with an ellipsis between them. */
+static void
+fit_middle(FILE *out, const char *s, size_t n, size_t cols)
+{
+    size_t head, tail, i;
+
+    if (utf8_width(s, n) <= cols) {
+        fwrite(s, 1, n, out);
+        return;
+    }
+    if (cols < 2) {
+        fputs(cols == 1 ? "\xe2\x80\xa6" : "", out);
+        return;
+    }
+    head = (cols - 1) / 3;
+    tail = cols - 1 - head;
+    fwrite(s, 1, utf8_prefix(s, head), out);
+    fputs("\xe2\x80\xa6", out); /* U+2026 HORIZONTAL ELLIPSIS */
+    for (i = n; i > 0 && tail > 0; tail -= (((unsigned char)s[i] & 0xc0) != 0x80))
+        i--;
+    fwrite(s + i, 1, n - i, out);
+}
+
+void
+exp_fit_name(FILE *out, const char *s, size_t cols)
+{
+    size_t n = strlen(s), tag = 0, last = 0, end = n;
+    int depth = 0;
+    const char *at;
+
+    if (utf8_width(s, n) <= cols) {
+        fputs(s, out);
+        return;
+    }
+    /* the name proper: after a "[inline] " tag, before the " @file:line" of its call site */
+    if (s[0] == '[' && (at = strstr(s, "] ")) != NULL)
+        tag = (size_t)(at - s) + 2;
+    if ((at = strstr(s + tag, " @")) != NULL)
+        end = (size_t)(at - s);
+    /* its scope qualifiers go first ("…run(…) @x.cc:6" for "ns::Worker<…>::run(…) @x.cc:6"):
+     * the last component tells names apart, the scopes often do not */
+    for (size_t i = tag; i + 1 < end; i++) {
+        if (s[i] == '<' || s[i] == '(')
+            depth++;
+        else if ((s[i] == '>' || s[i] == ')') && depth > 0)
+            depth--;
+        else if (depth == 0 && s[i] == ':' && s[i + 1] == ':')
+            last = i + 2;
+    }
+    if (last > 0) {
+        char *buf = malloc(n + 4);
+        if (buf != NULL) {
+            snprintf(buf, n + 4, "%.*s\xe2\x80\xa6%s", (int)tag, s, s + last);
+            fit_middle(out, buf, strlen(buf), cols);
+            free(buf);
+            return;
+        }
+    }
+    fit_middle(out, s, n, cols);
+}
+
 /* ---------------------------------------------------------- node labels */
 
 static const char *
@@ -128,12 +190,25 @@ kind_name(uint8_t kind)
     return kind < sizeof names / sizeof names[0] ? names[kind] : "?";
 }
 
-/* "a @fig1.c:59" for frames entered from a known call site; the name otherwise. */
+/* Node @n's name for a text row: C++ template and parameter lists elided unless @full. */
+static const char *
+row_name(const struct rpt_tree *t, uint32_t n, bool full, char *buf, size_t len)
+{
+    const char *name = rpt_tree_name(t, n);
+
+    if (full || text_short_name(buf, len, name) == 0)
+        return name;
+    return buf;
+}
+
+/* "a @fig1.c:59" for frames entered from a known call site (the line of the caller the
+ * call was made from); the name otherwise. */
 static void
-label(const struct rpt_tree *t, uint32_t n, char *buf, size_t len)
+label(const struct rpt_tree *t, uint32_t n, bool full, char *buf, size_t len)
 {
     const struct rpt_vnode *v = &t->nodes[n];
-    const char *name = rpt_tree_name(t, n);
+    char shortened[1024];
+    const char *name = row_name(t, n, full, shortened, sizeof shortened);
 
     if ((v->kind == RPT_FRAME || v->kind == RPT_INLINE) && v->cs_line > 0)
         snprintf(buf, len, "%s%s @%s:%d", v->kind == RPT_INLINE ? "[inline] " : "", name,
@@ -245,34 +320,119 @@ event_of(const struct rpt_tree *t, int col)
     return t->db->metrics[t->metric_of[col]].event;
 }
 
+/* How a metric's values read for people (issue 22, item 7). */
+enum human_kind { H_OTHER, H_TIME, H_BYTES, H_COUNT };
+
+static enum human_kind
+human_kind(const struct rpt_metric *m, double *to_base)
+{
+    const char *u = m->unit != NULL ? m->unit : "";
+    static const char *const counts[] = {"samples", "events", "calls",        "processes",
+                                         "threads", "count",  "instructions", "cycles"};
+
+    *to_base = 1;
+    if (strcmp(u, "s") == 0)
+        return H_TIME;
+    if (strcmp(u, "ns") == 0) {
+        *to_base = 1e-9;
+        return H_TIME;
+    }
+    if (strcmp(u, "bytes") == 0 || strcmp(u, "B") == 0)
+        return H_BYTES;
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+        if (strcmp(u, counts[i]) == 0)
+            return H_COUNT;
+    if (m->formula == NULL && m->integral && m->raw_per_unit == 1)
+        return H_COUNT; /* a measured event counted in its own unit */
+    return H_OTHER;
+}
+
+/* Display columns of @s (code points; the strings hold no controls). */
+static size_t
+utf8_cols(const char *s)
+{
+    size_t w = 0;
+
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xc0) != 0x80;
+    return w;
+}
+
+size_t
+exp_human(char *buf, size_t size, const struct rpt_metric *m, double v, bool word)
+{
+    static const char *const time_s[] = {"ns", "\xc2\xb5s", "ms", "s"}; /* U+00B5 MICRO SIGN */
+    static const char *const byte_s[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    static const char *const count_s[] = {"", "k", "M", "G", "T", "P"};
+    double to_base, a, mant;
+    enum human_kind k = human_kind(m, &to_base);
+    const char *const *sfx;
+    int nsfx, dec, sw, i = 0;
+    double base, scale = 1;
+    bool whole;
+
+    if (size == 0)
+        return 0;
+    if (k == H_OTHER || !isfinite(v)) { /* fixed point unless that loses digits */
+        if (fabs(v) >= 1e5 || (v != 0 && fabs(v) < 0.9995e-3))
+            snprintf(buf, size, "%.3g", v);
+        else
+            snprintf(buf, size, "%.4f", v);
+        if (word && m->unit != NULL && m->unit[0] != '\0')
+            snprintf(buf + strlen(buf), size - strlen(buf), " %s", m->unit);
+        return utf8_cols(buf);
+    }
+    v *= to_base;
+    a = fabs(v);
+    if (k == H_TIME) { /* ns .. s: the largest unit the value is at least 1 of */
+        sfx = time_s, nsfx = 4, dec = 2, sw = 2, base = 1000;
+        scale = 1e-9;
+        while (i + 1 < nsfx && a >= scale * base * (1 - 0.5e-2 / base))
+            scale *= base, i++;
+    } else {
+        sfx = k == H_BYTES ? byte_s : count_s, nsfx = 6, dec = 1;
+        sw = k == H_BYTES ? 3 : 1, base = k == H_BYTES ? 1024 : 1000;
+        while (i + 1 < nsfx && a >= scale * base * (1 - 0.5e-1 / base))
+            scale *= base, i++;
+    }
+    mant = v / scale;
+    /* whole counts and bytes in the base unit, and 0, print without decimals; blanks keep
+     * the units digit where the decimal columns' is */
+    whole = (k != H_TIME && i == 0 && fabs(mant - round(mant)) < 1e-9) || v == 0;
+    {
+        const char *u = v == 0 ? "" : sfx[i], *unit = m->unit != NULL ? m->unit : "";
+        int n = whole ? snprintf(buf, size, "%.0f", mant) : snprintf(buf, size, "%.*f", dec, mant);
+        size_t at = n > 0 && (size_t)n < size ? (size_t)n : strlen(buf);
+        if (word) /* in a sentence: "1.28 s", "2.0 GiB", "12.3 k samples", "812 samples" */
+            snprintf(buf + at, size - at, "%s%s%s%s", u[0] ? " " : "", u,
+                     k == H_COUNT && unit[0] ? " " : "", k == H_COUNT ? unit : "");
+        else /* in a column: whole values leave their decimals blank, so that right-aligned
+                cells line up their units digits (and decimal points) */
+            snprintf(buf + at, size - at, "%*s %s%*s", whole ? dec + 1 : 0, "", u,
+                     sw - (int)utf8_cols(u), "");
+    }
+    return utf8_cols(buf);
+}
+
+void
+exp_put_human(FILE *out, const struct rpt_metric *m, double v, int w)
+{
+    char buf[64];
+    size_t cols = exp_human(buf, sizeof buf, m, v, false);
+
+    fprintf(out, "%*s%s", w > (int)cols ? w - (int)cols : 0, "", buf);
+}
+
 void
 exp_text_value(FILE *out, const struct rpt_tree *t, int col, double v, int w)
 {
-    const struct rpt_metric *m = &t->db->metrics[t->metric_of[col]];
-
-    /* Fixed point unless that loses digits: a value %.4f rounds to 0.0010 or more stays
-     * fixed (0.079/79 and 0.048/48, both 0.001 but either side of it in binary, print
-     * alike). */
-    if (m->integral && m->raw_per_unit == 1)
-        fprintf(out, "%*.0f", w, v);
-    else if (fabs(v) >= 1e5 || (v != 0 && fabs(v) < 0.9995e-3))
-        fprintf(out, "%*.3g", w, v);
-    else
-        fprintf(out, "%*.4f", w, v);
+    exp_put_human(out, &t->db->metrics[t->metric_of[col]], v, w);
 }
 
 char *
 exp_text_value_str(char *buf, size_t size, const struct rpt_tree *t, int col, double v)
 {
-    FILE *mem = size > 0 ? fmemopen(buf, size, "w") : NULL;
-
-    if (mem != NULL) {
-        exp_text_value(mem, t, col, v, 0);
-        fclose(mem);
-        buf[size - 1] = '\0'; /* (a full buffer gets no terminator from the stream) */
-    } else {
-        snprintf(buf, size, "%g", v);
-    }
+    exp_human(buf, size, &t->db->metrics[t->metric_of[col]], v, true);
     return buf;
 }
 
@@ -295,11 +455,158 @@ struct table {
     size_t name_cols;
     bool first_json;
     int err;
+    int samples_col;     /* the column holding the samples behind tb->opt->column's values, or -1 */
+    double per_sample;   /* else its value per sample (the Ledger's), 0 when unknown */
+    bool any_calls;      /* a row showed calls */
+    bool blank_per_call; /* a row's incl/call was left blank: few samples per call */
+    uint32_t shared_callees_min, shared_callees_max; /* callees of the indirect call sites of
+                                                        the rows shown (0: none) */
 };
+
+/* Samples a value of a metric is the sum of, below which incl/call is left blank: fewer
+ * than PER_CALL_MIN_SAMPLES in all, or fewer than PER_CALL_MIN_RATIO per counted call (a
+ * short function's incl/call would otherwise be about one sample period, whatever it costs). */
+#define PER_CALL_MIN_SAMPLES 10
+#define PER_CALL_MIN_RATIO   2
+
+/* The Ledger's sample count of event @ev (csprof-prof's trust report), or -1. */
+static double
+ledger_samples(const struct rpt_db *db, const char *ev)
+{
+    for (size_t i = 0; i < db->nsummary; i++) {
+        const struct rpt_summary_el *e = &db->summary[i];
+        const char *event = NULL, *samples = NULL;
+        if (strcmp(e->el, "Ledger") != 0)
+            continue;
+        for (int a = 0; a < e->nattrs; a++) {
+            if (strcmp(e->attrs[2 * a], "event") == 0)
+                event = e->attrs[2 * a + 1];
+            else if (strcmp(e->attrs[2 * a], "samples") == 0)
+                samples = e->attrs[2 * a + 1];
+        }
+        if (event != NULL && samples != NULL && strcmp(event, ev) == 0)
+            return strtod(samples, NULL);
+    }
+    return -1;
+}
+
+/* Where the samples behind column @col come from, as rpt_diff_count() reads them: the
+ * samples column itself, the samples column when the run measured one event, else the
+ * event's total over its Ledger's samples. */
+static void
+samples_source(struct table *tb, int col)
+{
+    const struct rpt_tree *t = tb->t;
+    int samples = -1, events = 0;
+    double n;
+
+    for (int c = 0; c < t->nvalues; c++) {
+        if (strcmp(event_of(t, c), "samples") == 0)
+            samples = c;
+        else
+            events++;
+    }
+    tb->samples_col = -1;
+    tb->per_sample = 0;
+    if (samples >= 0 && (col == samples || events == 1))
+        tb->samples_col = samples;
+    else if ((n = ledger_samples(t->db, event_of(t, col))) > 0)
+        tb->per_sample = rpt_incl(t, 0, col) / n;
+    else if (samples >= 0)
+        tb->samples_col = samples; /* all events' samples: an upper bound */
+}
+
+/* Inclusive samples behind node @n's value, or -1 when unknown. */
+static double
+samples_behind(const struct table *tb, uint32_t n)
+{
+    if (tb->samples_col >= 0)
+        return rpt_incl(tb->t, n, tb->samples_col);
+    if (tb->per_sample > 0)
+        return rpt_incl(tb->t, n, tb->opt->column) / tb->per_sample;
+    return -1;
+}
+
+/* Whether node @n's incl/call means something: enough samples in all and per call, and
+ * calls of its own (not its indirect call site's, shared with other callees). */
+static bool
+per_call_meaningful(const struct table *tb, uint32_t n)
+{
+    const struct rpt_vnode *v = &tb->t->nodes[n];
+    double k = samples_behind(tb, n);
+
+    return v->calls > 0 && v->calls_callees <= 1 && k >= PER_CALL_MIN_SAMPLES &&
+           k >= PER_CALL_MIN_RATIO * v->calls;
+}
 
 /* Text rows: value columns of FIXED_WIDE (or, below 90 columns, FIXED_NARROW: no calls) */
 #define FIXED_WIDE   57
 #define FIXED_NARROW 37
+
+/* Write @s wrapped at blanks to lines of at most @width columns, continuation lines
+ * indented by 2 (a word longer than a line is cut by exp_fit). */
+static void
+text_wrap(FILE *out, const char *s, size_t width)
+{
+    size_t col = 0;
+
+    while (*s != '\0') {
+        size_t len = strcspn(s, " "), w = utf8_width(s, len);
+        if (col > 0 && col + 1 + w > width) {
+            fputs("\n  ", out);
+            col = 2;
+        } else if (col > 0) {
+            fputc(' ', out);
+            col++;
+        }
+        if (col + w > width) {
+            char word[512];
+            snprintf(word, sizeof word, "%.*s", (int)(len < sizeof word ? len : sizeof word - 1),
+                     s);
+            exp_fit(out, word, width - col);
+            col = width;
+        } else {
+            fwrite(s, 1, len, out);
+            col += w;
+        }
+        s += len;
+        while (*s == ' ')
+            s++;
+    }
+    fputc('\n', out);
+}
+
+/* Under a table with calls: what the calls column counts, and why some cells are blank. */
+static void
+calls_legend(struct table *tb)
+{
+    char line[512];
+
+    if (tb->opt->format != EXP_TEXT || tb->opt->width < 90 || !tb->any_calls)
+        return;
+    text_wrap(tb->out,
+              "calls* = calls (sampled): calls counted by the trampoline at sampled contexts, a "
+              "lower bound",
+              tb->opt->width);
+    if (tb->blank_per_call) {
+        snprintf(line, sizeof line,
+                 "incl/call -: under %d samples, or under %d per call (it would be about the "
+                 "sample period), or calls \xe2\x80\xa0",
+                 PER_CALL_MIN_SAMPLES, PER_CALL_MIN_RATIO);
+        text_wrap(tb->out, line, tb->opt->width);
+    }
+    if (tb->shared_callees_max > 1) {
+        char n[32];
+        if (tb->shared_callees_min == tb->shared_callees_max)
+            snprintf(n, sizeof n, "%u", tb->shared_callees_max);
+        else
+            snprintf(n, sizeof n, "%u to %u", tb->shared_callees_min, tb->shared_callees_max);
+        snprintf(line, sizeof line,
+                 "\xe2\x80\xa0 calls of the call site, shared by its %s callees (indirect call)",
+                 n);
+        text_wrap(tb->out, line, tb->opt->width);
+    }
+}
 
 static void
 text_line(struct table *tb, const char *s)
@@ -321,8 +628,8 @@ text_header(struct table *tb)
     rpt_db_title(db, line + n, sizeof line - n);
     n = 0;
     text_line(tb, line);
-    snprintf(line, sizeof line, "metric %s (%s); %% of total %s %s", event_of(t, tb->opt->column),
-             unit, exp_text_value_str(num, sizeof num, t, tb->opt->column, tb->total), unit);
+    snprintf(line, sizeof line, "metric %s (%s); %% of total %s", event_of(t, tb->opt->column),
+             unit, exp_text_value_str(num, sizeof num, t, tb->opt->column, tb->total));
     text_line(tb, line);
     line[0] = '\0';
     if (db->samples >= 0)
@@ -335,9 +642,17 @@ text_header(struct table *tb)
         snprintf(line + n, sizeof line - n, "; %.1f%% rooted", db->rooted_percent);
     if (line[0] != '\0')
         text_line(tb, line);
+    /* the label's line is the caller's, which readers take for f's own */
+    if (tb->opt->tree)
+        text_wrap(tb->out,
+                  strcmp(tb->opt->view, "bottom-up") == 0
+                      ? "caller @file:line = the call site in that caller: the line it called "
+                        "the row above from"
+                      : "f @file:line = f called from that line (the call site in its caller)",
+                  tb->opt->width);
     if (tb->opt->width >= 90)
-        fprintf(tb->out, "%10s %6s %10s %6s %8s %10s  ", "inclusive", "%", "exclusive", "%",
-                "calls", "incl/call");
+        fprintf(tb->out, "%10s %6s %10s %6s %7s  %10s  ", "inclusive", "%", "exclusive", "%",
+                "calls*", "incl/call");
     else
         fprintf(tb->out, "%10s %6s %10s %6s  ", "inclusive", "%", "exclusive", "%");
     if (tb->opt->derived != NULL) {
@@ -361,10 +676,10 @@ write_row(struct table *tb, uint32_t n, uint32_t parent_out, unsigned depth)
     const struct rpt_vnode *v = &t->nodes[n];
     int col = tb->opt->column;
     double incl = rpt_incl(t, n, col), self = rpt_self(t, n, col), calls = v->calls;
-    char name[1024];
+    char name[1200];
     FILE *out = tb->out;
 
-    label(t, n, name, sizeof name);
+    label(t, n, tb->opt->full_names, name, sizeof name);
     tb->written++;
     switch (tb->opt->format) {
     case EXP_TEXT: {
@@ -376,11 +691,32 @@ write_row(struct table *tb, uint32_t n, uint32_t parent_out, unsigned depth)
         if (tb->opt->width < 90) {
             fputs(" ", out);
         } else if (calls > 0) {
-            fprintf(out, "%8.0f ", calls);
-            exp_text_value(out, t, col, incl / calls, 10);
+            /* "521†": the calls of an indirect call site, shared by its callees */
+            static char calls_unit[] = "calls";
+            const struct rpt_metric count = {.unit = calls_unit, .integral = true};
+            char num[48];
+            if (calls < 1e5)
+                snprintf(num, sizeof num, "%.0f", calls);
+            else
+                exp_human(num, sizeof num, &count, calls, false);
+            fprintf(out, "%7.7s", num);
+            tb->any_calls = true;
+            fputs(v->calls_callees > 1 ? "\xe2\x80\xa0 " : "  ", out); /* U+2020 DAGGER */
+            if (v->calls_callees > 1) {
+                if (v->calls_callees > tb->shared_callees_max)
+                    tb->shared_callees_max = v->calls_callees;
+                if (tb->shared_callees_min == 0 || v->calls_callees < tb->shared_callees_min)
+                    tb->shared_callees_min = v->calls_callees;
+            }
+            if (per_call_meaningful(tb, n)) {
+                exp_text_value(out, t, col, incl / calls, 10);
+            } else {
+                fprintf(out, "%10s", "-");
+                tb->blank_per_call = true;
+            }
             fputs("  ", out);
         } else {
-            fprintf(out, "%8s %10s  ", "-", "-");
+            fprintf(out, "%7s  %10s  ", "-", "-");
         }
         if (tb->opt->derived != NULL)
             fprintf(out, "%10.4g %10.4g  ", rpt_formula_eval(tb->opt->derived, t, n, true),
@@ -394,7 +730,7 @@ write_row(struct table *tb, uint32_t n, uint32_t parent_out, unsigned depth)
         } else {
             fprintf(out, "%*s", (int)indent, "");
         }
-        exp_fit(out, name, cols > indent ? cols - indent : 1);
+        exp_fit_name(out, name, cols > indent ? cols - indent : 1);
         fputc('\n', out);
         break;
     }
@@ -440,6 +776,9 @@ write_row(struct table *tb, uint32_t n, uint32_t parent_out, unsigned depth)
         }
         fprintf(out, ", \"inclusive\": %.10g, \"exclusive\": %.10g, \"calls\": %.0f", incl, self,
                 calls);
+        if (calls > 0 && v->calls_callees > 1)
+            fprintf(out, ", \"calls_per_call_site\": true, \"call_site_callees\": %u",
+                    v->calls_callees);
         fputs(", \"values\": [", out);
         for (int c = 0; c < t->nvalues; c++)
             fprintf(out, "%s[%.10g, %.10g]", c ? ", " : "", rpt_incl(t, n, c), rpt_self(t, n, c));
@@ -499,6 +838,7 @@ export_table(const struct rpt_tree *t, const struct exp_table_options *opt, FILE
     tb.total = rpt_incl(t, 0, col);
     tb.sc = (struct sort_ctx){t, col, -1, opt->sort};
     tb.first_json = true;
+    samples_source(&tb, col);
     {
         unsigned fixed = (opt->width >= 90 ? FIXED_WIDE : FIXED_NARROW) + (opt->derived ? 22 : 0);
         tb.name_cols = opt->width > fixed + 12 ? opt->width - fixed : 12;
@@ -551,10 +891,11 @@ export_table(const struct rpt_tree *t, const struct exp_table_options *opt, FILE
     switch (opt->format) {
     case EXP_TEXT:
         if (rpt_self(t, 0, col) != 0) {
-            fprintf(out, "(cost outside any shown frame: ");
-            exp_text_value(out, t, col, rpt_self(t, 0, col), 0);
-            fprintf(out, " %s)\n", unit_of(t, col));
+            char num[64];
+            fprintf(out, "(cost outside any shown frame: %s)\n",
+                    exp_text_value_str(num, sizeof num, t, col, rpt_self(t, 0, col)));
         }
+        calls_legend(&tb);
         if (tb.hidden > 0)
             fprintf(out, "(%llu nodes not shown: %s)\n", (unsigned long long)tb.hidden,
                     opt->threshold > 0 ? "--threshold, --depth, --limit" : "--depth, --limit");
@@ -613,8 +954,9 @@ diff_sides(uint8_t f, bool inl)
  * "[inline in base] f", in some instances only "[partly inline] f"; a call that moved
  * "f @x.c:52→54". */
 static void
-diff_label(const struct rpt_tree *t, uint32_t n, char *buf, size_t len)
+diff_label(const struct rpt_tree *t, uint32_t n, bool full, char *buf, size_t len)
 {
+    char shortened[1024];
     const struct rpt_vnode *v = &t->nodes[n];
     unsigned f = v->diff, inl = f & (RPT_DIFF_INLINED_BASE | RPT_DIFF_INLINED_CUR);
     unsigned outl = f & (RPT_DIFF_OUTLINED_BASE | RPT_DIFF_OUTLINED_CUR);
@@ -633,7 +975,7 @@ diff_label(const struct rpt_tree *t, uint32_t n, char *buf, size_t len)
               : inl == RPT_DIFF_INLINED_CUR && outl == RPT_DIFF_OUTLINED_BASE
                   ? "[inline in current] "
                   : "[partly inline] ";
-    snprintf(buf, len, "%s%s%s", pre, rpt_tree_name(t, n), at);
+    snprintf(buf, len, "%s%s%s", pre, row_name(t, n, full, shortened, sizeof shortened), at);
 }
 
 static void
@@ -645,10 +987,10 @@ diff_row(struct diff *d, uint32_t n, uint32_t parent_out, unsigned depth)
     double bs = rpt_self(t, n, d->cb), cs = rpt_self(t, n, d->cc);
     struct rpt_change ch;
     FILE *out = d->out;
-    char name[1024];
+    char name[1200];
 
     rpt_diff_change(d->uni, t, n, d->cb, d->incl, d->z, &ch);
-    diff_label(t, n, name, sizeof name);
+    diff_label(t, n, d->opt->full_names, name, sizeof name);
     switch (d->opt->format) {
     case EXP_TEXT: {
         size_t indent = d->opt->tree ? 2 * (size_t)depth : 0;
@@ -665,7 +1007,7 @@ diff_row(struct diff *d, uint32_t n, uint32_t parent_out, unsigned depth)
         else
             fprintf(out, "[%+6.2f,%+6.2f]", ch.lo, ch.hi);
         fprintf(out, " %c %*s", ch.significant ? '*' : ' ', (int)indent, "");
-        exp_fit(out, name, d->name_cols - indent);
+        exp_fit_name(out, name, d->name_cols - indent);
         fputc('\n', out);
         break;
     }
@@ -830,10 +1172,10 @@ export_diff(const struct rpt_tree *uni, const struct rpt_tree *flat,
         fputs("\n                   current ", out);
         exp_fit(out, cur_name, w);
         fputc('\n', out);
-        snprintf(line, sizeof line, "metric %s (%s), %s; totals %s -> %s %s (%+.2f%%)",
+        snprintf(line, sizeof line, "metric %s (%s), %s; totals %s -> %s (%+.2f%%)",
                  event_of(uni, d.cb), unit_of(uni, d.cb), measure,
                  exp_text_value_str(a, sizeof a, uni, d.cb, d.tb),
-                 exp_text_value_str(b, sizeof b, uni, d.cb, d.tc), unit_of(uni, d.cb),
+                 exp_text_value_str(b, sizeof b, uni, d.cb, d.tc),
                  d.tb != 0 ? 100.0 * (d.tc - d.tb) / d.tb : 0.0);
         if (nb >= 0 && nc >= 0)
             snprintf(line + strlen(line), sizeof line - strlen(line), "; %.0f -> %.0f samples", nb,
@@ -842,6 +1184,8 @@ export_diff(const struct rpt_tree *uni, const struct rpt_tree *flat,
         fputc('\n', out);
         exp_fit(out, "norm: change of the share of each run's own total, in points", opt->width);
         fputc('\n', out);
+        text_wrap(out, "f @file:line = f called from that line (the call site in its caller)",
+                  opt->width);
         exp_fit(out,
                 "interval: 95% interval of norm from the sample counts, all rows of a section "
                 "together; * significant",

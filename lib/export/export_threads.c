@@ -150,15 +150,6 @@ oom:
     return RPT_ENOMEM;
 }
 
-static void
-text_value(FILE *out, double v, int w)
-{
-    if (v != 0 && (fabs(v) >= 1e6 || fabs(v) < 0.9995e-3)) /* as export_table.c's */
-        fprintf(out, "%*.3g", w, v);
-    else
-        fprintf(out, "%*.4f", w, v);
-}
-
 /* The process of thread or process @k of @over (its own entry for processes), or NULL. */
 static const struct rpt_group *
 process_of(const struct rpt_tvalues *tv, bool procs, uint32_t k)
@@ -269,11 +260,13 @@ write_over(FILE *out, const struct exp_threads_options *o, const struct rpt_db *
     {
         char item[8][64];
         size_t col, w = o->width > 30 ? o->width : 30;
-        snprintf(item[0], 64, "sum %.4g", st.sum);
-        snprintf(item[1], 64, "mean %.4g", st.mean);
-        snprintf(item[2], 64, "min %.4g", st.min);
-        snprintf(item[3], 64, "max %.4g", st.max);
-        snprintf(item[4], 64, "stddev %.3g", st.stddev);
+        const double sv[5] = {st.sum, st.mean, st.min, st.max, st.stddev};
+        static const char *const sn[5] = {"sum", "mean", "min", "max", "stddev"};
+        for (int k = 0; k < 5; k++) { /* in the metric's unit for people (exp_human) */
+            char num[48];
+            exp_human(num, sizeof num, &db->metrics[m], sv[k], true);
+            snprintf(item[k], 64, "%s %s", sn[k], num);
+        }
         snprintf(item[5], 64, "cv %.3f", st.cv);
         snprintf(item[6], 64, "max/mean %.2f", st.mean != 0 ? st.max / st.mean : 0);
         col = (size_t)snprintf(line, sizeof line, "  over %u %s:", n, over);
@@ -327,9 +320,9 @@ write_over(FILE *out, const struct exp_threads_options *o, const struct rpt_db *
         if (ranks)
             fprintf(out, " %4lld", x->rank);
         fputc(' ', out);
-        text_value(out, in[order[k]], 10);
+        exp_put_human(out, &db->metrics[m], in[order[k]], 10);
         fputc(' ', out);
-        text_value(out, ex[order[k]], 10);
+        exp_put_human(out, &db->metrics[m], ex[order[k]], 10);
         fprintf(out, " %5.1f", 100 * share);
         if (with_bar) /* U+2588 FULL BLOCK, 3 bytes each, padded to 10 cells */
             fprintf(out, " %.*s%*s", bar * 3,
@@ -343,20 +336,20 @@ write_over(FILE *out, const struct exp_threads_options *o, const struct rpt_db *
         fputc('\n', out);
     }
     if (shown > rows) {
-        snprintf(line, sizeof line, "  ... %u more %s (the lowest: %.4g)", shown - rows, over,
-                 st.min);
+        char num[48];
+        exp_human(num, sizeof num, &db->metrics[m], st.min, true);
+        snprintf(line, sizeof line, "  ... %u more %s (the lowest: %s)", shown - rows, over, num);
         exp_fit(out, line, o->width);
         fputc('\n', out);
     }
     if (nfolded > 0) {
-        bool g3 = folded != 0 && (fabs(folded) >= 1e6 || fabs(folded) < 0.9995e-3);
+        char num[48];
+        exp_human(num, sizeof num, &db->metrics[m], folded, true);
         snprintf(
-            line, sizeof line,
-            g3 ? "  + %u %s (folded): inclusive %.3g" : "  + %u %s (folded): inclusive %.4f",
-            nfolded,
+            line, sizeof line, "  + %u %s (folded): inclusive %s", nfolded,
             procs ? (nfolded == 1 ? "wrapper process" : "wrapper processes")
                   : (nfolded == 1 ? "thread of a wrapper process" : "threads of wrapper processes"),
-            folded); /* as text_value() */
+            num);
         exp_fit(out, line, o->width);
         fputc('\n', out);
     }

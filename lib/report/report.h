@@ -271,6 +271,8 @@ struct rpt_vnode {
     int32_t file, line;       /* FRAME: declaration; LOOP/STMT: location; -1/0 if unknown */
     int32_t cs_file, cs_line; /* call site (file/line of the C or A), -1/0 if unknown */
     double calls;             /* sampled call count of the calls that entered this frame */
+    uint32_t calls_callees;   /* > 1: calls are its call site's, shared by this many callee
+                                 frames (an indirect call); 0 otherwise */
     uint64_t addr;            /* module-relative address (rpt_node.addr) of the first stored node
                       it was built from; 0 when unknown */
     uint8_t diff;             /* differential trees: enum rpt_diff_flags, else 0 */
@@ -340,13 +342,16 @@ const char *rpt_names_get(const struct rpt_names *names, uint32_t id);
 const char *rpt_file_base(const struct rpt_db *db, int f);
 
 /*
- * Bottom-up (callers) view of @td: the root's children are the procedures
- * (and loops, when kept) with their total self cost as self and their
- * recursion-free inclusive cost as inclusive; the children of a node are the
- * callers through which that cost came, with the part that came through
- * each.  Paths are followed at most @max_depth levels up (0: all).
- * Returns RPT_OK or RPT_ENOMEM.  The result's root inclusive and self
- * equal @td's (the root's self: cost in no frame, e.g. a hidden outermost one).
+ * Bottom-up (callers) view of @td, as defined in view.c ("bottom-up") and
+ * docs/views.md: the root's children are the procedures (inlined and out-of-line
+ * instances together; loops and statements are part of their procedure) with
+ * their exclusive cost over all contexts as self and the inclusive cost of
+ * their outermost instances (recursion counted once) as inclusive; the
+ * children of a node are the callers through which that cost came, with the
+ * part that came through each, keyed by the call-site line.  Paths are
+ * followed at most @max_depth levels up (0: all).  Returns RPT_OK or
+ * RPT_ENOMEM.  The result's root inclusive and self equal @td's (the root's
+ * self: cost in no frame, e.g. a hidden outermost one).  Not async-signal-safe.
  */
 int rpt_tree_bottom_up(const struct rpt_tree *td, unsigned max_depth, struct rpt_tree **out);
 

@@ -276,6 +276,8 @@ child_get(struct tree_build *b, uint32_t parent, const struct rpt_vnode *proto)
     if (id != 0) {
         struct rpt_vnode *v = &b->t->nodes[id];
         v->calls += proto->calls;
+        if (proto->calls_callees > v->calls_callees)
+            v->calls_callees = proto->calls_callees;
         v->diff |= proto->diff;
         if (v->cs_file < 0)
             v->cs_file = proto->cs_file;
@@ -419,10 +421,19 @@ name_of_loop(struct build_ctx *x, int kind, const struct rpt_node *sn, int lm, u
 struct pending_call {
     int32_t file, line;
     double calls;
+    uint32_t callees; /* frames entered from the call site (> 1: an indirect call) */
 };
 
 static int build_children(struct build_ctx *x, uint32_t n, uint32_t target,
                           const struct pending_call *pc, unsigned depth);
+
+/* Whether procedure @proc of @db is csprof's [kernel] frame (time in the kernel below the
+ * instruction that entered it: no callee, no calls). */
+static bool
+is_kernel(const struct rpt_db *db, int32_t proc)
+{
+    return proc >= 0 && proc < db->nprocs && strcmp(db->procs[proc].name, "[kernel]") == 0;
+}
 
 /* Whether a frame of procedure @p entered below view node @target disappears. */
 static bool
@@ -453,7 +464,7 @@ build_node(struct build_ctx *x, uint32_t n, uint32_t target, const struct pendin
     const struct rpt_db *db = x->db;
     const struct rpt_node *sn = &db->nodes[n];
     struct rpt_vnode proto;
-    struct pending_call none = {-1, 0, 0}, call;
+    struct pending_call none = {-1, 0, 0, 0}, call;
     uint32_t dst = target;
     int rc;
 
@@ -472,6 +483,9 @@ build_node(struct build_ctx *x, uint32_t n, uint32_t target, const struct pendin
         call.file = sn->file;
         call.line = sn->line;
         call.calls = db->calls_metric >= 0 ? rpt_db_value(db, n, db->calls_metric) : 0;
+        call.callees = 0; /* ([kernel]: an entry into the kernel at that address, not a callee) */
+        for (uint32_t k = sn->first_child; k != 0; k = db->nodes[k].next_sibling)
+            call.callees += db->nodes[k].kind == RPT_CCT_FRAME && !is_kernel(db, db->nodes[k].proc);
         return build_children(x, n, target, &call, depth + 1);
     case RPT_CCT_FRAME:
     case RPT_CCT_INLINE:
@@ -489,7 +503,10 @@ build_node(struct build_ctx *x, uint32_t n, uint32_t target, const struct pendin
         } else {
             proto.cs_file = pc->file;
             proto.cs_line = pc->line;
-            proto.calls = pc->calls;
+            if (!is_kernel(db, sn->proc)) { /* the kernel is entered, never called */
+                proto.calls = pc->calls;
+                proto.calls_callees = pc->callees > 1 ? pc->callees : 0;
+            }
         }
         if (!frame_folds(x, sn->proc, proto.name, target) &&
             (dst = child_get(&x->b, target, &proto)) == 0)
@@ -662,7 +679,7 @@ rpt_tree_build(const struct rpt_db *db, const struct rpt_view_options *opt, stru
         goto out_free_re;
     add_self(&x, 0, 0);
     {
-        struct pending_call none = {-1, 0, 0};
+        struct pending_call none = {-1, 0, 0, 0};
         rc = build_children(&x, 0, 0, &none, 0);
     }
     if (rc != RPT_OK) {
@@ -721,23 +738,37 @@ out_free_tree:
 
 /* ------------------------------------------------------------ bottom-up */
 
+/*
+ * The bottom-up view's one definition (docs/views.md, "Bottom-up"; the viewer's
+ * share/viewer/model.js bottomUpBuild/bottomUpEntries/bottomUpCallers compute the same,
+ * test/viewer/bottom_up_conformance.js compares them):
+ *  - a row per procedure NAME: its out-of-line frames and its inlined frames are
+ *    instances of one procedure (the row is "[inline] f" only when every instance is
+ *    inlined); loops and statements are no rows, their cost is their procedure's;
+ *  - exclusive: the self cost of every node whose nearest enclosing frame (or inlined
+ *    frame) is an instance, over all contexts; the rows' exclusive values plus the
+ *    root's (cost in no frame) make the total;
+ *  - an instance is outermost when no enclosing frame is an instance of the same
+ *    procedure; inclusive: the inclusive cost of the outermost instances (recursion
+ *    counted once), so that exclusive <= inclusive in every row;
+ *  - callers: the frames (and loops, when kept) above each outermost instance, each
+ *    caller row keyed by the call-site line it called from, with that instance's
+ *    inclusive cost and the exclusive cost of the procedure inside it (its own and that
+ *    of the recursive instances it encloses);
+ *  - calls: a procedure row has the calls of all its instances, a direct caller row the
+ *    calls of the outermost instances it called.
+ */
+
+static bool
+is_proc(const struct rpt_vnode *v)
+{
+    return v->kind == RPT_FRAME || v->kind == RPT_INLINE || v->kind == RPT_TRUNC;
+}
+
 static bool
 is_frame(const struct rpt_vnode *v)
 {
-    return v->kind == RPT_FRAME || v->kind == RPT_INLINE || v->kind == RPT_LOOP ||
-           v->kind == RPT_TRUNC;
-}
-
-/* Whether a proper ancestor of @n has @n's kind and name (a recursive occurrence). */
-static bool
-recursive(const struct rpt_tree *t, uint32_t n)
-{
-    const struct rpt_vnode *v = &t->nodes[n];
-
-    for (uint32_t a = v->parent; a != 0; a = t->nodes[a].parent)
-        if (t->nodes[a].name == v->name && t->nodes[a].kind == v->kind)
-            return true;
-    return false;
+    return is_proc(v) || v->kind == RPT_LOOP;
 }
 
 static void
@@ -770,56 +801,116 @@ derived_tree(const struct rpt_tree *td)
     return t;
 }
 
+/* Adds @self (nvalues entries) to @d's self and @td's node @n's inclusive to @d's inclusive. */
+static void
+add_carried(struct rpt_tree *dst, uint32_t d, const double *self, const struct rpt_tree *td,
+            uint32_t n)
+{
+    size_t nv = (size_t)dst->nvalues;
+
+    for (size_t c = 0; c < nv; c++) {
+        dst->self[d * nv + c] += self[c];
+        dst->incl[d * nv + c] += rpt_incl(td, n, (int)c);
+    }
+}
+
 int
 rpt_tree_bottom_up(const struct rpt_tree *td, unsigned max_depth, struct rpt_tree **out)
 {
+    size_t nv = (size_t)td->nvalues, nn = td->nnodes;
     struct tree_build b;
+    uint32_t *outer = NULL, maxname = 0;
+    double *cself = NULL, *ccalls = NULL;
+    uint8_t *inlined_only = NULL;
     int rc = RPT_ENOMEM;
 
     *out = NULL;
     memset(&b, 0, sizeof b);
     b.t = derived_tree(td);
-    if (b.t == NULL)
-        return RPT_ENOMEM;
-    /* the root's own cost (a hidden or elided frame with nothing shown above it) stays the
-       root's: it is no procedure's, and the rows' self values plus it make the total */
-    add_values(b.t, 0, td, 0, true, true);
-    for (uint32_t n = 1; n < td->nnodes; n++) {
+    for (uint32_t n = 0; n < nn; n++)
+        maxname = td->nodes[n].name > maxname ? td->nodes[n].name : maxname;
+    /* outer[n]: the node that carries node n's self cost -- the outermost instance of the
+       procedure of n's nearest enclosing frame (0: the root, no frame encloses n) */
+    outer = calloc(nn, sizeof *outer);
+    cself = calloc(nn * (nv ? nv : 1), sizeof *cself);
+    ccalls = calloc(nn, sizeof *ccalls);
+    inlined_only = malloc((size_t)maxname + 1);
+    if (b.t == NULL || outer == NULL || cself == NULL || ccalls == NULL || inlined_only == NULL)
+        goto out_free;
+    memset(inlined_only, 1, (size_t)maxname + 1);
+    for (size_t c = 0; c < nv; c++)
+        cself[c] = rpt_self(td, 0, (int)c); /* the root's own (an elided frame's) */
+    for (uint32_t n = 1; n < nn; n++) {
         const struct rpt_vnode *v = &td->nodes[n];
-        bool any = false, outer;
-        uint32_t d = 0, u = n;
+        uint32_t o = outer[v->parent];
+
+        if (is_proc(v)) {
+            if (v->kind != RPT_INLINE)
+                inlined_only[v->name] = 0;
+            o = n; /* outermost unless an enclosing frame is the same procedure */
+            for (uint32_t a = v->parent; a != 0; a = td->nodes[a].parent)
+                if (is_proc(&td->nodes[a]) && td->nodes[a].name == v->name)
+                    o = a;
+            ccalls[o] += v->calls;
+        }
+        outer[n] = o;
+        for (size_t c = 0; c < nv; c++)
+            cself[(size_t)o * nv + c] += rpt_self(td, n, (int)c);
+    }
+    /* the root's own cost and that of nodes in no frame (a loop left at the top when every
+       frame above it was hidden) stay the root's: the rows' self values plus it make the
+       total */
+    for (size_t c = 0; c < nv; c++) {
+        b.t->self[c] += cself[c];
+        b.t->incl[c] += rpt_incl(td, 0, (int)c);
+    }
+    for (uint32_t n = 1; n < nn; n++) {
+        const struct rpt_vnode *v = &td->nodes[n];
+        bool any = ccalls[n] != 0;
+        uint32_t d = 0, u = n, below = n;
         unsigned level = 0;
 
-        if (!is_frame(v))
+        if (!is_proc(v) || outer[n] != n)
             continue;
-        for (int c = 0; c < td->nvalues && !any; c++)
-            any = rpt_self(td, n, c) != 0 || rpt_incl(td, n, c) != 0;
-        if (!any && v->calls == 0)
+        for (size_t c = 0; c < nv && !any; c++)
+            any = cself[(size_t)n * nv + c] != 0 || rpt_incl(td, n, (int)c) != 0;
+        if (!any)
             continue;
-        outer = !recursive(td, n);
         while (u != 0 && (max_depth == 0 || level < max_depth)) {
             struct rpt_vnode proto = td->nodes[u];
             if (!is_frame(&proto)) { /* statements: part of their frame */
                 u = proto.parent;
                 continue;
             }
-            proto.cs_line = 0;
-            proto.cs_file = -1;
-            proto.calls = level == 0 || level == 1 ? v->calls : 0;
+            if (level == 0) {
+                if (proto.kind != RPT_TRUNC)
+                    proto.kind = inlined_only[proto.name] ? RPT_INLINE : RPT_FRAME;
+                proto.cs_line = 0;
+                proto.cs_file = -1;
+                proto.calls = ccalls[n];
+            } else {
+                proto.cs_line = td->nodes[below].cs_line; /* where it called the row below */
+                proto.cs_file = td->nodes[below].cs_file;
+                proto.calls = level == 1 ? v->calls : 0;
+            }
             d = child_get(&b, d, &proto);
             if (d == 0)
                 goto out_free;
-            add_values(b.t, d, td, n, true, outer);
-            u = td->nodes[u].parent;
+            add_carried(b.t, d, &cself[(size_t)n * nv], td, n);
+            below = u;
+            u = proto.parent;
             level++;
         }
     }
-    /* The self column of a bottom-up node is the cost its procedure spends itself. */
     rc = RPT_OK;
     *out = b.t;
     b.t = NULL;
 out_free:
     free(b.map.slot);
+    free(outer);
+    free(cself);
+    free(ccalls);
+    free(inlined_only);
     rpt_tree_free(b.t);
     return rc;
 }
@@ -909,6 +1000,7 @@ rpt_tree_flat(const struct rpt_tree *td, enum rpt_flat_by by, struct rpt_tree **
             proto.cs_line = 0;
             proto.cs_file = -1;
             proto.calls = 0;
+            proto.calls_callees = 0;
         } else {
             const char *s = k == FLAT_NO_MODULE   ? "?"
                             : by == RPT_FLAT_FILE ? td->db->files[k]
@@ -926,6 +1018,8 @@ rpt_tree_flat(const struct rpt_tree *td, enum rpt_flat_by by, struct rpt_tree **
             goto out_free;
         if (own >= 0 && (v->kind == RPT_FRAME || v->kind == RPT_INLINE))
             b.t->nodes[d].calls += v->calls;
+        if (own >= 0 && v->calls_callees > b.t->nodes[d].calls_callees)
+            b.t->nodes[d].calls_callees = v->calls_callees;
         add_values(b.t, d, td, n, true, (own >= 0 || own == FLAT_NO_MODULE) && outer);
     }
     rc = RPT_OK;
@@ -1075,8 +1169,11 @@ rpt_tree_flat_stored(const struct rpt_tree *td, const struct rpt_view_options *o
                 goto out_free;
             id = map_find(&b.map, b.t, 0, RPT_GROUP, nm, 0);
         }
-        if (id != 0)
+        if (id != 0) {
             b.t->nodes[id].calls += v->calls;
+            if (v->calls_callees > b.t->nodes[id].calls_callees)
+                b.t->nodes[id].calls_callees = v->calls_callees;
+        }
     }
     rc = RPT_OK;
     *out = b.t;

@@ -111,3 +111,93 @@ text_basename(const char *path)
 
     return s != NULL ? s + 1 : path != NULL ? path : "";
 }
+
+static bool
+ident_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '$';
+}
+
+/* Index of the bracket closing the one at @s[@i] ('<' or '('), brackets of its kind nested
+ * inside counted and operator symbols (operator<, operator->, operator()) skipped; 0 when
+ * it is not closed. */
+static size_t
+closing(const char *s, size_t i)
+{
+    char open = s[i], close = open == '<' ? '>' : ')';
+    size_t depth = 0;
+
+    for (size_t k = i; s[k] != '\0'; k++) {
+        if (k > i && strncmp(s + k, "operator", 8) == 0 && !ident_char(s[k - 1]) &&
+            !ident_char(s[k + 8])) {
+            k += 8;
+            if (s[k] == '(' && s[k + 1] == ')')
+                k += 2;
+            while (s[k] != '\0' && strchr("<>=!+-*/%^&|~,", s[k]) != NULL)
+                k++;
+            k--;
+            continue;
+        }
+        if (s[k] == open)
+            depth++;
+        else if (s[k] == close && !(close == '>' && s[k - 1] == '-') && --depth == 0)
+            return k;
+    }
+    return 0;
+}
+
+size_t
+text_short_name(char *dst, size_t size, const char *name)
+{
+    static const char ell[] = "\xe2\x80\xa6"; /* U+2026 HORIZONTAL ELLIPSIS */
+    size_t o = 0, elided = 0;
+    bool after_op = false; /* just after an operator's symbols: its parameter list follows */
+
+#define PUT(c)              \
+    do {                    \
+        if (o + 1 < size)   \
+            dst[o++] = (c); \
+    } while (0)
+    if (size == 0)
+        return 0;
+    for (size_t i = 0; name[i] != '\0'; i++) {
+        char c = name[i], prev = i > 0 ? name[i - 1] : '\0';
+        size_t end;
+        if (strncmp(name + i, "operator", 8) == 0 && !ident_char(prev) &&
+            !ident_char(name[i + 8])) {
+            /* the operator's own symbols are copied, never read as brackets */
+            size_t k = i + 8;
+            if (name[k] == '(' && name[k + 1] == ')')
+                k += 2;
+            else if (name[k] == '[' && name[k + 1] == ']')
+                k += 2;
+            else
+                while (name[k] != '\0' && strchr("<>=!+-*/%^&|~,", name[k]) != NULL)
+                    k++;
+            for (; i < k; i++)
+                PUT(name[i]);
+            i--;
+            after_op = true;
+            continue;
+        }
+        /* a template argument list follows a name; a parameter list a name, a template's
+           '>' or an operator ("f<int>(int)", "operator<<(…)") */
+        bool bracket = ident_char(prev) || (c == '(' && (prev == '>' || after_op));
+        after_op = false;
+        if ((c == '<' || c == '(') && bracket && name[i + 1] != (c == '<' ? '>' : ')') &&
+            (end = closing(name, i)) != 0) {
+            PUT(c);
+            for (const char *e = ell; *e; e++)
+                PUT(*e);
+            PUT(name[end]);
+            elided++;
+            i = end;
+            continue;
+        }
+        PUT(c);
+    }
+#undef PUT
+    dst[o] = '\0';
+    return elided;
+}

@@ -48,4 +48,19 @@ size_t text_escape(char *dst, const char *s);
  * [async-signal-safe] */
 const char *text_basename(const char *path);
 
+/*
+ * @name shortened for a terminal as perf and pprof shorten C++ and Rust
+ * names: every template argument list and function parameter list that is
+ * not empty becomes "<…>" or "(…)" (U+2026), at every level
+ * ("std::vector<int>::push_back(int const&)" -> "std::vector<…>::push_back(…)").
+ * A '<' counts as a bracket only after a name character, a '(' also after
+ * a '>' or an operator, so "(anonymous namespace)", "<lambda>", "</script>"
+ * and "loop at x.c:3" stay whole; the
+ * symbols of operator<, operator<<, operator() and operator-> are never read
+ * as brackets; an unclosed bracket is copied as is.  Writes at most @size
+ * bytes (NUL included, cut to fit) to @dst; returns the number of lists
+ * elided (0: @dst is @name).  [not async-signal-safe]
+ */
+size_t text_short_name(char *dst, size_t size, const char *name);
+
 #endif /* CSP_TEXT_H */

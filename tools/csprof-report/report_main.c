@@ -43,8 +43,12 @@ static const char usage_text[] =
     "                    (csprof-prof -M) adds its inclusive and exclusive columns; see\n"
     "                    --list-metrics\n"
     "  --list-metrics    print the metrics of the database and exit\n"
-    "  --sort C          inclusive (default), exclusive, calls, per-call, name\n"
-    "  --width N         text width (default: $COLUMNS, else 100)\n"
+    "  --sort C          inclusive (default; bottom-up: exclusive), exclusive, calls,\n"
+    "                    per-call, name\n"
+    "  --width N         text width (default: the terminal's when standard output is one,\n"
+    "                    else $COLUMNS, else 100)\n"
+    "  --full-names      C++ names whole (default: template arguments and parameter lists\n"
+    "                    elided, std::map<…>::find(…), as perf and pprof show them)\n"
     "  --limit N         rows of the flat, bottom-up and paths views (text default 40; 0: all);\n"
     "                    threads view: contexts besides the whole run (default 5)\n"
     "\n"
@@ -56,7 +60,8 @@ static const char usage_text[] =
     "  --hide-lib RE     merge frames of load modules whose path matches RE into their callers\n"
     "  --collapse-recursion  merge a frame into its caller when both are the same procedure\n"
     "  --threshold PCT   do not show nodes below PCT% of the total (text default 0.5; tables only)\n"
-    "  --depth N         show N levels at most (tables only)\n"
+    "  --depth N         show N levels at most (tables only; bottom-up text default 3: each\n"
+    "                    procedure and two levels of its callers)\n"
     "  --inlines merge|keep  inlined frames as their own nodes (keep, default) or not\n"
     "  --loops hide|keep     loops as nodes (keep) or not (hide, default)\n"
     "  --keep-roots      do not elide _start, __libc_start_*, start_thread, clone, clone3\n"
@@ -95,6 +100,7 @@ enum {
     OPT_RECOMPUTE,
     OPT_SIGNIFICANT,
     OPT_FAIL_IF,
+    OPT_FULL_NAMES,
 };
 
 static const struct option long_options[] = {
@@ -119,6 +125,7 @@ static const struct option long_options[] = {
     {"recompute", no_argument, NULL, OPT_RECOMPUTE},
     {"significant", no_argument, NULL, OPT_SIGNIFICANT},
     {"fail-if", required_argument, NULL, OPT_FAIL_IF},
+    {"full-names", no_argument, NULL, OPT_FULL_NAMES},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -134,9 +141,11 @@ struct options {
     const char *output;
     enum exp_sort sort;
     unsigned width;
+    bool full_names;
     long limit;       /* -1: default */
     double threshold; /* < 0: default */
     unsigned depth;
+    bool depth_set; /* --depth given */
     bool diff, list_metrics;
     bool limit_set; /* --limit given */
     bool recompute; /* flat view from the tree, not the stored static view */
@@ -215,6 +224,20 @@ parse_fail_if(const char *expr, struct fail_if *f)
     f->name[rpt_proc_base_len(f->name)] = '\0';
 }
 
+/* Columns of text: the terminal's when standard output is one (TIOCGWINSZ), else
+ * $COLUMNS (@cols), else 100; 40 to 1000 (--width overrides it). */
+static unsigned
+terminal_width(const char *cols)
+{
+    struct winsize ws;
+
+    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col < 40 ? 40 : ws.ws_col > 1000 ? 1000 : ws.ws_col;
+    if (cols != NULL && atoi(cols) >= 40 && atoi(cols) <= 1000)
+        return (unsigned)atoi(cols);
+    return 100;
+}
+
 static void
 parse_options(int argc, char **argv, struct options *o)
 {
@@ -234,9 +257,7 @@ parse_options(int argc, char **argv, struct options *o)
     o->threshold = -1;
     o->vo.keep_inlines = true;
     o->sort = (enum exp_sort) - 1;
-    o->width = 100;
-    if (cols != NULL && atoi(cols) >= 40 && atoi(cols) <= 1000)
-        o->width = (unsigned)atoi(cols);
+    o->width = terminal_width(cols);
     while ((c = getopt_long(argc, argv, "ho:", long_options, NULL)) != -1) {
         switch (c) {
         case OPT_VIEW:
@@ -258,6 +279,9 @@ parse_options(int argc, char **argv, struct options *o)
         case OPT_SORT:
             o->sort = (enum exp_sort)pick("--sort", optarg, sorts, 5);
             o->sort_set = true;
+            break;
+        case OPT_FULL_NAMES:
+            o->full_names = true;
             break;
         case OPT_WIDTH:
             o->width = (unsigned)number("--width", optarg, 10000);
@@ -289,6 +313,7 @@ parse_options(int argc, char **argv, struct options *o)
         }
         case OPT_DEPTH:
             o->depth = (unsigned)number("--depth", optarg, 1000000);
+            o->depth_set = true;
             break;
         case OPT_INLINES:
             o->vo.keep_inlines = pick("--inlines", optarg, inl, 2) == 1;
@@ -344,6 +369,8 @@ parse_options(int argc, char **argv, struct options *o)
         die_usage("--inlines merge cannot be used with --diff: the inlined frames are what "
                   "match a procedure that one build inlined and the other did not",
                   "");
+    if (o->view == V_BOTTOM_UP && o->format == F_TEXT && !o->depth_set)
+        o->depth = 3; /* callers' chains run to main: two levels read, --depth N shows more */
     if (o->view == V_FLAT && o->by == RPT_FLAT_LOOP)
         o->vo.keep_loops = true;
     if (o->view == V_FLAT && o->by == RPT_FLAT_LINE)
@@ -558,6 +585,7 @@ main(int argc, char **argv)
     to.threshold = o.threshold;
     to.max_depth = o.depth;
     to.width = o.width;
+    to.full_names = o.full_names;
     to.limit = (unsigned)o.limit;
 
     if (o.view == V_QUALITY && !o.diff) {
@@ -685,7 +713,7 @@ main(int argc, char **argv)
             break;
         }
         case V_PATHS:
-            rc = export_paths(t, col, (unsigned)o.limit, o.width, out);
+            rc = export_paths_names(t, col, (unsigned)o.limit, o.width, o.full_names, out);
             break;
         default:
             to.view = "top-down";

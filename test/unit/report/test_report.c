@@ -140,7 +140,8 @@ static const struct {
      {{{"memcpy"}, 0, 3, 3},
       {{"memcpy", "f", "f", "main"}, 0, 3, 3},
       {{"f"}, 0, 6, 3},
-      {{"f", "f"}, 0, 0, 1}, /* f's inner frame is recursive: no inclusive through it */
+      {{"f", "main"}, 0, 6, 3}, /* callers of f's outermost frame only: its exclusive cost
+                                   there includes that of the recursive inner frame */
       {{"main"}, 0, 10, 1}},
      NULL},
     {"flat by procedure: recursion counted once",
@@ -161,8 +162,8 @@ static const struct {
      {.keep_inlines = true, .keep_loops = true, .hide = "^(main|f)$"},
      BOTTOM_UP,
      10,
-     {{{"loop at prog.c:11"}, 0, 2, 2}, {{"memcpy"}, 0, 3, 3}},
-     "f"},
+     {{{"memcpy"}, 0, 3, 3}, {{"g"}, 0, 2, 2}},
+     "loop at prog.c:11"}, /* a loop is no procedure row; in no frame, its cost is the root's */
 };
 
 static int
