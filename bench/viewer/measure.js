@@ -98,14 +98,15 @@ function actions(hotName, hotSel, lib) {
       for (let k = 0; k < 600 && csprofViewer.idleJobs(); k++) await new Promise((r) => setTimeout(r, 50)); })()`]);
   acts.push(['  (remove it)', 'csprofViewer.setState({transforms: ""})', 'true']);
   // opening rows: the heaviest bottom-up row's callers, then its first
-  // caller's callers; flattening the flat view by one level
+  // caller's callers; flattening the flat view (which opens at procedures,
+  // level 2) by one level and back
   const twisty = (k) => `document.querySelectorAll('[data-twisty]')[${k}]`;
   acts.push(['bottom-up: open the first row (callers)', `${twisty(0)}.click()`, `${twisty(0)}.textContent === '▾'`,
     `document.querySelector('[data-view="bottom-up"]').click()`]);
   acts.push(['bottom-up: open its first caller', `${twisty(1)}.click()`, `${twisty(1)}.textContent === '▾'`]);
-  acts.push(['flat: flatten one level', `document.getElementById('flatten').click()`, 'csprofViewer.state().flatten === 1',
+  acts.push(['flat: flatten one level', `document.getElementById('flatten').click()`, 'csprofViewer.state().flatten === 3',
     `document.querySelector('[data-view="flat"]').click()`]);
-  acts.push(['  (unflatten)', `document.getElementById('unflatten').click()`, 'csprofViewer.state().flatten === 0']);
+  acts.push(['  (unflatten)', `document.getElementById('unflatten').click()`, 'csprofViewer.state().flatten === 2']);
   // scrolling needs a long table: the bottom-up view lists every procedure
   acts.push(['scroll 200 rows (bottom-up)', `(() => {
       const row = document.querySelector('[data-name]');

@@ -874,18 +874,32 @@
     return cap;
   }
 
+  // The bottom-up view's one definition, the same as csprof-report's
+  // (lib/report/view.c, "bottom-up"; docs/views.md; compared by
+  // test/viewer/bottom_up_conformance.js):
+  //  - a row per procedure name: its frames and inlined frames are instances
+  //    of one procedure (kind INLINE only when every instance is inlined);
+  //    loops and statements are no rows, their cost is their procedure's;
+  //  - exclusive: the self cost of every node whose nearest enclosing frame
+  //    or inlined frame is an instance, over all contexts;
+  //  - an instance is outermost when no enclosing frame has its name;
+  //    inclusive: that of the outermost instances (recursion counted once),
+  //    so that exclusive <= inclusive in every row;
+  //  - callers: the frames (and loops) above each outermost instance, keyed
+  //    by the call-site line, with the instance's inclusive cost and the
+  //    exclusive cost of the procedure inside it (its own and that of the
+  //    recursive instances it encloses);
+  //  - calls: a procedure row has the calls of all its instances, a direct
+  //    caller row those of the outermost instances it called, rows further
+  //    up none.
+  //
   // A bottom-up row: {name, kind, nameId, node (its first view node in
   // index order), calls, incl[m], self[m]} and, once bottomUpEntries() has
-  // run (bottomUpCallers() runs it), {entries: Int32Array of view nodes
-  // whose cost it carries, in index order, outer (1 where an entry has no
-  // same-name ancestor: counted in inclusive), carry: view nodes of the
-  // leaf occurrence (cost source), weight: which entries count toward
-  // inclusive, cself: exclusive cost of each carry node, nm per entry}.
-  // Roots: one per procedure (and loop) name, in the order of their first
-  // view nodes, with the inclusive value of its outermost occurrences only
-  // (recursion counted once).  Exclusive cost of a frame includes its loops
-  // and statements (the cost spent in the procedure itself in that
-  // context); other nodes: their own.
+  // run (bottomUpCallers() runs it), {entries: Int32Array of the outermost
+  // instances, in index order, outer and weight (all 1), carry: the
+  // instances again (cost source), cself: the exclusive cost of the
+  // procedure inside each, nm per entry}.  Rows come in the order of their
+  // first view nodes.
   //
   // Bottom-up root rows of view @t: one pass over the view nodes in index
   // order (parents precede children; the columns are read in order, no
@@ -982,16 +996,16 @@
       const ups = up, stop = Math.min(N, c + count);
       let x = c, nG = G, cap = gcap, gN = gNode, gI = gIncl, gS = gSelf, gC = gCalls;
       for (; x < stop; x++) {
-        const k = kind[x];
+        const k = kind[x] === K.INLINE ? K.FRAME : kind[x]; // one row for both kinds
         // the exclusive cost of a loop or statement is also its frame's:
         // the nearest frame above it (loops and statements between)
         let f = x;
-        while (f > 0 && kind[f] !== K.FRAME && kind[f] !== K.INLINE) f = parent[f];
+        while (f > 0 && kind[f] !== K.FRAME && kind[f] !== K.INLINE && kind[f] !== K.TRUNC) f = parent[f];
         if (f > 0 && f !== x) {
-          const gf = groupOf[name[f] * 8 + kind[f]]; // made when f was read (f < x)
+          const gf = groupOf[name[f] * 8 + (kind[f] === K.INLINE ? K.FRAME : kind[f])]; // made when f was read (f < x)
           for (let m = 0; m < nm; m++) gS[gf * nm + m] += tSelf[m][x];
         }
-        if (k === K.STMT) continue;
+        if (k === K.STMT || k === K.LOOP) continue; // part of their procedure
         const key = name[x] * 8 + k;
         let g = groupOf[key];
         if (g < 0) {
@@ -1003,6 +1017,7 @@
           g = groupOf[key] = nG++;
           gN[g] = x;
         }
+        if (kind[x] === K.FRAME && kind[gN[g]] === K.INLINE) gN[g] = -1 - gN[g]; // not inlined only (negative: decoded below)
         gC[g] += calls[x];
         for (let m = 0; m < nm; m++) gS[g * nm + m] += tSelf[m][x];
         // (most nodes have no same-name ancestor in the source: no call)
@@ -1012,8 +1027,8 @@
       if (c < N) return false;
       const rows = [];
       for (let g = 0; g < G; g++) {
-        const i = gNode[g];
-        rows.push({ name: S[name[i]], kind: kind[i], nameId: name[i], node: i, calls: gCalls[g], incl: part(gIncl, g * nm, nm), self: part(gSelf, g * nm, nm) });
+        const i = gNode[g] < 0 ? -1 - gNode[g] : gNode[g], rk = gNode[g] < 0 ? K.FRAME : kind[i];
+        rows.push({ name: S[name[i]], kind: rk, nameId: name[i], node: i, calls: gCalls[g], incl: part(gIncl, g * nm, nm), self: part(gSelf, g * nm, nm) });
       }
       b.rows = rows;
       t.src.buRowsHint = G;
@@ -1029,7 +1044,7 @@
   function frameSelfOf(t, c, out, at, stack) {
     const nm = t.self.length, kind = t.kind, cstart = t.cstart, clist = t.clist;
     for (let m = 0; m < nm; m++) out[at + m] = t.self[m][c];
-    if (kind[c] !== K.FRAME && kind[c] !== K.INLINE) return;
+    if (kind[c] !== K.FRAME && kind[c] !== K.INLINE && kind[c] !== K.TRUNC) return;
     const owned = [];
     stack.length = 0;
     stack.push(c);
@@ -1037,7 +1052,7 @@
       const x = stack.pop();
       for (let k = cstart[x]; k < cstart[x + 1]; k++) {
         const y = clist[k], ky = kind[y];
-        if (ky === K.FRAME || ky === K.INLINE) continue;
+        if (ky === K.FRAME || ky === K.INLINE || ky === K.TRUNC) continue;
         owned.push(y);
         stack.push(y);
       }
@@ -1047,24 +1062,36 @@
     for (const y of owned) for (let m = 0; m < nm; m++) out[at + m] += t.self[m][y];
   }
 
-  // The view nodes of bottom-up root @row of view @t (see bottomUpRoots):
-  // sets row.entries (index order), row.outer (no ancestor of the same
-  // name, found up the parent chain), row.carry, row.weight and row.cself.
-  // Once per row.
+  // The outermost instances of bottom-up root @row of view @t (see
+  // bottomUpRoots): sets row.entries (index order), row.outer and
+  // row.weight (all 1), row.carry (the entries) and row.cself (the
+  // procedure's exclusive cost inside each: its own and that of the
+  // recursive instances it encloses).  Once per row.
   function bottomUpEntries(t, row) {
     if (row.entries) return;
-    const N = t.n, name = t.name, kind = t.kind, parent = t.parent, id = row.nameId, rk = row.kind, nm = t.self.length;
-    const list = [];
-    for (let i = 1; i < N; i++) if (name[i] === id && kind[i] === rk) list.push(i);
-    const entries = Int32Array.from(list), outer = new Uint8Array(entries.length), cself = new Float64Array(entries.length * nm);
-    const stack = [];
-    for (let e = 0; e < entries.length; e++) {
-      const i = entries[e];
-      let p = parent[i];
-      while (p > 0 && (kind[p] === K.STMT || name[p] !== id)) p = parent[p];
-      outer[e] = p > 0 ? 0 : 1;
-      frameSelfOf(t, i, cself, e * nm, stack);
+    const N = t.n, name = t.name, kind = t.kind, parent = t.parent, id = row.nameId, nm = t.self.length;
+    const isInst = function (i) { return name[i] === id && (kind[i] === K.FRAME || kind[i] === K.INLINE || (kind[i] === row.kind && kind[i] !== K.STMT)); };
+    const list = [], top = [];
+    for (let i = 1; i < N; i++) {
+      if (!isInst(i)) continue;
+      list.push(i);
+      // its outermost enclosing instance (itself when none): same-name
+      // ancestors, statements aside, as in bottomUpRoots
+      let o = i;
+      for (let p = parent[i]; p > 0; p = parent[p]) if (name[p] === id && kind[p] !== K.STMT) o = p;
+      top.push(o);
     }
+    const outerList = [], slot = new Map();
+    for (let e = 0; e < list.length; e++) if (top[e] === list[e]) { slot.set(list[e], outerList.length); outerList.push(list[e]); }
+    const entries = Int32Array.from(outerList), cself = new Float64Array(entries.length * nm), one = new Float64Array(nm);
+    const stack = [];
+    for (let e = 0; e < list.length; e++) {
+      const at = slot.get(top[e]);
+      if (at === undefined) continue; // (an outermost instance is always an instance)
+      frameSelfOf(t, list[e], one, 0, stack);
+      for (let m = 0; m < nm; m++) cself[at * nm + m] += one[m];
+    }
+    const outer = new Uint8Array(entries.length).fill(1);
     row.entries = entries;
     row.outer = outer;
     row.carry = entries;
@@ -1087,13 +1114,13 @@
       const id = keys.id(t.kind[p], t.name[p], t.csLine[i], 0, true);
       let g = out[id];
       if (!g) {
-        g = { name: t.src.strings[t.name[p]], kind: t.kind[p], nameId: t.name[p], csLine: t.csLine[i], node: p, entries: [], carry: [], weight: [], cself: [], incl: new Float64Array(nm), self: new Float64Array(nm), calls: 0 };
+        g = { name: t.src.strings[t.name[p]], kind: t.kind[p], nameId: t.name[p], csLine: t.csLine[i], node: p, level: (row.level || 0) + 1, entries: [], carry: [], weight: [], cself: [], incl: new Float64Array(nm), self: new Float64Array(nm), calls: 0 };
         out.push(g);
       }
       g.entries.push(p);
       g.carry.push(c);
       g.weight.push(row.weight[e]);
-      g.calls += t.calls[i];
+      if (!row.level) g.calls += t.calls[i]; // a direct caller: the calls it made
       for (let m = 0; m < nm; m++) {
         if (row.weight[e]) g.incl[m] += t.incl[m][c];
         const s = row.cself[e * nm + m];
@@ -1820,6 +1847,115 @@
     return out;
   }
 
+  // ---------------------------------------------------------------- sandwich
+  //
+  // The sandwich of one procedure (speedscope's "sandwich" view): its
+  // callers as an inverted tree (the procedure, then who called it, then who
+  // called them) and its callees as a top-down tree merged over all its
+  // contexts.  Recursion counts once: the procedure's inclusive value is the
+  // sum over its outermost contexts (no frame of the same name above them),
+  // as csprof-report's flat view and --focus count it; its exclusive value
+  // is its own cost (with its loops' and statements') over all its contexts.
+  // A procedure is known by its name (a frame or an inlined frame).  View
+  // trees number parents before children (sums() relies on it too).
+
+  // Per string id of @t's source: 1 where the string is @name.
+  function sandwichNameFlags(t, name) {
+    const S = t.src.strings, f = new Uint8Array(S.length);
+    for (let s = 0; s < S.length; s++) if (S[s] === name) f[s] = 1;
+    return f;
+  }
+
+  // The outermost frames (procedure or inlined) named @name in view @t, in
+  // index order.
+  function sandwichOccurrences(t, name) {
+    const f = sandwichNameFlags(t, name), kind = t.kind, nmId = t.name, parent = t.parent, out = [];
+    for (let i = 1; i < t.n; i++) {
+      if (!isFrame(kind[i]) || !f[nmId[i]]) continue;
+      let p = parent[i];
+      while (p > 0 && !(isFrame(kind[p]) && f[nmId[p]])) p = parent[p];
+      if (p <= 0) out.push(i);
+    }
+    return out;
+  }
+
+  // Own cost of each frame of view @t: its exclusive value plus that of the
+  // loops and statements below it up to the next frame, per metric
+  // ([m][node]; 0 at nodes that are not frames; cost above every frame stays
+  // at the root).
+  function sandwichFrameSelf(t) {
+    const N = t.n, nm = t.self.length, parent = t.parent, kind = t.kind;
+    const frameOf = new Int32Array(N), out = [];
+    for (let i = 1; i < N; i++) frameOf[i] = isFrame(kind[i]) ? i : frameOf[parent[i]];
+    for (let m = 0; m < nm; m++) {
+      const a = new Float64Array(N), s = t.self[m];
+      for (let i = 0; i < N; i++) a[frameOf[i]] += s[i];
+      out.push(a);
+    }
+    return out;
+  }
+
+  // Totals of procedure @name in view @t: {incl[m] (outermost contexts),
+  // self[m] (own cost, every context), calls (every context), contexts
+  // (the outermost ones), frames (every frame of that name)}.
+  function sandwichTotals(t, name, fself) {
+    const nm = t.incl.length, f = sandwichNameFlags(t, name), occ = sandwichOccurrences(t, name);
+    fself = fself || sandwichFrameSelf(t);
+    const r = { incl: new Array(nm).fill(0), self: new Array(nm).fill(0), calls: 0, contexts: occ.length, frames: 0 };
+    for (const o of occ) for (let m = 0; m < nm; m++) r.incl[m] += t.incl[m][o];
+    for (let i = 1; i < t.n; i++) {
+      if (!isFrame(t.kind[i]) || !f[t.name[i]]) continue;
+      r.frames++;
+      r.calls += t.calls[i];
+      for (let m = 0; m < nm; m++) r.self[m] += fself[m][i];
+    }
+    return r;
+  }
+
+  // The callers of @name in view @t as an inverted tree: a row {name, kind,
+  // node (a view node of @t it stands for), key, incl[m], self[m], calls,
+  // children} for the procedure, its children the frames that called its
+  // outermost contexts, theirs the frames that called those, and so on to
+  // the root (loops and statements on the way are skipped).  Each outermost
+  // context adds its inclusive value, its own cost (self) and its calls to
+  // every row of its path, so that each row holds the part of the
+  // procedure's cost that came through that chain of callers; the top row
+  // holds the procedure's inclusive total (sandwichTotals' incl).  Rows are
+  // keyed by kind and name below their parent.
+  function sandwichCallers(t, name, fself) {
+    const nm = t.incl.length, S = t.src.strings, occ = sandwichOccurrences(t, name);
+    fself = fself || sandwichFrameSelf(t);
+    const row = function (node, key) {
+      return { name: node > 0 ? S[t.name[node]] : name, kind: node > 0 ? t.kind[node] : K.FRAME, node: node, key: key, incl: new Array(nm).fill(0), self: new Array(nm).fill(0), calls: 0, children: [] };
+    };
+    const top = row(occ.length ? occ[0] : 0, '');
+    top.name = name;
+    const byKey = new Map();
+    for (const o of occ) {
+      let r = top;
+      for (let p = o; ; ) {
+        for (let m = 0; m < nm; m++) { r.incl[m] += t.incl[m][o]; r.self[m] += fself[m][o]; }
+        r.calls += t.calls[o];
+        do p = t.parent[p]; while (p > 0 && !isFrame(t.kind[p]));
+        if (p <= 0) break;
+        const key = r.key + '/' + t.kind[p] + ':' + t.name[p];
+        let c = byKey.get(key);
+        if (!c) { c = row(p, key); byKey.set(key, c); r.children.push(c); }
+        r = c;
+      }
+    }
+    return top;
+  }
+
+  // The callees of @name: the view of source @src under @transforms with
+  // every focus replaced by focus-function @name (its outermost contexts
+  // merged into one root per kind, as csprof-report --focus '^NAME$' with
+  // its roots merged).  The caller releases it (release()).
+  function sandwichCallees(src, name, transforms) {
+    const list = (transforms || []).filter(function (x) { return x.t !== 'focus-subtree' && x.t !== 'focus-function'; });
+    return buildView(src, list.concat([{ t: 'focus-function', name: name }]));
+  }
+
   const api = {
     K: K, KIND_NAMES: KIND_NAMES, TRANSFORMS: TRANSFORMS, load: load, unpack: unpack, buildView: buildView, release: release, warmUp: warmUp, bottomUpJobs: bottomUpJobs, flatJobs: flatJobs, uniqueJobs: uniqueJobs, sameNameJobs: sameNameJobs, jitJobs: jitJobs,
     encodeTransforms: encodeTransforms, decodeTransforms: decodeTransforms, children: children,
@@ -1829,6 +1965,7 @@
     compileFormula: compileFormula, evalFormula: evalFormula, derivedMetric: derivedMetric,
     derivedValue: derivedValue, decodeDerived: decodeDerived, encodeDerived: encodeDerived, baseOnly: baseOnly, baseValues: baseValues, procBase: procBase, diffInterval: diffInterval, diffZ: diffZ,
     threadIndex: threadIndex, threadValuesOf: threadValuesOf,
+    sandwichOccurrences: sandwichOccurrences, sandwichFrameSelf: sandwichFrameSelf, sandwichTotals: sandwichTotals, sandwichCallers: sandwichCallers, sandwichCallees: sandwichCallees,
   };
   if (typeof module !== 'undefined' && module.exports) module.exports = api;
   else root.csprofModel = api;

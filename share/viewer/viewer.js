@@ -9,10 +9,13 @@
   const M = window.csprofModel;
   const K = M.K;
   const ROW = 20;
-  const VIEWS = ['top-down', 'bottom-up', 'flat', 'flame', 'icicle', 'source', 'threads', 'quality'];
+  const VIEWS = ['top-down', 'bottom-up', 'flat', 'flame', 'icicle', 'source', 'threads', 'quality', 'sandwich'];
+  // the flat view's default depth (URL fl): procedures, the levels module >
+  // file > procedure opened, as csprof-report's flat view starts
+  const FLAT_PROCS = 2;
   const $ = function (id) { return document.getElementById(id); };
 
-  const st = { view: 'top-down', metric: 0, sort: 'incl', sel: 0, zoom: 0, t: [], q: '', flatten: 0, file: -1, line: 0, lines: false, dm: [] };
+  const st = { view: 'top-down', metric: 0, sort: '', sel: 0, zoom: 0, t: [], q: '', flatten: FLAT_PROCS, file: -1, line: 0, lines: false, dm: [], p: '', loops: false };
   let stree = null, streeKey = null; // the view with statements, for the source pane
   let src = null, base = null, tree = null, btree = null, bmatch = null, bmetric = -1;
   let expanded = new Set(); // view nodes (top-down); keys (bottom-up/flat)
@@ -47,9 +50,82 @@
     if (a >= 1) return x.toPrecision(4).replace(/\.?0+$/, '');
     return x.toPrecision(3);
   }
-  function callsText(n) { return n === 1 ? '1 call' : n + ' calls'; } // (sampled: see the README)
+  function callsText(n) { return (n === 1 ? '1 call' : Math.round(n).toLocaleString('en-US') + ' calls') + ' (sampled: a lower bound)'; }
   function pct(v, tot) { return tot ? (100 * v / tot).toFixed(1) + '%' : '-'; }
   function kindClass(k) { return 'k-' + M.KIND_NAMES[k]; }
+
+  // Values for people: times and bytes scaled to a readable unit with one
+  // decimal (58.7 ms, 2.0 GiB), counts as integers grouped by thousands
+  // (12,345), or with one decimal in a column of ratios (@dec).  Returns
+  // {v, u}: the number's text and its unit, drawn in a box of fixed width so
+  // that the decimal points of a column line up.  The metric's unit (data.js
+  // metrics[].unit) says which: s, ms, us/µs, ns are times, bytes/B bytes.
+  const TIME_SCALE = { s: 1, ms: 1e-3, us: 1e-6, 'µs': 1e-6, ns: 1e-9 };
+  function unitKind(u) { return TIME_SCALE[u] !== undefined ? 'time' : u === 'bytes' || u === 'B' ? 'bytes' : 'count'; }
+  function human(x, unit, dec) {
+    const k = unitKind(unit), neg = x < 0, a = Math.abs(x);
+    let v, u = '';
+    if (k === 'time') {
+      const s = a * TIME_SCALE[unit];
+      const sc = s >= 1 || s === 0 ? [1, 's'] : s >= 1e-3 ? [1e-3, 'ms'] : s >= 1e-6 ? [1e-6, 'µs'] : [1e-9, 'ns'];
+      v = (s / sc[0]).toFixed(1); u = sc[1];
+      if (v === '1000.0' && sc[0] < 1) { v = '1.0'; u = sc[0] === 1e-3 ? 's' : sc[0] === 1e-6 ? 'ms' : 'µs'; }
+    } else if (k === 'bytes') {
+      const BU = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+      let e = 0;
+      while (e < BU.length - 1 && a >= Math.pow(1024, e + 1) * 0.99995) e++;
+      v = (a / Math.pow(1024, e)).toFixed(1); u = BU[e];
+    } else {
+      v = a.toLocaleString('en-US', { minimumFractionDigits: dec, maximumFractionDigits: dec });
+    }
+    return { v: (neg && Number(v.replace(/,/g, '')) !== 0 ? '-' : '') + v, u: u };
+  }
+  // {v, u, raw, title} of value @x (raw, data.js units) of metric @m
+  function humanOf(x, m, dec, sign) {
+    const mt = src.metrics[m], y = x / (mt.rawPerUnit || 1), h = human(y, mt.unit, dec);
+    if (sign && y >= 0) h.v = '+' + h.v;
+    h.raw = y;
+    h.title = String(y) + ' ' + mt.unit + (mt.rawUnit && mt.rawUnit !== mt.unit ? ' (' + String(x) + ' ' + mt.rawUnit + ')' : '');
+    return h;
+  }
+  // one value as text for a tooltip or the status line: "58.7 ms"
+  function humanText(x, m) { const h = humanOf(x, m, 0); return h.v + (h.u ? ' ' + h.u : ''); }
+
+  // Calls (sampled): a lower bound, counted by csprof's return trampoline at
+  // the calling contexts a sample found.  A cost per call is shown only where
+  // it means something, with csprof-report's rule: at least PC_MIN_SAMPLES
+  // inclusive samples and PC_MIN_PER_CALL of them per counted call (else the
+  // quotient is the sampling period over the calls a sample happened to see,
+  // whatever the function costs); blank otherwise, the reason in the tooltip.
+  const PC_MIN_SAMPLES = 10, PC_MIN_PER_CALL = 2;
+  const CALLS_TIP = 'calls (sampled): a lower bound, not every call. csprof\'s return trampoline counts the returns of the frames a sample found on the stack; calls that began and ended between two samples are not counted. † : the count of an indirect call site, shared by the callees under it (not this callee\'s own).';
+  function samplesMetric() { return src.metrics.findIndex(function (x) { return x.name === 'samples'; }); }
+  // > 1: top-down view node @i's calls are those of its call site, shared by
+  // that many callee frames under it (an indirect call: the frames of one
+  // caller entered from one file:line, all with the site's count); else 0
+  function siteCallees(i) {
+    if (!(i > 0) || tree.kind[i] !== K.FRAME || !(tree.csLine[i] > 0) || !(tree.calls[i] > 0)) return 0;
+    const p = tree.parent[i];
+    let n = 0;
+    for (let k = tree.cstart[p]; k < tree.cstart[p + 1]; k++) {
+      const c = tree.clist[k];
+      if (tree.kind[c] === K.FRAME && tree.csFile[c] === tree.csFile[i] && tree.csLine[c] === tree.csLine[i] && tree.calls[c] === tree.calls[i]) n++;
+    }
+    return n > 1 ? n : 0;
+  }
+  function rowSiteCallees(r) { return st.view === 'top-down' && typeof r.key === 'number' ? siteCallees(r.node) : 0; }
+  // '' when row @r's inclusive cost per call is meaningful, else why not
+  function perCallWhy(r) {
+    if (!r.calls) return 'no call counted';
+    const n = rowSiteCallees(r);
+    if (n) return 'no cost per call: the count is the call site\'s, shared by its ' + n + ' callees (an indirect call)';
+    const s = samplesMetric();
+    if (s < 0) return 'no cost per call: the database has no sample counts';
+    const ns = r.incl[s];
+    if (ns < PC_MIN_SAMPLES) return 'no cost per call: ' + ns + ' samples, fewer than ' + PC_MIN_SAMPLES;
+    if (ns < PC_MIN_PER_CALL * r.calls) return 'no cost per call: ' + ns + ' samples for ' + Math.round(r.calls) + ' counted calls, fewer than ' + PC_MIN_PER_CALL + ' samples per call (the quotient would be the sampling period, not the cost of a call)';
+    return '';
+  }
 
   // ----------------------------------------------------------------- state
 
@@ -62,18 +138,22 @@
     if (h.has('z')) st.zoom = Math.max(0, Math.min(src.n - 1, Number(h.get('z')) | 0));
     st.t = M.decodeTransforms(h.get('t') || '');
     st.q = h.get('q') || '';
-    st.flatten = Number(h.get('fl') || 0) | 0;
+    st.flatten = h.has('fl') ? Number(h.get('fl')) | 0 : FLAT_PROCS;
+    st.p = h.get('p') || '';
+    st.loops = h.get('lp') === '1';
     st.lines = h.get('ln') === '1';
     st.dm = M.decodeDerived(h.get('dm') || '');
     st.wr = h.get('wr') === '1';
   }
   function writeHash() {
     const h = new URLSearchParams();
-    h.set('v', st.view); h.set('m', st.metric); h.set('s', st.sort); h.set('sel', st.sel);
+    h.set('v', st.view); h.set('m', st.metric); if (st.sort) h.set('s', st.sort); h.set('sel', st.sel);
     if (st.zoom) h.set('z', st.zoom);
     if (st.t.length) h.set('t', M.encodeTransforms(st.t));
     if (st.q) h.set('q', st.q);
-    if (st.flatten) h.set('fl', st.flatten);
+    if (st.flatten !== FLAT_PROCS) h.set('fl', st.flatten);
+    if (st.p) h.set('p', st.p);
+    if (st.loops) h.set('lp', '1');
     if (st.lines) h.set('ln', '1');
     if (st.dm.length) h.set('dm', M.encodeDerived(st.dm));
     if (st.wr) h.set('wr', '1');
@@ -88,13 +168,16 @@
     status();
   }
 
-  // statements are shown only on request (ln=1); otherwise their cost is
-  // their loop's or frame's exclusive cost, as in the report
+  // statements (ln=1) and loops (lp=1) are shown only on request; otherwise
+  // their cost is their loop's or frame's exclusive cost, as in the report
+  // (csprof-report --loops hide is its default)
   function viewTransforms() {
-    return st.t.some(function (x) { return x.t === 'hide-statements'; }) ? st.t : st.t.concat(addedTransforms());
+    return st.t.concat(addedTransforms().filter(function (a) { return !st.t.some(function (x) { return x.t === a.t; }); }));
   }
   // the transforms the page adds to the user's list
-  function addedTransforms() { return st.lines ? [] : [{ t: 'hide-statements' }]; }
+  function addedTransforms() { return (st.lines ? [] : [{ t: 'hide-statements' }]).concat(st.loops ? [] : [{ t: 'hide-loops' }]); }
+  // whether loops show as rows and boxes (no hide-loops, added or the user's)
+  function loopsShown() { return !viewTransforms().some(function (x) { return x.t === 'hide-loops'; }); }
   function rebuild() {
     // top-down expansion survives a transform: kept as source nodes
     const keep = [];
@@ -241,8 +324,8 @@
       { id: 'incl-pct', title: 'incl %', num: true },
       { id: 'excl', title: name + ' excl', num: true },
       { id: 'excl-pct', title: 'excl %', num: true },
-      { id: 'calls', title: 'calls', num: true },
-      { id: 'per-call', title: 'incl/call', num: true },
+      { id: 'calls', title: 'calls (sampled)', num: true, width: '8.5em', tip: CALLS_TIP },
+      { id: 'per-call', title: 'incl/call', num: true, tip: 'inclusive cost per counted call: blank with fewer than ' + PC_MIN_SAMPLES + ' samples, fewer than ' + PC_MIN_PER_CALL + ' samples per call, or a count shared by the callees of an indirect call site (the reason is the cell\'s tooltip)' },
     ];
     for (let k = 0; k < src.metrics.length; k++)
       if (k !== m) cols.push({ id: 'incl-' + k, title: src.metrics[k].name, num: true, metric: k });
@@ -270,8 +353,8 @@
       case 'incl-pct': return pct(r.incl[m], tot);
       case 'excl': return fmt(r.self[m], m);
       case 'excl-pct': return pct(r.self[m], tot);
-      case 'calls': return r.calls ? String(Math.round(r.calls)) : '';
-      case 'per-call': return r.calls ? fmt(r.incl[m] / r.calls, m) : '';
+      case 'calls': return r.calls ? String(Math.round(r.calls)) + (rowSiteCallees(r) ? '†' : '') : '';
+      case 'per-call': return r.calls && !perCallWhy(r) ? fmt(r.incl[m] / r.calls, m) : '';
       case 'base': return r.base === undefined ? '' : fmt(r.base, m);
       case 'delta': return r.base === undefined ? '' : (r.incl[m] - r.base >= 0 ? '+' : '') + fmt(r.incl[m] - r.base, m);
       case 'dshare': { const x = shareChange(r); return x ? signed(x.d) + ' [' + signed(x.lo) + ', ' + signed(x.hi) + ']' + (x.sig ? ' *' : '') : ''; }
@@ -280,14 +363,58 @@
         return c.metric !== undefined ? fmt(r.incl[c.metric], c.metric) : '';
     }
   }
-  // The sort key of the current sort column (st.sort) as a function of a
+  // What a numeric cell shows (renderTable): {v, u, raw, title, bar} (the
+  // number, its unit, its value in the metric's unit, the tooltip, the
+  // percent its bar shows), or null for a cell shown as cellText.
+  function cellDisplay(r, c) {
+    const m = st.metric, tot = tree.incl[m][0];
+    switch (c.id) {
+      case 'incl': return humanOf(r.incl[m], m, 0);
+      case 'excl': return humanOf(r.self[m], m, 0);
+      case 'incl-pct': case 'excl-pct': {
+        if (!tot) return { v: '-', u: '' };
+        const p = 100 * (c.id === 'incl-pct' ? r.incl[m] : r.self[m]) / tot;
+        return { v: p.toFixed(1), u: '%', raw: p, bar: p, title: String(p) + ' % of the total' };
+      }
+      case 'calls': {
+        if (!r.calls) return { v: '', u: '' };
+        const n = rowSiteCallees(r), h = human(Math.round(r.calls), 'calls', 0);
+        return { v: h.v, u: n ? '†' : '', raw: r.calls, title: n ? h.v + ' calls at this call site, shared by its ' + n + ' callees (an indirect call): per call site, not per callee' : h.v + ' calls (sampled): a lower bound' };
+      }
+      case 'per-call': {
+        if (!r.calls) return { v: '', u: '' };
+        const why = perCallWhy(r);
+        if (why) return { v: '', u: '', title: why };
+        const h = humanOf(r.incl[m] / r.calls, m, 1);
+        h.title += ' per call';
+        return h;
+      }
+      case 'base': return r.base === undefined ? { v: '', u: '' } : humanOf(r.base, m, 0);
+      case 'delta': return r.base === undefined ? { v: '', u: '' } : humanOf(r.incl[m] - r.base, m, 0, true);
+      default:
+        if (c.derived !== undefined && c.dec !== undefined) {
+          // one count of decimals per column (renderTable's c.dec), so that they line up
+          const x = derivedOf(r, c.derived, c.inclusive);
+          return { v: x.toLocaleString('en-US', { minimumFractionDigits: c.dec, maximumFractionDigits: c.dec, useGrouping: false }), u: '', raw: x, title: String(x) };
+        }
+        return c.metric !== undefined ? humanOf(r.incl[c.metric], c.metric, 0) : null;
+    }
+  }
+  // The sort column: the one the user picked (st.sort), else the view's
+  // default, as csprof-report's: exclusive in the bottom-up view (the
+  // procedures that spend the cost themselves first), inclusive elsewhere.
+  function sortOf() {
+    return st.sort || (st.view === 'bottom-up' ? 'excl' : 'incl');
+  }
+
+  // The sort key of the current sort column (sortOf()) as a function of a
   // row, chosen once per sort rather than once per comparison.
   function sortKeyFn() {
-    const m = st.metric, s = st.sort;
+    const m = st.metric, s = sortOf();
     switch (s) {
       case 'excl': case 'excl-pct': return function (r) { return r.self[m]; };
       case 'calls': return function (r) { return r.calls; };
-      case 'per-call': return function (r) { return r.calls ? r.incl[m] / r.calls : 0; };
+      case 'per-call': return function (r) { return r.calls && !perCallWhy(r) ? r.incl[m] / r.calls : 0; };
       case 'delta': return function (r) { return r.base === undefined ? 0 : Math.abs(r.incl[m] - r.base); };
       case 'dshare': return function (r) { const x = shareChange(r); return x ? Math.abs(x.d) : 0; };
       case 'name': return function () { return 0; };
@@ -336,7 +463,7 @@
   }
 
   function sortRows(list) {
-    if (st.sort === 'name') return list.sort(function (a, b) { return a.name < b.name ? -1 : a.name > b.name ? 1 : 0; });
+    if (sortOf() === 'name') return list.sort(function (a, b) { return a.name < b.name ? -1 : a.name > b.name ? 1 : 0; });
     // each row's key once (r.sk), not twice per comparison
     const key = sortKeyFn();
     for (const r of list) r.sk = key(r);
@@ -456,18 +583,20 @@
 
   // ---------------------------------------------------------- table widget
 
-  function renderTable(list) {
+  // (into: a container to add the table to; else #main, emptied first)
+  function renderTable(list, into) {
     rows = list;
-    const main = $('main');
-    main.textContent = '';
+    const main = into || $('main');
+    if (!into) main.textContent = '';
     const cols = columns();
     const t = el('div', 'table');
     t.dataset.table = st.view;
     const head = el('div', 'thead');
     for (const c of cols) {
-      const h = el('span', 'cell ' + (c.num ? 'num' : 'c-name'), c.title + (st.sort === c.id ? ' ▼' : ''));
+      const h = el('span', 'cell ' + (c.num ? 'num' : 'c-name'), c.title + (sortOf() === c.id ? ' ▼' : ''));
       h.dataset.col = c.id;
       if (c.width) h.style.width = c.width;
+      if (c.tip) h.title = c.tip;
       h.addEventListener('click', function () { st.sort = c.id; writeHash(); render(); });
       head.appendChild(h);
     }
@@ -479,6 +608,17 @@
     t.appendChild(scroll);
     main.appendChild(t);
     tableEl = { scroll: scroll, body: body, cols: cols };
+    // derived columns: the decimals that give their largest value 4 digits
+    for (const c of cols) if (c.derived !== undefined) {
+      let mx = 0;
+      for (let k = 0, step = Math.ceil(list.length / 5000) || 1; k < list.length; k += step) { const x = Math.abs(derivedOf(list[k], c.derived, c.inclusive)); if (x > mx && isFinite(x)) mx = x; }
+      c.dec = mx > 0 ? Math.max(0, Math.min(6, 3 - Math.floor(Math.log10(mx)))) : 0;
+    }
+    // the name column's width (it takes what the numeric columns leave):
+    // deep rows indent less past 30 % of it and never past half of it, so
+    // that a name keeps at least half of the column (its tooltip has it whole)
+    const nameW = head.firstChild.getBoundingClientRect().width || 400;
+    const indent = function (d) { const full = 14 * d, knee = 0.3 * nameW; return Math.round(full <= knee ? full : Math.min(0.5 * nameW, knee + (full - knee) / 4)); };
     const q = st.q.toLowerCase();
     const selv = selNode();
     function paint() {
@@ -494,7 +634,7 @@
         row.dataset.name = r.name;
         row.dataset.index = k;
         row.dataset.depth = r.depth;
-        if (r.key !== 'outside' && (st.view === 'top-down' ? r.node === selv : (r.node === selv && r.depth === 0))) row.classList.add('sel');
+        if (r.key !== 'outside' && (st.view === 'top-down' || st.view === 'sandwich' ? r.node === selv : (r.node === selv && r.depth === 0))) row.classList.add('sel');
         if (q && r.name.toLowerCase().indexOf(q) >= 0) row.classList.add('hit');
         for (const c of cols) {
           const txt = cellText(r, c);
@@ -502,7 +642,7 @@
           cell.dataset.col = c.id;
           if (c.width) cell.style.width = c.width;
           if (c.id === 'name') {
-            cell.style.paddingLeft = (6 + 14 * r.depth) + 'px';
+            cell.style.paddingLeft = (6 + indent(r.depth)) + 'px';
             const tw = el('span', 'tw', r.leaf ? '' : expanded.has(r.key) ? '▾' : '▸');
             tw.dataset.twisty = '1';
             cell.appendChild(tw);
@@ -511,7 +651,8 @@
             cell.title = (r.name.length > 200 ? r.name.slice(0, 4096) : r.name) + (rowWhere(r) ? '\n' + rowWhere(r) : '');
             cell.dataset.where = rowWhere(r);
           } else {
-            cell.textContent = txt;
+            const d = cellDisplay(r, c);
+            if (d) numberCell(cell, d); else cell.textContent = txt;
             if (c.id === 'delta' && r.base !== undefined) cell.classList.add(r.incl[st.metric] > r.base ? 'up' : r.incl[st.metric] < r.base ? 'down' : 'same');
             if (c.id === 'dshare' && txt) { const x = shareChange(r); cell.classList.add(!x.sig ? 'same' : x.d > 0 ? 'up' : 'down'); }
           }
@@ -519,15 +660,39 @@
         }
         row.addEventListener('click', function (ev) {
           if (ev.target.dataset.twisty) toggle(r);
-          else { select(r.node); if (st.view === 'top-down') render(true); }
+          else { select(r.node); render(true); }
         });
         row.addEventListener('dblclick', function () { toggle(r); });
+        row.addEventListener('contextmenu', function (ev) { ev.preventDefault(); contextMenu(ev.clientX, ev.clientY, r.node); });
+        if (row.classList.contains('sel') && procOf(r.node)) {
+          // the selected row's procedure, as a sandwich (after the name cell,
+          // which gives up the width: the numeric columns stay aligned)
+          const sb = el('button', 'sw-btn', 'sandwich');
+          sb.title = 'sandwich view of ' + procOf(r.node) + ': its callers and callees together (key s)';
+          sb.dataset.action = 'sandwich';
+          sb.addEventListener('click', function (ev) { ev.stopPropagation(); openSandwich(procOf(r.node)); });
+          row.insertBefore(sb, row.children[1] || null);
+        }
         body.appendChild(row);
       }
     }
     scroll.addEventListener('scroll', paint);
     paint();
     tableEl.paint = paint;
+  }
+  // Fill numeric cell @cell with display @d (cellDisplay): the number, its
+  // unit in a box of fixed width (the decimal points of a column line up),
+  // the exact value in data-value and the tooltip, a bar behind a percentage.
+  function numberCell(cell, d) {
+    if (d.bar !== undefined) {
+      const b = el('span', 'pbar');
+      b.style.width = Math.max(0, Math.min(100, d.bar)).toFixed(2) + '%';
+      cell.appendChild(b);
+    }
+    cell.appendChild(el('span', 'v', d.v));
+    cell.appendChild(el('span', 'u', d.u));
+    if (d.raw !== undefined) cell.dataset.value = String(d.raw);
+    if (d.title) cell.title = d.title;
   }
   function toggle(r) {
     if (r.leaf) return;
@@ -648,11 +813,15 @@
         return;
       }
     });
+    cv.addEventListener('contextmenu', function (ev) {
+      const r = cv.getBoundingClientRect(), px = ev.clientX - r.left, py = ev.clientY - r.top;
+      for (const b of flameRects) if (px >= b[0] && px < b[0] + b[2] && py >= b[1] && py < b[1] + RH) { ev.preventDefault(); contextMenu(ev.clientX, ev.clientY, b[3]); return; }
+    });
     cv.addEventListener('mousemove', function (ev) {
       const r = cv.getBoundingClientRect(), px = ev.clientX - r.left, py = ev.clientY - r.top;
       for (const b of flameRects) if (px >= b[0] && px < b[0] + b[2] && py >= b[1] && py < b[1] + RH) {
         const i = b[3];
-        cv.title = (i === 0 ? M.nameOf(tree, 0) || src.data.program : M.nameOf(tree, i)) + '\n' + fmt(tree.incl[m][i], m) + ' ' + unitOf(m) + ' (' + pct(tree.incl[m][i], tree.incl[m][0]) + ')' + (tree.calls[i] ? ', ' + callsText(tree.calls[i]) : '') + (base ? '\nbase ' + fmt(baseIncl(i), m) : '') + (whereOf(i) ? '\n' + whereOf(i) : '');
+        cv.title = (i === 0 ? M.nameOf(tree, 0) || src.data.program : M.nameOf(tree, i)) + '\n' + humanText(tree.incl[m][i], m) + ' (' + pct(tree.incl[m][i], tree.incl[m][0]) + ')' + (tree.calls[i] ? ', ' + callsText(tree.calls[i]) : '') + (base ? '\nbase ' + humanText(baseIncl(i), m) : '') + (whereOf(i) ? '\n' + whereOf(i) : '');
         return;
       }
     });
@@ -694,12 +863,32 @@
     const text = window.CSPROF_SRC[chunk].split('\n');
     const m = st.metric;
     const key = M.encodeTransforms(st.t) + (st.lines ? '+ln' : '');
-    if (streeKey !== key) { stree = st.lines ? tree : M.buildView(src, st.t.filter(function (x) { return x.t !== 'hide-statements'; })); streeKey = key; }
+    if (streeKey !== key) { stree = st.lines && st.loops ? tree : M.buildView(src, st.t.filter(function (x) { return x.t !== 'hide-statements'; })); streeKey = key; }
     const sl = M.sourceLines(stree, f, m);
     // % of the procedure: the enclosing frame of the selection
     let proc = v;
     while (proc > 0 && !M.isFrame(tree.kind[proc])) proc = tree.parent[proc];
     const ptot = tree.incl[m][proc];
+    // the procedure's hottest line (largest inclusive value among the lines
+    // of its statements, loops and call sites), where the pane opens, unless
+    // a call site was asked for
+    let hot = 0;
+    const plines = new Set(); // the procedure's lines (heat is shown on them)
+    if (st.file < 0 && proc > 0 && stree.map[tree.rep[proc]] >= 0) {
+      const stk = [stree.map[tree.rep[proc]]];
+      let best = 0;
+      while (stk.length) {
+        const x = stk.pop();
+        for (let k = stree.cstart[x]; k < stree.cstart[x + 1]; k++) {
+          const c = stree.clist[k], kc = stree.kind[c];
+          const l = kc === K.FRAME ? (stree.csFile[c] === f ? stree.csLine[c] : 0) : stree.file[c] === f ? stree.line[c] : 0;
+          const r = l > 0 && l <= text.length ? sl.lines.get(l) : null;
+          if (r) plines.add(l);
+          if (r && (r.incl > best || (r.incl === best && best > 0 && l < hot))) { best = r.incl; hot = l; }
+          if (kc !== K.FRAME) stk.push(c);
+        }
+      }
+    }
     const brackets = new Array(text.length + 2).fill('');
     for (const lp of sl.loops) for (let l = lp[0]; l <= lp[1] && l <= text.length; l++) brackets[l] = l === lp[0] ? '┌' : l === lp[1] ? '└' : '│';
     const list = [];
@@ -724,11 +913,15 @@
       body.textContent = '';
       for (let k = a; k < b; k++) {
         const x = list[k];
-        const row = el('div', 'row' + (x.l === mark ? ' mark' : ''));
+        const row = el('div', 'row' + (x.l === mark ? ' mark' : '') + (x.l === hot ? ' hot' : ''));
         row.style.position = 'absolute'; row.style.top = k * ROW + 'px'; row.style.left = '0'; row.style.right = '0';
         row.dataset.name = String(x.l);
-        const vals = [String(x.l), x.r.incl ? fmt(x.r.incl, m) : '', x.r.self ? fmt(x.r.self, m) : '', x.r.calls ? String(Math.round(x.r.calls)) : '', x.r.incl && ptot ? pct(x.r.incl, ptot) : ''];
-        cols.forEach(function (c, j) { const s = el('span', 'cell num', vals[j]); s.dataset.col = c[0]; row.appendChild(s); });
+        // heat: the line's share of the procedure, as a red shade
+        const share = x.r.incl && ptot && (plines.has(x.l) || !plines.size) ? Math.min(1, x.r.incl / ptot) : 0;
+        if (share > 0) { row.dataset.heat = share.toFixed(4); if (x.l !== mark) row.style.background = 'rgba(230, 60, 30, ' + (0.06 + 0.5 * share).toFixed(3) + ')'; }
+        const vals = [String(x.l), x.r.incl ? humanText(x.r.incl, m) : '', x.r.self ? humanText(x.r.self, m) : '', x.r.calls ? String(Math.round(x.r.calls)) : '', x.r.incl && ptot ? pct(x.r.incl, ptot) : ''];
+        const raws = [undefined, x.r.incl ? humanOf(x.r.incl, m, 0) : null, x.r.self ? humanOf(x.r.self, m, 0) : null];
+        cols.forEach(function (c, j) { const s = el('span', 'cell num', vals[j]); s.dataset.col = c[0]; if (raws[j]) { s.dataset.value = String(raws[j].raw); s.title = raws[j].title; } row.appendChild(s); });
         const br = el('span', 'bracket', brackets[x.l]); br.dataset.col = 'loop'; row.appendChild(br);
         const code = el('span', 'cell code', x.code); code.dataset.col = 'source'; row.appendChild(code);
         body.appendChild(row);
@@ -736,7 +929,9 @@
     }
     scroll.addEventListener('scroll', paint);
     paint();
-    if (mark > 5) { scroll.scrollTop = (mark - 5) * ROW; paint(); }
+    if (hot > 0) { scroll.scrollTop = Math.max(0, (hot - 1) * ROW - Math.floor((scroll.clientHeight || 600) / 3)); paint(); }
+    else if (mark > 5) { scroll.scrollTop = (mark - 5) * ROW; paint(); }
+    box.dataset.hot = hot;
   }
 
   // --------------------------------------------------------------- threads
@@ -902,6 +1097,9 @@
     g.strokeStyle = '#c00';
     g.beginPath(); const my = H - s.mean / max * (H - 10); g.moveTo(0, my); g.lineTo(W, my); g.stroke();
     const vtitle = has ? src.metrics[m].name + ' (' + unitOf(m) + ')' : 'CPU time (s)';
+    // values for people (58.7 ms, 2.0 GiB), the exact number in data-value
+    const hv = function (x, unit) { const h = human(x, unit, 0); return h.v + (h.u ? ' ' + h.u : ''); };
+    const vunit = has ? unitOf(m) : 's';
     const ranks = ths.some(function (t) { return t.rank >= 0; });
     const cmd = function (q) { return q >= 0 && procs[q] ? procs[q].command : ''; };
     const wrapper = function (q) { return !showW && q >= 0 && !!procs[q] && procs[q].wrapper; };
@@ -915,7 +1113,7 @@
         w.forEach(function (x) { const k = cmd(procOf(x)); c.set(k, (c.get(k) || 0) + 1); });
         const names = [...c].sort(function (a, b) { return b[1] - a[1] || (a[0] < b[0] ? -1 : 1); }).map(function (e) { return e[0] + ' ×' + e[1]; }).join(', ');
         out.push({ name: 'wrappers', attrs: { folded: w.length },
-          cells: head.map(function (h) { return h[0] === 'value' ? sum.toPrecision(4) : h[0] === 'command' ? names : h[0] === what ? w.length + ' wrapper ' + (w.length === 1 ? what : what === 'process' ? 'processes' : 'threads') : ''; }),
+          cells: head.map(function (h) { return h[0] === 'value' ? hv(sum, vunit) : h[0] === 'command' ? names : h[0] === what ? w.length + ' wrapper ' + (w.length === 1 ? what : what === 'process' ? 'processes' : 'threads') : ''; }),
           raw: head.map(function (h) { return h[0] === 'value' ? sum : undefined; }) });
       }
       return out;
@@ -923,30 +1121,239 @@
     if (procs.length > 1) {
       p.appendChild(el('h4', '', 'Processes'));
       const phead = [['process', 'process'], ['command', 'command'], ['pid', 'pid', true]].concat(ranks ? [['rank', 'rank', true]] : [],
-        [['threads', 'threads', true], ['value', vtitle, true], ['samples', 'samples', true], ['cpu', 'CPU time (s)', true]]);
+        [['threads', 'threads', true], ['value', vtitle, true], ['samples', 'samples', true], ['cpu', 'CPU time', true]]);
       const prow = function (x) {
         const via = x.images && x.images.length > 1 ? ' (via ' + x.images.slice(0, -1).join(' → ') + ')' : '';
         return { name: x.command, attrs: { process: x.index, wrapper: x.wrapper ? '1' : '0' },
           cells: [String(x.index), x.command + via, String(x.pid)].concat(ranks ? [String(x.rank)] : [],
-            [String(x.threads), pvalues[x.index].toPrecision(4), String(x.samples), (x.cpuNs / 1e9).toFixed(4)]),
+            [String(x.threads), hv(pvalues[x.index], vunit), String(x.samples), hv(x.cpuNs / 1e9, 's')]),
           raw: [undefined, undefined, x.pid].concat(ranks ? [x.rank] : [], [x.threads, pvalues[x.index], x.samples, x.cpuNs / 1e9]) };
       };
       groupTable(p, 'process-table', phead, tableRows(phead, procs, function (x) { return pvalues[x.index]; }, function (x) { return x.index; }, prow, 'process'));
     }
     p.appendChild(el('h4', '', 'Threads'));
     const thead = [['thread', 'thread'], ['process', 'process'], ['command', 'command'], ['pid', 'pid', true], ['tid', 'tid', true]].concat(ranks ? [['rank', 'rank', true]] : [],
-      [['value', vtitle, true], ['samples', 'samples', true], ['cpu', 'CPU time (s)', true], ['path', 'measurement file']]);
+      [['value', vtitle, true], ['samples', 'samples', true], ['cpu', 'CPU time', true], ['path', 'measurement file']]);
     const tval = function (x) { return byThread.get(x.index) || 0; };
     const trow = function (x) {
       return { name: cmd(x.process) || x.files.join(' '), attrs: { thread: x.index, process: x.process },
         cells: [String(x.index), x.process >= 0 ? String(x.process) : '', cmd(x.process), String(x.pid), String(x.tid)].concat(ranks ? [String(x.rank)] : [],
-          [tval(x).toPrecision(4), String(x.samples), x.cpuNs >= 0 ? (x.cpuNs / 1e9).toFixed(4) : '', x.files.join(' ')]),
+          [hv(tval(x), vunit), String(x.samples), x.cpuNs >= 0 ? hv(x.cpuNs / 1e9, 's') : '', x.files.join(' ')]),
         raw: [undefined, undefined, undefined, x.pid, x.tid].concat(ranks ? [x.rank] : [], [tval(x), x.samples, x.cpuNs >= 0 ? x.cpuNs / 1e9 : undefined, undefined]) };
     };
     const trows = tableRows(thead, ths, tval, function (x) { return x.process; }, trow, 'thread');
     groupTable(p, 'thread-table', thead, trows);
     rows = trows.map(function (d) { return { name: String(d.name), depth: 0, cells: d.cells, incl: [], self: [] }; });
     tableEl = { head: thead };
+  }
+
+  // -------------------------------------------------------------- sandwich
+
+  // The sandwich view of one procedure (st.p, the URL's p=NAME), as
+  // speedscope has it: its callers as an inverted tree above (the procedure,
+  // then who called it, then who called them), its callees below (a
+  // top-down tree merged over all its contexts), and its totals: inclusive
+  // over its outermost contexts (recursion counted once), exclusive over all
+  // (model.js "sandwich").  Opened from any table or flame graph (the
+  // selected row's "sandwich" button, the context menu, key s) or by name in
+  // the view's own search box.
+  let sw = null; // {key, name, tree, cv (the callers' view), ct (the callees' view), totals, callers}
+  let swNames = null; // {tree, names: procedure names, heaviest context first, heavy: Map(name -> incl)}
+  // the procedure (nearest frame) of view node @v, '' at the root
+  function procOf(v) {
+    while (v > 0 && !M.isFrame(tree.kind[v])) v = tree.parent[v];
+    return v > 0 ? M.nameOf(tree, v) : '';
+  }
+  function openSandwich(name) {
+    if (!name) return;
+    st.p = name; st.view = 'sandwich'; st.file = -1;
+    writeHash();
+    render();
+  }
+  function sandwichData(name) {
+    const all = viewTransforms();
+    const vt = all.filter(function (x) { return x.t !== 'focus-subtree' && x.t !== 'focus-function'; });
+    const key = name + '\n' + M.encodeTransforms(vt);
+    if (sw && sw.key === key && sw.tree === tree) return sw;
+    if (sw) { M.release(sw.ct); if (sw.cv !== sw.tree) M.release(sw.cv); }
+    const cv = vt.length === all.length ? tree : M.buildView(src, vt);
+    const fself = M.sandwichFrameSelf(cv);
+    sw = { key: key, name: name, tree: tree, cv: cv, ct: M.sandwichCallees(src, name, vt), totals: M.sandwichTotals(cv, name, fself), callers: M.sandwichCallers(cv, name, fself), fresh: true };
+    return sw;
+  }
+  // the view node of @tree that node @v of view @t (of the same source) stands for
+  function mainNode(t, v) {
+    if (t === tree) return v;
+    const x = tree.map ? tree.map[t.rep[v]] : -1;
+    return x >= 0 ? x : 0;
+  }
+  function procNames() {
+    if (swNames && swNames.tree === tree) return swNames;
+    const heavy = new Map(), inc = tree.incl[st.metric];
+    for (let i = 1; i < tree.n; i++) {
+      if (!M.isFrame(tree.kind[i])) continue;
+      const nm = M.nameOf(tree, i), h = heavy.get(nm);
+      if (h === undefined || inc[i] > h) heavy.set(nm, inc[i]);
+    }
+    const names = Array.from(heavy.keys()).sort(function (a, b) { return heavy.get(b) - heavy.get(a) || (a < b ? -1 : 1); });
+    swNames = { tree: tree, names: names, heavy: heavy };
+    return swNames;
+  }
+  function sandwichCallerRows(s) {
+    const out = [];
+    const mk = function (g, depth) { return { name: g.name, kind: g.kind, depth: depth, node: mainNode(s.cv, g.node), key: 'sc:' + g.key, incl: g.incl, self: g.self, calls: g.calls, leaf: !g.children.length, g: g }; };
+    const stack = [mk(s.callers, 0)];
+    while (stack.length) {
+      const r = stack.pop();
+      out.push(r);
+      if (expanded.has(r.key)) {
+        const kids = sortRows(r.g.children.map(function (c) { return mk(c, r.depth + 1); }));
+        for (let k = kids.length - 1; k >= 0; k--) stack.push(kids[k]);
+      }
+    }
+    return out;
+  }
+  function sandwichCalleeRows(s) {
+    const t = s.ct, nm = src.metrics.length, out = [];
+    const mk = function (v, depth, key) {
+      const incl = [], self = [];
+      for (let m = 0; m < nm; m++) { incl.push(t.incl[m][v]); self.push(t.self[m][v]); }
+      return { name: M.nameOf(t, v), kind: t.kind[v], depth: depth, node: mainNode(t, v), key: key, incl: incl, self: self, calls: t.calls[v], leaf: t.cstart[v] === t.cstart[v + 1], v: v };
+    };
+    const kids = function (v, depth, pkey) {
+      return sortRows(M.children(t, v).map(function (c) { return mk(c, depth, pkey + '/' + t.kind[c] + ':' + t.name[c] + ':' + t.csLine[c]); }));
+    };
+    const stack = kids(0, 0, 'se:').reverse();
+    while (stack.length) {
+      const r = stack.pop();
+      out.push(r);
+      if (expanded.has(r.key)) {
+        const ks = kids(r.v, r.depth + 1, r.key);
+        for (let k = ks.length - 1; k >= 0; k--) stack.push(ks[k]);
+      }
+    }
+    return out;
+  }
+  // open the heaviest collapsed rows of @rowsOf() until about @want show
+  function sandwichOpen(rowsOf, want) {
+    for (let round = 0; round < want; round++) {
+      const list = rowsOf();
+      if (list.length >= want) return;
+      let best = null;
+      for (const r of list) if (!r.leaf && !expanded.has(r.key) && (!best || r.incl[st.metric] > best.incl[st.metric])) best = r;
+      if (!best) return;
+      expanded.add(best.key);
+    }
+  }
+  // every row key of both trees (expandAll)
+  function sandwichExpandAll() {
+    if (!sw) return;
+    const stk = [sw.callers];
+    while (stk.length) { const g = stk.pop(); expanded.add('sc:' + g.key); for (const c of g.children) stk.push(c); }
+    const t = sw.ct, ks = [[0, 'se:']];
+    while (ks.length) {
+      const e = ks.pop();
+      for (const c of M.children(t, e[0])) { const k = e[1] + '/' + t.kind[c] + ':' + t.name[c] + ':' + t.csLine[c]; expanded.add(k); ks.push([c, k]); }
+    }
+  }
+  function renderSandwich() {
+    const main = $('main');
+    main.textContent = '';
+    const box = el('div', 'sandwich');
+    main.appendChild(box);
+    const head = el('div', 'sw-head');
+    box.appendChild(head);
+    if (!st.p) { st.p = procOf(selNode()); if (st.p) writeHash(); }
+    const P = procNames();
+    head.appendChild(el('span', '', 'Sandwich of '));
+    const q = el('input');
+    q.id = 'sandwich-q'; q.type = 'search'; q.size = 40; q.value = st.p; q.placeholder = 'procedure name';
+    q.title = 'a procedure: its callers above, its callees below (Enter opens the first match)';
+    q.setAttribute('list', 'sandwich-names');
+    head.appendChild(q);
+    const dl = el('datalist');
+    dl.id = 'sandwich-names';
+    for (const nm of P.names.slice(0, 5000)) { const o = el('option'); o.value = nm; dl.appendChild(o); }
+    head.appendChild(dl);
+    const info = el('span', 'sw-totals');
+    info.id = 'sandwich-totals';
+    head.appendChild(info);
+    const list = el('div', 'sw-matches');
+    list.id = 'sandwich-matches';
+    head.appendChild(list);
+    const matchesOf = function (text) {
+      const x = text.toLowerCase();
+      return P.names.filter(function (nm) { return nm.toLowerCase().indexOf(x) >= 0; });
+    };
+    const showMatches = function (text) {
+      list.textContent = '';
+      const ms = matchesOf(text);
+      list.dataset.matches = ms.length;
+      list.appendChild(el('span', '', ms.length + ' procedure(s) match' + (ms.length > 20 ? ' (the 20 heaviest shown)' : '') + ': '));
+      for (const nm of ms.slice(0, 20)) {
+        const b = el('button', 'sw-pick', nm);
+        b.dataset.proc = nm;
+        b.addEventListener('click', function () { openSandwich(nm); });
+        list.appendChild(b);
+      }
+    };
+    q.addEventListener('keydown', function (ev) {
+      if (ev.key !== 'Enter') return;
+      const ms = P.heavy.has(q.value) ? [q.value] : matchesOf(q.value);
+      if (ms.length) openSandwich(ms[0]);
+    });
+    q.addEventListener('input', function () { showMatches(q.value); });
+    q.addEventListener('change', function () { if (P.heavy.has(q.value) && q.value !== st.p) openSandwich(q.value); });
+    if (!st.p || !P.heavy.has(st.p)) {
+      info.textContent = st.p ? ' — no procedure named ' + st.p + ' in this view' : ' — select a procedure, or type its name';
+      showMatches(st.p || '');
+      rows = [];
+      return;
+    }
+    const s = sandwichData(st.p), m = st.metric, tot = tree.incl[m][0], T = s.totals;
+    info.textContent = ' — inclusive ' + fmt(T.incl[m], m) + ' ' + unitOf(m) + ' (' + pct(T.incl[m], tot) + ', ' + T.contexts + ' outermost context(s): recursion counted once), exclusive ' +
+      fmt(T.self[m], m) + ' ' + unitOf(m) + ' (' + pct(T.self[m], tot) + ', ' + T.frames + ' context(s))' + (T.calls ? ', ' + callsText(T.calls) : '');
+    const per = src.metrics[m].rawPerUnit || 1;
+    info.dataset.incl = String(T.incl[m] / per);
+    info.dataset.excl = String(T.self[m] / per);
+    info.dataset.calls = String(T.calls);
+    info.dataset.contexts = String(T.contexts);
+    if (s.fresh) {
+      s.fresh = false;
+      sandwichOpen(function () { return sandwichCallerRows(s); }, 12);
+      sandwichOpen(function () { return sandwichCalleeRows(s); }, 25);
+    }
+    const part = function (id, title) {
+      const d = el('div', 'sw-part');
+      d.id = id;
+      d.appendChild(el('div', 'sw-title', title));
+      const b = el('div', 'sw-body');
+      d.appendChild(b);
+      box.appendChild(d);
+      return b;
+    };
+    const up = part('sandwich-callers', 'Callers of ' + st.p + ' (inverted: each row\'s callers below it; its values are the part of ' + st.p + '\'s cost that came through that chain of calls)');
+    const down = part('sandwich-callees', 'Callees of ' + st.p + ' (top-down, merged over its outermost contexts)');
+    const cr = sandwichCallerRows(s), ce = sandwichCalleeRows(s);
+    renderTable(cr, up);
+    renderTable(ce, down);
+    rows = cr.concat(ce);
+  }
+  // A small menu at (@x, @y) for view node @v: the sandwich of its procedure.
+  function contextMenu(x, y, v) {
+    const old = $('ctxmenu');
+    if (old) old.remove();
+    const name = procOf(v);
+    if (!name) return;
+    const mn = el('div', 'ctxmenu');
+    mn.id = 'ctxmenu';
+    mn.style.left = x + 'px'; mn.style.top = y + 'px';
+    const b = el('button', '', 'Sandwich: callers and callees of ' + (name.length > 60 ? name.slice(0, 60) + '…' : name));
+    b.dataset.action = 'sandwich';
+    b.addEventListener('click', function () { mn.remove(); openSandwich(name); });
+    mn.appendChild(b);
+    document.body.appendChild(mn);
+    setTimeout(function () { document.addEventListener('click', function () { mn.remove(); }, { once: true }); }, 0);
   }
 
   // --------------------------------------------------------------- quality
@@ -1269,9 +1676,49 @@
     const m = st.metric;
     const path = M.pathOf(tree, v);
     const s = path.length > 6 ? path.slice(0, 2).concat(['…'], path.slice(-3)) : path;
-    $('status').textContent = (s.join(' → ') || src.data.program) + ' · ' + fmt(tree.incl[m][v], m) + ' ' + unitOf(m) + ' incl (' + pct(tree.incl[m][v], tree.incl[m][0]) + ')' + (tree.calls[v] ? ' · ' + callsText(tree.calls[v]) : '') +
+    $('status').textContent = (s.join(' → ') || src.data.program) + ' · ' + humanText(tree.incl[m][v], m) + ' incl (' + pct(tree.incl[m][v], tree.incl[m][0]) + ')' + (tree.calls[v] ? ' · ' + callsText(tree.calls[v]) : '') +
       (whereOf(v) ? ' · ' + whereOf(v) : '') +
-      (bonly && bmetric >= 0 ? ' · base only: ' + bonly.nodes + ' contexts, ' + fmt(bonly.total[bmetric], m) + ' ' + unitOf(m) : '');
+      (bonly && bmetric >= 0 ? ' · base only: ' + bonly.nodes + ' contexts, ' + humanText(bonly.total[bmetric], m) : '');
+    searchCount();
+  }
+  // How much the search matched, beside the search box: "37 matches, 12.4 %
+  // of CPUTIME": the contexts of the current view (transforms applied)
+  // whose name contains it, and the metric's inclusive value under them,
+  // a match inside another counted once (as flamegraph.pl's "Matched").
+  // #search-count has data-matches and data-percent.
+  let searchMemo = null;
+  function searchStats() {
+    const q = st.q.toLowerCase(), m = st.metric;
+    if (!q) return null;
+    if (searchMemo && searchMemo.tree === tree && searchMemo.q === q && searchMemo.m === m) return searchMemo.r;
+    const S = tree.src.strings, hit = new Uint8Array(S.length);
+    for (let k = 0; k < S.length; k++) if (String(S[k]).toLowerCase().indexOf(q) >= 0) hit[k] = 1;
+    let n = 0, incl = 0;
+    const stack = [0], inside = [0];
+    while (stack.length) {
+      const i = stack.pop(), under = inside.pop();
+      let u = under;
+      if (i > 0 && tree.kind[i] !== K.STMT && hit[tree.name[i]]) {
+        n++;
+        if (!under) incl += tree.incl[m][i];
+        u = 1;
+      }
+      for (let k = tree.cstart[i]; k < tree.cstart[i + 1]; k++) { stack.push(tree.clist[k]); inside.push(u); }
+    }
+    const tot = tree.incl[m][0];
+    const r = { n: n, incl: incl, pct: tot ? 100 * incl / tot : 0 };
+    searchMemo = { tree: tree, q: q, m: m, r: r };
+    return r;
+  }
+  function searchCount() {
+    const e = $('search-count');
+    if (!e) return;
+    const r = searchStats();
+    if (!r) { e.textContent = ''; delete e.dataset.matches; delete e.dataset.percent; return; }
+    e.textContent = r.n + (r.n === 1 ? ' match, ' : ' matches, ') + r.pct.toFixed(1) + ' % of ' + src.metrics[st.metric].name;
+    e.title = e.textContent + ' (' + humanText(r.incl, st.metric) + '): the contexts of this view whose name contains "' + st.q + '", a match inside another counted once';
+    e.dataset.matches = r.n;
+    e.dataset.percent = r.pct;
   }
   function renderChips() {
     const c = $('chips');
@@ -1291,6 +1738,8 @@
     const scrollTop = keepScroll && tableEl && tableEl.scroll ? tableEl.scroll.scrollTop : 0;
     for (const b of document.querySelectorAll('#views [data-view]')) b.classList.toggle('on', b.dataset.view === st.view);
     renderChips();
+    const lb = $('t-loops');
+    if (lb) lb.textContent = loopsShown() ? 'Hide loops' : 'Show loops';
     const t0 = performance.now();
     if (st.view === 'top-down') renderTable(topDownRows());
     else if (st.view === 'bottom-up') renderTable(bottomUpRows());
@@ -1299,6 +1748,7 @@
     else if (st.view === 'icicle') renderFlame(true);
     else if (st.view === 'source') renderSource();
     else if (st.view === 'threads') renderThreads();
+    else if (st.view === 'sandwich') renderSandwich();
     else renderQuality();
     if (scrollTop && tableEl && tableEl.scroll) { tableEl.scroll.scrollTop = scrollTop; tableEl.paint(); }
     lastRenderMs = performance.now() - t0;
@@ -1371,11 +1821,18 @@
     $('t-hide').addEventListener('click', function () { const v = selNode(); if (v > 0 && M.isFrame(tree.kind[v])) addTransform({ t: 'hide', name: M.nameOf(tree, v) }); });
     $('t-hidelib').addEventListener('click', function () { const v = selNode(); if (tree.lm[v] >= 0) addTransform({ t: 'hide-lib', lib: src.modules[tree.lm[v]] }); });
     $('t-rec').addEventListener('click', function () { toggleTransform('collapse-recursion'); });
-    $('t-loops').addEventListener('click', function () { toggleTransform('hide-loops'); });
+    $('t-loops').addEventListener('click', function () {
+      // loops are hidden by default (csprof-report --loops hide): this shows
+      // them, or hides them again; a hide-loops of the user's goes with it
+      const k = st.t.findIndex(function (y) { return y.t === 'hide-loops'; });
+      if (k >= 0) { st.t.splice(k, 1); st.loops = true; } else st.loops = !st.loops;
+      changed();
+    });
     $('t-inl').addEventListener('click', function () { toggleTransform('hide-inlines'); });
     document.addEventListener('keydown', function (ev) {
       if (ev.target && ev.target.tagName === 'INPUT') return;
       if (ev.key === 'h') hotPath();
+      else if (ev.key === 's' && !ev.ctrlKey && !ev.metaKey && !ev.altKey) openSandwich(procOf(selNode()));
       else if ((ev.key === 'ArrowDown' || ev.key === 'ArrowUp') && rows.length && (st.view === 'top-down')) {
         const v = selNode();
         let k = rows.findIndex(function (r) { return r.node === v; });
@@ -1393,7 +1850,7 @@
   // The interface the end-to-end tests use (share/schemas/viewer-data.md).
   window.csprofViewer = {
     state: function () {
-      return { view: st.view, metric: st.metric, sort: st.sort, sel: st.sel, selName: M.nameOf(tree, selNode()) || src.data.program, zoom: st.zoom, transforms: M.encodeTransforms(st.t), search: st.q, flatten: st.flatten, lines: st.lines, diff: !!base, renderMs: lastRenderMs, derived: M.encodeDerived(st.dm), derivedColumns: derived.map(function (d) { return d.name; }), addrLoaded: !!addrs, derivedError: derivedErr, baseOnly: bonly ? { nodes: bonly.nodes, total: bonly.total } : null };
+      return { view: st.view, metric: st.metric, sort: sortOf(), sel: st.sel, selName: M.nameOf(tree, selNode()) || src.data.program, zoom: st.zoom, transforms: M.encodeTransforms(st.t), search: st.q, flatten: st.flatten, lines: st.lines, diff: !!base, renderMs: lastRenderMs, p: st.p, loops: loopsShown(), derived: M.encodeDerived(st.dm), derivedColumns: derived.map(function (d) { return d.name; }), addrLoaded: !!addrs, derivedError: derivedErr, baseOnly: bonly ? { nodes: bonly.nodes, total: bonly.total } : null };
     },
     setState: function (o) {
       let rb = false;
@@ -1404,6 +1861,8 @@
       if (o.zoom !== undefined) st.zoom = o.zoom;
       if (o.search !== undefined) st.q = o.search;
       if (o.flatten !== undefined) st.flatten = o.flatten;
+      if (o.p !== undefined) st.p = o.p;
+      if (o.loops !== undefined) { st.loops = !!o.loops; rb = true; }
       if (o.lines !== undefined) { st.lines = !!o.lines; rb = true; }
       if (o.derived !== undefined) { st.dm = typeof o.derived === 'string' ? M.decodeDerived(o.derived) : o.derived; compileDerived(); }
       if (o.transforms !== undefined) { st.t = typeof o.transforms === 'string' ? M.decodeTransforms(o.transforms) : o.transforms; rb = true; }
@@ -1419,7 +1878,12 @@
       for (let i = 1; i < tree.n; i++) if (M.nameOf(tree, i) === name) { st.sel = tree.rep[i]; expandTo(i); writeHash(); render(); return st.sel; }
       return -1;
     },
-    expandAll: function () { for (let i = 0; i < tree.n; i++) expanded.add(i); render(); },
+    expandAll: function () {
+      for (let i = 0; i < tree.n; i++) expanded.add(i);
+      if (st.view === 'sandwich') sandwichExpandAll();
+      if (st.view === 'flat' && flatRoot) { const stk = [flatRoot]; while (stk.length) { const x = stk.pop(); expanded.add('f:' + x.key); for (const c of x.children) stk.push(c); } }
+      render();
+    },
     hotPath: hotPath,
     tableText: tableText,
     timing: timing,
@@ -1447,6 +1911,7 @@
       compileDerived();
       // the run's title (csprof-report's: its program, the processes by command, wrappers apart)
       $('program').textContent = (src.data.title || src.data.program) + (src.data.base ? ' (differential: base → this run)' : '');
+      $('program').title = $('program').textContent;
       document.title = 'csprof: ' + (src.data.title || src.data.program);
       const go = function () {
         rebuild();

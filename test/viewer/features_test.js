@@ -93,8 +93,8 @@ cdp.main(async () => {
       for (const name of ['main', 'a', 'b']) {
         const node = rep.nodes.find((n) => n.name === name), row = rows.find((r) => r.name === name);
         assert.ok(node && row, `${name} in the report and on the page`);
-        close(V.num(row.cols['d-' + k]), node.derived[0], `top-down ${name} ${DERIVED[k][0]} inclusive`);
-        close(V.num(row.cols['dx-' + k]), node.derived[1], `top-down ${name} ${DERIVED[k][0]} exclusive`);
+        close(V.val(row, 'd-' + k), node.derived[0], `top-down ${name} ${DERIVED[k][0]} inclusive`);
+        close(V.val(row, 'dx-' + k), node.derived[1], `top-down ${name} ${DERIVED[k][0]} exclusive`);
       }
       // bottom-up: c's row is the formula over c's merged values
       const bu = V.report(reportBin, db, ['--view', 'bottom-up', '--inlines', 'keep', '--loops', 'hide', '--metric', DERIVED[k][0], '--limit', '0']);
@@ -102,10 +102,11 @@ cdp.main(async () => {
       await V.setState(page, { view: 'bottom-up' });
       const cRow = (await V.rows(page)).find((r) => r.name === 'c');
       assert.ok(cNode && cRow, 'c in the bottom-up views');
-      close(V.num(cRow.cols['d-' + k]), cNode.derived[0], `bottom-up c ${DERIVED[k][0]}`);
+      close(V.val(cRow, 'd-' + k), cNode.derived[0], `bottom-up c ${DERIVED[k][0]}`);
       await V.setState(page, { view: 'top-down' });
     }
     // a column added from the page: NAME=FORMULA in the text field
+    await page.evaluate('document.getElementById("derive-menu").open = true'); // the toolbar's Derived… menu
     await page.evaluate('document.getElementById("derive").focus()');
     await page.type('pc=CPUTIME/calls');
     await page.clickSelector('#derive-add');
@@ -113,11 +114,12 @@ cdp.main(async () => {
     rows = await table(page);
     const cRows = rows.filter((r) => r.name === 'c');
     assert.ok(cRows.length >= 2);
-    for (const r of cRows) close(V.num(r.cols['d-2']), V.num(r.cols.incl) / V.num(r.cols.calls), 'pc = incl / calls');
+    for (const r of cRows) close(V.val(r, 'd-2'), V.val(r, 'incl') / V.val(r, 'calls'), 'pc = incl / calls');
     await page.reload();
     await V.waitReady(page);
     assert.deepStrictEqual((await V.state(page)).derivedColumns, ['percall', 'spms', 'pc'], 'the added column is in the URL');
     // a bad formula is refused with its position, nothing added
+    await page.evaluate('document.getElementById("derive-menu").open = true');
     await page.evaluate('document.getElementById("derive").value = "bad=CPUTIME +"');
     await page.clickSelector('#derive-add');
     const errText = await page.evaluate('document.getElementById("derive-err").textContent');

@@ -179,9 +179,11 @@ test('bottom-up: recursion counted once, callers split the cost, per call site',
   assert.strictEqual(g.incl[0], 9, 'outermost g: 2+3 under f, 4 under main');
   assert.strictEqual(g.self[0], 9);
   const callers = M.bottomUpCallers(t, g);
+  // callers of the outermost instances only: the recursive g (3) is inside
+  // the g that f called, whose row carries its exclusive cost too
   const byCaller = {};
-  for (const c of callers) byCaller[c.name + ':' + c.csLine] = c.incl[0];
-  assert.deepStrictEqual(byCaller, { 'f:5': 5, 'g:7': 0, 'main:9': 4 });
+  for (const c of callers) byCaller[c.name + ':' + c.csLine] = [c.incl[0], c.self[0]];
+  assert.deepStrictEqual(byCaller, { 'f:5': [5, 5], 'main:9': [4, 4] });
   // Figure 1: c's callers a and b, one row per call site
   const t1 = M.buildView(M.load(fig1()), []);
   const c = M.bottomUpRoots(t1).find(function (r) { return r.name === 'c'; });

@@ -287,12 +287,17 @@
 
   // ---------------------------------------------------------------- bottom-up
 
-  // A bottom-up row: {name, kind, entries: Int32Array of view nodes whose cost
-  // it carries, carry: view nodes of the leaf occurrence (cost source),
-  // incl[m], self[m]}.  Roots: one per procedure (and loop) name, with the
-  // inclusive value of its outermost occurrences only (recursion counted once).
-  // Exclusive cost of each frame including its loops and statements (the
-  // cost spent in the procedure itself in that context); other nodes: own.
+  // The bottom-up definition (lib/report/view.c, "bottom-up"): a row per
+  // procedure name over its frames and inlined frames (kind INLINE only when
+  // every instance is inlined; truncation markers their own rows; loops and
+  // statements no rows).  Row: {name, kind, nameId, entries: its outermost
+  // instances (no enclosing frame of its name), in index order, outer and
+  // weight (all 1), carry (the entries), cself: the procedure's exclusive
+  // cost inside each entry (its own and its nested recursive instances'),
+  // calls: of all instances, incl: of the entries, self: of all instances}.
+  // frameSelf: the exclusive cost of each frame including its loops and
+  // statements; other nodes: their own.
+  function isOwner(k) { return k === K.FRAME || k === K.INLINE || k === K.TRUNC; }
   function frameSelf(t) {
     if (t.fself) return t.fself;
     const nm = t.self.length, out = [];
@@ -300,8 +305,8 @@
     const owner = new Int32Array(t.n);
     for (let i = 1; i < t.n; i++) {
       const p = t.parent[i];
-      owner[i] = isFrame(t.kind[i]) ? i : (isFrame(t.kind[p]) || p === 0 ? p : owner[p]);
-      if (!isFrame(t.kind[i]) && owner[i] > 0) for (let m = 0; m < nm; m++) out[m][owner[i]] += t.self[m][i];
+      owner[i] = isOwner(t.kind[i]) ? i : (isOwner(t.kind[p]) || p === 0 ? p : owner[p]);
+      if (!isOwner(t.kind[i]) && owner[i] > 0) for (let m = 0; m < nm; m++) out[m][owner[i]] += t.self[m][i];
     }
     t.fself = out;
     return out;
@@ -310,9 +315,8 @@
   function bottomUpRoots(t) {
     const nm = t.incl.length, fs = frameSelf(t);
     const groups = new Map();
-    const stackCount = new Map();
-    // iterative DFS over the view tree to know whether a same-name ancestor exists
-    const onPath = new Int32Array(t.src.strings.length);
+    // per name: instances of it open on the DFS path, and the outermost one's row and entry
+    const onPath = new Int32Array(t.src.strings.length), top = new Map();
     const stack = [0], state = [0];
     const rows = [];
     while (stack.length) {
@@ -320,23 +324,27 @@
       if (state[state.length - 1] === 0) {
         state[state.length - 1] = 1;
         const k = t.kind[i];
-        if (k !== K.ROOT && k !== K.STMT) {
-          const key = t.name[i] * 8 + k;
+        if (isOwner(k)) {
+          const key = t.name[i] + ':' + (k === K.INLINE ? K.FRAME : k);
           let g = groups.get(key);
           if (!g) {
-            g = { name: t.src.strings[t.name[i]], kind: k, nameId: t.name[i], entries: [], outer: [], incl: new Float64Array(nm), self: new Float64Array(nm) };
+            g = { name: t.src.strings[t.name[i]], kind: k, nameId: t.name[i], entries: [], cs: [], calls: 0, incl: new Float64Array(nm), self: new Float64Array(nm) };
             groups.set(key, g);
             rows.push(g);
           }
-          g.entries.push(i);
-          const outer = onPath[t.name[i]] === 0;
-          g.outer.push(outer ? 1 : 0);
-          for (let m = 0; m < nm; m++) {
-            g.self[m] += fs[m][i];
-            if (outer) g.incl[m] += t.incl[m][i];
+          if (k === K.FRAME) g.kind = K.FRAME;
+          g.calls += t.calls[i];
+          for (let m = 0; m < nm; m++) g.self[m] += fs[m][i];
+          if (onPath[t.name[i]] === 0) {
+            g.entries.push(i);
+            g.cs.push(new Float64Array(nm));
+            for (let m = 0; m < nm; m++) g.incl[m] += t.incl[m][i];
+            top.set(t.name[i], g.cs[g.cs.length - 1]);
           }
-          onPath[t.name[i]]++;
+          const acc = top.get(t.name[i]);
+          for (let m = 0; m < nm; m++) acc[m] += fs[m][i];
         }
+        if (k !== K.ROOT && k !== K.STMT) onPath[t.name[i]]++;
         for (let k2 = t.cstart[i + 1] - 1; k2 >= t.cstart[i]; k2--) { stack.push(t.clist[k2]); state.push(0); }
       } else {
         stack.pop(); state.pop();
@@ -344,14 +352,16 @@
         if (k !== K.ROOT && k !== K.STMT) onPath[t.name[i]]--;
       }
     }
-    void stackCount;
     // entries in index order; rows in the order of their first entries
     for (const g of rows) {
       const ord = g.entries.map(function (e, k) { return k; }).sort(function (a, b) { return g.entries[a] - g.entries[b]; });
       g.entries = ord.map(function (k) { return g.entries[k]; });
-      g.outer = ord.map(function (k) { return g.outer[k]; });
+      g.cself = [];
+      for (const k of ord) for (let m = 0; m < nm; m++) g.cself.push(g.cs[k][m]);
+      delete g.cs;
+      g.outer = g.entries.map(function () { return 1; });
       g.carry = g.entries.slice();
-      g.weight = g.outer; // which entries count toward inclusive
+      g.weight = g.outer;
     }
     rows.sort(function (a, b) { return a.entries[0] - b.entries[0]; });
     return rows;
@@ -359,9 +369,9 @@
 
   // Callers of a bottom-up row: entries moved one frame (or loop) up,
   // grouped by (name, kind, call-site line of the entry), each with the part
-  // of the row's cost that came through it.
+  // of the row's cost that came through it; calls only in direct callers.
   function bottomUpCallers(t, row) {
-    const nm = t.incl.length, fs = frameSelf(t);
+    const nm = t.incl.length;
     const groups = new Map(), out = [];
     for (let e = 0; e < row.entries.length; e++) {
       const i = row.entries[e], c = row.carry[e];
@@ -371,17 +381,18 @@
       const key = t.kind[p] + ':' + t.name[p] + ':' + t.csLine[i];
       let g = groups.get(key);
       if (!g) {
-        g = { name: t.src.strings[t.name[p]], kind: t.kind[p], nameId: t.name[p], csLine: t.csLine[i], entries: [], carry: [], weight: [], incl: new Float64Array(nm), self: new Float64Array(nm), calls: 0 };
+        g = { name: t.src.strings[t.name[p]], kind: t.kind[p], nameId: t.name[p], csLine: t.csLine[i], level: (row.level || 0) + 1, entries: [], carry: [], weight: [], cself: [], incl: new Float64Array(nm), self: new Float64Array(nm), calls: 0 };
         groups.set(key, g);
         out.push(g);
       }
       g.entries.push(p);
       g.carry.push(c);
       g.weight.push(row.weight[e]);
-      g.calls += t.calls[i];
+      if (!row.level) g.calls += t.calls[i];
       for (let m = 0; m < nm; m++) {
         if (row.weight[e]) g.incl[m] += t.incl[m][c];
-        g.self[m] += fs[m][c];
+        g.self[m] += row.cself[e * nm + m];
+        g.cself.push(row.cself[e * nm + m]);
       }
     }
     return out;

@@ -10,7 +10,7 @@
 //   table rows: elements with data-name (the scope's name), their cells
 //       data-col="<column id>";
 //   view switches: [data-view="top-down|bottom-up|flat|flame|icicle|source|
-//       threads|quality"];
+//       threads|quality|sandwich"];
 //   window.csprofViewer.state() / setState(obj).
 //
 // API:
@@ -23,8 +23,10 @@
 //   waitReady(page, timeoutMs)     the same wait after a reload/navigation; -> readyMs
 //   assertClean(page, what)        throws if the page logged a console error, threw,
 //                                  or requested anything that is not file:/data:/blob:
-//   rows(page, scope)              -> [{name, cols: {colId: text}}] of the visible
-//                                  rows (scope: CSS of a container, default document)
+//   rows(page, scope)              -> [{name, cols: {colId: text}, vals: {colId: number}}]
+//                                  of the visible rows (scope: CSS of a container,
+//                                  default document); vals: the cells' data-value
+//   val(row, colId)                a row's exact number: vals[colId], else num(cols[colId])
 //   num(text)                      a cell's number: "1,234.5", "12.3 %", "1.2e3",
 //                                  "1.5 s", "-" -> NaN
 //   switchView(page, view)         clicks [data-view=view]; waits until the state's
@@ -45,7 +47,7 @@ const fs = require('fs');
 const path = require('path');
 const { pathToFileURL } = require('url');
 
-const VIEWS = ['top-down', 'bottom-up', 'flat', 'flame', 'icicle', 'source', 'threads', 'quality'];
+const VIEWS = ['top-down', 'bottom-up', 'flat', 'flame', 'icicle', 'source', 'threads', 'quality', 'sandwich'];
 
 // Runs in every document before its scripts: records when the viewer
 // declares itself ready, so time to ready does not include polling delay.
@@ -101,11 +103,20 @@ async function rows(page, scope = null) {
     const root = ${scope ? `document.querySelector(${JSON.stringify(scope)})` : 'document'};
     if (!root) return [];
     return [...root.querySelectorAll('[data-name]')].map((r) => {
-      const cols = {};
-      for (const c of r.querySelectorAll('[data-col]')) cols[c.dataset.col] = c.textContent;
-      return {name: r.dataset.name, cols};
+      const cols = {}, vals = {};
+      for (const c of r.querySelectorAll('[data-col]')) {
+        cols[c.dataset.col] = c.textContent;
+        if (c.dataset.value !== undefined) vals[c.dataset.col] = Number(c.dataset.value);
+      }
+      return {name: r.dataset.name, cols, vals};
     });
   })()`);
+}
+
+// A row's (rows()) number in column @col: the cell's exact value (data-value:
+// a number shown for people, "58.7 ms", keeps it there), else num(its text).
+function val(row, col) {
+  return row.vals && row.vals[col] !== undefined ? row.vals[col] : num(row.cols[col]);
 }
 
 function num(text) {
@@ -156,5 +167,5 @@ function report(reportBin, db, args = []) {
   return JSON.parse(r.stdout);
 }
 
-module.exports = { VIEWS, READY_HOOK, openDb, waitReady, assertClean, rows, num, state, setState,
+module.exports = { VIEWS, READY_HOOK, openDb, waitReady, assertClean, rows, val, num, state, setState,
   switchView, screenshotViews, report, fileUrl };

@@ -39,7 +39,7 @@ async function table(page) {
   return rows.map((r, k) => Object.assign(r, { depth: depths[k] }));
 }
 function sumRows(rows, name, col) {
-  return rows.filter((r) => r.name === name).reduce((s, r) => s + V.num(r.cols[col]), 0);
+  return rows.filter((r) => r.name === name).reduce((s, r) => s + V.val(r, col), 0);
 }
 
 cdp.main(async () => {
@@ -81,17 +81,17 @@ cdp.main(async () => {
       return out2;
     };
     const ca = kidsOf(aRow), cb = kidsOf(bRow);
-    const pageA = ca.reduce((s, r) => s + V.num(r.cols.incl), 0), pageB = cb.reduce((s, r) => s + V.num(r.cols.incl), 0);
+    const pageA = ca.reduce((s, r) => s + V.val(r, 'incl'), 0), pageB = cb.reduce((s, r) => s + V.val(r, 'incl'), 0);
     const repA = under(rep, 'c', 'a', 'inclusive'), repB = under(rep, 'c', 'b', 'inclusive');
     assert.ok(Math.abs(pageA - repA) <= 0.002 * Math.max(1, ca.length), `c under a: page ${pageA} report ${repA}`);
     assert.ok(Math.abs(pageB - repB) <= 0.002 * Math.max(1, cb.length), `c under b: page ${pageB} report ${repB}`);
     assert.ok(pageA > 0.6 * pageB && pageA < 1.6 * pageB, `c's time under a (${pageA}) ~ under b (${pageB})`);
-    const callsA = ca.reduce((s, r) => s + V.num(r.cols.calls), 0), callsB = cb.reduce((s, r) => s + V.num(r.cols.calls), 0);
+    const callsA = ca.reduce((s, r) => s + V.val(r, 'calls'), 0), callsB = cb.reduce((s, r) => s + V.val(r, 'calls'), 0);
     assert.strictEqual(callsA, under(rep, 'c', 'a', 'calls'));
     assert.strictEqual(callsB, under(rep, 'c', 'b', 'calls'));
     assert.deepStrictEqual([callsA, callsB], [2, 4], 'call counts 2:4');
     // (not the total: a sample or two may fall outside main, in the exit path)
-    const mainPage = V.num(rows.find((r) => r.name === 'main').cols.incl);
+    const mainPage = V.val(rows.find((r) => r.name === 'main'), 'incl');
     const mainRep = rep.nodes.filter((n) => n.name === 'main').reduce((s, n) => s + n.inclusive, 0);
     assert.ok(mainRep > 0.95 * rep.total, `main holds nearly all the time (${mainRep} of ${rep.total})`);
     assert.ok(Math.abs(mainPage - mainRep) < 0.002, `main ${mainPage} = report's main ${mainRep}`);
@@ -111,8 +111,15 @@ cdp.main(async () => {
     async function chips() {
       return page.evaluate('Array.from(document.querySelectorAll("#chips .chip")).map((c) => c.dataset.transform)');
     }
-    await V.setState(page, { transforms: '' });
-    rows = await apply('t-loops');
+    // (loops are hidden by default, as csprof-report --loops hide: shown here
+    // (loops: true), then hidden by the user's own hide-loops, a chip;
+    // sandwich_test.js tests the loops button)
+    await V.setState(page, { transforms: '', loops: true });
+    await page.evaluate('window.csprofViewer.expandAll()');
+    assert.ok((await table(page)).some((r) => r.name.startsWith('loop at')), 'loops shown on request');
+    await V.setState(page, { transforms: 'hide-loops' });
+    await page.evaluate('window.csprofViewer.expandAll()');
+    rows = await table(page);
     assert.ok(!rows.some((r) => r.name.startsWith('loop at')), 'hide-loops: no loop rows');
     assert.deepStrictEqual(await chips(), ['hide-loops']);
     rows = await apply('t-focus', 'b');
@@ -136,7 +143,7 @@ cdp.main(async () => {
     const cOwn = under(repLoops, 'c', 'a', 'exclusive');
     assert.ok(cOwn > 0.5 * under(rep, 'c', 'a', 'inclusive'), 'c\'s own time under a is most of its time');
     assert.ok(Math.abs(aExcl - (aOwn + cOwn)) < 0.004, `a's exclusive holds c's time: ${aExcl} = ${aOwn} + ${cOwn}`);
-    assert.ok(Math.abs(V.num(rows.find((r) => r.name === 'a').cols.excl) - aExcl) < 0.004, `a's exclusive: page ${V.num(rows.find((r) => r.name === 'a').cols.excl)}, csprof-report --hide c ${aExcl}`);
+    assert.ok(Math.abs(V.val(rows.find((r) => r.name === 'a'), 'excl') - aExcl) < 0.004, `a's exclusive: page ${V.val(rows.find((r) => r.name === 'a'), 'excl')}, csprof-report --hide c ${aExcl}`);
     await V.setState(page, { transforms: 'hide-loops' });
     rows = await apply('t-hidelib', '__libc_start_call_main');
     assert.ok(!rows.some((r) => r.name.startsWith('__libc_start')), 'hide-lib libc: its frames merged');
@@ -153,9 +160,9 @@ cdp.main(async () => {
       const o = rows.find((x) => x.name === outside);
       assert.ok(repOut.root.exclusive > 0.5 * repOut.total, `${view}: c's own time and its loop's are outside any shown frame (${repOut.root.exclusive} of ${repOut.total})`);
       assert.ok(o, `${view}: a row ${outside}: ${rows.map((x) => x.name).join(', ')}`);
-      assert.ok(Math.abs(V.num(o.cols.excl) - repOut.root.exclusive) < 0.002, `${view}: outside ${o.cols.excl}, csprof-report ${repOut.root.exclusive}`);
+      assert.ok(Math.abs(V.val(o, 'excl') - repOut.root.exclusive) < 0.002, `${view}: outside ${o.cols.excl}, csprof-report ${repOut.root.exclusive}`);
       const top = rows.filter((x) => x.depth === 0);
-      const sum = top.reduce((a, x) => a + V.num(x.cols[view === 'flat' ? 'excl' : 'incl']), 0);
+      const sum = top.reduce((a, x) => a + V.val(x, view === 'flat' ? 'excl' : 'incl'), 0);
       assert.ok(Math.abs(sum - repOut.total) < 0.001 * top.length + 0.002, `${view}: top-level rows ${sum} = total ${repOut.total}`);
     }
     await V.setState(page, { view: 'top-down', transforms: '' });
@@ -164,7 +171,7 @@ cdp.main(async () => {
     await V.setState(page, { transforms: '' });
     rows = await apply('t-rec');
     assert.deepStrictEqual(await chips(), ['collapse-recursion']);
-    assert.ok(Math.abs(V.num(rows.find((r) => r.name === 'main').cols.incl) - mainRep) < 0.002, 'collapse-recursion keeps main\'s inclusive');
+    assert.ok(Math.abs(V.val(rows.find((r) => r.name === 'main'), 'incl') - mainRep) < 0.002, 'collapse-recursion keeps main\'s inclusive');
     rows = await apply('t-inl');
     assert.deepStrictEqual(await chips(), ['collapse-recursion', 'hide-inlines']);
     V.assertClean(page, 'transforms');
@@ -183,6 +190,16 @@ cdp.main(async () => {
     assert.ok(rows.some((r) => r.name === 'c'), 'bottom-up lists c');
     const text = await page.evaluate('window.csprofViewer.tableText()');
     assert.ok(/^c\t/m.test(text), 'the table copies as text');
+    // the bottom-up view opens sorted by exclusive cost, as csprof-report's (issue 22 item 2):
+    // the same first procedure, exclusive values not increasing down the procedure rows
+    await V.setState(page, { view: 'bottom-up', transforms: 'hide-loops', sort: '', search: '' });
+    assert.strictEqual((await V.state(page)).sort, 'excl', 'bottom-up sorts by exclusive by default');
+    const buRep = V.report(path.join(bin, 'csprof-report'), db, ['--view', 'bottom-up', '--inlines', 'keep', '--loops', 'hide', '--keep-roots', '--depth', '1', '--limit', '0', '--threshold', '0']);
+    const buTop = (await table(page)).filter((r) => r.depth === 0);
+    assert.strictEqual(buTop[0].name, buRep.nodes.filter((n) => n.depth === 1)[0].name, 'bottom-up: the first procedure is the report\'s');
+    for (let k = 1; k < buTop.length; k++) assert.ok(V.val(buTop[k], 'excl') <= V.val(buTop[k - 1], 'excl'), `bottom-up row ${buTop[k].name} not above ${buTop[k - 1].name} by exclusive`);
+    await V.setState(page, { view: 'top-down', sort: '' });
+    assert.strictEqual((await V.state(page)).sort, 'incl', 'top-down sorts by inclusive by default');
 
     // every view, with a screenshot
     await V.setState(page, { view: 'top-down', transforms: '', sel: 0 });
@@ -212,7 +229,7 @@ cdp.main(async () => {
     assert.strictEqual((await V.state(dp)).diff, true);
     await dp.evaluate('window.csprofViewer.expandAll()');
     const drows = await table(dp);
-    assert.ok(drows.length > 5 && drows.every((r) => V.num(r.cols.delta) === 0), 'diff of a database with itself is zero');
+    assert.ok(drows.length > 5 && drows.every((r) => V.val(r, 'delta') === 0), 'diff of a database with itself is zero');
     await dp.screenshot(path.join(out, 'diff.png'));
     V.assertClean(dp, 'diff');
   });
