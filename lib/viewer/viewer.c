@@ -1060,6 +1060,15 @@ vw_write_data(struct vw_out *o, const struct vw_data *d, const char *name, const
         exp_json_str(f, rpt_names_get(t->names, str_list[s]));
     }
     fprintf(f, "],\n\"n\":%u", n);
+    /* frames whose calls are their call site's, shared with other callees (an indirect call:
+       csprof-report's calls_per_call_site), as [node, callees] pairs */
+    fputs(",\n\"callSiteCallees\":[", f);
+    for (uint32_t k = 0, first = 1; k < n; k++)
+        if (t->nodes[order[k]].calls_callees > 1) {
+            fprintf(f, first ? "[%u,%u]" : ",[%u,%u]", k, t->nodes[order[k]].calls_callees);
+            first = 0;
+        }
+    putc(']', f);
 
     /* columns, in preorder; parent as the distance back to it (root: 0) */
     pk.names = open_memstream(&pk.names_buf, &pk.names_len);

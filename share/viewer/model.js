@@ -104,7 +104,7 @@
       modules: d.modules,
       files: d.files,
       // set later (declared here: one object shape for every source)
-      end: null, uniq: null, uniqBuild: null, sameUp: null, sameUpBuild: null, buRowsHint: undefined, flatRowsHint: undefined,
+      end: null, uniq: null, uniqBuild: null, sameUp: null, sameUpBuild: null, buRowsHint: undefined, flatRowsHint: undefined, siteCallees: null,
     };
     // subtree end (exclusive) of each node in preorder
     const end = new Int32Array(n);

@@ -104,14 +104,14 @@
   // that many callee frames under it (an indirect call: the frames of one
   // caller entered from one file:line, all with the site's count); else 0
   function siteCallees(i) {
-    if (!(i > 0) || tree.kind[i] !== K.FRAME || !(tree.csLine[i] > 0) || !(tree.calls[i] > 0)) return 0;
-    const p = tree.parent[i];
-    let n = 0;
-    for (let k = tree.cstart[p]; k < tree.cstart[p + 1]; k++) {
-      const c = tree.clist[k];
-      if (tree.kind[c] === K.FRAME && tree.csFile[c] === tree.csFile[i] && tree.csLine[c] === tree.csLine[i] && tree.calls[c] === tree.calls[i]) n++;
+    // csprof-report's rule (calls_per_call_site), from the data: the frame's call site has
+    // several callee frames, and the count is the site's
+    if (!(i > 0) || !(tree.calls[i] > 0) || !src.data.callSiteCallees) return 0;
+    if (!src.siteCallees) {
+      src.siteCallees = new Map();
+      for (const [node, n] of src.data.callSiteCallees) src.siteCallees.set(node, n);
     }
-    return n > 1 ? n : 0;
+    return src.siteCallees.get(tree.rep[i]) || 0;
   }
   function rowSiteCallees(r) { return st.view === 'top-down' && typeof r.key === 'number' ? siteCallees(r.node) : 0; }
   // '' when row @r's inclusive cost per call is meaningful, else why not
