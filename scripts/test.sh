@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Set up, build and run the whole test suite with ctest:  scripts/test.sh [BUILD_DIR]
-# Then the whole tree built once more by clang with -Werror (preset clang, build-clang/);
-# CSPROF_TEST_EXTRA=0 skips that build.
+# Then the whole tree built once more by clang with -Werror (preset clang, build-clang/), and
+# once more with AddressSanitizer and UBSan (preset asan-ubsan, build-asan/) to run the unit,
+# structure, profile and report tests under them; CSPROF_TEST_EXTRA=0 skips both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -16,6 +17,14 @@ if [ "${CSPROF_TEST_EXTRA:-1}" != 0 ]; then
     else
         tail -40 build-clang/build.log 2> /dev/null
         echo "clang build: FAILED"
+        status=1
+    fi
+    echo "== ASan+UBSan build and tests (build-asan/: unit_, struct_, prof_, report_)"
+    if cmake --preset asan-ubsan > /dev/null && cmake --build --preset asan-ubsan -j2 > build-asan/build.log 2>&1; then
+        ctest --preset asan-ubsan || status=1
+    else
+        tail -40 build-asan/build.log 2> /dev/null
+        echo "asan-ubsan build: FAILED"
         status=1
     fi
 fi
