@@ -3,7 +3,8 @@
 # The repository stands alone: no tracked file refers to files outside it
 # (the design, style and papers are docs/design.md, docs/style.md and
 # docs/references.md), papers are cited by their key in docs/references.md,
-# and every relative link in README.md and docs/*.md names a file that exists.
+# and every relative link in README.md, docs/*.md and bench/README.md names a file that
+# exists (and a heading of it, for an #anchor).
 cd "$(dirname "$0")/.." || exit 1
 fail=0
 if git rev-parse --git-dir > /dev/null 2>&1; then
@@ -24,15 +25,41 @@ keys=$(sed -n 's/^| \(\[[^]]*\]\) |.*/\1/p' docs/references.md)
 for k in '[csprof 2004]' '[csprof 2005]' '[HPCView]' '[Catch]' '[TAU callstacks]'; do
     echo "$keys" | grep -qxF "$k" || { echo "FAILED: docs/references.md does not define $k"; fail=1; }
 done
-# relative links in the user's guide and the manuals
-for md in README.md docs/*.md; do
-    dir=$(dirname "$md")
-    while IFS= read -r target; do
-        path=${target%%#*}
-        [ -z "$path" ] && continue
-        case "$path" in http:* | https:* | mailto:*) continue ;; esac
-        [ -e "$dir/$path" ] || { echo "FAILED: $md links to $target, which does not exist"; fail=1; }
-    done < <(grep -o '](\([^)]*\))' "$md" | sed 's/^](\(.*\))$/\1/')
-done
+# relative links in the user's guide, the manuals and the benchmarks' page: the file exists and,
+# for a link to a Markdown file with #anchor, a heading of that file has that anchor (GitHub's
+# rule: lower case, punctuation but - and _ dropped, spaces to -)
+bad=$(python3 - README.md docs/*.md bench/README.md <<'PY'
+import os, re, sys
+def anchors(path):
+    out, seen = set(), {}
+    infence = False
+    for line in open(path, encoding="utf-8"):
+        if line.startswith("```"):
+            infence = not infence
+        m = None if infence else re.match(r"^#{1,6} (.*?)\s*$", line)
+        if m:
+            a = re.sub(r"[^\w\- ]", "", m.group(1).lower().replace("`", "")).replace(" ", "-")
+            n = seen.get(a, 0)
+            seen[a] = n + 1
+            out.add(a if n == 0 else "%s-%d" % (a, n))
+    return out
+for md in sys.argv[1:]:
+    text = open(md, encoding="utf-8").read()
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    for target in re.findall(r"\]\(([^)\s]*)\)", text):
+        if re.match(r"^(https?:|mailto:)", target):
+            continue
+        path, _, anchor = target.partition("#")
+        f = os.path.normpath(os.path.join(os.path.dirname(md), path)) if path else md
+        if not os.path.exists(f):
+            print("%s links to %s, which does not exist" % (md, target))
+        elif anchor and f.endswith(".md") and anchor not in anchors(f):
+            print("%s links to %s: %s has no heading with that anchor" % (md, target, f))
+PY
+)
+if [ -n "$bad" ]; then
+    echo "$bad" | sed 's/^/FAILED: /'
+    fail=1
+fi
 echo "$([ $fail -eq 0 ] && echo 1 || echo 0) passed, $fail failed"
 exit $fail

@@ -79,7 +79,7 @@ struct fmt_header {
     const char *run_id;
 };
 
-/* Longest run id: csrun's are 16 hex digits, or "mpi-" and 16 (run ids in README). */
+/* Longest run id: csrun's are 16 hex digits, or "mpi-" and 16 (run ids: docs/csrun.md). */
 #define FMT_RUN_ID_MAX 64
 /* The bytes a run id is made of (csrun refuses a CSPROF_RUN_ID of others; the monitor ignores
  * it). */

@@ -671,7 +671,7 @@ mon_setup(void)
     if (flush != NULL && flush[0] != '\0')
         mon_proc.flush_period_ns = strtoull(flush, NULL, 10) * 1000000u;
     read_identity();
-    /* csrun's run id goes into every file of the run (README "Runs"); one csrun could not
+    /* csrun's run id goes into every file of the run (docs/csrun.md, "Runs"); one csrun could not
      * have made is ignored, so the files read as written without one. */
     mon_proc.run_id[0] = '\0';
     if (run_id != NULL && run_id[0] != '\0' && strlen(run_id) < sizeof(mon_proc.run_id) &&

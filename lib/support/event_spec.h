@@ -26,7 +26,7 @@
  * insertion; about 60-80 µs on a loaded 2-core VM), and both the perf
  * task-clock and the real-time timer count that time: below about 50 µs
  * the next signal is due before the handler returns and the program stops
- * making progress (README.md "Sampling periods" has the measurements).
+ * making progress (docs/csrun.md, "Sampling periods", has the measurements).
  * 100 µs keeps a factor of two from that point.
  */
 #define EVSPEC_MIN_PERIOD_US 100ull

@@ -7,7 +7,7 @@
  * PMU family.  PAPI itself defines some presets as sums of several events
  * (derived presets); csprof samples one counter per metric, so each row
  * names the single event (with unit masks ORed) closest to the preset's
- * meaning, and README.md's events table says what each one counts.  Names
+ * meaning, and docs/csrun.md's events table says what each one counts.  Names
  * come from libpfm4's tables (showevtinfo), codes are checked against the
  * vendors' manuals by test/unit/support/test_pmu.c.  Ordinary context.
  */

@@ -4,9 +4,10 @@
 # the real next steps; csprof-prof's summary names the viewer; csprof-report on csrun's
 # measurements says to run csprof-prof first; --focus that matches nothing says so; csrun -L
 # --available lists only what this machine can sample; -e cputime is CPUTIME, a near miss
-# is answered with the right name; and the help texts and README give the same defaults.
+# is answered with the right name; and the help texts and the manuals (docs/) give the same
+# defaults.
 . "$(dirname "$0")/lib.sh"
-readme=$CSPROF_SOURCE/README.md
+docs=$CSPROF_SOURCE/docs
 fig1=$CSPROF_EXAMPLES/fig1
 
 # --- csrun --help: the next steps
@@ -67,26 +68,25 @@ done
 csprof-report --focus '^c$' db > out.txt 2> err.txt; rc=$?
 check "--focus with a match: exit 0, a table ($rc)" sh -c "[ $rc -eq 0 ] && grep -q ' c' out.txt"
 
-# --- the help texts and README give the same defaults
+# --- the help texts and the manuals (docs/TOOL.md) give the same defaults
 # --top: the help's default is what the summary prints (fig1 has 6 procedures)
 top=$(csprof-prof --help | sed -n 's/.*--top N .*(default \([0-9]*\).*/\1/p')
 rows=$(awk '/^ inclusive .* scope$/ { on = 1; next } on && /^ *[0-9]/ { n++ } on && !/^ *[0-9]/ { exit } END { print n + 0 }' summary.txt)
 check "csprof-prof --top: help's default ($top) = rows of the summary ($rows)" sh -c "[ -n '$top' ] && [ '$top' = '$rows' ]"
-# csprof-report's defaults are in README's prose: --threshold and --limit
+# csprof-report's defaults are in its manual's prose: --threshold and --limit
 th=$(csprof-report --help | sed -n 's/.*--threshold PCT.*(text default \([0-9.]*\);.*/\1/p')
 li=$(csprof-report --help | sed -n 's/.*--limit N .*(text default \([0-9]*\);.*/\1/p')
-check "csprof-report --threshold: help's text default ($th) is README's" \
-    sh -c "[ -n '$th' ] && grep -q 'Text leaves out nodes below $th %' '$readme'"
-check "csprof-report --limit: help's text default ($li) is README's" \
-    sh -c "[ -n '$li' ] && tr '\n' ' ' < '$readme' | grep -q 'flat, bottom-up and paths views; text default $li, 0: all'"
+check "csprof-report --threshold: help's text default ($th) is the manual's" \
+    sh -c "[ -n '$th' ] && grep -q 'Text leaves out nodes below $th %' '$docs/csprof-report.md'"
+check "csprof-report --limit: help's text default ($li) is the manual's" \
+    sh -c "[ -n '$li' ] && tr '\n' ' ' < '$docs/csprof-report.md' | grep -q 'flat, bottom-up and paths views; text default $li, 0: all'"
 check "csprof-report --help shows PCT%, not a printf escape" sh -c 'csprof-report --help | grep -q "below PCT% of" && ! csprof-report --help | grep -q "%%"'
-# every "(default X)" of csrun's and csprof-prof's option tables in README equals --help's
-python3 - "$readme" << 'EOF' > defaults.txt
+# every "(default X)" of csrun's and csprof-prof's option tables in their manuals equals --help's
+python3 - "$docs" << 'EOF' > defaults.txt
 import re, subprocess, sys
-readme = open(sys.argv[1], encoding="utf-8").read()
 bad = 0
 for tool in ("csrun", "csprof-prof"):
-    sec = re.search(r"^## %s\b.*?(?=^## )" % re.escape(tool), readme, re.S | re.M).group(0)
+    sec = open("%s/%s.md" % (sys.argv[1], tool), encoding="utf-8").read()
     helptext = subprocess.run([tool, "--help"], capture_output=True, text=True).stdout
     # help: "  -x, --long ARG   text (default V...)", continued on the next lines
     hdef = {}
@@ -104,12 +104,12 @@ for tool in ("csrun", "csprof-prof"):
             if o in hdef:
                 hd = hdef[o].strip("`")
                 ok = rd.split()[0] == hd.split()[0]
-                print("%s %s: README %r, --help %r: %s" % (tool, o, rd, hd, "same" if ok else "DIFFER"))
+                print("%s %s: manual %r, --help %r: %s" % (tool, o, rd, hd, "same" if ok else "DIFFER"))
                 bad += not ok
 sys.exit(1 if bad else 0)
 EOF
 rc=$?
 cat defaults.txt
-check "README's option tables and --help give the same defaults ($(grep -c same defaults.txt) compared)" \
+check "the manuals' option tables and --help give the same defaults ($(grep -c same defaults.txt) compared)" \
     sh -c "[ $rc -eq 0 ] && [ $(grep -c same defaults.txt) -ge 4 ]"
 finish

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Runs kept apart (README "Runs"): every file of a csrun run carries the run's id (fork and
+# Runs kept apart (docs/csrun.md, "Runs"): every file of a csrun run carries the run's id (fork and
 # exec'd children included; MPI ranks of one job share it); csrun refuses a directory that
 # holds another run's files unless --append; csprof-prof refuses measurements of several runs
 # unless --runs, then sums them (one column per event) or keeps each run in its own column,

@@ -3,7 +3,7 @@
 # Row 16: tail calls.  main -> a -> b, and b tail-calls c (a jmp at -O2), c
 # burns the CPU.  Documented behaviour: a stack walk cannot see b once it
 # has jumped to c, so c's samples are attributed to main -> a -> c, b
-# elided (README, "Tail calls").  Each profiled run prints what the
+# elided (README, "Known limits", Tail calls).  Each profiled run prints what the
 # baseline prints; >= 90 % of the samples are under c, >= 90 % of c's under
 # a and under main; c's samples are either all under b (a walker that
 # reconstructs tail calls) or none (b elided), never split (< 10 % or > 90 %);

@@ -17,7 +17,7 @@
 # or fails only checks made outside any run (its build, its baseline), shows
 # as "error".  The exit status is 0 when every scenario passed (skips allowed).
 #
-# --markdown prints the table for README.md: scenario, runs, passed, command.
+# --markdown prints the table for docs/guarantees.md: scenario, runs, passed, command.
 set -u
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 runs="" event="" pin="" load="" build="$src/build" tmo="" logs="" markdown=0

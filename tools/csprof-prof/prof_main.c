@@ -239,7 +239,7 @@ prof_summary_print(const struct prof_summary *s, FILE *out)
                 prof_pct(s->top_paths[i].value, s->rank_total), rprec, s->top_paths[i].value,
                 s->rank_unit, s->top_paths[i].path);
         if (s->top_paths[i].calls >
-            0) /* not the number of calls: README, "What calls (sampled) means" */
+            0) /* not the number of calls: docs/csprof-prof.md, "What calls (sampled) means" */
             fprintf(out, "  [%" PRIu64 " calls (sampled)]", s->top_paths[i].calls);
         fputc('\n', out);
     }
@@ -247,7 +247,7 @@ prof_summary_print(const struct prof_summary *s, FILE *out)
 
 /*
  * MEMLEAK's samples are allocations sampled; its value, the bytes of those still allocated
- * when their thread's profile was written (README "Bytes").  One line says which is which.
+ * when their thread's profile was written (docs/csrun.md, "Bytes").  One line says which is which.
  */
 static void
 prof_print_memleak(const struct prof_summary *s, FILE *out)
@@ -816,7 +816,7 @@ prof_describe_run(const struct prof_ctx *ctx, size_t i, FILE *out)
 }
 
 /*
- * Measurements of several runs are merged only when --runs says how (README "Runs"): refuse
+ * Measurements of several runs are merged only when --runs says how (docs/csrun.md, "Runs"): refuse
  * them otherwise, in one line naming the runs; with --runs, say what is merged.  Several
  * argument's files without a run id (older csprof) are summed as before: nothing tells
  * whether they are one run.  Returns 0, or -1 after refusing.

@@ -501,7 +501,7 @@ process_start_ticks(pid_t pid)
 }
 
 /*
- * The run id every file of this run carries (README "Runs"), into @id:
+ * The run id every file of this run carries (docs/csrun.md, "Runs"), into @id:
  *  - CSPROF_RUN_ID when the environment has it (several csrun commands made one run);
  *  - under an MPI launcher (the rank variables the monitor reads, lib/monitor/mpi.c),
  *    "mpi-" and a hash of the job's identity, the same in every rank's csrun: Open MPI's
@@ -822,7 +822,7 @@ print_event(const struct run_totals *t, const struct trust_run *run, const struc
         fprintf(stderr, "\n");
     } else if (strcmp(ev->name, "MEMLEAK") == 0) {
         /* Its samples are allocations sampled; its value, the sampled blocks still allocated
-         * when their thread's profile was written (README "Bytes"). */
+         * when their thread's profile was written (docs/csrun.md, "Bytes"). */
         double periods;
         uint64_t live = event_value(run, ev->name, &periods);
         char human[32];
