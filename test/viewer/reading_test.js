@@ -120,7 +120,7 @@ cdp.main(async () => {
       assert.ok(w.test(bars.legend), `the legend explains ${w}: ${bars.legend}`);
 
     // ---- top-down rows: bars, decimals, units, calls
-    await V.setState(page, { view: 'top-down', derived: 'ms=CPUTIME*1000' }); // a derived column, its decimals lined up too
+    await V.setState(page, { view: 'top-down', derived: 'x10=CPUTIME*10' }); // a derived column, its decimals lined up too (values under 1000, so that its 4 digits keep decimals: CPUTIME*1000 had none once the run passed 1 s)
     await page.evaluate('window.csprofViewer.expandAll()');
     await page.evaluate(frames());
     let rows = await allRows(page);
