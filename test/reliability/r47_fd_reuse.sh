@@ -16,7 +16,7 @@ runs=$(rel_runs 2)
 rel_build fdre gcc "" fd_reuse.c
 rel_plain base ./fdre 150000000
 check "baseline: open gets 0, the pipes keep what was written" \
-    sh -c "grep -qx \"open 0, pipe 1 2, read 5 'hello'\" base.out && grep -qx \"dup2 onto 0 and 1, read 5 'world'\" base.out"
+    sh -c "grep -qx \"open 0, pipe 1 2, read 5 'hello'\" base.out && grep -qx \"dup2 onto 0 and 1, read 5 'world'\" base.out && grep -qx \"dup2 onto 512..531, read 5 'again'\" base.out"
 for ((r = 1; r <= runs; r++)); do
     rel_prof p$r m$r ./fdre 150000000
     check "run $r: output (descriptor numbers, pipe contents) and exit status identical" rel_same p$r base
@@ -33,4 +33,13 @@ for ((r = 1; r <= runs; r++)); do
     # the rest as "not counted by the task clock"; docs/trust.md)
     check "run $r: the child took samples (${tree:-0} >= 20)" [ "${tree:-0}" -ge 20 ]
 done
+# With REALTIME (a POSIX timer: no descriptor to close) the child keeps being sampled after
+# closing its descriptors, so walks run while its pipe sits on 512..531, where libunwind's
+# validation pipe was: a walk that read its pipe there (without csprof's read guard) would take
+# the child's bytes ('again' read short).
+REL_EVENT=REALTIME rel_prof prt mrt ./fdre 150000000
+check "REALTIME: output (descriptor numbers, pipe contents) and exit status identical" rel_same prt base
+rel_records mrt > mrt.rec
+read -r rec tree < <(sort -k5,5n mrt.rec | tail -1 | awk '{ print $1, $5 }')
+check "REALTIME: the child kept being sampled after closing its descriptors (${tree:-0} >= 60)" [ "${tree:-0}" -ge 60 ]
 finish
