@@ -469,27 +469,6 @@ struct table {
 #define PER_CALL_MIN_SAMPLES 10
 #define PER_CALL_MIN_RATIO   2
 
-/* The Ledger's sample count of event @ev (csprof-prof's trust report), or -1. */
-static double
-ledger_samples(const struct rpt_db *db, const char *ev)
-{
-    for (size_t i = 0; i < db->nsummary; i++) {
-        const struct rpt_summary_el *e = &db->summary[i];
-        const char *event = NULL, *samples = NULL;
-        if (strcmp(e->el, "Ledger") != 0)
-            continue;
-        for (int a = 0; a < e->nattrs; a++) {
-            if (strcmp(e->attrs[2 * a], "event") == 0)
-                event = e->attrs[2 * a + 1];
-            else if (strcmp(e->attrs[2 * a], "samples") == 0)
-                samples = e->attrs[2 * a + 1];
-        }
-        if (event != NULL && samples != NULL && strcmp(event, ev) == 0)
-            return strtod(samples, NULL);
-    }
-    return -1;
-}
-
 /* Where the samples behind column @col come from, as rpt_diff_count() reads them: the
  * samples column itself, the samples column when the run measured one event, else the
  * event's total over its Ledger's samples. */
@@ -510,7 +489,7 @@ samples_source(struct table *tb, int col)
     tb->per_sample = 0;
     if (samples >= 0 && (col == samples || events == 1))
         tb->samples_col = samples;
-    else if ((n = ledger_samples(t->db, event_of(t, col))) > 0)
+    else if ((n = rpt_ledger_samples(t->db, event_of(t, col))) > 0)
         tb->per_sample = rpt_incl(t, 0, col) / n;
     else if (samples >= 0)
         tb->samples_col = samples; /* all events' samples: an upper bound */

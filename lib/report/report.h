@@ -473,6 +473,10 @@ size_t rpt_proc_base_len(const char *name);
 int rpt_tree_union(const struct rpt_tree *base, const struct rpt_tree *cur, struct rpt_tree **out,
                    char *err, size_t errlen);
 
+/* The sample count of event @ev in @db's trust report (its Ledger element, csprof-prof's
+ * Summary), or -1 when the database has none.  Not async-signal-safe. */
+double rpt_ledger_samples(const struct rpt_db *db, const char *ev);
+
 /*
  * Samples behind node @n's inclusive (@inclusive) or self value in base
  * column @col (0 <= col < nvalues / 2) or current column of @uni, read in

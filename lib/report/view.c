@@ -1394,9 +1394,8 @@ out_free:
     return rc;
 }
 
-/* Samples of the event @ev in @db's trust report (its Ledger), or -1. */
-static double
-ledger_samples(const struct rpt_db *db, const char *ev)
+double
+rpt_ledger_samples(const struct rpt_db *db, const char *ev)
 {
     for (size_t i = 0; i < db->nsummary; i++) {
         const struct rpt_summary_el *e = &db->summary[i];
@@ -1438,7 +1437,7 @@ union_counts(struct union_ctx *u, int side)
         cs->per_sample = 0;
         if (c == samples || (samples >= 0 && events == 1)) {
             cs->col = u->colmap[side][samples];
-        } else if ((n = ledger_samples(db, m->event)) > 0) {
+        } else if ((n = rpt_ledger_samples(db, m->event)) > 0) {
             cs->per_sample = rpt_db_value(db, 0, src->metric_of[c]) / n;
         }
     }
