@@ -69,10 +69,23 @@ csprof-report --focus '^c$' db > out.txt 2> err.txt; rc=$?
 check "--focus with a match: exit 0, a table ($rc)" sh -c "[ $rc -eq 0 ] && grep -q ' c' out.txt"
 
 # --- the help texts and the manuals (docs/TOOL.md) give the same defaults
-# --top: the help's default is what the summary prints (fig1 has 6 procedures)
+# --top: the help's default is what the summary prints: that many rows, or every procedure
+# with samples where fewer have some (fig1's d and [kernel] get samples in some runs only)
 top=$(csprof-prof --help | sed -n 's/.*--top N .*(default \([0-9]*\).*/\1/p')
-rows=$(awk '/^ inclusive .* scope$/ { on = 1; next } on && /^ *[0-9]/ { n++ } on && !/^ *[0-9]/ { exit } END { print n + 0 }' summary.txt)
-check "csprof-prof --top: help's default ($top) = rows of the summary ($rows)" sh -c "[ -n '$top' ] && [ '$top' = '$rows' ]"
+summary_rows() {
+    awk '/^ inclusive .* scope$/ { on = 1; next } on && /^ *[0-9]/ { n++ } on && !/^ *[0-9]/ { exit } END { print n + 0 }' "$1"
+}
+rows=$(summary_rows summary.txt)
+csprof-prof --top 1000 m -o db-all > summary-all.txt 2> /dev/null
+all=$(summary_rows summary-all.txt)
+want=$top
+[ -n "$top" ] && [ "$all" -lt "$top" ] && want=$all
+check "csprof-prof --top: help's default ($top) = rows of the summary ($rows; $all procedures have samples)" \
+    sh -c "[ -n '$top' ] && [ '$all' -ge 4 ] && [ '$want' = '$rows' ]"
+# and of its call paths: fig1's six paths to c (a:49, a:50, b:39..42) always have samples
+paths=$(awk '/^csprof-report paths:/ { on = 1; next } on && /^ *[0-9.]+%/ { n++ } on && /^$/ { exit } END { print n + 0 }' summary.txt)
+check "csprof-prof --top: help's default ($top) = call paths in the summary ($paths)" \
+    sh -c "[ -n '$top' ] && [ '$top' = '$paths' ]"
 # csprof-report's defaults are in its manual's prose: --threshold and --limit
 th=$(csprof-report --help | sed -n 's/.*--threshold PCT.*(text default \([0-9.]*\);.*/\1/p')
 li=$(csprof-report --help | sed -n 's/.*--limit N .*(text default \([0-9]*\);.*/\1/p')
