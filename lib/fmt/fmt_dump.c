@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "fmt/fmt.h"
+#include "support/bytes.h"
 
 static void
 put_str(FILE *out, const char *key, const char *s)
@@ -103,8 +104,13 @@ fmt_dump(const struct fmt_profile *p, FILE *out)
         fputs(" build_id=", out);
         if (m->build_id_len == 0)
             fputs("none", out);
-        for (uint32_t k = 0; k < m->build_id_len; k++)
-            fprintf(out, "%02x", m->build_id[k]);
+        for (uint32_t k = 0; k < m->build_id_len; k += 32) { /* any length, 32 bytes a time */
+            char hex[65];
+
+            csp_hex(m->build_id + k, m->build_id_len - k < 32 ? m->build_id_len - k : 32, hex,
+                    sizeof hex);
+            fputs(hex, out);
+        }
         fprintf(out, " load_bias=0x%" PRIx64 " start=0x%" PRIx64 " end=0x%" PRIx64 "\n",
                 m->load_bias, m->start, m->end);
     }

@@ -22,6 +22,7 @@
 
 #include "fmt/fmt.h"
 #include "fmt/fmt_internal.h"
+#include "support/bytes.h"
 #include "support/hashmap.h"
 #include "support/search.h"
 #include "support/vec.h"
@@ -162,25 +163,13 @@ rd_need_count(struct rd *r, uint64_t count, uint64_t min, const char *what)
     return FMT_OK;
 }
 
-static uint32_t
-ld32(const uint8_t *b)
-{
-    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
-
-static uint64_t
-ld64(const uint8_t *b)
-{
-    return (uint64_t)ld32(b) | (uint64_t)ld32(b + 4) << 32;
-}
-
 static int
 rd_u32(struct rd *r, const char *what, uint32_t *v)
 {
     int rc = rd_need(r, 4, what);
 
     if (rc == FMT_OK) {
-        *v = ld32(r->b + r->pos);
+        *v = csp_le_load32(r->b + r->pos);
         r->pos += 4;
     }
     return rc;
@@ -192,7 +181,7 @@ rd_u64(struct rd *r, const char *what, uint64_t *v)
     int rc = rd_need(r, 8, what);
 
     if (rc == FMT_OK) {
-        *v = ld64(r->b + r->pos);
+        *v = csp_le_load64(r->b + r->pos);
         r->pos += 8;
     }
     return rc;
@@ -322,7 +311,7 @@ parse_loadmap(struct rd *r)
             return rc;
         if ((rc = rd_need(r, 4, "a build-id length")) < 0)
             return rc;
-        m->build_id_len = ld32(r->b + r->pos);
+        m->build_id_len = csp_le_load32(r->b + r->pos);
         if ((rc = rd_need(r, 4 + (uint64_t)m->build_id_len, "a build-id")) < 0)
             return rc;
         r->pos += 4;
@@ -382,14 +371,14 @@ decode_node(struct rd *r, uint64_t i, struct fmt_metric **mnext)
     const uint8_t *b = r->b + r->pos;
     size_t at = r->pos;
 
-    nd->id = ld64(b);
-    nd->parent = ld64(b + 8);
-    nd->kind = ld32(b + 16);
-    nd->module = ld32(b + 20);
-    nd->offset = ld64(b + 24);
-    nd->samples = ld64(b + 32);
-    nd->calls = ld64(b + 40);
-    nd->nmetrics = ld32(b + 48);
+    nd->id = csp_le_load64(b);
+    nd->parent = csp_le_load64(b + 8);
+    nd->kind = csp_le_load32(b + 16);
+    nd->module = csp_le_load32(b + 20);
+    nd->offset = csp_le_load64(b + 24);
+    nd->samples = csp_le_load64(b + 32);
+    nd->calls = csp_le_load64(b + 40);
+    nd->nmetrics = csp_le_load32(b + 48);
     nd->metrics = nd->nmetrics > 0 ? *mnext : NULL;
     r->pos += FMT_NODE_FIXED_SIZE;
 
@@ -424,8 +413,8 @@ decode_node(struct rd *r, uint64_t i, struct fmt_metric **mnext)
     for (uint32_t k = 0; k < nd->nmetrics; k++) {
         struct fmt_metric *m = (*mnext)++;
 
-        m->event = ld32(r->b + r->pos);
-        m->value = ld64(r->b + r->pos + 4);
+        m->event = csp_le_load32(r->b + r->pos);
+        m->value = csp_le_load64(r->b + r->pos + 4);
         if (m->event >= r->p->pub.nevents)
             return rd_fail(r, FMT_ECORRUPT, r->pos,
                            "metric event index %" PRIu32 " of node %" PRIu64
@@ -465,7 +454,7 @@ parse_cct(struct rd *r)
 
         if ((rc = rd_need(r, FMT_NODE_FIXED_SIZE, "a CCT node")) < 0)
             return rc;
-        nm = ld32(r->b + r->pos + 48);
+        nm = csp_le_load32(r->b + r->pos + 48);
         if ((rc = rd_need(r, FMT_NODE_FIXED_SIZE + (uint64_t)nm * FMT_METRIC_SIZE,
                           "a CCT node with its metrics")) < 0)
             return rc;
@@ -581,11 +570,11 @@ parse_file_header(struct rd *r)
         return rd_fail(r, FMT_EMAGIC, 0, "not a csprof measurement file (bad magic)");
     if (r->len < FMT_FILE_HEADER_SIZE)
         return rd_fail(r, FMT_ETRUNC, r->len, "file ends inside the file header (truncated)");
-    major = ld32(r->b + 8);
+    major = csp_le_load32(r->b + 8);
     if (major != FMT_VERSION)
         return rd_fail(r, FMT_EVERSION, 8,
                        "format version %" PRIu32 ".%" PRIu32 ", this reader knows version %u",
-                       major, ld32(r->b + 12), FMT_VERSION);
+                       major, csp_le_load32(r->b + 12), FMT_VERSION);
     r->pos = FMT_FILE_HEADER_SIZE;
     return FMT_OK;
 }
@@ -608,9 +597,9 @@ parse_sections(struct rd *r)
                            nsections);
         if (r->len - at < FMT_SECTION_HEADER_SIZE)
             return rd_fail(r, FMT_ETRUNC, at, "file ends inside a section header (truncated)");
-        kind = ld32(r->b + at);
-        flags = ld32(r->b + at + 4);
-        length = ld64(r->b + at + 8);
+        kind = csp_le_load32(r->b + at);
+        flags = csp_le_load32(r->b + at + 4);
+        length = csp_le_load64(r->b + at + 8);
         payload = at + FMT_SECTION_HEADER_SIZE;
         r->pos = payload;
         r->truncated = length > r->len - payload;
@@ -829,19 +818,6 @@ peek_at(int fd, void *buf, size_t n, uint64_t off)
     return true;
 }
 
-/* Little-endian integers of the peeked bytes. */
-static uint32_t
-peek32(const uint8_t *b)
-{
-    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
-
-static uint64_t
-peek64(const uint8_t *b)
-{
-    return (uint64_t)peek32(b) | (uint64_t)peek32(b + 4) << 32;
-}
-
 /* Offset of the first record of @fd (the magic at a multiple of 8: a checkpoint slot never
  * written is zeros), or a negative fmt_status. */
 static int64_t
@@ -903,27 +879,27 @@ fmt_peek_run_id(const char *path, char *id, size_t idlen, uint64_t *start_ns, ch
     if (!peek_at(fd, head, sizeof head, at))
         goto out_close;
     rc = FMT_EVERSION;
-    if (peek32(head + 8) != FMT_VERSION)
+    if (csp_le_load32(head + 8) != FMT_VERSION)
         goto out_close;
     rc = FMT_ECORRUPT;
-    ident_len = peek64(head + FMT_FILE_HEADER_SIZE + 8);
-    if (peek32(head + FMT_FILE_HEADER_SIZE) != FMT_SEC_IDENT || ident_len < 44 ||
+    ident_len = csp_le_load64(head + FMT_FILE_HEADER_SIZE + 8);
+    if (csp_le_load32(head + FMT_FILE_HEADER_SIZE) != FMT_SEC_IDENT || ident_len < 44 ||
         ident_len > (1u << 24))
         goto out_close;
     if (start_ns != NULL) /* IDENT's start_ns: payload offset 20 */
-        *start_ns = peek64(head + FMT_FILE_HEADER_SIZE + FMT_SECTION_HEADER_SIZE + 20);
+        *start_ns = csp_le_load64(head + FMT_FILE_HEADER_SIZE + FMT_SECTION_HEADER_SIZE + 20);
     at += FMT_FILE_HEADER_SIZE + FMT_SECTION_HEADER_SIZE + ident_len;
     rc = FMT_ETRUNC;
     if (!peek_at(fd, sec, sizeof sec, at))
         goto out_close;
     rc = 0;
-    if (peek32(sec) != FMT_SEC_RUN) /* written without a run id */
+    if (csp_le_load32(sec) != FMT_SEC_RUN) /* written without a run id */
         goto out_close;
-    run_len = peek64(sec + 8);
+    run_len = csp_le_load64(sec + 8);
     rc = FMT_ECORRUPT;
     if (run_len < 4 || run_len > sizeof run ||
         !peek_at(fd, run, (size_t)run_len, at + FMT_SECTION_HEADER_SIZE) ||
-        peek32(run) != run_len - 4 || memchr(run + 4, '\0', (size_t)run_len - 4) != NULL)
+        csp_le_load32(run) != run_len - 4 || memchr(run + 4, '\0', (size_t)run_len - 4) != NULL)
         goto out_close;
     memcpy(id, run + 4, (size_t)run_len - 4);
     id[run_len - 4] = '\0';

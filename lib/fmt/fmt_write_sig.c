@@ -22,6 +22,7 @@
 
 #include "fmt/fmt.h"
 #include "fmt/fmt_internal.h"
+#include "support/bytes.h"
 #include "support/sysio.h"
 
 const char *const fmt_drop_reasons[FMT_NDROP_REASONS] = {
@@ -170,17 +171,11 @@ w_bytes(struct fmt_writer *w, const void *p, size_t n, int payload)
 }
 
 static void
-le64(uint8_t *b, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        b[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void
 w_u32(struct fmt_writer *w, uint32_t v)
 {
-    uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    uint8_t b[4];
 
+    csp_le_store32(b, v);
     w_bytes(w, b, sizeof b, 1);
 }
 
@@ -189,7 +184,7 @@ w_u64(struct fmt_writer *w, uint64_t v)
 {
     uint8_t b[8];
 
-    le64(b, v);
+    csp_le_store64(b, v);
     w_bytes(w, b, sizeof b, 1);
 }
 
@@ -220,10 +215,10 @@ w_str(struct fmt_writer *w, const char *s)
 static void
 w_section_open(struct fmt_writer *w, uint32_t kind)
 {
-    uint8_t b[FMT_SECTION_HEADER_SIZE] = {(uint8_t)kind, (uint8_t)(kind >> 8),
-                                          (uint8_t)(kind >> 16), (uint8_t)(kind >> 24)};
+    uint8_t b[FMT_SECTION_HEADER_SIZE] = {0};
 
-    le64(b + 8, FMT_LENGTH_PENDING); /* bytes 4..7, the flags, stay 0 */
+    csp_le_store32(b, kind);
+    csp_le_store64(b + 8, FMT_LENGTH_PENDING); /* bytes 4..7, the flags, stay 0 */
     w->section_start = w->offset;
     w_bytes(w, b, sizeof b, 0);
 }
@@ -240,7 +235,7 @@ w_section_close(struct fmt_writer *w)
 
     if (w->error != 0)
         return;
-    le64(b, w->offset - w->section_start - FMT_SECTION_HEADER_SIZE);
+    csp_le_store64(b, w->offset - w->section_start - FMT_SECTION_HEADER_SIZE);
     if (len_at >= buf_start) {
         memcpy(w->buf + (len_at - buf_start), b, sizeof b);
         return;
@@ -346,10 +341,8 @@ fmt_write_header(struct fmt_writer *w, const struct fmt_header *h)
         return w_fail(w, FMT_EINVAL, 0);
 
     memcpy(fh, FMT_MAGIC, 8);
-    for (int i = 0; i < 4; i++) {
-        fh[8 + i] = (uint8_t)(FMT_VERSION >> (8 * i));
-        fh[12 + i] = (uint8_t)(FMT_VERSION_MINOR >> (8 * i));
-    }
+    csp_le_store32(fh + 8, FMT_VERSION);
+    csp_le_store32(fh + 12, FMT_VERSION_MINOR);
     w_bytes(w, fh, sizeof fh, 0);
 
     w_section_open(w, FMT_SEC_IDENT);
@@ -570,10 +563,9 @@ fmt_writer_finish(struct fmt_writer *w)
     if ((rc = w_check(w, W_STATS)) < 0)
         return rc;
     /* END's length is known, so it is written whole: no pending length. */
-    le64(b + 8, FMT_END_PAYLOAD_SIZE);
-    le64(b + 16, w->offset + sizeof b);
-    for (int i = 0; i < 4; i++)
-        b[24 + i] = (uint8_t)(w->crc >> (8 * i));
+    csp_le_store64(b + 8, FMT_END_PAYLOAD_SIZE);
+    csp_le_store64(b + 16, w->offset + sizeof b);
+    csp_le_store32(b + 24, w->crc);
     w_bytes(w, b, sizeof b, 0);
     w_flush(w);
     return w_done(w, W_DONE);

@@ -29,6 +29,7 @@
 
 #include "monitor/mon_internal.h"
 #include "monitor/mon_loadmap.h"
+#include "support/bytes.h"
 #include "support/sysio.h"
 #include "support/vec.h"
 
@@ -109,8 +110,8 @@ save_vdso(uintptr_t lo, uintptr_t hi, const struct mon_module *m)
     char id[2 * sizeof(m->build_id) + 1] = "nobuildid";
     int fd;
 
-    for (uint32_t i = 0; i < m->build_id_len; i++)
-        snprintf(id + 2 * i, 3, "%02x", m->build_id[i]);
+    if (m->build_id_len > 0)
+        csp_hex(m->build_id, m->build_id_len, id, sizeof id);
     snprintf(path, sizeof(path), "%s/vdso-%s.so", mon_proc.outdir, id);
     fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
     if (fd >= 0) {

@@ -27,6 +27,7 @@
 #include "fmt/fmt.h"
 #include "profile_internal.h"
 #include "structure/structure.h"
+#include "support/bytes.h"
 #include "support/text.h"
 
 void
@@ -203,19 +204,6 @@ prof_proc_get(struct prof_ctx *ctx, uint32_t module, const char *name, const cha
     return id;
 }
 
-static void
-prof_hex(char *out, const uint8_t *bytes, uint32_t n)
-{
-    static const char digits[] = "0123456789abcdef";
-    uint32_t i;
-
-    for (i = 0; i < n; i++) {
-        out[2 * i] = digits[bytes[i] >> 4];
-        out[2 * i + 1] = digits[bytes[i] & 15];
-    }
-    out[2 * n] = '\0';
-}
-
 /* Global index of a load module, identified by path and build-id. */
 static uint32_t
 prof_module_get(struct prof_ctx *ctx, const struct fmt_module *fm)
@@ -224,7 +212,8 @@ prof_module_get(struct prof_ctx *ctx, const struct fmt_module *fm)
     uint32_t pid, bidid, id;
     struct prof_module *m;
 
-    prof_hex(bid, fm->build_id, fm->build_id != NULL ? fm->build_id_len : 0);
+    csp_hex(fm->build_id, fm->build_id != NULL ? fm->build_id_len : 0, bid,
+            2 * (size_t)fm->build_id_len + 1);
     pid = prof_intern(&ctx->strs, fm->path);
     bidid = prof_intern(&ctx->strs, bid);
     id = prof_map_get(&ctx->module_index, pid, bidid, 0);

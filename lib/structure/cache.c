@@ -31,6 +31,7 @@
 #include <gelf.h>
 
 #include "structure/binary_internal.h"
+#include "support/bytes.h"
 #include "support/hashmap.h"
 
 #define CACHE_FORMAT "1"
@@ -80,8 +81,7 @@ file_build_id(const char *path, char *hex, size_t len)
     if (elf != NULL && elf_kind(elf) == ELF_K_ELF)
         n = dwelf_elf_gnu_build_id(elf, &p);
     if (n > 0 && (size_t)n * 2 < len)
-        for (ssize_t i = 0; i < n; i++)
-            snprintf(hex + 2 * i, 3, "%02x", ((const unsigned char *)p)[i]);
+        csp_hex(p, (size_t)n, hex, len);
     else
         n = 0;
     if (elf != NULL)

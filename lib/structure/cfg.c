@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "structure/cfg.h"
+#include "support/bytes.h"
 #include "support/search.h"
 #include "support/sort.h"
 #include "support/vec.h"
@@ -161,8 +162,7 @@ read_image(const struct struct_cfg_env *env, uint64_t a, size_t size, int64_t *v
 
     if (p == NULL || p->hi - a < size)
         return false;
-    for (size_t i = 0; i < size; i++)
-        v |= (uint64_t)p->bytes[a - p->lo + i] << (8 * i);
+    v = csp_le_load(p->bytes + (a - p->lo), size);
     if (size == 4)
         *val = (int32_t)(uint32_t)v;
     else

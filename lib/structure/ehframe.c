@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "structure/binary_internal.h"
+#include "support/bytes.h"
 #include "support/vec.h"
 
 struct cie_info {
@@ -49,8 +50,7 @@ read_enc(const uint8_t *p, const uint8_t *end, uint8_t enc, uint64_t *val)
 
     if (sz == 0 || (size_t)(end - p) < sz)
         return false;
-    for (size_t i = 0; i < sz; i++)
-        v |= (uint64_t)p[i] << (8 * i); /* x86-64 is little-endian */
+    v = csp_le_load(p, sz); /* x86-64 and aarch64 ELF are little-endian */
     if ((enc & 0x0f) == DW_EH_PE_sdata2 && (v & 0x8000))
         v |= ~(uint64_t)0xffff;
     if ((enc & 0x0f) == DW_EH_PE_sdata4 && (v & 0x80000000))

@@ -11,6 +11,7 @@
 #include <elfutils/libdwelf.h>
 
 #include "structure/binary_internal.h"
+#include "support/bytes.h"
 #include "support/vec.h"
 
 static const char *
@@ -157,8 +158,7 @@ bin_read_build_id(struct analysis *an)
     hex = malloc((size_t)len * 2 + 1);
     if (hex == NULL)
         return STRUCT_ENOMEM;
-    for (ssize_t i = 0; i < len; i++)
-        sprintf(hex + 2 * i, "%02x", ((const unsigned char *)p)[i]);
+    csp_hex(p, (size_t)len, hex, (size_t)len * 2 + 1);
     an->m->build_id = struct_intern(an->m, hex);
     free(hex);
     return an->m->build_id == NULL ? STRUCT_ENOMEM : 0;

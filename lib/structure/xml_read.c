@@ -36,6 +36,7 @@
 #include <libxml/xmlreader.h>
 
 #include "structure/structure_internal.h"
+#include "support/install.h"
 #include "support/vec.h"
 
 #define DTD_NAME "csprof-structure.dtd"
@@ -108,8 +109,7 @@ capture_error(void *ctx, xmlErrorPtr e)
 static char *
 find_dtd(const char *dir)
 {
-    char exe[PATH_MAX], *p, *path;
-    ssize_t n;
+    char installed[PATH_MAX], *path;
 
     if (dir != NULL && dir[0] != '\0') {
         if (asprintf(&path, "%s/%s", dir, DTD_NAME) < 0)
@@ -118,20 +118,10 @@ find_dtd(const char *dir)
             return path;
         free(path);
     }
-    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n <= 0)
+    if (csp_install_path("share/csprof/schemas/" DTD_NAME, installed, sizeof installed) < 0 ||
+        access(installed, R_OK) != 0)
         return NULL;
-    exe[n] = '\0';
-    p = strrchr(exe, '/');
-    if (p == NULL)
-        return NULL;
-    *p = '\0';
-    if (asprintf(&path, "%s/../share/csprof/schemas/%s", exe, DTD_NAME) < 0)
-        return NULL;
-    if (access(path, R_OK) == 0)
-        return path;
-    free(path);
-    return NULL;
+    return strdup(installed);
 }
 
 /* ---- attribute helpers --------------------------------------------- */

@@ -2,74 +2,31 @@
 /* tvfile.c -- DB/thread-values.bin encoder and decoder (tvfile.h). */
 #include "support/tvfile.h"
 
+#include "support/bytes.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-static void
-put32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void
-put64(unsigned char *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void
-putdbl(unsigned char *p, double d)
-{
-    uint64_t v;
-
-    memcpy(&v, &d, sizeof v);
-    put64(p, v);
-}
-
-static uint32_t
-get32(const unsigned char *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t
-get64(const unsigned char *p)
-{
-    return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
-}
-
-static double
-getdbl(const unsigned char *p)
-{
-    uint64_t v = get64(p);
-    double d;
-
-    memcpy(&d, &v, sizeof d);
-    return d;
-}
-
 void
 tvf_put_header(unsigned char out[TVF_HEADER_SIZE], const struct tvf_header *h)
 {
     memcpy(out, TVF_MAGIC, 8);
-    put32(out + 8, TVF_VERSION);
-    put32(out + 12, h->ncols);
-    put32(out + 16, h->nthreads);
-    put32(out + 20, h->nprocesses);
-    put64(out + 24, h->nnodes);
+    csp_le_store32(out + 8, TVF_VERSION);
+    csp_le_store32(out + 12, h->ncols);
+    csp_le_store32(out + 16, h->nthreads);
+    csp_le_store32(out + 20, h->nprocesses);
+    csp_le_store64(out + 24, h->nnodes);
 }
 
 void
 tvf_put_group(unsigned char out[TVF_GROUP_SIZE], const struct tvf_group *g)
 {
-    put32(out, g->over);
-    put32(out + 4, g->index);
-    put32(out + 8, g->count);
+    csp_le_store32(out, g->over);
+    csp_le_store32(out + 4, g->index);
+    csp_le_store32(out + 8, g->count);
 }
 
 size_t
@@ -77,12 +34,12 @@ tvf_put_entry(unsigned char out[TVF_ENTRY_MAX], const struct tvf_entry *e)
 {
     uint32_t flags = e->excl == e->incl ? TVF_EXCL_IS_INCL : e->excl == 0.0 ? TVF_EXCL_ZERO : 0;
 
-    put32(out, e->node);
-    put32(out + 4, (e->column & TVF_COLUMN_MASK) | flags);
-    putdbl(out + 8, e->incl);
+    csp_le_store32(out, e->node);
+    csp_le_store32(out + 4, (e->column & TVF_COLUMN_MASK) | flags);
+    csp_le_store_f64(out + 8, e->incl);
     if (flags != 0)
         return TVF_ENTRY_SIZE;
-    putdbl(out + TVF_ENTRY_SIZE, e->excl);
+    csp_le_store_f64(out + TVF_ENTRY_SIZE, e->excl);
     return TVF_ENTRY_MAX;
 }
 
@@ -92,12 +49,12 @@ tvf_read_header(struct tvf_reader *r, const unsigned char *buf, size_t len, stru
     r->base = r->p = buf;
     r->end = buf + len;
     r->left = 0;
-    if (len < TVF_HEADER_SIZE || memcmp(buf, TVF_MAGIC, 8) != 0 || get32(buf + 8) != TVF_VERSION)
+    if (len < TVF_HEADER_SIZE || memcmp(buf, TVF_MAGIC, 8) != 0 || csp_le_load32(buf + 8) != TVF_VERSION)
         return -1;
-    h->ncols = get32(buf + 12);
-    h->nthreads = get32(buf + 16);
-    h->nprocesses = get32(buf + 20);
-    h->nnodes = get64(buf + 24);
+    h->ncols = csp_le_load32(buf + 12);
+    h->nthreads = csp_le_load32(buf + 16);
+    h->nprocesses = csp_le_load32(buf + 20);
+    h->nnodes = csp_le_load64(buf + 24);
     r->p = buf + TVF_HEADER_SIZE;
     return 0;
 }
@@ -111,18 +68,18 @@ tvf_next_entry(struct tvf_reader *r, struct tvf_entry *e)
         return 0;
     if ((size_t)(r->end - r->p) < TVF_ENTRY_SIZE)
         return -1;
-    cw = get32(r->p + 4);
+    cw = csp_le_load32(r->p + 4);
     if (!(cw & (TVF_EXCL_IS_INCL | TVF_EXCL_ZERO)) && (size_t)(r->end - r->p) < TVF_ENTRY_MAX)
         return -1;
-    e->node = get32(r->p);
+    e->node = csp_le_load32(r->p);
     e->column = cw & TVF_COLUMN_MASK;
-    e->incl = getdbl(r->p + 8);
+    e->incl = csp_le_load_f64(r->p + 8);
     if (cw & TVF_EXCL_IS_INCL)
         e->excl = e->incl;
     else if (cw & TVF_EXCL_ZERO)
         e->excl = 0;
     else
-        e->excl = getdbl(r->p + TVF_ENTRY_SIZE);
+        e->excl = csp_le_load_f64(r->p + TVF_ENTRY_SIZE);
     r->p += (cw & (TVF_EXCL_IS_INCL | TVF_EXCL_ZERO)) ? TVF_ENTRY_SIZE : TVF_ENTRY_MAX;
     r->left--;
     return 1;
@@ -142,9 +99,9 @@ tvf_next_group(struct tvf_reader *r, struct tvf_group *g)
         return 0;
     if ((size_t)(r->end - r->p) < TVF_GROUP_SIZE)
         return -1;
-    g->over = get32(r->p);
-    g->index = get32(r->p + 4);
-    g->count = get32(r->p + 8);
+    g->over = csp_le_load32(r->p);
+    g->index = csp_le_load32(r->p + 4);
+    g->count = csp_le_load32(r->p + 8);
     r->p += TVF_GROUP_SIZE;
     r->left = g->count;
     return 1;

@@ -32,6 +32,7 @@
 #include "profile/profile.h"
 #include "report/report.h"
 #include "structure/structure.h"
+#include "support/install.h"
 #include "support/text.h"
 #include "viewer/viewer.h"
 
@@ -507,22 +508,15 @@ static void
 prof_copy_dtd(const char *db, bool verbose)
 {
     char exe[PATH_MAX], buf[8192];
-    char *src = NULL, *dst = NULL, *slash;
+    char *src = NULL, *dst = NULL;
     char *final = NULL;
     FILE *in = NULL, *out = NULL;
-    ssize_t len;
     size_t n;
     int fd;
 
-    len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (len <= 0)
+    if (csp_install_path("share/csprof/schemas/experiment.dtd", exe, sizeof exe) < 0)
         goto out_note;
-    exe[len] = '\0';
-    slash = strrchr(exe, '/');
-    if (slash == NULL)
-        goto out_note;
-    *slash = '\0';
-    src = prof_xasprintf("%s/../share/csprof/schemas/experiment.dtd", exe);
+    src = prof_xasprintf("%s", exe);
     in = fopen(src, "r");
     if (in == NULL)
         goto out_note;

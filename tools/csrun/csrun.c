@@ -44,6 +44,7 @@
 
 #include "fmt/fmt.h"
 #include "support/event_spec.h"
+#include "support/install.h"
 #include "support/pmu.h"
 #include "trust/trust.h"
 
@@ -382,26 +383,14 @@ static int
 find_monitor(char *out, size_t size)
 {
     const char *env = getenv("CSPROF_LIB");
-    char exe[PATH_MAX];
-    ssize_t n;
-    char *slash;
 
     if (env != NULL && env[0] != '\0') {
         snprintf(out, size, "%s", env);
-    } else {
-        n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-        if (n < 0) {
-            fprintf(stderr, "csrun: cannot locate myself (/proc/self/exe): %s\n", strerror(errno));
-            return -1;
-        }
-        exe[n] = '\0';
-        slash = strrchr(exe, '/');
-        if (slash != NULL)
-            *slash = '\0';
-        if (snprintf(out, size, "%.4000s/../lib/csprof/libcsprof.so", exe) >= (int)size) {
-            fprintf(stderr, "csrun: path of csrun too long\n");
-            return -1;
-        }
+    } else if (csp_install_path("lib/csprof/libcsprof.so", out, size) < 0) {
+        fprintf(stderr,
+                "csrun: cannot locate the monitor library beside csrun (/proc/self/exe): %s\n",
+                strerror(errno));
+        return -1;
     }
     if (access(out, R_OK) != 0) {
         fprintf(stderr, "csrun: monitor library %s: %s (set CSPROF_LIB to its path)\n", out,

@@ -3,8 +3,9 @@
 // (support/search.h) checked against a linear scan on tables and random
 // arrays, sorted sets of uint64_t, the growable array (support/vec.h), the
 // hash map (support/hashmap.h, unique and hashed keys) checked against a
-// plain array oracle, the raw system calls of support/sysio.h, and the
-// DB/thread-values.bin codec (support/tvfile.h).
+// plain array oracle, the raw system calls of support/sysio.h, the
+// little-endian and hexadecimal byte primitives (support/bytes.h) against
+// bytes written out by hand, and the DB/thread-values.bin codec (support/tvfile.h).
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "support/bytes.h"
 #include "support/hashmap.h"
 #include "support/search.h"
 #include "support/sort.h"
@@ -368,6 +370,42 @@ test_sort_stable(void **state)
             }
 }
 
+/* support/bytes.h: the byte order and digits of every format, against bytes spelled out. */
+static void
+test_bytes(void **state)
+{
+    const uint8_t le[8] = {0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x81};
+    const uint8_t one[8] = {0, 0, 0, 0, 0, 0, 0xf0, 0x3f}; /* 1.0 */
+    uint8_t out[9];
+    char hex[17];
+
+    (void)state;
+    assert_true(csp_le_load32(le) == 0x05060708u);
+    assert_true(csp_le_load64(le) == 0x8102030405060708ull);
+    assert_true(csp_le_load(le, 2) == 0x0708u);
+    assert_true(csp_le_load(le, 3) == 0x060708u);
+    assert_true(csp_le_load(le, 0) == 0);
+    assert_true(csp_le_load_f64(one) == 1.0);
+
+    memset(out, 0xee, sizeof out);
+    csp_le_store64(out, 0x8102030405060708ull);
+    assert_memory_equal(out, le, 8);
+    assert_int_equal(out[8], 0xee); /* nothing past the 8 bytes */
+    memset(out, 0xee, sizeof out);
+    csp_le_store32(out, 0x05060708u);
+    assert_memory_equal(out, le, 4);
+    assert_int_equal(out[4], 0xee);
+    csp_le_store_f64(out, 1.0);
+    assert_memory_equal(out, one, 8);
+
+    assert_int_equal(csp_hex(le, 8, hex, sizeof hex), 16);
+    assert_string_equal(hex, "0807060504030281");
+    assert_int_equal(csp_hex(le, 8, hex, 6), 4); /* whole bytes that fit, terminated */
+    assert_string_equal(hex, "0807");
+    assert_int_equal(csp_hex(le, 0, hex, sizeof hex), 0);
+    assert_string_equal(hex, "");
+}
+
 /* thread-values.bin: a file written entry by entry reads back exactly, with the exclusive value
    stored only when it is neither the inclusive one nor 0; entries skipped with their group; every
    truncation is an error, never a silent end; another magic or version is refused. */
@@ -453,6 +491,7 @@ main(void)
         cmocka_unit_test(test_hashmap),        cmocka_unit_test(test_sort_unique),
         cmocka_unit_test(test_hashmap_hashed), cmocka_unit_test(test_sysio),
         cmocka_unit_test(test_sort_stable),    cmocka_unit_test(test_tvfile),
+        cmocka_unit_test(test_bytes),
     };
     size_t total = sizeof(tests) / sizeof(tests[0]);
     int failed = cmocka_run_group_tests_name("support primitives", tests, NULL, NULL);
