@@ -17,6 +17,7 @@
 
 #include "profile_internal.h"
 #include "support/text.h"
+#include "support/vec.h"
 
 _Thread_local jmp_buf *prof_oom_env;
 long prof_test_alloc_budget = -1;
@@ -178,15 +179,10 @@ prof_xasprintf(const char *fmt, ...)
 void
 prof_grow(void *arr, size_t *cap, size_t need, size_t elem)
 {
-    void **p = arr;
-    size_t ncap = *cap ? *cap : 16;
-
     if (need <= *cap)
         return;
-    while (ncap < need)
-        ncap *= 2;
-    *p = prof_xrealloc(*p, ncap * elem); /* on failure *p and *cap stay as they were */
-    *cap = ncap;
+    if (prof_alloc_fails() || csp_vec_grow(arr, cap, need, elem) != 0)
+        prof_oom(); /* *arr and *cap stay as they were */
 }
 
 /* splitmix64 finaliser: a cheap, well-mixed 64-bit hash step. */

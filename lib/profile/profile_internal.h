@@ -102,7 +102,9 @@ char *prof_xclean(const char *s);
 /* printf into a fresh malloc'ed string. */
 char *prof_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Grow the array *@arr (element size @elem) so that it holds at least @need elements. */
+/* Grow the array *@arr (element size @elem) so that it holds at least @need elements:
+ * csp_vec_reserve (support/vec.h), with the allocation-failure injection of the tests, and
+ * prof_oom() when it fails. */
 void prof_grow(void *arr, size_t *cap, size_t need, size_t elem);
 
 /* Open-addressing hash map from a key of three 64-bit words to a 32-bit value. */

@@ -19,6 +19,7 @@
 #include <libxml/xmlreader.h>
 
 #include "report/report_internal.h"
+#include "support/vec.h"
 
 const char *
 rpt_strerror(int err)
@@ -55,19 +56,12 @@ rpt_errf(char *err, size_t errlen, const char *fmt, ...)
 void *
 rpt_grow(void *p, size_t *cap, size_t need, size_t elem)
 {
-    size_t n = *cap ? *cap : 16;
-    void *q;
+    size_t old = *cap;
 
-    if (need <= *cap)
-        return p;
-    while (n < need)
-        n *= 2;
-    q = realloc(p, n * elem);
-    if (q == NULL)
+    if (csp_vec_reserve(&p, cap, need, elem) != 0)
         return NULL;
-    memset((char *)q + *cap * elem, 0, (n - *cap) * elem);
-    *cap = n;
-    return q;
+    memset((char *)p + old * elem, 0, (*cap - old) * elem);
+    return p;
 }
 
 /* Attributes of the current element, by name, without copying. */

@@ -14,7 +14,7 @@ void rpt_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((for
 
 /*
  * Make @p (an array of @elem-byte items, *cap of them) hold at least @need
- * items, zeroing new ones.  Returns the (maybe moved) array, or NULL on
+ * items, zeroing new ones (csp_vec_reserve of support/vec.h).  Returns the (maybe moved) array, or NULL on
  * ENOMEM; the old array is then lost, so callers treat ENOMEM as the end of
  * the object being built (the process is out of memory anyway).
  */
