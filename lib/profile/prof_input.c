@@ -108,7 +108,7 @@ prof_ctx_free(struct prof_ctx *ctx)
         free(ctx->msgs[i].text);
     free(ctx->msgs);
     free(ctx->errmsg);
-    prof_strtab_free(&ctx->strs);
+    csp_strtab_free(&ctx->strs);
 }
 
 const char *

@@ -928,7 +928,7 @@ up_str_nonnull(struct prof_unpack *r)
 }
 
 static uint32_t
-up_intern(struct prof_unpack *r, struct prof_strtab *t)
+up_intern(struct prof_unpack *r, struct csp_strtab *t)
 {
     char *s = up_str_nonnull(r);
     uint32_t id = prof_intern(t, s);

@@ -202,7 +202,7 @@ static void
 prof_stats_groups(struct prof_ctx *ctx, int over, uint32_t *ngroups)
 {
     struct prof_stats *st = &ctx->stats;
-    struct prof_strtab hosts = {0};
+    struct csp_strtab hosts = {0};
     struct prof_map seen = {0};
     uint32_t *group = prof_xmalloc((ctx->ninputs + 1) * sizeof(*group));
     uint32_t n = 0, g;
@@ -227,7 +227,7 @@ prof_stats_groups(struct prof_ctx *ctx, int over, uint32_t *ngroups)
         nmember++;
     }
     prof_map_free(&seen);
-    prof_strtab_free(&hosts);
+    csp_strtab_free(&hosts);
     /* Counting sort of inputs by group: CSR lists. */
     st->start[over] = prof_xcalloc((size_t)n + 1, sizeof(uint32_t));
     st->member[over] = prof_xmalloc((nmember + 1) * sizeof(uint32_t));

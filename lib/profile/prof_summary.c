@@ -233,7 +233,7 @@ prof_path_string(const struct prof_ctx *ctx, uint32_t node)
 size_t
 prof_count_distinct(const struct prof_ctx *ctx, bool threads)
 {
-    struct prof_strtab hosts = {0};
+    struct csp_strtab hosts = {0};
     struct prof_map seen = {0};
     size_t i, n = 0;
 
@@ -251,7 +251,7 @@ prof_count_distinct(const struct prof_ctx *ctx, bool threads)
         }
     }
     prof_map_free(&seen);
-    prof_strtab_free(&hosts);
+    csp_strtab_free(&hosts);
     return n;
 }
 

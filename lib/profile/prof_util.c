@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "profile_internal.h"
+#include "support/strtab.h"
 #include "support/text.h"
 #include "support/vec.h"
 
@@ -262,74 +263,12 @@ prof_map_free(struct prof_map *m)
     m->cap = m->n = 0;
 }
 
-/* FNV-1a, 64-bit. */
-static uint64_t
-prof_hash_str(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
-}
-
-static size_t
-prof_strtab_slot(const struct prof_strtab *t, const char *s)
-{
-    size_t mask = t->index_cap - 1, i;
-
-    for (i = prof_hash_str(s) & mask;; i = (i + 1) & mask)
-        if (t->index[i] == PROF_NONE || strcmp(t->strs[t->index[i]], s) == 0)
-            return i;
-}
-
 uint32_t
-prof_strtab_find(const struct prof_strtab *t, const char *s)
+prof_intern(struct csp_strtab *t, const char *s)
 {
-    if (t->index_cap == 0)
-        return PROF_NONE;
-    return t->index[prof_strtab_slot(t, s)];
-}
+    uint32_t id = csp_strtab_find(t, s);
 
-uint32_t
-prof_intern(struct prof_strtab *t, const char *s)
-{
-    size_t slot;
-    uint32_t id;
-
-    if (s == NULL)
-        s = "";
-    if ((t->n + 1) * 2 > t->index_cap) { /* load factor below 1/2 */
-        size_t i;
-
-        size_t ncap = t->index_cap ? t->index_cap * 2 : 256;
-        uint32_t *index = prof_xmalloc(ncap * sizeof(*index)); /* before freeing the old one */
-
-        free(t->index);
-        t->index = index;
-        t->index_cap = ncap;
-        memset(t->index, 0xff, t->index_cap * sizeof(*t->index));
-        for (i = 0; i < t->n; i++)
-            t->index[prof_strtab_slot(t, t->strs[i])] = (uint32_t)i;
-    }
-    slot = prof_strtab_slot(t, s);
-    if (t->index[slot] != PROF_NONE)
-        return t->index[slot];
-    prof_grow(&t->strs, &t->cap, t->n + 1, sizeof(*t->strs));
-    t->strs[t->n] = prof_xstrdup(s);
-    id = (uint32_t)t->n++;
-    t->index[slot] = id;
+    if (id == CSP_STRTAB_NONE && (prof_alloc_fails() || csp_strtab_intern(t, s, &id) != 0))
+        prof_oom();
     return id;
-}
-
-void
-prof_strtab_free(struct prof_strtab *t)
-{
-    size_t i;
-
-    for (i = 0; i < t->n; i++)
-        free(t->strs[i]);
-    free(t->strs);
-    free(t->index);
-    memset(t, 0, sizeof(*t));
 }

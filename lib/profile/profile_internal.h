@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "profile/profile.h"
+#include "support/strtab.h"
 #include "trust/trust.h"
 
 struct csp_formula;
@@ -43,6 +44,7 @@ struct prof_modshare;
 struct struct_module;
 
 #define PROF_NONE UINT32_MAX /* "no index" in every table below */
+_Static_assert(PROF_NONE == CSP_STRTAB_NONE, "a string not interned is PROF_NONE");
 
 /*
  * The allocation-failure boundary of this thread: PROF_GUARD in each public
@@ -125,17 +127,10 @@ void prof_map_put(struct prof_map *m, uint64_t a, uint64_t b, uint64_t c, uint32
 /* Release the slots; the map may be used again (empty). */
 void prof_map_free(struct prof_map *m);
 
-/* String interning: each distinct string gets a dense id 0, 1, 2, ... */
-struct prof_strtab {
-    char **strs; /* owned copies, indexed by id */
-    size_t n, cap;
-    uint32_t *index; /* open addressing over ids; PROF_NONE = empty */
-    size_t index_cap;
-};
-uint32_t prof_intern(struct prof_strtab *t, const char *s);
-/* Id of @s if interned, else PROF_NONE. */
-uint32_t prof_strtab_find(const struct prof_strtab *t, const char *s);
-void prof_strtab_free(struct prof_strtab *t);
+/* String interning (support/strtab.h: dense ids 0, 1, 2, ...; csp_strtab_find answers
+ * CSP_STRTAB_NONE, which is PROF_NONE): the id of @s, interned now when new; prof_oom()
+ * when memory runs out (with the tests' failure injection). */
+uint32_t prof_intern(struct csp_strtab *t, const char *s);
 
 /* ---- prof_tree.c: the merged presentation tree ------------------------- */
 
@@ -467,7 +462,7 @@ struct prof_ctx {
     struct prof_run *runs;          /* prof_run_info() */
     size_t runs_cap;
 
-    struct prof_strtab strs;
+    struct csp_strtab strs;
 
     struct prof_event *events;
     size_t nevents, events_cap;

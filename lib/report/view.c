@@ -19,25 +19,13 @@
 #include <string.h>
 
 #include "report/report_internal.h"
+#include "support/strtab.h"
 
 /* ------------------------------------------------------------ name table */
 
 struct rpt_names {
-    char **str;
-    size_t n, cap;
-    uint32_t *slot; /* open addressing: id + 1, 0 empty */
-    size_t nslot;
+    struct csp_strtab tab; /* support/strtab.h */
 };
-
-static uint64_t
-hash_bytes(const char *s)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
 
 struct rpt_names *
 rpt_names_new(void)
@@ -50,60 +38,21 @@ rpt_names_free(struct rpt_names *nm)
 {
     if (nm == NULL)
         return;
-    for (size_t i = 0; i < nm->n; i++)
-        free(nm->str[i]);
-    free(nm->str);
-    free(nm->slot);
+    csp_strtab_free(&nm->tab);
     free(nm);
 }
 
 const char *
 rpt_names_get(const struct rpt_names *nm, uint32_t id)
 {
-    return id < nm->n ? nm->str[id] : "?";
-}
-
-static int
-names_rehash(struct rpt_names *nm, size_t nslot)
-{
-    uint32_t *slot = calloc(nslot, sizeof *slot);
-
-    if (slot == NULL)
-        return RPT_ENOMEM;
-    for (size_t i = 0; i < nm->n; i++) {
-        size_t h = hash_bytes(nm->str[i]) & (nslot - 1);
-        while (slot[h] != 0)
-            h = (h + 1) & (nslot - 1);
-        slot[h] = (uint32_t)i + 1;
-    }
-    free(nm->slot);
-    nm->slot = slot;
-    nm->nslot = nslot;
-    return RPT_OK;
+    return id < nm->tab.n ? nm->tab.strs[id] : "?";
 }
 
 /* Intern @s; *id gets its id.  Returns RPT_OK or RPT_ENOMEM. */
 static int
 names_intern(struct rpt_names *nm, const char *s, uint32_t *id)
 {
-    size_t h;
-
-    if ((nm->n + 1) * 2 > nm->nslot && names_rehash(nm, nm->nslot ? nm->nslot * 2 : 256) != 0)
-        return RPT_ENOMEM;
-    h = hash_bytes(s) & (nm->nslot - 1);
-    while (nm->slot[h] != 0) {
-        if (strcmp(nm->str[nm->slot[h] - 1], s) == 0) {
-            *id = nm->slot[h] - 1;
-            return RPT_OK;
-        }
-        h = (h + 1) & (nm->nslot - 1);
-    }
-    nm->str = rpt_grow(nm->str, &nm->cap, nm->n + 1, sizeof *nm->str);
-    if (nm->str == NULL || (nm->str[nm->n] = strdup(s)) == NULL)
-        return RPT_ENOMEM;
-    nm->slot[h] = (uint32_t)nm->n + 1;
-    *id = (uint32_t)nm->n++;
-    return RPT_OK;
+    return csp_strtab_intern(&nm->tab, s, id) == 0 ? RPT_OK : RPT_ENOMEM;
 }
 
 /* ------------------------------------------------------------- the tree */
@@ -1375,7 +1324,7 @@ union_files(struct union_ctx *u)
             by_base[id] = f;
     }
     for (int f = 0; f < cd->nfiles; f++) {
-        size_t np = path->n, nb = base->n;
+        size_t np = path->tab.n, nb = base->tab.n;
         if (names_intern(path, cd->files[f], &id) != RPT_OK)
             goto out_free;
         u->file_map[f] = id < np ? by_path[id] : -1;
@@ -1462,7 +1411,7 @@ rpt_tree_union(const struct rpt_tree *base, const struct rpt_tree *cur, struct r
     u.t = tree_new(base->db, base->names, 2 * nb);
     u.colmap[0] = malloc((size_t)(nb ? nb : 1) * sizeof *u.colmap[0]);
     u.colmap[1] = malloc((size_t)(cur->nvalues ? cur->nvalues : 1) * sizeof *u.colmap[1]);
-    u.ncanon = base->names->n;
+    u.ncanon = base->names->tab.n;
     u.canon = malloc((u.ncanon ? u.ncanon : 1) * sizeof *u.canon);
     if (u.t == NULL || u.colmap[0] == NULL || u.colmap[1] == NULL || u.canon == NULL)
         goto out_free;

@@ -208,7 +208,7 @@ static void
 test_map_and_strtab(void **state)
 {
     struct prof_map m = {0};
-    struct prof_strtab s = {0};
+    struct csp_strtab s = {0};
     char buf[32];
     uint32_t i;
 
@@ -229,10 +229,10 @@ test_map_and_strtab(void **state)
         assert_int_equal(prof_intern(&s, buf), i);
     }
     assert_int_equal(prof_intern(&s, "s1234"), 1234);
-    assert_int_equal(prof_strtab_find(&s, "s2999"), 2999);
-    assert_int_equal(prof_strtab_find(&s, "nope"), PROF_NONE);
+    assert_int_equal(csp_strtab_find(&s, "s2999"), 2999);
+    assert_int_equal(csp_strtab_find(&s, "nope"), PROF_NONE);
     assert_string_equal(s.strs[42], "s42");
-    prof_strtab_free(&s);
+    csp_strtab_free(&s);
 }
 
 /*

@@ -5,7 +5,7 @@
 // hash map (support/hashmap.h, unique and hashed keys) checked against a
 // plain array oracle, the raw system calls of support/sysio.h, the
 // little-endian and hexadecimal byte primitives (support/bytes.h) against
-// bytes written out by hand, and the DB/thread-values.bin codec (support/tvfile.h).
+// bytes written out by hand, the string interner (support/strtab.h), and the DB/thread-values.bin codec (support/tvfile.h).
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +23,7 @@
 #include "support/hashmap.h"
 #include "support/search.h"
 #include "support/sort.h"
+#include "support/strtab.h"
 #include "support/sysio.h"
 #include "support/tvfile.h"
 #include "support/vec.h"
@@ -370,6 +371,32 @@ test_sort_stable(void **state)
             }
 }
 
+/* support/strtab.h: dense ids in order of first appearance, one copy each, across rehashes. */
+static void
+test_strtab(void **state)
+{
+    struct csp_strtab t = {0};
+    char buf[32];
+    uint32_t id;
+
+    (void)state;
+    assert_int_equal(csp_strtab_find(&t, "a"), CSP_STRTAB_NONE); /* empty: no index yet */
+    for (int i = 0; i < 3000; i++) {
+        snprintf(buf, sizeof buf, "s%d", i % 1000 == 999 ? 0 : i); /* repeats of "s0" */
+        assert_int_equal(csp_strtab_intern(&t, buf, &id), 0);
+        assert_int_equal(id, i % 1000 == 999 ? 0 : i - i / 1000);
+    }
+    assert_int_equal(t.n, 2997);
+    assert_string_equal(t.strs[1234], "s1235");
+    assert_int_equal(csp_strtab_find(&t, "s2999"), CSP_STRTAB_NONE); /* it was a repeat */
+    assert_int_equal(csp_strtab_find(&t, "s2998"), 2996);
+    assert_int_equal(csp_strtab_intern(&t, NULL, &id), 0); /* NULL is "" */
+    assert_int_equal(csp_strtab_find(&t, ""), id);
+    csp_strtab_free(&t);
+    assert_int_equal(t.n, 0);
+    assert_null(t.strs);
+}
+
 /* support/bytes.h: the byte order and digits of every format, against bytes spelled out. */
 static void
 test_bytes(void **state)
@@ -491,7 +518,7 @@ main(void)
         cmocka_unit_test(test_hashmap),        cmocka_unit_test(test_sort_unique),
         cmocka_unit_test(test_hashmap_hashed), cmocka_unit_test(test_sysio),
         cmocka_unit_test(test_sort_stable),    cmocka_unit_test(test_tvfile),
-        cmocka_unit_test(test_bytes),
+        cmocka_unit_test(test_bytes),          cmocka_unit_test(test_strtab),
     };
     size_t total = sizeof(tests) / sizeof(tests[0]);
     int failed = cmocka_run_group_tests_name("support primitives", tests, NULL, NULL);
