@@ -60,7 +60,7 @@ cmp_rec(const void *a, const void *b)
 static bool
 is_fn(const struct rpt_vnode *v)
 {
-    return v->kind != RPT_STMT;
+    return v->kind != CSP_SCOPE_STMT;
 }
 
 /* The function node that holds @n (itself unless a statement). */
@@ -155,7 +155,7 @@ export_callgrind(const struct rpt_tree *t, FILE *out)
         if (any) {
             r->fn = t->nodes[f].name;
             r->callee = UINT32_MAX;
-            r->line = v->kind == RPT_STMT ? v->line : (v->line > 0 ? v->line : 0);
+            r->line = v->kind == CSP_SCOPE_STMT ? v->line : (v->line > 0 ? v->line : 0);
             g.nrecs++;
         }
         /* the call that entered this function from its caller */
@@ -188,7 +188,7 @@ export_callgrind(const struct rpt_tree *t, FILE *out)
 
     for (size_t i = 0; i < g.nrecs;) {
         uint32_t fn = g.recs[i].fn, node = fn_first[fn] - 1;
-        int32_t file = t->nodes[node].kind == RPT_ROOT ? -1 : t->nodes[node].file;
+        int32_t file = t->nodes[node].kind == CSP_SCOPE_ROOT ? -1 : t->nodes[node].file;
 
         fputc('\n', out);
         if (file >= 0 && file < t->db->nfiles)

@@ -208,7 +208,7 @@ export_pprof(const struct rpt_tree *t, int col, FILE *out)
             any = exp_raw(t, c, rpt_self(t, n, c)) != 0;
         if (!any)
             continue;
-        line = t->nodes[n].kind == RPT_ROOT ? 0 : t->nodes[n].line;
+        line = t->nodes[n].kind == CSP_SCOPE_ROOT ? 0 : t->nodes[n].line;
         for (uint32_t u = n;; u = t->nodes[u].parent) {
             p.stack[depth++] = location(&p, u, line);
             line = t->nodes[u].cs_line;
@@ -250,7 +250,7 @@ export_pprof(const struct rpt_tree *t, int col, FILE *out)
         field_varint(&p.sub, 1, i + 1);
         field_varint(&p.sub, 2, (uint64_t)s);
         field_varint(&p.sub, 3, (uint64_t)s);
-        if (v->kind != RPT_ROOT && v->file >= 0 && v->file < t->db->nfiles) {
+        if (v->kind != CSP_SCOPE_ROOT && v->file >= 0 && v->file < t->db->nfiles) {
             if (p.str_of_file[v->file] == 0)
                 p.str_of_file[v->file] = add_string(&p, &strings, t->db->files[v->file]) + 1;
             field_varint(&p.sub, 4, (uint64_t)(p.str_of_file[v->file] - 1));

@@ -159,7 +159,7 @@ export_speedscope(const struct rpt_tree *t, int col, FILE *out)
         const struct rpt_vnode *v = &t->nodes[s.frames[i]];
         fputs(i ? ",\n{\"name\":" : "{\"name\":", out);
         exp_json_str(out, rpt_tree_name(t, s.frames[i]));
-        if (v->kind != RPT_ROOT && v->file >= 0 && v->file < t->db->nfiles) {
+        if (v->kind != CSP_SCOPE_ROOT && v->file >= 0 && v->file < t->db->nfiles) {
             fputs(",\"file\":", out);
             exp_json_str(out, t->db->files[v->file]);
             if (v->line > 0)

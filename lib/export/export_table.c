@@ -184,10 +184,12 @@ exp_fit_name(FILE *out, const char *s, size_t cols)
 static const char *
 kind_name(uint8_t kind)
 {
-    static const char *const names[] = {"root",      "frame",     "inline", "loop",
-                                        "statement", "truncated", "group"};
+    static const char *const names[CSP_SCOPE_NKINDS] = {
+        [CSP_SCOPE_ROOT] = "root",  [CSP_SCOPE_PROC] = "frame",     [CSP_SCOPE_INLINE] = "inline",
+        [CSP_SCOPE_LOOP] = "loop",  [CSP_SCOPE_STMT] = "statement", [CSP_SCOPE_TRUNC] = "truncated",
+        [CSP_SCOPE_GROUP] = "group"};
 
-    return kind < sizeof names / sizeof names[0] ? names[kind] : "?";
+    return kind < CSP_SCOPE_NKINDS && names[kind] != NULL ? names[kind] : "?";
 }
 
 /* Node @n's name for a text row: C++ template and parameter lists elided unless @full. */
@@ -210,11 +212,11 @@ label(const struct rpt_tree *t, uint32_t n, bool full, char *buf, size_t len)
     char shortened[1024];
     const char *name = row_name(t, n, full, shortened, sizeof shortened);
 
-    if ((v->kind == RPT_FRAME || v->kind == RPT_INLINE) && v->cs_line > 0)
-        snprintf(buf, len, "%s%s @%s:%d", v->kind == RPT_INLINE ? "[inline] " : "", name,
+    if ((v->kind == CSP_SCOPE_PROC || v->kind == CSP_SCOPE_INLINE) && v->cs_line > 0)
+        snprintf(buf, len, "%s%s @%s:%d", v->kind == CSP_SCOPE_INLINE ? "[inline] " : "", name,
                  rpt_file_base(t->db, v->cs_file), (int)v->cs_line);
     else
-        snprintf(buf, len, "%s%s", v->kind == RPT_INLINE ? "[inline] " : "", name);
+        snprintf(buf, len, "%s%s", v->kind == CSP_SCOPE_INLINE ? "[inline] " : "", name);
 }
 
 /* ------------------------------------------------------------- ordering */
@@ -942,7 +944,7 @@ diff_label(const struct rpt_tree *t, uint32_t n, bool full, char *buf, size_t le
     const char *pre = inl && !outl ? "[inline] " : "";
     char at[64] = "";
 
-    if (v->kind == RPT_FRAME && v->cs_line > 0) {
+    if (v->kind == CSP_SCOPE_PROC && v->cs_line > 0) {
         if (f & RPT_DIFF_MOVED)
             snprintf(at, sizeof at, " @%s:%d\xe2\x86\x92%d", rpt_file_base(t->db, v->cs_file),
                      (int)v->cs_line, (int)v->cur_cs_line); /* U+2192 RIGHTWARDS ARROW */

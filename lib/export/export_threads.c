@@ -30,7 +30,7 @@ node_path(const struct rpt_db *db, const regex_t *roots, uint32_t n, char *buf, 
     size_t k = 0, used = 0;
 
     for (uint32_t u = n; u != 0 && k < 256; u = db->nodes[u].parent)
-        if (db->nodes[u].kind == RPT_CCT_FRAME || db->nodes[u].kind == RPT_CCT_INLINE)
+        if (db->nodes[u].kind == CSP_SCOPE_PROC || db->nodes[u].kind == CSP_SCOPE_INLINE)
             if (regexec(roots, db->procs[db->nodes[u].proc].name, 0, NULL, 0) != 0)
                 chain[k++] = u;
     buf[0] = '\0';
@@ -111,7 +111,7 @@ choose(const struct rpt_db *db, int m, const struct exp_threads_options *o, cons
     }
     for (uint32_t i = 1; i < db->nnodes; i++) {
         const struct rpt_node *nd = &db->nodes[i];
-        bool frame = nd->kind == RPT_CCT_FRAME;
+        bool frame = nd->kind == CSP_SCOPE_PROC;
         incl[i] = rpt_db_value(db, i, m);
         if (o->select != NULL) {
             /* outermost frames whose name or call path matches */

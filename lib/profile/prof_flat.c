@@ -80,31 +80,32 @@ prof_flat_map(struct prof_ctx *ctx, uint32_t v)
     uint32_t up, x;
 
     switch (n->kind) {
-    case PROF_NODE_PF: {
+    case CSP_SCOPE_PROC: {
         const struct prof_proc *p = &ctx->procs[n->proc];
 
-        up = prof_flat_child(f, 0, PROF_FLAT_LM, p->module, PROF_NONE, 0);
-        up = prof_flat_child(f, up, PROF_FLAT_F, p->file, PROF_NONE, 0);
-        x = prof_flat_child(f, up, PROF_FLAT_P, n->proc, p->file, p->line);
+        up = prof_flat_child(f, 0, CSP_SCOPE_MODULE, p->module, PROF_NONE, 0);
+        up = prof_flat_child(f, up, CSP_SCOPE_FILE, p->file, PROF_NONE, 0);
+        x = prof_flat_child(f, up, CSP_SCOPE_PROC, n->proc, p->file, p->line);
         break;
     }
-    case PROF_NODE_A:
-        x = prof_flat_child(f, f->of_cct[n->parent], PROF_FLAT_A, n->proc, n->file, n->line);
+    case CSP_SCOPE_INLINE:
+        x = prof_flat_child(f, f->of_cct[n->parent], CSP_SCOPE_INLINE, n->proc, n->file, n->line);
         break;
-    case PROF_NODE_L:
+    case CSP_SCOPE_LOOP:
         if (prof_loop_lineless(n->kind, n->file, n->line, n->offset)) {
-            x = prof_flat_child_at(f, f->of_cct[n->parent], PROF_FLAT_L, PROF_NONE, PROF_NONE, 0,
+            x = prof_flat_child_at(f, f->of_cct[n->parent], CSP_SCOPE_LOOP, PROF_NONE, PROF_NONE, 0,
                                    n->offset);
             f->nodes[x].span = n->span;
         } else {
-            x = prof_flat_child(f, f->of_cct[n->parent], PROF_FLAT_L, PROF_NONE, n->file, n->line);
+            x = prof_flat_child(f, f->of_cct[n->parent], CSP_SCOPE_LOOP, PROF_NONE, n->file,
+                                n->line);
         }
         break;
-    case PROF_NODE_C:
-        x = prof_flat_child(f, f->of_cct[n->parent], PROF_FLAT_C, PROF_NONE, n->file, n->line);
+    case CSP_SCOPE_CALL:
+        x = prof_flat_child(f, f->of_cct[n->parent], CSP_SCOPE_CALL, PROF_NONE, n->file, n->line);
         break;
-    default: /* PROF_NODE_S */
-        x = prof_flat_child(f, f->of_cct[n->parent], PROF_FLAT_S, PROF_NONE, n->file, n->line);
+    default: /* CSP_SCOPE_STMT */
+        x = prof_flat_child(f, f->of_cct[n->parent], CSP_SCOPE_STMT, PROF_NONE, n->file, n->line);
         break;
     }
     if (n->offset != PROF_NO_OFFSET &&
@@ -151,7 +152,7 @@ prof_flat_compute(struct prof_ctx *ctx)
     prof_flat_free(f);
     f->ncols = t->nevents + 1;
     f->of_cct = prof_xmalloc(t->n * sizeof(*f->of_cct));
-    prof_flat_child(f, PROF_NONE, PROF_FLAT_ROOT, PROF_NONE, PROF_NONE, 0);
+    prof_flat_child(f, PROF_NONE, CSP_SCOPE_ROOT, PROF_NONE, PROF_NONE, 0);
     f->of_cct[0] = 0;
     for (i = 1; i < t->n; i++)
         f->of_cct[i] = prof_flat_map(ctx, (uint32_t)i);
@@ -166,7 +167,7 @@ prof_flat_compute(struct prof_ctx *ctx)
     for (i = f->n; i-- > 1;) { /* children after parents: procedures first */
         uint32_t p = f->nodes[i].parent;
 
-        if (f->nodes[i].kind == PROF_FLAT_P || f->nodes[i].kind == PROF_FLAT_F)
+        if (f->nodes[i].kind == CSP_SCOPE_PROC || f->nodes[i].kind == CSP_SCOPE_FILE)
             for (c = 0; c < f->ncols; c++)
                 f->excl[(size_t)p * f->ncols + c] += f->excl[i * f->ncols + c];
     }

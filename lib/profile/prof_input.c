@@ -404,7 +404,7 @@ static uint32_t
 prof_expand(struct prof_ctx *ctx, uint32_t mi, uint64_t offset, bool leaf)
 {
     uint32_t first = prof_map_get(&ctx->expansion_index, (uint64_t)mi + 1, offset, leaf);
-    uint32_t last_kind = leaf ? PROF_NODE_S : PROF_NODE_C;
+    uint32_t last_kind = leaf ? CSP_SCOPE_STMT : CSP_SCOPE_CALL;
     const struct struct_scope *sc = NULL, *s, *proc = NULL;
     const struct struct_scope **chain = NULL;
     size_t nchain = 0, chain_cap = 0, i;
@@ -416,7 +416,7 @@ prof_expand(struct prof_ctx *ctx, uint32_t mi, uint64_t offset, bool leaf)
     if (mi == PROF_NONE && leaf && offset == FMT_KERNEL_OFFSET) {
         /* The time its parent call site spent in the kernel (measurement-format.md): a
          * procedure of no load module, with no statement. */
-        prof_push_step(ctx, PROF_NODE_PF,
+        prof_push_step(ctx, CSP_SCOPE_PROC,
                        prof_proc_get(ctx, PROF_NONE, PROF_KERNEL_NAME, NULL, NULL, 0, false),
                        PROF_NONE, 0, PROF_NONE, PROF_NO_OFFSET);
         prof_push_step(ctx, last_kind, PROF_NONE, PROF_NONE, 0, PROF_NONE, PROF_NO_OFFSET);
@@ -426,7 +426,7 @@ prof_expand(struct prof_ctx *ctx, uint32_t mi, uint64_t offset, bool leaf)
         if (ctx->unknown_module_proc == PROF_NONE)
             ctx->unknown_module_proc =
                 prof_proc_get(ctx, PROF_NONE, "[unknown module]", NULL, NULL, 0, true);
-        prof_push_step(ctx, PROF_NODE_PF, ctx->unknown_module_proc, PROF_NONE, 0, PROF_NONE,
+        prof_push_step(ctx, CSP_SCOPE_PROC, ctx->unknown_module_proc, PROF_NONE, 0, PROF_NONE,
                        PROF_NO_OFFSET);
         prof_push_step(ctx, last_kind, PROF_NONE, PROF_NONE, 0, PROF_NONE, q);
         goto out_cache;
@@ -435,11 +435,11 @@ prof_expand(struct prof_ctx *ctx, uint32_t mi, uint64_t offset, bool leaf)
     if (ctx->modules[mi].sm != NULL)
         sc = struct_lookup(ctx->modules[mi].sm, q);
     for (s = sc; s != NULL; s = s->parent) {
-        if (s->kind == STRUCT_SCOPE_PROC) {
+        if (s->kind == CSP_SCOPE_PROC) {
             proc = s;
             break;
         }
-        if (s->kind == STRUCT_SCOPE_INLINE || s->kind == STRUCT_SCOPE_LOOP) {
+        if (s->kind == CSP_SCOPE_INLINE || s->kind == CSP_SCOPE_LOOP) {
             prof_grow(&chain, &chain_cap, nchain + 1, sizeof(*chain));
             chain[nchain++] = s;
         }
@@ -450,7 +450,7 @@ prof_expand(struct prof_ctx *ctx, uint32_t mi, uint64_t offset, bool leaf)
                                     ctx->modules[mi].state == PROF_MOD_CHANGED ? "" : "[unknown] ",
                                     text_basename(ctx->modules[mi].path), (unsigned long long)q);
 
-        prof_push_step(ctx, PROF_NODE_PF, prof_proc_get(ctx, mi, name, NULL, NULL, 0, true),
+        prof_push_step(ctx, CSP_SCOPE_PROC, prof_proc_get(ctx, mi, name, NULL, NULL, 0, true),
                        PROF_NONE, 0, mi, q);
         prof_push_step(ctx, last_kind, PROF_NONE, PROF_NONE, 0, mi, q);
         free(name);
@@ -471,25 +471,25 @@ prof_expand(struct prof_ctx *ctx, uint32_t mi, uint64_t offset, bool leaf)
         for (i = 0; i < proc->nranges && entry != 0; i++)
             if (entry >= proc->ranges[i].lo && entry < proc->ranges[i].hi)
                 ctx->procs[pid].is_root = true; /* _start of a stripped program */
-        prof_push_step(ctx, PROF_NODE_PF, pid, PROF_NONE, 0, mi, prof_scope_lo(proc, q));
+        prof_push_step(ctx, CSP_SCOPE_PROC, pid, PROF_NONE, 0, mi, prof_scope_lo(proc, q));
         free(fallback);
     }
     for (i = nchain; i-- > 0;) { /* chain is innermost first: emit outermost first */
         s = chain[i];
-        if (s->kind == STRUCT_SCOPE_INLINE)
-            prof_push_step(ctx, PROF_NODE_A,
+        if (s->kind == CSP_SCOPE_INLINE)
+            prof_push_step(ctx, CSP_SCOPE_INLINE,
                            prof_proc_get(ctx, mi, s->name != NULL ? s->name : "[inlined]",
                                          s->link_name, s->file, s->line, false),
                            prof_file_get(ctx, s->call_file), s->call_line, mi, prof_scope_lo(s, q));
         else if (s->line != 0)
-            prof_push_step(ctx, PROF_NODE_L, PROF_NONE, prof_file_get(ctx, s->file), s->line, mi,
+            prof_push_step(ctx, CSP_SCOPE_LOOP, PROF_NONE, prof_file_get(ctx, s->file), s->line, mi,
                            prof_scope_lo(s, q));
         else { /* no line (stripped code): the loop is known by its address range */
-            prof_push_step(ctx, PROF_NODE_L, PROF_NONE, PROF_NONE, 0, mi, prof_scope_lo(s, q));
+            prof_push_step(ctx, CSP_SCOPE_LOOP, PROF_NONE, PROF_NONE, 0, mi, prof_scope_lo(s, q));
             ctx->steps[ctx->nsteps - 1].span = prof_loop_span(s);
         }
     }
-    if (sc->kind == STRUCT_SCOPE_STMT)
+    if (sc->kind == CSP_SCOPE_STMT)
         prof_push_step(ctx, last_kind, PROF_NONE, prof_file_get(ctx, sc->file), sc->line, mi, q);
     else
         prof_push_step(ctx, last_kind, PROF_NONE, PROF_NONE, 0, mi, q);
@@ -629,7 +629,7 @@ prof_merge_profile(struct prof_ctx *ctx, const struct fmt_profile *p, struct pro
                     else
                         cur = prof_tree_child(&ctx->tree, cur, st.kind, st.proc, st.file, st.line);
                     prof_tree_note_address(&ctx->tree, cur, st.module, st.offset);
-                    if (st.kind == PROF_NODE_C || st.kind == PROF_NODE_S)
+                    if (st.kind == CSP_SCOPE_CALL || st.kind == CSP_SCOPE_STMT)
                         break;
                 }
                 prof_map_put(&ctx->walk_cache, from, first, 0, cur);

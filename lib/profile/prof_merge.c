@@ -312,7 +312,7 @@ prof_part_fold(struct prof_ctx *g, struct prof_part *pt)
         uint32_t id =
             prof_loop_lineless(pn->kind, pn->file, pn->line, pn->offset)
                 ? prof_tree_loop_child(&g->tree, nodemap[pn->parent], pn->offset, pn->span)
-                : prof_tree_child(&g->tree, nodemap[pn->parent], (enum prof_node_kind)pn->kind,
+                : prof_tree_child(&g->tree, nodemap[pn->parent], (enum csp_scope)pn->kind,
                                   pn->proc == PROF_NONE ? PROF_NONE : procmap[pn->proc],
                                   pn->file == PROF_NONE ? PROF_NONE : filemap[pn->file], pn->line);
 
@@ -1108,7 +1108,8 @@ prof_unpack_tree(struct prof_unpack *r, struct prof_ctx *p)
         nd->samples = up_u64(r);
         nd->calls = up_u64(r);
         t->n = i + 1;
-        if (nd->kind > PROF_NODE_S && r->bad == NULL)
+        if (nd->kind != CSP_SCOPE_ROOT &&
+            (nd->kind < CSP_SCOPE_PROC || nd->kind > CSP_SCOPE_STMT) && r->bad == NULL)
             r->bad = "a bad node kind";
     }
 }

@@ -91,8 +91,8 @@ prof_scratch_propagate(struct prof_scratch *sc, const struct prof_tree *t)
 
         if (p == PROF_NONE)
             continue;
-        excl_up = t->nodes[v].kind != PROF_NODE_PF && t->nodes[p].kind != PROF_NODE_C &&
-                  t->nodes[p].kind != PROF_NODE_ROOT;
+        excl_up = t->nodes[v].kind != CSP_SCOPE_PROC && t->nodes[p].kind != CSP_SCOPE_CALL &&
+                  t->nodes[p].kind != CSP_SCOPE_ROOT;
         for (c = 0; c < nc; c++) {
             sc->incl[(size_t)p * nc + c] += sc->incl[(size_t)v * nc + c];
             if (excl_up)

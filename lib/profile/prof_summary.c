@@ -192,7 +192,7 @@ prof_path_string(const struct prof_ctx *ctx, uint32_t node)
     char *s;
 
     for (v = node; v != PROF_NONE; v = t->nodes[v].parent)
-        if (t->nodes[v].kind == PROF_NODE_PF || t->nodes[v].kind == PROF_NODE_A)
+        if (t->nodes[v].kind == CSP_SCOPE_PROC || t->nodes[v].kind == CSP_SCOPE_INLINE)
             len += strlen(prof_proc_name(ctx, t->nodes[v].proc)) + 3 + 11;
     s = prof_xmalloc(len);
     n = len - 1;
@@ -203,11 +203,11 @@ prof_path_string(const struct prof_ctx *ctx, uint32_t node)
         const char *name;
         size_t k;
 
-        if (pn->kind == PROF_NODE_C) {
+        if (pn->kind == CSP_SCOPE_CALL) {
             line = pn->line;
             continue;
         }
-        if (pn->kind != PROF_NODE_PF && pn->kind != PROF_NODE_A)
+        if (pn->kind != CSP_SCOPE_PROC && pn->kind != CSP_SCOPE_INLINE)
             continue;
         if (line != 0)
             snprintf(suffix, sizeof(suffix), ":%u", line);
@@ -268,7 +268,7 @@ prof_judge_root(const struct prof_ctx *ctx, const struct prof_node *n)
     const struct prof_proc *p;
     const struct prof_module *m;
 
-    if ((n->kind != PROF_NODE_PF && n->kind != PROF_NODE_A) || n->proc == PROF_NONE)
+    if ((n->kind != CSP_SCOPE_PROC && n->kind != CSP_SCOPE_INLINE) || n->proc == PROF_NONE)
         return PROF_NOT_ROOTED;
     p = &ctx->procs[n->proc];
     if (p->is_root)
@@ -345,7 +345,7 @@ prof_summary_build(struct prof_ctx *ctx, uint32_t top, struct prof_summary *s)
     inner[0] = frame_of[0] = PROF_NONE;
     for (i = 0; i < t->n; i++) {
         const struct prof_node *n = &t->nodes[i];
-        bool frame = n->kind == PROF_NODE_PF || n->kind == PROF_NODE_A;
+        bool frame = n->kind == CSP_SCOPE_PROC || n->kind == CSP_SCOPE_INLINE;
 
         if (i > 0) {
             inner[i] = frame ? n->proc : inner[n->parent];
@@ -393,7 +393,7 @@ prof_summary_build(struct prof_ctx *ctx, uint32_t top, struct prof_summary *s)
         const struct prof_node *n = &t->nodes[i];
 
         /* A path ends in a frame that has cost of its own: its prefixes are not listed. */
-        if ((n->kind == PROF_NODE_PF || n->kind == PROF_NODE_A) && frame_self[i] != 0.0) {
+        if ((n->kind == CSP_SCOPE_PROC || n->kind == CSP_SCOPE_INLINE) && frame_self[i] != 0.0) {
             s->top_paths[s->ntop_paths].node = (uint32_t)i;
             s->top_paths[s->ntop_paths].value = prof_rank_incl(ctx, (uint32_t)i);
             s->ntop_paths++;
@@ -407,7 +407,7 @@ prof_summary_build(struct prof_ctx *ctx, uint32_t top, struct prof_summary *s)
 
         s->top_paths[i].path = prof_path_string(ctx, s->top_paths[i].node);
         /* The call site the last frame was called from, and its call-edge count. */
-        if (parent != PROF_NONE && t->nodes[parent].kind == PROF_NODE_C)
+        if (parent != PROF_NONE && t->nodes[parent].kind == CSP_SCOPE_CALL)
             s->top_paths[i].calls = t->nodes[parent].calls;
     }
     prof_trust_compute(ctx, s, stops);

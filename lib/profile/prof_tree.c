@@ -23,7 +23,7 @@ prof_tree_init(struct prof_tree *t)
     memset(&t->nodes[0], 0, sizeof(t->nodes[0]));
     t->nodes[0].parent = PROF_NONE;
     t->nodes[0].first_child = t->nodes[0].last_child = t->nodes[0].next_sibling = PROF_NONE;
-    t->nodes[0].kind = PROF_NODE_ROOT;
+    t->nodes[0].kind = CSP_SCOPE_ROOT;
     t->nodes[0].proc = t->nodes[0].file = t->nodes[0].module = PROF_NONE;
     t->nodes[0].offset = PROF_NO_OFFSET;
     t->n = 1;
@@ -32,7 +32,7 @@ prof_tree_init(struct prof_tree *t)
 /* The child of @parent under key (k1, k2), created with these fields if absent. */
 static uint32_t
 prof_tree_child_key(struct prof_tree *t, uint32_t parent, uint64_t k1, uint64_t k2,
-                    enum prof_node_kind kind, uint32_t proc, uint32_t file, uint32_t line)
+                    enum csp_scope kind, uint32_t proc, uint32_t file, uint32_t line)
 {
     uint32_t id = prof_map_get(&t->children, parent, k1, k2);
     struct prof_node *c;
@@ -61,7 +61,7 @@ prof_tree_child_key(struct prof_tree *t, uint32_t parent, uint64_t k1, uint64_t 
 }
 
 uint32_t
-prof_tree_child(struct prof_tree *t, uint32_t parent, enum prof_node_kind kind, uint32_t proc,
+prof_tree_child(struct prof_tree *t, uint32_t parent, enum csp_scope kind, uint32_t proc,
                 uint32_t file, uint32_t line)
 {
     return prof_tree_child_key(t, parent, (uint64_t)kind << 32 | proc, (uint64_t)file << 32 | line,
@@ -71,8 +71,8 @@ prof_tree_child(struct prof_tree *t, uint32_t parent, enum prof_node_kind kind, 
 uint32_t
 prof_tree_loop_child(struct prof_tree *t, uint32_t parent, uint64_t offset, uint32_t span)
 {
-    uint32_t id = prof_tree_child_key(t, parent, (uint64_t)PROF_NODE_L << 32 | PROF_LOOP_AT, offset,
-                                      PROF_NODE_L, PROF_NONE, PROF_NONE, 0);
+    uint32_t id = prof_tree_child_key(t, parent, (uint64_t)CSP_SCOPE_LOOP << 32 | PROF_LOOP_AT,
+                                      offset, CSP_SCOPE_LOOP, PROF_NONE, PROF_NONE, 0);
 
     t->nodes[id].span = span;
     return id;
@@ -153,13 +153,13 @@ prof_tree_compute(struct prof_tree *t, uint32_t nevents)
         /* Children come after parents, so node i is final here: push it up. */
         for (e = 0; e < ne; e++) {
             t->incl[p * ne + e] += t->incl[i * ne + e];
-            if (n->kind != PROF_NODE_PF && t->nodes[p].kind != PROF_NODE_C &&
-                t->nodes[p].kind != PROF_NODE_ROOT)
+            if (n->kind != CSP_SCOPE_PROC && t->nodes[p].kind != CSP_SCOPE_CALL &&
+                t->nodes[p].kind != CSP_SCOPE_ROOT)
                 t->excl[p * ne + e] += t->excl[i * ne + e];
         }
         t->incl_samples[p] += t->incl_samples[i];
-        if (n->kind != PROF_NODE_PF && t->nodes[p].kind != PROF_NODE_C &&
-            t->nodes[p].kind != PROF_NODE_ROOT)
+        if (n->kind != CSP_SCOPE_PROC && t->nodes[p].kind != CSP_SCOPE_CALL &&
+            t->nodes[p].kind != CSP_SCOPE_ROOT)
             t->excl_samples[p] += t->excl_samples[i];
     }
 }

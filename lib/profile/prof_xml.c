@@ -404,14 +404,16 @@ prof_write_node_metrics(struct prof_xw *x, const struct prof_ctx *ctx, uint32_t 
 static void
 prof_write_node_open(struct prof_xw *x, const struct prof_ctx *ctx, uint32_t v)
 {
-    static const char *const tag[] = {"", "PF", "A", "L", "C", "S"};
+    static const char *const tag[CSP_SCOPE_NKINDS] = {
+        [CSP_SCOPE_ROOT] = "",  [CSP_SCOPE_PROC] = "PF", [CSP_SCOPE_INLINE] = "A",
+        [CSP_SCOPE_LOOP] = "L", [CSP_SCOPE_CALL] = "C",  [CSP_SCOPE_STMT] = "S"};
     const struct prof_node *n = &ctx->tree.nodes[v];
 
     if (!x->failed)
         prof_xw_check(x, xmlTextWriterWriteRaw(x->w, BAD_CAST "\n"));
     prof_xw_start(x, tag[n->kind]);
     prof_xw_u64(x, "i", v);
-    if (n->kind == PROF_NODE_PF) {
+    if (n->kind == CSP_SCOPE_PROC) {
         const struct prof_proc *p = &ctx->procs[n->proc];
 
         prof_xw_u64(x, "n", n->proc);
@@ -421,12 +423,12 @@ prof_write_node_open(struct prof_xw *x, const struct prof_ctx *ctx, uint32_t v)
         if (n->offset != PROF_NO_OFFSET)
             prof_xw_attrf(x, "a", "0x%llx", (unsigned long long)n->offset);
     } else {
-        if (n->kind == PROF_NODE_A)
+        if (n->kind == CSP_SCOPE_INLINE)
             prof_xw_u64(x, "n", n->proc);
         prof_xw_index(x, "f", n->file);
         prof_xw_line(x, n->line);
         prof_xw_offset(x, n->module, n->offset);
-        if (n->kind == PROF_NODE_L)
+        if (n->kind == CSP_SCOPE_LOOP)
             prof_xw_loop_end(x, n->offset, n->span);
     }
     prof_write_node_metrics(x, ctx, v);
@@ -571,21 +573,23 @@ prof_write_flat_metrics(struct prof_xw *x, const struct prof_ctx *ctx, uint32_t 
 static void
 prof_write_flat_open(struct prof_xw *x, const struct prof_ctx *ctx, uint32_t v)
 {
-    static const char *const tag[] = {"",        "StaticLM", "StaticF", "StaticP",
-                                      "StaticA", "StaticL",  "StaticC", "StaticS"};
+    static const char *const tag[CSP_SCOPE_NKINDS] = {
+        [CSP_SCOPE_ROOT] = "",        [CSP_SCOPE_MODULE] = "StaticLM", [CSP_SCOPE_FILE] = "StaticF",
+        [CSP_SCOPE_PROC] = "StaticP", [CSP_SCOPE_INLINE] = "StaticA",  [CSP_SCOPE_LOOP] = "StaticL",
+        [CSP_SCOPE_CALL] = "StaticC", [CSP_SCOPE_STMT] = "StaticS"};
     const struct prof_flat_node *n = &ctx->flat.nodes[v];
 
     prof_xw_start(x, tag[n->kind]);
     prof_xw_u64(x, "i", v);
     switch (n->kind) {
-    case PROF_FLAT_LM:
+    case CSP_SCOPE_MODULE:
         prof_xw_index(x, "lm", n->id);
         break;
-    case PROF_FLAT_F:
+    case CSP_SCOPE_FILE:
         prof_xw_index(x, "f", n->id);
         break;
-    case PROF_FLAT_P:
-    case PROF_FLAT_A:
+    case CSP_SCOPE_PROC:
+    case CSP_SCOPE_INLINE:
         prof_xw_u64(x, "n", n->id);
         prof_xw_index(x, "f", n->file);
         prof_xw_line(x, n->line);
@@ -595,7 +599,7 @@ prof_write_flat_open(struct prof_xw *x, const struct prof_ctx *ctx, uint32_t v)
         prof_xw_index(x, "f", n->file);
         prof_xw_line(x, n->line);
         prof_xw_offset(x, n->module, n->offset);
-        if (n->kind == PROF_FLAT_L)
+        if (n->kind == CSP_SCOPE_LOOP)
             prof_xw_loop_end(x, n->offset, n->span);
         break;
     }

@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "profile/profile.h"
+#include "support/scope.h"
 #include "support/strtab.h"
 #include "trust/trust.h"
 
@@ -140,19 +141,14 @@ uint32_t prof_intern(struct csp_strtab *t, const char *s);
  * sites (C) and statements (S); the callee frames of a call site are
  * children of its C node.
  */
-enum prof_node_kind {
-    PROF_NODE_ROOT = 0,
-    PROF_NODE_PF = 1,
-    PROF_NODE_A = 2, /* inlined frame: proc = callee; file/line = call site */
-    PROF_NODE_L = 3, /* loop: file/line = loop header */
-    PROF_NODE_C = 4, /* call site: file/line of the call instruction */
-    PROF_NODE_S = 5, /* statement: file/line of the sampled instruction */
-};
+/* A node's kind is an enum csp_scope (support/scope.h): ROOT; PROC; INLINE (proc = callee,
+ * file/line = call site); LOOP (file/line = loop header); CALL (file/line of the call
+ * instruction); STMT (file/line of the sampled instruction). */
 
 struct prof_node {
     uint32_t parent; /* PROF_NONE for the root */
     uint32_t first_child, last_child, next_sibling;
-    uint32_t kind;   /* enum prof_node_kind */
+    uint32_t kind;   /* enum csp_scope */
     uint32_t proc;   /* PF, A: procedure index; PROF_NONE otherwise */
     uint32_t file;   /* file index or PROF_NONE */
     uint32_t line;   /* 0 when unknown */
@@ -186,8 +182,8 @@ struct prof_tree {
 /* Initialise @t with its root.  */
 void prof_tree_init(struct prof_tree *t);
 /* The child of @parent with this key, created (appended last) if absent. */
-uint32_t prof_tree_child(struct prof_tree *t, uint32_t parent, enum prof_node_kind kind,
-                         uint32_t proc, uint32_t file, uint32_t line);
+uint32_t prof_tree_child(struct prof_tree *t, uint32_t parent, enum csp_scope kind, uint32_t proc,
+                         uint32_t file, uint32_t line);
 /*
  * A loop without a line (file PROF_NONE, line 0: stripped code) is known by
  * its address range alone: distinct loops of one frame must not merge into
@@ -198,7 +194,7 @@ uint32_t prof_tree_child(struct prof_tree *t, uint32_t parent, enum prof_node_ki
 static inline bool
 prof_loop_lineless(uint32_t kind, uint32_t file, uint32_t line, uint64_t offset)
 {
-    return kind == PROF_NODE_L && file == PROF_NONE && line == 0 && offset != PROF_NO_OFFSET;
+    return kind == CSP_SCOPE_LOOP && file == PROF_NONE && line == 0 && offset != PROF_NO_OFFSET;
 }
 uint32_t prof_tree_loop_child(struct prof_tree *t, uint32_t parent, uint64_t offset, uint32_t span);
 /* Record that module @module's address @offset maps to @node (keeps the lowest). */
@@ -392,16 +388,10 @@ double prof_stats_get(const struct prof_ctx *ctx, uint32_t node, uint32_t event,
                       enum prof_stat_kind k);
 /* ---- prof_flat.c: the static view ----------------------------------------- */
 
-enum prof_flat_kind {
-    PROF_FLAT_ROOT = 0,
-    PROF_FLAT_LM = 1, /* id: module index (PROF_NONE: no module) */
-    PROF_FLAT_F = 2,  /* id: file index (PROF_NONE: unknown file) */
-    PROF_FLAT_P = 3,  /* id: procedure index */
-    PROF_FLAT_A = 4,  /* id: inlined procedure; file/line: call site */
-    PROF_FLAT_L = 5,  /* file/line: loop header */
-    PROF_FLAT_C = 6,  /* file/line: call site */
-    PROF_FLAT_S = 7,  /* file/line: statement */
-};
+/* A flat node's kind is an enum csp_scope (support/scope.h): ROOT; MODULE (id: module index,
+ * PROF_NONE: no module); FILE (id: file index, PROF_NONE: unknown file); PROC (id: procedure
+ * index); INLINE (id: inlined procedure, file/line: call site); LOOP (file/line: loop
+ * header); CALL (file/line: call site); STMT (file/line: statement). */
 
 struct prof_flat_node {
     uint32_t parent, first_child, last_child, next_sibling;

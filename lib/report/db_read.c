@@ -320,9 +320,9 @@ cct_kind(const char *el)
 {
     static const struct {
         const char *name;
-        enum rpt_cct_kind kind;
-    } kinds[] = {{"PF", RPT_CCT_FRAME},   {"A", RPT_CCT_INLINE}, {"L", RPT_CCT_LOOP},
-                 {"C", RPT_CCT_CALLSITE}, {"S", RPT_CCT_STMT},   {"T", RPT_CCT_TRUNC}};
+        enum csp_scope kind;
+    } kinds[] = {{"PF", CSP_SCOPE_PROC}, {"A", CSP_SCOPE_INLINE}, {"L", CSP_SCOPE_LOOP},
+                 {"C", CSP_SCOPE_CALL},  {"S", CSP_SCOPE_STMT},   {"T", CSP_SCOPE_TRUNC}};
 
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (strcmp(kinds[i].name, el) == 0)
@@ -366,14 +366,14 @@ new_node(struct reader *rd, int kind, const struct attrs *a, uint32_t *out)
     n->lm = -1;
     n->file = -1;
     if (a != NULL) {
-        if (kind == RPT_CCT_FRAME || kind == RPT_CCT_INLINE)
+        if (kind == CSP_SCOPE_PROC || kind == CSP_SCOPE_INLINE)
             n->proc = (int32_t)attr_ll(a, "n", -1);
         n->lm = (int32_t)attr_ll(a, "lm", -1);
         n->file = (int32_t)attr_ll(a, "f", -1);
         n->line = (int32_t)attr_ll(a, "l", 0);
         n->id = (uint32_t)attr_ll(a, "i", 0);
         n->addr = attr_addr(a, "a");
-        if (kind == RPT_CCT_LOOP)
+        if (kind == CSP_SCOPE_LOOP)
             n->end = attr_addr(a, "end");
     }
     if (id != 0) {
@@ -396,7 +396,7 @@ static_kind(const char *el)
 
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(names[i], el) == 0)
-            return (int)i + RPT_STATIC_MODULE;
+            return (int)i + CSP_SCOPE_MODULE;
     return -1;
 }
 
@@ -417,7 +417,7 @@ new_snode(struct reader *rd, int kind, const struct attrs *a, uint32_t *out)
     n->proc = n->lm = n->file = -1;
     n->line = 0;
     if (a != NULL) {
-        if (kind == RPT_STATIC_PROC || kind == RPT_STATIC_INLINE)
+        if (kind == CSP_SCOPE_PROC || kind == CSP_SCOPE_INLINE)
             n->proc = (int32_t)attr_ll(a, "n", -1);
         n->lm = (int32_t)attr_ll(a, "lm", -1);
         n->file = (int32_t)attr_ll(a, "f", -1);
@@ -539,7 +539,7 @@ start_element(struct reader *rd, xmlTextReaderPtr r, const char *el, int depth, 
             return rd->nsnodes != 0 ? RPT_EFORMAT : RPT_OK;
         rd->in_flat = true;
         rd->flat_depth = depth;
-        rc = new_snode(rd, RPT_STATIC_ROOT, NULL, &id);
+        rc = new_snode(rd, CSP_SCOPE_ROOT, NULL, &id);
         if (rc == RPT_OK)
             rc = push(rd, id, depth);
         return rc;
@@ -549,7 +549,7 @@ start_element(struct reader *rd, xmlTextReaderPtr r, const char *el, int depth, 
             return RPT_EFORMAT; /* a second profile: not produced by csprof-prof */
         rd->in_cct = !empty;
         rd->cct_depth = depth;
-        rc = new_node(rd, RPT_CCT_ROOT, NULL, &id);
+        rc = new_node(rd, CSP_SCOPE_ROOT, NULL, &id);
         if (rc == RPT_OK && !empty)
             rc = push(rd, id, depth);
         return rc;
@@ -712,8 +712,8 @@ finish_db(struct reader *rd, char *err, size_t errlen)
     rd->nodes = NULL;
     for (uint32_t i = 0; i < db->nnodes; i++) {
         struct rpt_node *n = &db->nodes[i];
-        if (n->proc >= db->nprocs || (n->kind == RPT_CCT_FRAME && n->proc < 0) ||
-            (n->kind == RPT_CCT_INLINE && n->proc < 0)) {
+        if (n->proc >= db->nprocs || (n->kind == CSP_SCOPE_PROC && n->proc < 0) ||
+            (n->kind == CSP_SCOPE_INLINE && n->proc < 0)) {
             rpt_errf(err, errlen, "%s: a call-tree frame names procedure %d of %d", db->path,
                      (int)n->proc, db->nprocs);
             return RPT_EFORMAT;
@@ -722,7 +722,7 @@ finish_db(struct reader *rd, char *err, size_t errlen)
             n->file = -1;
         if (n->lm >= db->nmodules)
             n->lm = -1;
-        if (n->kind == RPT_CCT_FRAME && n->lm < 0 && db->procs[n->proc].lm < db->nmodules)
+        if (n->kind == CSP_SCOPE_PROC && n->lm < 0 && db->procs[n->proc].lm < db->nmodules)
             n->lm = db->procs[n->proc].lm;
     }
     if (db->nmetrics > 0) {
@@ -733,7 +733,7 @@ finish_db(struct reader *rd, char *err, size_t errlen)
     for (uint32_t i = 0; i < rd->nsnodes; i++) {
         struct rpt_snode *n = &rd->snodes[i];
         if (n->proc >= db->nprocs ||
-            ((n->kind == RPT_STATIC_PROC || n->kind == RPT_STATIC_INLINE) && n->proc < 0)) {
+            ((n->kind == CSP_SCOPE_PROC || n->kind == CSP_SCOPE_INLINE) && n->proc < 0)) {
             rpt_errf(err, errlen, "%s: a static scope names procedure %d of %d", db->path,
                      (int)n->proc, db->nprocs);
             return RPT_EFORMAT;

@@ -34,6 +34,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "support/scope.h"
+
 enum rpt_status {
     RPT_OK = 0,
     RPT_ENOMEM = -1,
@@ -49,15 +51,10 @@ const char *rpt_strerror(int err);
 /* ---------------------------------------------------------------- database */
 
 /* Kinds of stored CCT nodes (the element names of experiment.dtd). */
-enum rpt_cct_kind {
-    RPT_CCT_ROOT,     /* SecCallPathProfileData: the whole run */
-    RPT_CCT_FRAME,    /* PF: procedure frame */
-    RPT_CCT_INLINE,   /* A: inlined frame */
-    RPT_CCT_LOOP,     /* L */
-    RPT_CCT_CALLSITE, /* C: call site; the callee frames are its children */
-    RPT_CCT_STMT,     /* S: statement */
-    RPT_CCT_TRUNC,    /* T: the rest of a path cut by csprof-prof */
-};
+/* The kinds of experiment.xml's calling-context scopes are enum csp_scope (support/scope.h):
+ * ROOT (SecCallPathProfileData: the whole run), PROC (PF: procedure frame), INLINE (A),
+ * LOOP (L), CALL (C: call site; the callee frames are its children), STMT (S), TRUNC (T: the
+ * rest of a path cut by csprof-prof). */
 
 struct rpt_metric {
     char *name;          /* "CPUTIME (I)" */
@@ -115,7 +112,7 @@ struct rpt_node {
     uint32_t parent;       /* index; the root (0) is its own parent */
     uint32_t first_child;  /* 0: none */
     uint32_t next_sibling; /* 0: none */
-    uint8_t kind;          /* enum rpt_cct_kind */
+    uint8_t kind;          /* enum csp_scope */
     int32_t proc;          /* FRAME/INLINE: procedure index, else -1 */
     int32_t lm;            /* FRAME: load module or -1 */
     int32_t file, line;    /* -1 / 0 when absent */
@@ -126,21 +123,13 @@ struct rpt_node {
 };
 
 /* Kinds of stored static-view scopes (SecFlatProfileData; experiment.dtd Static*). */
-enum rpt_static_kind {
-    RPT_STATIC_ROOT,
-    RPT_STATIC_MODULE, /* StaticLM */
-    RPT_STATIC_FILE,   /* StaticF */
-    RPT_STATIC_PROC,   /* StaticP */
-    RPT_STATIC_INLINE, /* StaticA */
-    RPT_STATIC_LOOP,   /* StaticL */
-    RPT_STATIC_CALL,   /* StaticC */
-    RPT_STATIC_STMT,   /* StaticS */
-};
+/* The stored static view's kinds are enum csp_scope: ROOT, MODULE (StaticLM), FILE (StaticF),
+ * PROC (StaticP), INLINE (StaticA), LOOP (StaticL), CALL (StaticC), STMT (StaticS). */
 
 /* One scope of the stored static view. */
 struct rpt_snode {
     uint32_t parent;    /* index; the root (0) is its own parent */
-    uint8_t kind;       /* enum rpt_static_kind */
+    uint8_t kind;       /* enum csp_scope */
     int32_t proc;       /* PROC/INLINE: procedure index, else -1 */
     int32_t lm;         /* load module or -1 */
     int32_t file, line; /* -1 / 0 when absent */
@@ -237,15 +226,10 @@ int rpt_db_find_metric(const struct rpt_db *db, const char *name);
 /* ----------------------------------------------------------------- views */
 
 /* Kinds of view nodes. */
-enum rpt_kind {
-    RPT_ROOT,   /* the program */
-    RPT_FRAME,  /* a procedure frame */
-    RPT_INLINE, /* an inlined frame (--inlines keep) */
-    RPT_LOOP,   /* a loop (--loops keep) */
-    RPT_STMT,   /* a statement (only when rpt_view_options.statements) */
-    RPT_TRUNC,  /* the part of a path the database cut */
-    RPT_GROUP,  /* flat views: a file, module or line row */
-};
+/* A view node's kind is an enum csp_scope: ROOT (the program), PROC (a procedure frame),
+ * INLINE (an inlined frame, --inlines keep), LOOP (--loops keep), STMT (only when
+ * rpt_view_options.statements), TRUNC (the part of a path the database cut), GROUP (flat
+ * views: a file, module or line row). */
 
 struct rpt_view_options {
     bool keep_inlines;       /* --inlines keep (default) vs merge */
@@ -264,7 +248,7 @@ struct rpt_view_options {
  */
 struct rpt_vnode {
     uint32_t parent, first_child, next_sibling, last_child; /* 0: none (root is 0) */
-    uint8_t kind;                                           /* enum rpt_kind */
+    uint8_t kind;                                           /* enum csp_scope */
     uint32_t name;                                          /* name id: rpt_tree_name() */
     int32_t proc;             /* procedure index in the tree's db, or -1 */
     int32_t lm;               /* load module index or -1 */

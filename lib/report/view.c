@@ -352,14 +352,14 @@ name_of_loop(struct build_ctx *x, int kind, const struct rpt_node *sn, int lm, u
 {
     char buf[512];
 
-    if (kind == RPT_LOOP && sn->line <= 0 && sn->end > sn->addr) {
+    if (kind == CSP_SCOPE_LOOP && sn->line <= 0 && sn->end > sn->addr) {
         const char *mod = lm >= 0 && lm < x->db->nmodules ? x->db->modules[lm].name : "?";
         const char *slash = strrchr(mod, '/');
 
         snprintf(buf, sizeof buf, "loop at %s+0x%llx..0x%llx",
                  slash != NULL && slash[1] != '\0' ? slash + 1 : mod, (unsigned long long)sn->addr,
                  (unsigned long long)sn->end);
-    } else if (kind == RPT_LOOP) {
+    } else if (kind == CSP_SCOPE_LOOP) {
         snprintf(buf, sizeof buf, "loop at %s:%d", rpt_file_base(x->db, sn->file), sn->line);
     } else {
         snprintf(buf, sizeof buf, "%s:%d", rpt_file_base(x->db, sn->file), sn->line);
@@ -400,8 +400,8 @@ frame_folds(struct build_ctx *x, int p, uint32_t name, uint32_t target)
         return true;
     if (target == 0 && !x->opt->keep_roots && matches(&x->roots, s))
         return true;
-    if (x->opt->collapse_recursion && (tv->kind == RPT_FRAME || tv->kind == RPT_INLINE) &&
-        tv->name == name)
+    if (x->opt->collapse_recursion &&
+        (tv->kind == CSP_SCOPE_PROC || tv->kind == CSP_SCOPE_INLINE) && tv->name == name)
         return true;
     return false;
 }
@@ -427,24 +427,25 @@ build_node(struct build_ctx *x, uint32_t n, uint32_t target, const struct pendin
     proto.cs_file = -1;
     proto.addr = sn->addr;
     switch (sn->kind) {
-    case RPT_CCT_CALLSITE:
+    case CSP_SCOPE_CALL:
         add_self(x, target, n);
         call.file = sn->file;
         call.line = sn->line;
         call.calls = db->calls_metric >= 0 ? rpt_db_value(db, n, db->calls_metric) : 0;
         call.callees = 0; /* ([kernel]: an entry into the kernel at that address, not a callee) */
         for (uint32_t k = sn->first_child; k != 0; k = db->nodes[k].next_sibling)
-            call.callees += db->nodes[k].kind == RPT_CCT_FRAME && !is_kernel(db, db->nodes[k].proc);
+            call.callees +=
+                db->nodes[k].kind == CSP_SCOPE_PROC && !is_kernel(db, db->nodes[k].proc);
         return build_children(x, n, target, &call, depth + 1);
-    case RPT_CCT_FRAME:
-    case RPT_CCT_INLINE:
-        proto.kind = sn->kind == RPT_CCT_FRAME ? RPT_FRAME : RPT_INLINE;
+    case CSP_SCOPE_PROC:
+    case CSP_SCOPE_INLINE:
+        proto.kind = sn->kind == CSP_SCOPE_PROC ? CSP_SCOPE_PROC : CSP_SCOPE_INLINE;
         proto.name = x->proc_name[sn->proc];
         proto.proc = sn->proc;
-        proto.lm = sn->kind == RPT_CCT_FRAME ? sn->lm : db->nodes[sn->parent].lm;
+        proto.lm = sn->kind == CSP_SCOPE_PROC ? sn->lm : db->nodes[sn->parent].lm;
         proto.file = db->procs[sn->proc].file;
         proto.line = db->procs[sn->proc].line;
-        if (sn->kind == RPT_CCT_INLINE) {
+        if (sn->kind == CSP_SCOPE_INLINE) {
             proto.cs_file = sn->file;
             proto.cs_line = sn->line;
             if (!x->opt->keep_inlines)
@@ -461,10 +462,10 @@ build_node(struct build_ctx *x, uint32_t n, uint32_t target, const struct pendin
             (dst = child_get(&x->b, target, &proto)) == 0)
             return RPT_ENOMEM;
         break;
-    case RPT_CCT_LOOP:
-    case RPT_CCT_STMT:
-        if (sn->kind == RPT_CCT_LOOP ? x->opt->keep_loops : x->opt->statements) {
-            proto.kind = sn->kind == RPT_CCT_LOOP ? RPT_LOOP : RPT_STMT;
+    case CSP_SCOPE_LOOP:
+    case CSP_SCOPE_STMT:
+        if (sn->kind == CSP_SCOPE_LOOP ? x->opt->keep_loops : x->opt->statements) {
+            proto.kind = sn->kind == CSP_SCOPE_LOOP ? CSP_SCOPE_LOOP : CSP_SCOPE_STMT;
             proto.lm = x->b.t->nodes[target].lm;
             rc = name_of_loop(x, proto.kind, sn, sn->lm >= 0 ? sn->lm : proto.lm, &proto.name);
             if (rc != RPT_OK)
@@ -473,8 +474,8 @@ build_node(struct build_ctx *x, uint32_t n, uint32_t target, const struct pendin
                 return RPT_ENOMEM;
         }
         break;
-    case RPT_CCT_TRUNC:
-        proto.kind = RPT_TRUNC;
+    case CSP_SCOPE_TRUNC:
+        proto.kind = CSP_SCOPE_TRUNC;
         proto.name = x->trunc_name;
         if ((dst = child_get(&x->b, target, &proto)) == 0)
             return RPT_ENOMEM;
@@ -533,7 +534,8 @@ focus_copy(struct tree_build *b, const struct rpt_tree *src, uint32_t sn, const 
     for (uint32_t k = src->nodes[sn].first_child; k != 0; k = src->nodes[k].next_sibling) {
         const struct rpt_vnode *v = &src->nodes[k];
         int rc;
-        if ((v->kind == RPT_FRAME || v->kind == RPT_INLINE) && matches(re, rpt_tree_name(src, k)))
+        if ((v->kind == CSP_SCOPE_PROC || v->kind == CSP_SCOPE_INLINE) &&
+            matches(re, rpt_tree_name(src, k)))
             rc = copy_subtree(b, 0, src, k, colmap, 0);
         else
             rc = focus_copy(b, src, k, re, colmap);
@@ -550,7 +552,7 @@ root_node(struct rpt_tree *t, const char *program)
     const char *base = program != NULL ? strrchr(program, '/') : NULL;
 
     memset(&proto, 0, sizeof proto);
-    proto.kind = RPT_ROOT;
+    proto.kind = CSP_SCOPE_ROOT;
     proto.proc = proto.lm = proto.file = proto.cs_file = -1;
     if (names_intern(t->names,
                      base != NULL      ? base + 1
@@ -711,13 +713,13 @@ out_free_tree:
 static bool
 is_proc(const struct rpt_vnode *v)
 {
-    return v->kind == RPT_FRAME || v->kind == RPT_INLINE || v->kind == RPT_TRUNC;
+    return v->kind == CSP_SCOPE_PROC || v->kind == CSP_SCOPE_INLINE || v->kind == CSP_SCOPE_TRUNC;
 }
 
 static bool
 is_frame(const struct rpt_vnode *v)
 {
-    return is_proc(v) || v->kind == RPT_LOOP;
+    return is_proc(v) || v->kind == CSP_SCOPE_LOOP;
 }
 
 static void
@@ -794,7 +796,7 @@ rpt_tree_bottom_up(const struct rpt_tree *td, unsigned max_depth, struct rpt_tre
         uint32_t o = outer[v->parent];
 
         if (is_proc(v)) {
-            if (v->kind != RPT_INLINE)
+            if (v->kind != CSP_SCOPE_INLINE)
                 inlined_only[v->name] = 0;
             o = n; /* outermost unless an enclosing frame is the same procedure */
             for (uint32_t a = v->parent; a != 0; a = td->nodes[a].parent)
@@ -832,8 +834,8 @@ rpt_tree_bottom_up(const struct rpt_tree *td, unsigned max_depth, struct rpt_tre
                 continue;
             }
             if (level == 0) {
-                if (proto.kind != RPT_TRUNC)
-                    proto.kind = inlined_only[proto.name] ? RPT_INLINE : RPT_FRAME;
+                if (proto.kind != CSP_SCOPE_TRUNC)
+                    proto.kind = inlined_only[proto.name] ? CSP_SCOPE_INLINE : CSP_SCOPE_PROC;
                 proto.cs_line = 0;
                 proto.cs_file = -1;
                 proto.calls = ccalls[n];
@@ -881,22 +883,23 @@ flat_key(const struct rpt_tree *t, uint32_t n, enum rpt_flat_by by)
 
     switch (by) {
     case RPT_FLAT_PROCEDURE:
-        return (v->kind == RPT_FRAME || v->kind == RPT_INLINE || v->kind == RPT_TRUNC)
+        return (v->kind == CSP_SCOPE_PROC || v->kind == CSP_SCOPE_INLINE ||
+                v->kind == CSP_SCOPE_TRUNC)
                    ? (int64_t)v->name
                    : -1;
     case RPT_FLAT_FILE:
-        if (v->kind == RPT_STMT)
+        if (v->kind == CSP_SCOPE_STMT)
             return v->file >= 0 ? v->file : FLAT_INHERIT;
-        if (v->kind == RPT_FRAME || v->kind == RPT_INLINE)
+        if (v->kind == CSP_SCOPE_PROC || v->kind == CSP_SCOPE_INLINE)
             return v->proc >= 0 && db->procs[v->proc].file >= 0 ? db->procs[v->proc].file
                                                                 : FLAT_NO_ROW;
         return -1;
     case RPT_FLAT_MODULE:
-        return v->kind != RPT_FRAME ? FLAT_INHERIT : v->lm >= 0 ? v->lm : FLAT_NO_MODULE;
+        return v->kind != CSP_SCOPE_PROC ? FLAT_INHERIT : v->lm >= 0 ? v->lm : FLAT_NO_MODULE;
     case RPT_FLAT_LOOP:
-        return v->kind == RPT_LOOP ? (int64_t)v->name : -1;
+        return v->kind == CSP_SCOPE_LOOP ? (int64_t)v->name : -1;
     case RPT_FLAT_LINE:
-        return v->kind == RPT_STMT ? (int64_t)v->name : -1;
+        return v->kind == CSP_SCOPE_STMT ? (int64_t)v->name : -1;
     }
     return -1;
 }
@@ -954,7 +957,7 @@ rpt_tree_flat(const struct rpt_tree *td, enum rpt_flat_by by, struct rpt_tree **
             const char *s = k == FLAT_NO_MODULE   ? "?"
                             : by == RPT_FLAT_FILE ? td->db->files[k]
                                                   : td->db->modules[k].name;
-            proto.kind = RPT_GROUP;
+            proto.kind = CSP_SCOPE_GROUP;
             if (by == RPT_FLAT_FILE)
                 proto.file = (int32_t)k;
             else
@@ -965,7 +968,7 @@ rpt_tree_flat(const struct rpt_tree *td, enum rpt_flat_by by, struct rpt_tree **
         d = child_get(&b, 0, &proto);
         if (d == 0)
             goto out_free;
-        if (own >= 0 && (v->kind == RPT_FRAME || v->kind == RPT_INLINE))
+        if (own >= 0 && (v->kind == CSP_SCOPE_PROC || v->kind == CSP_SCOPE_INLINE))
             b.t->nodes[d].calls += v->calls;
         if (own >= 0 && v->calls_callees > b.t->nodes[d].calls_callees)
             b.t->nodes[d].calls_callees = v->calls_callees;
@@ -988,7 +991,7 @@ static uint32_t
 static_frame(const struct rpt_db *db, uint32_t i)
 {
     for (uint32_t u = db->snodes[i].parent; u != 0; u = db->snodes[u].parent)
-        if (db->snodes[u].kind == RPT_STATIC_PROC || db->snodes[u].kind == RPT_STATIC_INLINE)
+        if (db->snodes[u].kind == CSP_SCOPE_PROC || db->snodes[u].kind == CSP_SCOPE_INLINE)
             return u;
     return 0;
 }
@@ -1021,9 +1024,9 @@ rpt_tree_flat_stored(const struct rpt_tree *td, const struct rpt_view_options *o
     if (db->nsnodes < 2 || opt->focus != NULL || opt->hide != NULL || opt->hide_lib != NULL ||
         !(by == RPT_FLAT_PROCEDURE || by == RPT_FLAT_FILE || by == RPT_FLAT_MODULE))
         return RPT_EINVAL;
-    want = by == RPT_FLAT_PROCEDURE ? RPT_STATIC_PROC
-           : by == RPT_FLAT_FILE    ? RPT_STATIC_FILE
-                                    : RPT_STATIC_MODULE;
+    want = by == RPT_FLAT_PROCEDURE ? CSP_SCOPE_PROC
+           : by == RPT_FLAT_FILE    ? CSP_SCOPE_FILE
+                                    : CSP_SCOPE_MODULE;
     if (regcomp(&roots, root_re, REG_EXTENDED | REG_NOSUB) != 0)
         return RPT_ENOMEM;
     memset(&b, 0, sizeof b);
@@ -1038,7 +1041,7 @@ rpt_tree_flat_stored(const struct rpt_tree *td, const struct rpt_view_options *o
     add_values(b.t, 0, td, 0, false, true);
     for (uint32_t i = 1; i < db->nsnodes; i++) {
         const struct rpt_snode *sn = &db->snodes[i];
-        bool inl = sn->kind == RPT_STATIC_INLINE && opt->keep_inlines && want == RPT_STATIC_PROC;
+        bool inl = sn->kind == CSP_SCOPE_INLINE && opt->keep_inlines && want == CSP_SCOPE_PROC;
         struct rpt_vnode proto;
         const char *name;
         uint32_t d;
@@ -1048,7 +1051,7 @@ rpt_tree_flat_stored(const struct rpt_tree *td, const struct rpt_view_options *o
             continue;
         memset(&proto, 0, sizeof proto);
         proto.proc = proto.lm = proto.file = proto.cs_file = -1;
-        if (want == RPT_STATIC_PROC) {
+        if (want == CSP_SCOPE_PROC) {
             name = db->procs[sn->proc].name;
             if (!opt->keep_roots && matches(&roots, name)) {
                 /* an elided root's own cost is the root's, as in the tree ("cost outside any
@@ -1057,26 +1060,26 @@ rpt_tree_flat_stored(const struct rpt_tree *td, const struct rpt_view_options *o
                     stored_self_to_root(b.t, db, i, excl_of, nv);
                 continue;
             }
-            proto.kind = inl ? RPT_INLINE : RPT_FRAME;
+            proto.kind = inl ? CSP_SCOPE_INLINE : CSP_SCOPE_PROC;
             proto.proc = sn->proc;
             proto.lm = sn->lm >= 0 ? sn->lm : db->procs[sn->proc].lm;
             proto.file = db->procs[sn->proc].file;
             proto.line = db->procs[sn->proc].line;
             if (inl) /* counted once when inlined into itself */
                 for (uint32_t u = static_frame(db, i); u != 0 && outer; u = static_frame(db, u))
-                    outer = !(db->snodes[u].kind == RPT_STATIC_INLINE &&
-                              db->snodes[u].proc == sn->proc);
-        } else if (want == RPT_STATIC_FILE) {
+                    outer =
+                        !(db->snodes[u].kind == CSP_SCOPE_INLINE && db->snodes[u].proc == sn->proc);
+        } else if (want == CSP_SCOPE_FILE) {
             if (sn->file < 0) { /* procedures without a file: no row, their cost the root's */
                 stored_self_to_root(b.t, db, i, excl_of, nv);
                 continue;
             }
             name = db->files[sn->file];
-            proto.kind = RPT_GROUP;
+            proto.kind = CSP_SCOPE_GROUP;
             proto.file = sn->file;
         } else {
             name = sn->lm >= 0 ? db->modules[sn->lm].name : "?";
-            proto.kind = RPT_GROUP;
+            proto.kind = CSP_SCOPE_GROUP;
             proto.lm = sn->lm;
         }
         if (names_intern(b.t->names, name, &proto.name) != RPT_OK)
@@ -1102,21 +1105,21 @@ rpt_tree_flat_stored(const struct rpt_tree *td, const struct rpt_view_options *o
     for (uint32_t n = 1; n < td->nnodes; n++) {
         const struct rpt_vnode *v = &td->nodes[n];
         uint32_t id = 0, nm;
-        if (v->calls == 0 || (v->kind != RPT_FRAME && v->kind != RPT_INLINE))
+        if (v->calls == 0 || (v->kind != CSP_SCOPE_PROC && v->kind != CSP_SCOPE_INLINE))
             continue;
-        if (want == RPT_STATIC_PROC) {
+        if (want == CSP_SCOPE_PROC) {
             id = map_find(&b.map, b.t, 0, v->kind, v->name, 0);
         } else {
-            int k = want == RPT_STATIC_FILE ? (v->proc >= 0 ? db->procs[v->proc].file : -1)
-                    : v->kind == RPT_FRAME  ? v->lm
-                                            : -1;
+            int k = want == CSP_SCOPE_FILE      ? (v->proc >= 0 ? db->procs[v->proc].file : -1)
+                    : v->kind == CSP_SCOPE_PROC ? v->lm
+                                                : -1;
             if (k < 0)
                 continue;
             if (names_intern(b.t->names,
-                             want == RPT_STATIC_FILE ? db->files[k] : db->modules[k].name,
+                             want == CSP_SCOPE_FILE ? db->files[k] : db->modules[k].name,
                              &nm) != RPT_OK)
                 goto out_free;
-            id = map_find(&b.map, b.t, 0, RPT_GROUP, nm, 0);
+            id = map_find(&b.map, b.t, 0, CSP_SCOPE_GROUP, nm, 0);
         }
         if (id != 0) {
             b.t->nodes[id].calls += v->calls;
@@ -1149,7 +1152,7 @@ struct umember {
 struct uchild {
     uint32_t node, name; /* name: for frames, the id of the name without clone suffixes */
     int32_t cs_line;
-    uint8_t side, kind; /* kind: inlined frames are RPT_FRAME here */
+    uint8_t side, kind; /* kind: inlined frames are CSP_SCOPE_PROC here */
 };
 
 struct union_ctx {
@@ -1211,8 +1214,8 @@ union_child(struct union_ctx *u, uint32_t d, const struct uchild *ch, size_t n,
         const struct uchild *c = k < n ? &ch[k] : &ch2[k - n];
         mem[k].node = c->node;
         mem[k].side = c->side;
-        if (c->kind == RPT_FRAME)
-            proto.diff |= u->src[c->side]->nodes[c->node].kind == RPT_INLINE
+        if (c->kind == CSP_SCOPE_PROC)
+            proto.diff |= u->src[c->side]->nodes[c->node].kind == CSP_SCOPE_INLINE
                               ? (c->side ? RPT_DIFF_INLINED_CUR : RPT_DIFF_INLINED_BASE)
                               : (c->side ? RPT_DIFF_OUTLINED_CUR : RPT_DIFF_OUTLINED_BASE);
     }
@@ -1253,10 +1256,10 @@ union_node(struct union_ctx *u, uint32_t d, const struct umember *mem, size_t nm
         for (uint32_t c = src->nodes[mem[i].node].first_child; c != 0;
              c = src->nodes[c].next_sibling) {
             const struct rpt_vnode *v = &src->nodes[c];
-            bool frame = v->kind == RPT_FRAME || v->kind == RPT_INLINE;
+            bool frame = v->kind == CSP_SCOPE_PROC || v->kind == CSP_SCOPE_INLINE;
             ch[k].node = c;
             ch[k].side = mem[i].side;
-            ch[k].kind = frame ? RPT_FRAME : v->kind;
+            ch[k].kind = frame ? CSP_SCOPE_PROC : v->kind;
             ch[k].name = frame && v->name < u->ncanon ? u->canon[v->name] : v->name;
             ch[k].cs_line = v->cs_line;
             k++;

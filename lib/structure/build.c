@@ -36,7 +36,7 @@ add_inline_scopes(struct analysis *an, struct struct_scope *parent, const struct
             goto out;
         if (mine.n == 0)
             continue;
-        s = struct_scope_new(an->m, parent, STRUCT_SCOPE_INLINE, mine.v, mine.n);
+        s = struct_scope_new(an->m, parent, CSP_SCOPE_INLINE, mine.v, mine.n);
         if (s == NULL) {
             rc = STRUCT_ENOMEM;
             goto out;
@@ -231,7 +231,7 @@ add_statements(struct analysis *an)
             if ((rc = struct_rvec_push(&rv, p[j].lo, p[j].hi)) != 0)
                 goto out;
         struct_rvec_normalize(&rv);
-        s = struct_scope_new(m, p[i].scope, STRUCT_SCOPE_STMT, rv.v, rv.n);
+        s = struct_scope_new(m, p[i].scope, CSP_SCOPE_STMT, rv.v, rv.n);
         if (s == NULL) {
             rc = STRUCT_ENOMEM;
             goto out;
@@ -284,7 +284,7 @@ group_by_file(struct analysis *an)
         /* Procedures from symbols or FDEs: take the file and line of their entry. */
         if (c->file == NULL && c->nranges > 0) {
             for (struct struct_scope *s = c->first_child; s != NULL; s = s->next_sibling)
-                if (s->kind == STRUCT_SCOPE_STMT &&
+                if (s->kind == CSP_SCOPE_STMT &&
                     struct_ranges_contain(s->ranges, s->nranges, c->ranges[0].lo)) {
                     c->file = s->file;
                     if (c->line == 0)
@@ -297,7 +297,7 @@ group_by_file(struct analysis *an)
     m->root.first_child = NULL;
     for (i = 0; i < n; i++) {
         if (f == NULL || proc_file_cmp(&v[i], &v[i - 1]) != 0) {
-            f = struct_scope_new(m, &m->root, STRUCT_SCOPE_FILE, NULL, 0);
+            f = struct_scope_new(m, &m->root, CSP_SCOPE_FILE, NULL, 0);
             if (f == NULL) {
                 free(v);
                 return STRUCT_ENOMEM;
@@ -399,7 +399,7 @@ struct_build_tree(struct analysis *an)
 
         if (c->final.n == 0)
             continue;
-        s = struct_scope_new(an->m, &an->m->root, STRUCT_SCOPE_PROC, c->final.v, c->final.n);
+        s = struct_scope_new(an->m, &an->m->root, CSP_SCOPE_PROC, c->final.v, c->final.n);
         if (s == NULL) {
             rc = STRUCT_ENOMEM;
             goto out;

@@ -59,14 +59,14 @@ struct_tree_add_calls(struct rebuild *rb)
 
         if (n->dead || n == rb->root)
             continue;
-        if (n->kind == STRUCT_SCOPE_STMT) {
+        if (n->kind == CSP_SCOPE_STMT) {
             struct_rvec_normalize(&n->ranges);
             for (size_t j = 0; j < n->ranges.n; j++) {
                 if (csp_vec_reserve(&sp, &capsp, nsp + 1, sizeof(*sp)) != 0)
                     goto out;
                 sp[nsp++] = (struct span){n->ranges.v[j].lo, n->ranges.v[j].hi, n};
             }
-        } else if (n->kind == STRUCT_SCOPE_LOOP || n->kind == STRUCT_SCOPE_INLINE) {
+        } else if (n->kind == CSP_SCOPE_LOOP || n->kind == CSP_SCOPE_INLINE) {
             struct_rvec_normalize(&n->ranges);
             inner[nin++] = n;
         }
@@ -98,7 +98,7 @@ struct_tree_add_calls(struct rebuild *rb)
                 }
             }
         }
-        n = struct_tree_new_node(rb, parent, STRUCT_SCOPE_CALL);
+        n = struct_tree_new_node(rb, parent, CSP_SCOPE_CALL);
         if (n == NULL || struct_rvec_push(&n->ranges, call->addr, call->end) != 0)
             goto out;
         if (stmt != NULL) {

@@ -83,7 +83,7 @@ struct_tree_unlink(struct tree_node *c)
 }
 
 struct tree_node *
-struct_tree_new_node(struct rebuild *rb, struct tree_node *parent, enum struct_scope_kind kind)
+struct_tree_new_node(struct rebuild *rb, struct tree_node *parent, enum csp_scope kind)
 {
     struct tree_node *n;
 
@@ -104,11 +104,11 @@ void
 struct_tree_key(const struct tree_node *n, uintptr_t *k1, uint32_t *k2)
 {
     switch (n->kind) {
-    case STRUCT_SCOPE_INLINE:
+    case CSP_SCOPE_INLINE:
         *k1 = (uintptr_t)n->ctx;
         *k2 = 0;
         break;
-    case STRUCT_SCOPE_STMT:
+    case CSP_SCOPE_STMT:
         *k1 = (uintptr_t)n->file;
         *k2 = n->line;
         break;
@@ -121,7 +121,7 @@ struct_tree_key(const struct tree_node *n, uintptr_t *k1, uint32_t *k2)
 
 /* The index's hash of a child key. */
 static uint64_t
-key_hash(const struct tree_node *parent, enum struct_scope_kind kind, uintptr_t k1, uint32_t k2)
+key_hash(const struct tree_node *parent, enum csp_scope kind, uintptr_t k1, uint32_t k2)
 {
     uint64_t h = (uint64_t)(uintptr_t)parent * 0x9e3779b97f4a7c15ULL;
 
@@ -139,8 +139,8 @@ entry_eq(const void *val, const void *key)
 
 /* Live child of @parent with this key, or NULL. */
 struct tree_node *
-struct_tree_find(const struct rebuild *rb, const struct tree_node *parent,
-                 enum struct_scope_kind kind, uintptr_t k1, uint32_t k2)
+struct_tree_find(const struct rebuild *rb, const struct tree_node *parent, enum csp_scope kind,
+                 uintptr_t k1, uint32_t k2)
 {
     struct tree_hash_entry key = {parent, k1, k2, kind, NULL};
     const struct tree_hash_entry *e =
@@ -250,12 +250,12 @@ collect_pieces(const struct struct_scope *x, struct piece_vec *out)
         for (size_t i = 0; i < c->nranges; i++) {
             if (struct_rvec_push(&kids, c->ranges[i].lo, c->ranges[i].hi) != 0)
                 goto out;
-            if (c->kind == STRUCT_SCOPE_STMT &&
+            if (c->kind == CSP_SCOPE_STMT &&
                 piece_vec_push(out, (struct piece){c->ranges[i].lo, c->ranges[i].hi, x, c, -1}) !=
                     0)
                 goto out;
         }
-        if (c->kind == STRUCT_SCOPE_INLINE && (rc = collect_pieces(c, out)) != 0)
+        if (c->kind == CSP_SCOPE_INLINE && (rc = collect_pieces(c, out)) != 0)
             goto out;
     }
     struct_rvec_normalize(&kids);
@@ -465,14 +465,14 @@ insert_piece(struct rebuild *rb, const struct piece *p, const struct struct_scop
 
         for (; ai < d && ai < nchain; ai++) {
             memset(&proto, 0, sizeof(proto));
-            proto.kind = STRUCT_SCOPE_INLINE;
+            proto.kind = CSP_SCOPE_INLINE;
             proto.ctx = chain[ai];
             if ((cur = child_get(rb, cur, &proto)) == NULL ||
                 struct_rvec_push(&cur->ranges, p->lo, p->hi) != 0)
                 return STRUCT_ENOMEM;
         }
         memset(&proto, 0, sizeof(proto));
-        proto.kind = STRUCT_SCOPE_LOOP;
+        proto.kind = CSP_SCOPE_LOOP;
         proto.loop = l;
         proto.ctx = ctx[l];
         if ((cur = child_get(rb, cur, &proto)) == NULL)
@@ -483,7 +483,7 @@ insert_piece(struct rebuild *rb, const struct piece *p, const struct struct_scop
     }
     for (; ai < nchain; ai++) {
         memset(&proto, 0, sizeof(proto));
-        proto.kind = STRUCT_SCOPE_INLINE;
+        proto.kind = CSP_SCOPE_INLINE;
         proto.ctx = chain[ai];
         if ((cur = child_get(rb, cur, &proto)) == NULL ||
             struct_rvec_push(&cur->ranges, p->lo, p->hi) != 0)
@@ -491,7 +491,7 @@ insert_piece(struct rebuild *rb, const struct piece *p, const struct struct_scop
     }
     if (p->stmt != NULL) {
         memset(&proto, 0, sizeof(proto));
-        proto.kind = STRUCT_SCOPE_STMT;
+        proto.kind = CSP_SCOPE_STMT;
         proto.ctx = p->owner;
         proto.file = p->stmt->file;
         proto.line = p->stmt->line;
@@ -541,10 +541,10 @@ min_stmt_line(const struct struct_cfg *cfg, const struct tree_node *n, const cha
     for (const struct tree_node *c = n->first; c != NULL; c = c->next) {
         uint32_t l = 0;
 
-        if (c->kind == STRUCT_SCOPE_STMT && c->file == file && c->line >= floor &&
+        if (c->kind == CSP_SCOPE_STMT && c->file == file && c->line >= floor &&
             (cfg == NULL || has_cbranch(cfg, c)))
             l = c->line;
-        else if (deep && c->kind == STRUCT_SCOPE_LOOP)
+        else if (deep && c->kind == CSP_SCOPE_LOOP)
             l = min_stmt_line(cfg, c, file, floor, true);
         if (l != 0 && (best == 0 || l < best))
             best = l;
@@ -662,7 +662,7 @@ loop_header_line(const struct struct_cfg *cfg, const struct piece_vec *pieces, s
         (decl > 0 && header_line_from(cfg, pieces, l, file, decl)))
         return;
     for (const struct tree_node *c = l->first; c != NULL && other == NULL; c = c->next)
-        if (c->kind == STRUCT_SCOPE_STMT && !same_file(c->file, file))
+        if (c->kind == CSP_SCOPE_STMT && !same_file(c->file, file))
             other = c->file;
     if (other != NULL) {
         file = other;
@@ -694,7 +694,7 @@ materialize(struct rebuild *rb, const struct tree_node *t, struct struct_scope *
         if (s == NULL)
             return STRUCT_ENOMEM;
         switch (c->kind) {
-        case STRUCT_SCOPE_INLINE:
+        case CSP_SCOPE_INLINE:
             s->name = c->ctx->name;
             s->link_name = c->ctx->link_name;
             s->file = c->ctx->file;
@@ -702,7 +702,7 @@ materialize(struct rebuild *rb, const struct tree_node *t, struct struct_scope *
             s->call_file = c->ctx->call_file;
             s->call_line = c->ctx->call_line;
             break;
-        case STRUCT_SCOPE_LOOP:
+        case CSP_SCOPE_LOOP:
             s->file = c->file;
             s->line = c->line;
             s->flags = c->flags;
@@ -714,7 +714,7 @@ materialize(struct rebuild *rb, const struct tree_node *t, struct struct_scope *
                 s->nentries = c->entries.n;
             }
             break;
-        case STRUCT_SCOPE_CALL:
+        case CSP_SCOPE_CALL:
             s->name = c->name;
             s->target = c->target;
             s->flags = c->flags;
@@ -770,13 +770,13 @@ static int
 flat_collect(struct flat_tree *t, struct struct_scope *x, unsigned depth)
 {
     for (struct struct_scope *c = x->first_child; c != NULL; c = c->next_sibling) {
-        if (c->kind == STRUCT_SCOPE_STMT) {
+        if (c->kind == CSP_SCOPE_STMT) {
             for (size_t i = 0; i < c->nranges; i++) {
                 if (csp_vec_reserve(&t->sp, &t->capsp, t->nsp + 1, sizeof(*t->sp)) != 0)
                     return STRUCT_ENOMEM;
                 t->sp[t->nsp++] = (struct flat_span){c->ranges[i].lo, c->ranges[i].hi, c};
             }
-        } else if (c->kind == STRUCT_SCOPE_INLINE) {
+        } else if (c->kind == CSP_SCOPE_INLINE) {
             if (csp_vec_reserve(&t->in, &t->capin, t->nin + 1, sizeof(*t->in)) != 0)
                 return STRUCT_ENOMEM;
             t->in[t->nin++] = (struct flat_inline){c, depth};
@@ -826,7 +826,7 @@ add_calls_in_place(struct arena *arena, struct struct_scope *proc, const struct 
                     parent = t.in[j].scope;
                 }
         }
-        s = struct_scope_new_in(arena, parent, STRUCT_SCOPE_CALL, &r, 1);
+        s = struct_scope_new_in(arena, parent, CSP_SCOPE_CALL, &r, 1);
         if (s == NULL)
             goto out;
         if (stmt != NULL) {
@@ -861,7 +861,7 @@ struct_tree_restructure(struct arena *arena, struct struct_scope *proc,
     if (cfg->nloops == 0)
         return add_calls_in_place(arena, proc, cfg, env);
     arena_init_malloc(&rb.index_mem, INDEX_CHUNK, 0);
-    rb.root = struct_tree_new_node(&rb, NULL, STRUCT_SCOPE_PROC);
+    rb.root = struct_tree_new_node(&rb, NULL, CSP_SCOPE_PROC);
     if (rb.root == NULL || collect_pieces(proc, &raw) != 0)
         goto out;
     if (raw.n > 1)

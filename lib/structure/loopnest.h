@@ -21,7 +21,7 @@
 #include "support/hashmap.h"
 
 struct tree_node {
-    enum struct_scope_kind kind;
+    enum csp_scope kind;
     bool dead;
     /* INLINE: the original INLINE scope; STMT: its owner (PROC/INLINE);
      * LOOP: the inlined context the loop is placed in. */
@@ -40,7 +40,7 @@ struct tree_hash_entry {
     const struct tree_node *parent;
     uintptr_t k1;
     uint32_t k2;
-    enum struct_scope_kind kind;
+    enum csp_scope kind;
     struct tree_node *node;
 };
 
@@ -68,14 +68,14 @@ void struct_tree_unlink(struct tree_node *c);
 /* A new node of @kind, last child of @parent (NULL: none), in @rb->index_mem (freed with it);
  * NULL without memory. */
 struct tree_node *struct_tree_new_node(struct rebuild *rb, struct tree_node *parent,
-                                       enum struct_scope_kind kind);
+                                       enum csp_scope kind);
 
 /* The key a child is found by among its siblings: (kind, k1, k2). */
 void struct_tree_key(const struct tree_node *n, uintptr_t *k1, uint32_t *k2);
 
 /* The live child of @parent with this key, or NULL. */
 struct tree_node *struct_tree_find(const struct rebuild *rb, const struct tree_node *parent,
-                                   enum struct_scope_kind kind, uintptr_t k1, uint32_t k2);
+                                   enum csp_scope kind, uintptr_t k1, uint32_t k2);
 
 /* Index @n as the child of @parent for its key.  0 or STRUCT_ENOMEM. */
 int struct_tree_index(struct rebuild *rb, const struct tree_node *parent, struct tree_node *n);

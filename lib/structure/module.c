@@ -124,7 +124,7 @@ struct_module_new_large(const char *path, bool large)
         return NULL;
     m->large = large;
     module_arena_init(&m->arena, large);
-    m->root.kind = STRUCT_SCOPE_MODULE;
+    m->root.kind = CSP_SCOPE_MODULE;
     m->root.name = struct_intern(m, path);
     m->build_id = struct_intern(m, "");
     m->next_id = 1;
@@ -202,20 +202,20 @@ const char *
 struct_enclosing_file(const struct struct_scope *s)
 {
     for (const struct struct_scope *p = s->parent; p != NULL; p = p->parent)
-        if (p->kind == STRUCT_SCOPE_PROC || p->kind == STRUCT_SCOPE_INLINE)
+        if (p->kind == CSP_SCOPE_PROC || p->kind == CSP_SCOPE_INLINE)
             return p->file;
     return NULL;
 }
 
 struct struct_scope *
-struct_scope_new(struct struct_module *m, struct struct_scope *parent, enum struct_scope_kind kind,
+struct_scope_new(struct struct_module *m, struct struct_scope *parent, enum csp_scope kind,
                  const struct struct_range *r, size_t nr)
 {
     return struct_scope_new_in(&m->arena, parent, kind, r, nr);
 }
 
 struct struct_scope *
-struct_scope_new_in(struct arena *a, struct struct_scope *parent, enum struct_scope_kind kind,
+struct_scope_new_in(struct arena *a, struct struct_scope *parent, enum csp_scope kind,
                     const struct struct_range *r, size_t nr)
 {
     struct struct_scope *s = arena_alloc(a, sizeof(*s));
@@ -385,7 +385,7 @@ struct idx_build {
 static int
 idx_collect(struct idx_build *b, const struct struct_scope *s, uint32_t depth)
 {
-    if (s->kind >= STRUCT_SCOPE_PROC && s->kind != STRUCT_SCOPE_CALL) {
+    if (s->kind >= CSP_SCOPE_PROC && s->kind != CSP_SCOPE_CALL) {
         for (size_t i = 0; i < s->nranges; i++) {
             if (s->ranges[i].lo >= s->ranges[i].hi)
                 continue;

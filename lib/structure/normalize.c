@@ -30,10 +30,10 @@ adopt(struct rebuild *rb, struct tree_node *to, struct tree_node *c)
     uint32_t k2;
     struct tree_node *same;
 
-    if (c->kind == STRUCT_SCOPE_LOOP || c->kind == STRUCT_SCOPE_CALL) {
+    if (c->kind == CSP_SCOPE_LOOP || c->kind == CSP_SCOPE_CALL) {
         struct_tree_unlink(c);
         struct_tree_link(to, c);
-        return c->kind == STRUCT_SCOPE_LOOP ? struct_tree_index(rb, to, c) : 0;
+        return c->kind == CSP_SCOPE_LOOP ? struct_tree_index(rb, to, c) : 0;
     }
     struct_tree_key(c, &k1, &k2);
     same = struct_tree_find(rb, to, c->kind, k1, k2);
@@ -63,7 +63,7 @@ merge_into(struct rebuild *rb, struct tree_node *a, struct tree_node *b)
     a->flags |= b->flags;
     /* The fused loop keeps the line of its larger part (the loop body, not a
      * peeled or versioned piece that may carry another loop's line). */
-    if (a->kind == STRUCT_SCOPE_LOOP && b->line != 0 &&
+    if (a->kind == CSP_SCOPE_LOOP && b->line != 0 &&
         (a->line == 0 || bsize > asize ||
          (bsize == asize && a->file == b->file && b->line < a->line))) {
         a->file = b->file;
@@ -100,7 +100,7 @@ static const struct struct_scope *
 inline_ctx(const struct tree_node *n, const struct struct_scope *proc)
 {
     for (; n != NULL; n = n->parent)
-        if (n->kind == STRUCT_SCOPE_INLINE)
+        if (n->kind == CSP_SCOPE_INLINE)
             return n->ctx;
     return proc;
 }
@@ -116,7 +116,7 @@ collect_insts(struct inst_vec *iv, struct tree_node *n, const struct struct_scop
               uint32_t group, uint32_t depth, bool by_depth)
 {
     for (struct tree_node *c = n->first; c != NULL; c = c->next) {
-        if (c->kind == STRUCT_SCOPE_STMT && c->ctx == in) {
+        if (c->kind == CSP_SCOPE_STMT && c->ctx == in) {
             if (csp_vec_reserve(&iv->v, &iv->cap, iv->n + 1, sizeof(*iv->v)) != 0)
                 return STRUCT_ENOMEM;
             iv->v[iv->n++] = (struct stmt_inst){c->ctx,
@@ -125,9 +125,9 @@ collect_insts(struct inst_vec *iv, struct tree_node *n, const struct struct_scop
                                                 by_depth ? depth : group,
                                                 c->ranges.n ? c->ranges.v[0].lo : 0,
                                                 c};
-        } else if (c->kind == STRUCT_SCOPE_LOOP || c->kind == STRUCT_SCOPE_INLINE) {
-            if (collect_insts(iv, c, c->kind == STRUCT_SCOPE_INLINE ? c->ctx : in, group,
-                              depth + (c->kind == STRUCT_SCOPE_LOOP), by_depth) != 0)
+        } else if (c->kind == CSP_SCOPE_LOOP || c->kind == CSP_SCOPE_INLINE) {
+            if (collect_insts(iv, c, c->kind == CSP_SCOPE_INLINE ? c->ctx : in, group,
+                              depth + (c->kind == CSP_SCOPE_LOOP), by_depth) != 0)
                 return STRUCT_ENOMEM;
         }
     }
@@ -188,7 +188,7 @@ fuse_child_loops(struct rebuild *rb, struct tree_node *x)
     int rc = STRUCT_ENOMEM;
 
     for (struct tree_node *c = x->first; c != NULL; c = c->next)
-        nk += c->kind == STRUCT_SCOPE_LOOP;
+        nk += c->kind == CSP_SCOPE_LOOP;
     if (nk < 2)
         return 0;
     kids = malloc(nk * sizeof(*kids));
@@ -197,7 +197,7 @@ fuse_child_loops(struct rebuild *rb, struct tree_node *x)
         goto out;
     nk = 0;
     for (struct tree_node *c = x->first; c != NULL; c = c->next)
-        if (c->kind == STRUCT_SCOPE_LOOP) {
+        if (c->kind == CSP_SCOPE_LOOP) {
             uf[nk] = nk;
             kids[nk] = c;
             if (collect_insts(&iv, c, inline_ctx(x, rb->proc), nk, 0, false) != 0)
@@ -240,7 +240,7 @@ sink_statements(struct rebuild *rb, struct tree_node *x)
     int rc = STRUCT_ENOMEM;
 
     for (c = x->first; c != NULL; c = c->next)
-        if (c->kind == STRUCT_SCOPE_LOOP &&
+        if (c->kind == CSP_SCOPE_LOOP &&
             collect_insts(&iv, c, inline_ctx(x, rb->proc), 0, 1, true) != 0)
             goto out;
     if (iv.n == 0)
@@ -251,7 +251,7 @@ sink_statements(struct rebuild *rb, struct tree_node *x)
         size_t lo;
 
         next = c->next;
-        if (c->kind != STRUCT_SCOPE_STMT)
+        if (c->kind != CSP_SCOPE_STMT)
             continue;
         key.ctx = c->ctx;
         key.file = c->file;
@@ -279,7 +279,7 @@ struct_tree_normalize(struct rebuild *rb, struct tree_node *x)
     if (fuse_child_loops(rb, x) != 0 || sink_statements(rb, x) != 0)
         return STRUCT_ENOMEM;
     for (struct tree_node *c = x->first; c != NULL; c = c->next)
-        if ((c->kind == STRUCT_SCOPE_LOOP || c->kind == STRUCT_SCOPE_INLINE) &&
+        if ((c->kind == CSP_SCOPE_LOOP || c->kind == CSP_SCOPE_INLINE) &&
             struct_tree_normalize(rb, c) != 0)
             return STRUCT_ENOMEM;
     return 0;

@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "support/scope.h"
+
 enum struct_status {
     STRUCT_OK = 0,
     STRUCT_EIO = -1,     /* cannot open/read the file (errno kept) */
@@ -27,16 +29,11 @@ enum struct_status {
     STRUCT_ENOMEM = -5,
 };
 
-enum struct_scope_kind {
-    STRUCT_SCOPE_MODULE = 0, /* root: the load module */
-    STRUCT_SCOPE_FILE = 1,   /* a source file (children of the module) */
-    STRUCT_SCOPE_PROC = 2,   /* a procedure */
-    STRUCT_SCOPE_INLINE =
-        3, /* an inlined call: callee code inlined at a call site ("alien" in HPCToolkit) */
-    STRUCT_SCOPE_LOOP = 4, /* a loop (found by interval analysis of the CFG) */
-    STRUCT_SCOPE_STMT = 5, /* a statement: the code of one source line */
-    STRUCT_SCOPE_CALL = 6, /* a call site: one call instruction (never returned by struct_lookup) */
-};
+/* A scope's kind is an enum csp_scope (support/scope.h): MODULE (the root: the load module),
+ * FILE (a source file, children of the module), PROC (a procedure), INLINE (callee code
+ * inlined at a call site, "alien" in HPCToolkit), LOOP (found by interval analysis of the
+ * CFG), STMT (the code of one source line), CALL (one call instruction, never returned by
+ * struct_lookup). */
 
 /* struct struct_scope.flags */
 enum struct_scope_flag {
@@ -66,7 +63,7 @@ struct struct_range {
  *          (0 when indirect or unknown); name = callee name when known
  */
 struct struct_scope {
-    enum struct_scope_kind kind;
+    enum csp_scope kind;
     uint32_t id;           /* unique within the module, > 0 */
     const char *name;      /* may be NULL */
     const char *link_name; /* may be NULL */

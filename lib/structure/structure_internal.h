@@ -92,8 +92,7 @@ const char *struct_intern(struct struct_module *m, const char *s);
  * allocation failure.
  */
 struct struct_scope *struct_scope_new(struct struct_module *m, struct struct_scope *parent,
-                                      enum struct_scope_kind kind, const struct struct_range *r,
-                                      size_t nr);
+                                      enum csp_scope kind, const struct struct_range *r, size_t nr);
 
 /*
  * Same as struct_scope_new(), allocating from @a (the module's arena or
@@ -101,7 +100,7 @@ struct struct_scope *struct_scope_new(struct struct_module *m, struct struct_sco
  * calling thread and no other thread touches @parent.
  */
 struct struct_scope *struct_scope_new_in(struct arena *a, struct struct_scope *parent,
-                                         enum struct_scope_kind kind, const struct struct_range *r,
+                                         enum csp_scope kind, const struct struct_range *r,
                                          size_t nr);
 
 /*

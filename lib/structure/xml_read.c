@@ -197,31 +197,34 @@ attr_string(struct reader *rd, struct struct_module *m, xmlNodePtr n, const char
 
 /* ---- scopes ---------------------------------------------------------- */
 
-static enum struct_scope_kind
+static enum csp_scope
 kind_of(xmlNodePtr n)
 {
-    static const char *const tag[] = {"LM", "F", "P", "A", "L", "S", "C"};
+    static const char *const tag[CSP_SCOPE_NKINDS] = {
+        [CSP_SCOPE_MODULE] = "LM", [CSP_SCOPE_FILE] = "F", [CSP_SCOPE_PROC] = "P",
+        [CSP_SCOPE_INLINE] = "A",  [CSP_SCOPE_LOOP] = "L", [CSP_SCOPE_STMT] = "S",
+        [CSP_SCOPE_CALL] = "C"};
 
-    for (int k = 0; k <= STRUCT_SCOPE_CALL; k++)
-        if (xmlStrcmp(n->name, BAD_CAST tag[k]) == 0)
-            return (enum struct_scope_kind)k;
-    return (enum struct_scope_kind) - 1;
+    for (int k = 0; k < CSP_SCOPE_NKINDS; k++)
+        if (tag[k] != NULL && xmlStrcmp(n->name, BAD_CAST tag[k]) == 0)
+            return (enum csp_scope)k;
+    return (enum csp_scope) - 1;
 }
 
 /* May a scope of kind @child appear directly inside one of kind @parent? */
 static bool
-nesting_ok(enum struct_scope_kind parent, enum struct_scope_kind child)
+nesting_ok(enum csp_scope parent, enum csp_scope child)
 {
     switch (parent) {
-    case STRUCT_SCOPE_MODULE:
-        return child == STRUCT_SCOPE_FILE;
-    case STRUCT_SCOPE_FILE:
-        return child == STRUCT_SCOPE_PROC;
-    case STRUCT_SCOPE_PROC:
-    case STRUCT_SCOPE_INLINE:
-    case STRUCT_SCOPE_LOOP:
-        return child == STRUCT_SCOPE_INLINE || child == STRUCT_SCOPE_LOOP ||
-               child == STRUCT_SCOPE_STMT || child == STRUCT_SCOPE_CALL;
+    case CSP_SCOPE_MODULE:
+        return child == CSP_SCOPE_FILE;
+    case CSP_SCOPE_FILE:
+        return child == CSP_SCOPE_PROC;
+    case CSP_SCOPE_PROC:
+    case CSP_SCOPE_INLINE:
+    case CSP_SCOPE_LOOP:
+        return child == CSP_SCOPE_INLINE || child == CSP_SCOPE_LOOP || child == CSP_SCOPE_STMT ||
+               child == CSP_SCOPE_CALL;
     default:
         return false;
     }
@@ -325,14 +328,14 @@ read_call_attrs(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct
  */
 static int
 read_scope_ex(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct struct_scope *parent,
-              enum struct_scope_kind kind, bool children, struct struct_scope **made)
+              enum csp_scope kind, bool children, struct struct_scope **made)
 {
     struct struct_scope *s;
     const char *v;
     int rc;
 
     rd->rv.n = 0;
-    if (kind >= STRUCT_SCOPE_PROC) {
+    if (kind >= CSP_SCOPE_PROC) {
         v = attr(rd, n, "v");
         if (v == NULL) {
             rd_error(rd, xmlGetLineNo(n), "<%s> lacks attribute v", (const char *)n->name);
@@ -355,33 +358,33 @@ read_scope_ex(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct s
         return STRUCT_EXML;
     }
     switch (kind) {
-    case STRUCT_SCOPE_FILE:
+    case CSP_SCOPE_FILE:
         rc = attr_string(rd, m, n, "n", true, &s->name);
         break;
-    case STRUCT_SCOPE_PROC:
+    case CSP_SCOPE_PROC:
         if ((rc = attr_string(rd, m, n, "n", false, &s->name)) == 0 &&
             (rc = attr_string(rd, m, n, "ln", false, &s->link_name)) == 0)
             rc = attr_u32(rd, n, "l", false, &s->line);
         if (parent->name != NULL && strcmp(parent->name, STRUCT_UNKNOWN_FILE) != 0)
             s->file = parent->name;
         break;
-    case STRUCT_SCOPE_INLINE:
+    case CSP_SCOPE_INLINE:
         if ((rc = attr_string(rd, m, n, "n", false, &s->name)) == 0 &&
             (rc = attr_string(rd, m, n, "f", false, &s->file)) == 0 &&
             (rc = attr_u32(rd, n, "l", false, &s->line)) == 0 &&
             (rc = attr_string(rd, m, n, "cf", false, &s->call_file)) == 0)
             rc = attr_u32(rd, n, "cl", false, &s->call_line);
         break;
-    case STRUCT_SCOPE_LOOP:
-    case STRUCT_SCOPE_STMT:
-    case STRUCT_SCOPE_CALL:
+    case CSP_SCOPE_LOOP:
+    case CSP_SCOPE_STMT:
+    case CSP_SCOPE_CALL:
         if ((rc = attr_string(rd, m, n, "f", false, &s->file)) == 0)
             rc = attr_u32(rd, n, "l", false, &s->line);
         if (rc == 0 && s->file == NULL)
             s->file = struct_enclosing_file(s);
-        if (rc == 0 && kind == STRUCT_SCOPE_LOOP)
+        if (rc == 0 && kind == CSP_SCOPE_LOOP)
             rc = read_loop_attrs(rd, m, n, s);
-        if (rc == 0 && kind == STRUCT_SCOPE_CALL)
+        if (rc == 0 && kind == CSP_SCOPE_CALL)
             rc = read_call_attrs(rd, m, n, s);
         break;
     default:
@@ -396,7 +399,7 @@ read_scope_ex(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct s
 
 static int
 read_scope(struct reader *rd, struct struct_module *m, xmlNodePtr n, struct struct_scope *parent,
-           enum struct_scope_kind kind)
+           enum csp_scope kind)
 {
     return read_scope_ex(rd, m, n, parent, kind, true, NULL);
 }
@@ -409,7 +412,7 @@ read_children(struct reader *rd, struct struct_module *m, xmlNodePtr node,
     int rc;
 
     for (xmlNodePtr n = node->children; n != NULL; n = n->next) {
-        enum struct_scope_kind k;
+        enum csp_scope k;
 
         if (n->type != XML_ELEMENT_NODE)
             continue;
@@ -622,7 +625,7 @@ read_stream(struct reader *rd, const char *dtd, struct struct_module ***mods, si
     while (ret == 1 && rc == 0 && !rd->have_err) {
         xmlNodePtr node;
         int depth;
-        enum struct_scope_kind k;
+        enum csp_scope k;
 
         if (xmlTextReaderNodeType(r) != XML_READER_TYPE_ELEMENT) {
             ret = xmlTextReaderRead(r);
@@ -634,7 +637,7 @@ read_stream(struct reader *rd, const char *dtd, struct struct_module ***mods, si
             rc = STRUCT_ENOMEM;
             break;
         }
-        k = depth == 0 ? (enum struct_scope_kind) - 1 : kind_of(node);
+        k = depth == 0 ? (enum csp_scope) - 1 : kind_of(node);
         if (depth == 0) {
             const char *ver = attr(rd, node, "version");
 
@@ -647,7 +650,7 @@ read_stream(struct reader *rd, const char *dtd, struct struct_module ***mods, si
                          STRUCT_XML_VERSION);
                 rc = STRUCT_EXML;
             }
-        } else if (depth == 1 && k == STRUCT_SCOPE_MODULE) {
+        } else if (depth == 1 && k == CSP_SCOPE_MODULE) {
             if (csp_vec_reserve(&v, &cap, n + 1, sizeof(*v)) != 0) {
                 rc = STRUCT_ENOMEM;
                 break;
@@ -656,7 +659,7 @@ read_stream(struct reader *rd, const char *dtd, struct struct_module ***mods, si
             rc = read_module_ex(rd, node, false, &m);
             if (rc == 0)
                 v[n++] = m;
-        } else if (depth == 2 && k == STRUCT_SCOPE_FILE && m != NULL) {
+        } else if (depth == 2 && k == CSP_SCOPE_FILE && m != NULL) {
             rc = read_scope_ex(rd, m, node, &m->root, k, false, &file);
         } else if (depth == 3 && (int)k >= 0 && file != NULL && nesting_ok(file->kind, k)) {
             node = xmlTextReaderExpand(r);

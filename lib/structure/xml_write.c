@@ -261,10 +261,13 @@ write_children(struct xw *w, const struct struct_scope *s, const char *tag, unsi
 static int
 write_scope(struct xw *w, const struct struct_scope *s, unsigned depth)
 {
-    static const char *const tag[] = {"LM", "F", "P", "A", "L", "S", "C"};
+    static const char *const tag[CSP_SCOPE_NKINDS] = {
+        [CSP_SCOPE_MODULE] = "LM", [CSP_SCOPE_FILE] = "F", [CSP_SCOPE_PROC] = "P",
+        [CSP_SCOPE_INLINE] = "A",  [CSP_SCOPE_LOOP] = "L", [CSP_SCOPE_STMT] = "S",
+        [CSP_SCOPE_CALL] = "C"};
     const char *ef;
 
-    if ((unsigned)s->kind > STRUCT_SCOPE_CALL)
+    if ((unsigned)s->kind >= CSP_SCOPE_NKINDS || tag[s->kind] == NULL)
         return -1;
     xw_indent(w, depth);
     xw_put(w, "<", 1);
@@ -272,19 +275,19 @@ write_scope(struct xw *w, const struct struct_scope *s, unsigned depth)
     if (attr_u64(w, "i", s->id) != 0)
         return -1;
     switch (s->kind) {
-    case STRUCT_SCOPE_MODULE:
+    case CSP_SCOPE_MODULE:
         break; /* n and build-id are written by write_module */
-    case STRUCT_SCOPE_FILE:
+    case CSP_SCOPE_FILE:
         if (attr_str(w, "n", s->name ? s->name : STRUCT_UNKNOWN_FILE) != 0)
             return -1;
         break;
-    case STRUCT_SCOPE_PROC:
+    case CSP_SCOPE_PROC:
         if ((s->name && attr_str(w, "n", s->name) != 0) ||
             (s->link_name && attr_str(w, "ln", s->link_name) != 0) ||
             (s->line && attr_u64(w, "l", s->line) != 0))
             return -1;
         break;
-    case STRUCT_SCOPE_INLINE:
+    case CSP_SCOPE_INLINE:
         if ((s->name && attr_str(w, "n", s->name) != 0) ||
             (s->file && attr_str(w, "f", s->file) != 0) ||
             (s->line && attr_u64(w, "l", s->line) != 0) ||
@@ -292,23 +295,25 @@ write_scope(struct xw *w, const struct struct_scope *s, unsigned depth)
             (s->call_line && attr_u64(w, "cl", s->call_line) != 0))
             return -1;
         break;
-    case STRUCT_SCOPE_LOOP:
-    case STRUCT_SCOPE_STMT:
-    case STRUCT_SCOPE_CALL:
+    case CSP_SCOPE_LOOP:
+    case CSP_SCOPE_STMT:
+    case CSP_SCOPE_CALL:
         ef = struct_enclosing_file(s);
         if ((s->file && (ef == NULL || strcmp(ef, s->file) != 0) &&
              attr_str(w, "f", s->file) != 0) ||
             (s->line && attr_u64(w, "l", s->line) != 0))
             return -1;
         break;
-    }
-    if (s->kind >= STRUCT_SCOPE_PROC && attr_ranges(w, "v", s->ranges, s->nranges) != 0)
+    default: /* ROOT, TRUNC, GROUP: no structure scope (refused above) */
         return -1;
-    if (s->kind == STRUCT_SCOPE_LOOP &&
+    }
+    if (s->kind >= CSP_SCOPE_PROC && attr_ranges(w, "v", s->ranges, s->nranges) != 0)
+        return -1;
+    if (s->kind == CSP_SCOPE_LOOP &&
         ((s->nentries > 0 && attr_ranges(w, "e", s->entries, s->nentries) != 0) ||
          ((s->flags & STRUCT_SCOPE_F_IRREDUCIBLE) && attr_plain(w, "irr", "1") != 0)))
         return -1;
-    if (s->kind == STRUCT_SCOPE_CALL) {
+    if (s->kind == CSP_SCOPE_CALL) {
         char t[24];
 
         *struct_put_hex(t, s->target) = '\0';

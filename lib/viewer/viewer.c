@@ -289,7 +289,7 @@ vw_outer_frames(const struct rpt_db *db)
     while (sp > 0) {
         uint32_t leaving = stack[--sp], n = stack[--sp];
         const struct rpt_node *v = &db->nodes[n];
-        bool frame = v->kind == RPT_CCT_FRAME && v->proc >= 0 && v->proc < db->nprocs;
+        bool frame = v->kind == CSP_SCOPE_PROC && v->proc >= 0 && v->proc < db->nprocs;
         if (leaving) {
             if (frame)
                 active[v->proc]--;
@@ -901,6 +901,32 @@ out:
 }
 
 /*
+ * The viewer data's code of a view node's kind (share/schemas/viewer-data.md, "kind"; the
+ * viewer's model.js K): 0 root, 1 procedure frame, 2 inlined frame, 3 loop, 4 statement,
+ * 5 truncated path; a flat view's group row is 6 (never written: the viewer builds its own).
+ */
+static int
+data_kind(uint8_t kind)
+{
+    switch (kind) {
+    case CSP_SCOPE_PROC:
+        return 1;
+    case CSP_SCOPE_INLINE:
+        return 2;
+    case CSP_SCOPE_LOOP:
+        return 3;
+    case CSP_SCOPE_STMT:
+        return 4;
+    case CSP_SCOPE_TRUNC:
+        return 5;
+    case CSP_SCOPE_GROUP:
+        return 6;
+    default:
+        return 0;
+    }
+}
+
+/*
  * The run's title, threads and processes (rpt_db_groups(): the Threads
  * view's rows and the page's title) as the data keys "title" and "groups":
  * {main, wrappers, processes: [{pid, rank, command, program, images,
@@ -1087,7 +1113,7 @@ vw_write_data(struct vw_out *o, const struct vw_data *d, const char *name, const
                 x = k == 0 ? 0 : (int64_t)k - rank[v->parent];
                 break;
             case 1:
-                x = v->kind;
+                x = data_kind(v->kind);
                 break;
             case 2:
                 x = str_of[v->name];

@@ -99,11 +99,11 @@ test_statistics(void **state)
 
     (void)state;
     db_init(&ctx, 2);
-    main_pf = prof_tree_child(&ctx.tree, 0, PROF_NODE_PF, 0, PROF_NONE, 0);
-    s1 = prof_tree_child(&ctx.tree, main_pf, PROF_NODE_S, PROF_NONE, PROF_NONE, 1);
-    c = prof_tree_child(&ctx.tree, main_pf, PROF_NODE_C, PROF_NONE, PROF_NONE, 2);
-    f_pf = prof_tree_child(&ctx.tree, c, PROF_NODE_PF, 1, PROF_NONE, 0);
-    s2 = prof_tree_child(&ctx.tree, f_pf, PROF_NODE_S, PROF_NONE, PROF_NONE, 3);
+    main_pf = prof_tree_child(&ctx.tree, 0, CSP_SCOPE_PROC, 0, PROF_NONE, 0);
+    s1 = prof_tree_child(&ctx.tree, main_pf, CSP_SCOPE_STMT, PROF_NONE, PROF_NONE, 1);
+    c = prof_tree_child(&ctx.tree, main_pf, CSP_SCOPE_CALL, PROF_NONE, PROF_NONE, 2);
+    f_pf = prof_tree_child(&ctx.tree, c, CSP_SCOPE_PROC, 1, PROF_NONE, 0);
+    s2 = prof_tree_child(&ctx.tree, f_pf, CSP_SCOPE_STMT, PROF_NONE, PROF_NONE, 3);
     t1 = db_input(&ctx, 1, 1);
     db_value(&ctx, t1, s1, 2);
     db_value(&ctx, t1, s2, 4);
@@ -190,8 +190,8 @@ test_group_values(void **state)
 
     (void)state;
     db_init(&ctx, 1);
-    pf = prof_tree_child(&ctx.tree, 0, PROF_NODE_PF, 0, PROF_NONE, 0);
-    s1 = prof_tree_child(&ctx.tree, pf, PROF_NODE_S, PROF_NONE, PROF_NONE, 1);
+    pf = prof_tree_child(&ctx.tree, 0, CSP_SCOPE_PROC, 0, PROF_NONE, 0);
+    s1 = prof_tree_child(&ctx.tree, pf, CSP_SCOPE_STMT, PROF_NONE, PROF_NONE, 1);
     in = db_input(&ctx, 7, 1);
     db_value(&ctx, in, s1, 1.5);
     in = db_input(&ctx, 7, 2);
@@ -224,13 +224,13 @@ test_flat_recursion(void **state)
 
     (void)state;
     db_init(&ctx, 2);
-    a1 = prof_tree_child(&ctx.tree, 0, PROF_NODE_PF, 1, PROF_NONE, 0);
-    c1 = prof_tree_child(&ctx.tree, a1, PROF_NODE_C, PROF_NONE, PROF_NONE, 10);
-    a2 = prof_tree_child(&ctx.tree, c1, PROF_NODE_PF, 1, PROF_NONE, 0);
-    c2 = prof_tree_child(&ctx.tree, a2, PROF_NODE_C, PROF_NONE, PROF_NONE, 10);
-    a3 = prof_tree_child(&ctx.tree, c2, PROF_NODE_PF, 1, PROF_NONE, 0);
-    s = prof_tree_child(&ctx.tree, a3, PROF_NODE_S, PROF_NONE, PROF_NONE, 11);
-    s2 = prof_tree_child(&ctx.tree, a1, PROF_NODE_S, PROF_NONE, PROF_NONE, 12);
+    a1 = prof_tree_child(&ctx.tree, 0, CSP_SCOPE_PROC, 1, PROF_NONE, 0);
+    c1 = prof_tree_child(&ctx.tree, a1, CSP_SCOPE_CALL, PROF_NONE, PROF_NONE, 10);
+    a2 = prof_tree_child(&ctx.tree, c1, CSP_SCOPE_PROC, 1, PROF_NONE, 0);
+    c2 = prof_tree_child(&ctx.tree, a2, CSP_SCOPE_CALL, PROF_NONE, PROF_NONE, 10);
+    a3 = prof_tree_child(&ctx.tree, c2, CSP_SCOPE_PROC, 1, PROF_NONE, 0);
+    s = prof_tree_child(&ctx.tree, a3, CSP_SCOPE_STMT, PROF_NONE, PROF_NONE, 11);
+    s2 = prof_tree_child(&ctx.tree, a1, CSP_SCOPE_STMT, PROF_NONE, PROF_NONE, 12);
     in = db_input(&ctx, 1, 1);
     db_value(&ctx, in, s, 5);
     db_value(&ctx, in, s2, 3);
@@ -244,18 +244,18 @@ test_flat_recursion(void **state)
     for (v = 1; v < f->n; v++) {
         const struct prof_flat_node *n = &f->nodes[v];
 
-        if (n->kind == PROF_FLAT_P) {
+        if (n->kind == CSP_SCOPE_PROC) {
             assert_int_equal(n->id, 1);
             ASSERT_NEAR(f->incl[v * f->ncols], 8);
             ASSERT_NEAR(f->excl[v * f->ncols], 8);
             ASSERT_NEAR(f->incl[v * f->ncols + 1], 2); /* samples column */
             sum_p_excl += f->excl[v * f->ncols];
         }
-        if (n->kind == PROF_FLAT_C) /* the recursive call site: its callees, once: 5 */
+        if (n->kind == CSP_SCOPE_CALL) /* the recursive call site: its callees, once: 5 */
             ASSERT_NEAR(f->incl[v * f->ncols], 5);
-        if (n->kind == PROF_FLAT_S)
+        if (n->kind == CSP_SCOPE_STMT)
             sum_s_excl += f->excl[v * f->ncols];
-        if (n->kind == PROF_FLAT_LM || n->kind == PROF_FLAT_F) {
+        if (n->kind == CSP_SCOPE_MODULE || n->kind == CSP_SCOPE_FILE) {
             ASSERT_NEAR(f->incl[v * f->ncols], 8);
             ASSERT_NEAR(f->excl[v * f->ncols], 8);
         }
@@ -296,8 +296,8 @@ test_derived(void **state)
 
     (void)state;
     db_init(&ctx, 1);
-    pf = prof_tree_child(&ctx.tree, 0, PROF_NODE_PF, 0, PROF_NONE, 0);
-    s1 = prof_tree_child(&ctx.tree, pf, PROF_NODE_S, PROF_NONE, PROF_NONE, 1);
+    pf = prof_tree_child(&ctx.tree, 0, CSP_SCOPE_PROC, 0, PROF_NONE, 0);
+    s1 = prof_tree_child(&ctx.tree, pf, CSP_SCOPE_STMT, PROF_NONE, PROF_NONE, 1);
     in = db_input(&ctx, 1, 1);
     db_value(&ctx, in, s1, 6); /* CPUTIME 6, samples 1 */
     db_value(&ctx, in, s1, 2); /* CPUTIME 8, samples 2 */
@@ -326,7 +326,7 @@ test_derived(void **state)
     assert_string_equal(ctx.derived[1].formula, " -(1 + 2) * max(CPUTIME, 10) / 2");
     /* static view: the procedure's value as well */
     for (uint32_t v = 0; v < ctx.flat.n; v++)
-        if (ctx.flat.nodes[v].kind == PROF_FLAT_P)
+        if (ctx.flat.nodes[v].kind == CSP_SCOPE_PROC)
             ASSERT_NEAR(ctx.derived[0].flat_incl[v], 4);
     prof_ctx_free(&ctx);
 }
@@ -354,11 +354,11 @@ test_derived_exclusive(void **state)
 
     (void)state;
     db_init(&ctx, 2);
-    main_pf = prof_tree_child(&ctx.tree, 0, PROF_NODE_PF, 0, PROF_NONE, 0);
-    s1 = prof_tree_child(&ctx.tree, main_pf, PROF_NODE_S, PROF_NONE, PROF_NONE, 1);
-    c = prof_tree_child(&ctx.tree, main_pf, PROF_NODE_C, PROF_NONE, PROF_NONE, 2);
-    f_pf = prof_tree_child(&ctx.tree, c, PROF_NODE_PF, 1, PROF_NONE, 0);
-    s2 = prof_tree_child(&ctx.tree, f_pf, PROF_NODE_S, PROF_NONE, PROF_NONE, 3);
+    main_pf = prof_tree_child(&ctx.tree, 0, CSP_SCOPE_PROC, 0, PROF_NONE, 0);
+    s1 = prof_tree_child(&ctx.tree, main_pf, CSP_SCOPE_STMT, PROF_NONE, PROF_NONE, 1);
+    c = prof_tree_child(&ctx.tree, main_pf, CSP_SCOPE_CALL, PROF_NONE, PROF_NONE, 2);
+    f_pf = prof_tree_child(&ctx.tree, c, CSP_SCOPE_PROC, 1, PROF_NONE, 0);
+    s2 = prof_tree_child(&ctx.tree, f_pf, CSP_SCOPE_STMT, PROF_NONE, PROF_NONE, 3);
     in = db_input(&ctx, 1, 1);
     db_value(&ctx, in, s1, 6);
     db_value(&ctx, in, s1, 2);
@@ -392,7 +392,7 @@ test_derived_exclusive(void **state)
     }
     /* static view: procedure main, inclusive 12 and exclusive 8 (S1) */
     for (v = 0; v < ctx.flat.n; v++)
-        if (ctx.flat.nodes[v].kind == PROF_FLAT_P && ctx.flat.nodes[v].id == 0) {
+        if (ctx.flat.nodes[v].kind == CSP_SCOPE_PROC && ctx.flat.nodes[v].id == 0) {
             ASSERT_NEAR(half->flat_incl[v], 6);
             ASSERT_NEAR(half->flat_excl[v], 4);
             ASSERT_NEAR(per_sample->flat_excl[v], 4);
@@ -426,11 +426,11 @@ test_oom_sweep(void **state)
         int rc;
 
         db_init(&ctx, 2);
-        pf = prof_tree_child(&ctx.tree, 0, PROF_NODE_PF, 0, PROF_NONE, 0);
-        s1 = prof_tree_child(&ctx.tree, pf, PROF_NODE_S, PROF_NONE, PROF_NONE, 1);
-        c = prof_tree_child(&ctx.tree, pf, PROF_NODE_C, PROF_NONE, PROF_NONE, 2);
-        f = prof_tree_child(&ctx.tree, c, PROF_NODE_PF, 1, PROF_NONE, 0);
-        s2 = prof_tree_child(&ctx.tree, f, PROF_NODE_S, PROF_NONE, PROF_NONE, 3);
+        pf = prof_tree_child(&ctx.tree, 0, CSP_SCOPE_PROC, 0, PROF_NONE, 0);
+        s1 = prof_tree_child(&ctx.tree, pf, CSP_SCOPE_STMT, PROF_NONE, PROF_NONE, 1);
+        c = prof_tree_child(&ctx.tree, pf, CSP_SCOPE_CALL, PROF_NONE, PROF_NONE, 2);
+        f = prof_tree_child(&ctx.tree, c, CSP_SCOPE_PROC, 1, PROF_NONE, 0);
+        s2 = prof_tree_child(&ctx.tree, f, CSP_SCOPE_STMT, PROF_NONE, PROF_NONE, 3);
         in = db_input(&ctx, 1, 1);
         db_value(&ctx, in, s1, 1);
         in = db_input(&ctx, 2, 2);

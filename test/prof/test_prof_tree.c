@@ -28,7 +28,7 @@
  * Expected inclusive and exclusive values per row are computed by hand.
  */
 struct tree_row {
-    enum prof_node_kind kind;
+    enum csp_scope kind;
     int parent; /* row index; -1 = root */
     double self;
     double want_incl, want_excl;
@@ -40,36 +40,36 @@ static const struct {
     size_t nrows;
     double want_total;
 } tree_cases[] = {
-    {"main > S", {{PROF_NODE_PF, -1, 0, 5, 5}, {PROF_NODE_S, 0, 5, 5, 5}}, 2, 5},
+    {"main > S", {{CSP_SCOPE_PROC, -1, 0, 5, 5}, {CSP_SCOPE_STMT, 0, 5, 5, 5}}, 2, 5},
     {"call: main > C > f > S; main own statement",
      {
-         {PROF_NODE_PF, -1, 0, 10, 3}, /* 0 main */
-         {PROF_NODE_S, 0, 3, 3, 3},    /* 1 main's statement */
-         {PROF_NODE_C, 0, 0, 7, 0},    /* 2 call site in main */
-         {PROF_NODE_PF, 2, 0, 7, 7},   /* 3 f */
-         {PROF_NODE_S, 3, 7, 7, 7},    /* 4 f's statement */
+         {CSP_SCOPE_PROC, -1, 0, 10, 3}, /* 0 main */
+         {CSP_SCOPE_STMT, 0, 3, 3, 3},   /* 1 main's statement */
+         {CSP_SCOPE_CALL, 0, 0, 7, 0},   /* 2 call site in main */
+         {CSP_SCOPE_PROC, 2, 0, 7, 7},   /* 3 f */
+         {CSP_SCOPE_STMT, 3, 7, 7, 7},   /* 4 f's statement */
      },
      5,
      10},
     {"inlined frame and loop count toward the enclosing frame's exclusive",
      {
-         {PROF_NODE_PF, -1, 0, 9, 6}, /* 0 main */
-         {PROF_NODE_L, 0, 0, 4, 4},   /* 1 loop */
-         {PROF_NODE_A, 1, 0, 4, 4},   /* 2 inlined g in the loop */
-         {PROF_NODE_S, 2, 4, 4, 4},   /* 3 */
-         {PROF_NODE_S, 0, 2, 2, 2},   /* 4 */
-         {PROF_NODE_C, 0, 0, 3, 0},   /* 5 call */
-         {PROF_NODE_PF, 5, 0, 3, 3},  /* 6 h */
-         {PROF_NODE_S, 6, 3, 3, 3},   /* 7 */
+         {CSP_SCOPE_PROC, -1, 0, 9, 6},  /* 0 main */
+         {CSP_SCOPE_LOOP, 0, 0, 4, 4},   /* 1 loop */
+         {CSP_SCOPE_INLINE, 1, 0, 4, 4}, /* 2 inlined g in the loop */
+         {CSP_SCOPE_STMT, 2, 4, 4, 4},   /* 3 */
+         {CSP_SCOPE_STMT, 0, 2, 2, 2},   /* 4 */
+         {CSP_SCOPE_CALL, 0, 0, 3, 0},   /* 5 call */
+         {CSP_SCOPE_PROC, 5, 0, 3, 3},   /* 6 h */
+         {CSP_SCOPE_STMT, 6, 3, 3, 3},   /* 7 */
      },
      8,
      9},
     {"two roots' frames (partial unwinds)",
      {
-         {PROF_NODE_PF, -1, 0, 1, 1},
-         {PROF_NODE_S, 0, 1, 1, 1},
-         {PROF_NODE_PF, -1, 0, 2, 2},
-         {PROF_NODE_S, 2, 2, 2, 2},
+         {CSP_SCOPE_PROC, -1, 0, 1, 1},
+         {CSP_SCOPE_STMT, 0, 1, 1, 1},
+         {CSP_SCOPE_PROC, -1, 0, 2, 2},
+         {CSP_SCOPE_STMT, 2, 2, 2, 2},
      },
      4,
      3},
@@ -92,10 +92,11 @@ test_tree_table(void **state)
             uint32_t parent = row->parent < 0 ? 0 : id[row->parent];
 
             /* distinct keys: use the row number as line */
-            id[r] = prof_tree_child(
-                &t, parent, row->kind,
-                row->kind == PROF_NODE_PF || row->kind == PROF_NODE_A ? (uint32_t)r : PROF_NONE,
-                PROF_NONE, (uint32_t)r + 1);
+            id[r] = prof_tree_child(&t, parent, row->kind,
+                                    row->kind == CSP_SCOPE_PROC || row->kind == CSP_SCOPE_INLINE
+                                        ? (uint32_t)r
+                                        : PROF_NONE,
+                                    PROF_NONE, (uint32_t)r + 1);
             if (row->self != 0)
                 prof_tree_add_value(&t, id[r], 0, row->self);
             prof_tree_add_counts(&t, id[r], (uint64_t)row->self, 0);
@@ -111,7 +112,7 @@ test_tree_table(void **state)
                          row->want_excl);
             assert_int_equal(t.incl_samples[id[r]], (uint64_t)row->want_incl);
             assert_int_equal(t.excl_samples[id[r]], (uint64_t)row->want_excl);
-            if (row->kind == PROF_NODE_PF)
+            if (row->kind == CSP_SCOPE_PROC)
                 sum_pf_excl += prof_tree_excl(&t, id[r], 0);
         }
         assert_true(fabs(prof_tree_incl(&t, 0, 0) - tree_cases[c].want_total) < EPS);
@@ -129,14 +130,14 @@ test_tree_child_keys(void **state)
 
     (void)state;
     prof_tree_init(&t);
-    pf = prof_tree_child(&t, 0, PROF_NODE_PF, 7, PROF_NONE, 0);
-    assert_int_equal(prof_tree_child(&t, 0, PROF_NODE_PF, 7, PROF_NONE, 0), pf);
-    c1 = prof_tree_child(&t, pf, PROF_NODE_C, PROF_NONE, 1, 10);
-    c2 = prof_tree_child(&t, pf, PROF_NODE_C, PROF_NONE, 1, 11);
-    s1 = prof_tree_child(&t, pf, PROF_NODE_S, PROF_NONE, 1, 10);
+    pf = prof_tree_child(&t, 0, CSP_SCOPE_PROC, 7, PROF_NONE, 0);
+    assert_int_equal(prof_tree_child(&t, 0, CSP_SCOPE_PROC, 7, PROF_NONE, 0), pf);
+    c1 = prof_tree_child(&t, pf, CSP_SCOPE_CALL, PROF_NONE, 1, 10);
+    c2 = prof_tree_child(&t, pf, CSP_SCOPE_CALL, PROF_NONE, 1, 11);
+    s1 = prof_tree_child(&t, pf, CSP_SCOPE_STMT, PROF_NONE, 1, 10);
     assert_int_not_equal(c1, c2);
     assert_int_not_equal(c1, s1);
-    assert_int_equal(prof_tree_child(&t, pf, PROF_NODE_C, PROF_NONE, 1, 10), c1);
+    assert_int_equal(prof_tree_child(&t, pf, CSP_SCOPE_CALL, PROF_NONE, 1, 10), c1);
     assert_int_equal(t.n, 5);
     /* children in insertion order */
     assert_int_equal(t.nodes[pf].first_child, c1);
@@ -164,17 +165,17 @@ test_tree_random(void **state)
         for (k = 0; k < 500; k++) {
             uint32_t parent = (uint32_t)(rand_r(&seed) % t.n), node;
             uint32_t pk = t.nodes[parent].kind;
-            enum prof_node_kind kind;
+            enum csp_scope kind;
 
-            if (pk == PROF_NODE_S)
+            if (pk == CSP_SCOPE_STMT)
                 continue;
-            if (pk == PROF_NODE_ROOT || pk == PROF_NODE_C)
-                kind = PROF_NODE_PF;
+            if (pk == CSP_SCOPE_ROOT || pk == CSP_SCOPE_CALL)
+                kind = CSP_SCOPE_PROC;
             else
-                kind = (enum prof_node_kind)(PROF_NODE_A + rand_r(&seed) % 4); /* A, L, C, S */
+                kind = (enum csp_scope)(CSP_SCOPE_INLINE + rand_r(&seed) % 4); /* A, L, C, S */
             node = prof_tree_child(&t, parent, kind, (uint32_t)(rand_r(&seed) % 5), PROF_NONE,
                                    (uint32_t)(rand_r(&seed) % 7));
-            if (kind == PROF_NODE_S || kind == PROF_NODE_C) {
+            if (kind == CSP_SCOPE_STMT || kind == CSP_SCOPE_CALL) {
                 double v = (double)(rand_r(&seed) % 1000) * 1e-3;
 
                 prof_tree_add_value(&t, node, 1, v); /* event 1: event 0 stays empty */
@@ -192,9 +193,9 @@ test_tree_random(void **state)
             assert_true(prof_tree_incl(&t, (uint32_t)i, 0) == 0.0);
             assert_true(prof_tree_excl(&t, (uint32_t)i, 1) <=
                         prof_tree_incl(&t, (uint32_t)i, 1) + EPS);
-            if (t.nodes[i].kind == PROF_NODE_PF)
+            if (t.nodes[i].kind == CSP_SCOPE_PROC)
                 pf_excl += prof_tree_excl(&t, (uint32_t)i, 1);
-            if (t.nodes[i].kind == PROF_NODE_S || t.nodes[i].kind == PROF_NODE_C)
+            if (t.nodes[i].kind == CSP_SCOPE_STMT || t.nodes[i].kind == CSP_SCOPE_CALL)
                 leaf_excl += prof_tree_excl(&t, (uint32_t)i, 1);
         }
         assert_true(fabs(prof_tree_incl(&t, 0, 1) - own_total) < EPS);
@@ -334,13 +335,13 @@ test_merge_unmapped(void **state)
     pf = ctx.tree.nodes[0].first_child;
     assert_int_not_equal(pf, PROF_NONE);
     assert_int_equal(ctx.tree.nodes[pf].next_sibling, PROF_NONE);
-    assert_int_equal(ctx.tree.nodes[pf].kind, PROF_NODE_PF);
+    assert_int_equal(ctx.tree.nodes[pf].kind, CSP_SCOPE_PROC);
     assert_true(fabs(prof_tree_incl(&ctx.tree, 0, cpu) - 4.0) < EPS); /* 3 s + 1 s */
     assert_true(fabs(prof_tree_incl(&ctx.tree, 0, bytes) - 64.0) < EPS);
     assert_int_equal(ctx.tree.incl_samples[0], 4);
     /* children of the frame: C (call site of file a) and S (leaf of file b) */
     ch = ctx.tree.nodes[pf].first_child;
-    assert_int_equal(ctx.tree.nodes[ch].kind, PROF_NODE_C);
+    assert_int_equal(ctx.tree.nodes[ch].kind, CSP_SCOPE_CALL);
     assert_int_equal(ctx.tree.nodes[ch].calls, 4);
     assert_true(fabs(prof_tree_incl(&ctx.tree, ch, cpu) - 3.0) < EPS);
     assert_true(fabs(prof_tree_excl(&ctx.tree, ch, cpu)) < EPS);

@@ -79,7 +79,7 @@ visit(const struct struct_scope *s, visit_fn *fn, void *arg)
 }
 
 struct find {
-    enum struct_scope_kind kind;
+    enum csp_scope kind;
     const char *name;
     const struct struct_scope *found;
 };
@@ -97,7 +97,7 @@ find_fn(const struct struct_scope *s, void *arg)
 }
 
 static const struct struct_scope *
-find(const struct struct_scope *root, enum struct_scope_kind kind, const char *name)
+find(const struct struct_scope *root, enum csp_scope kind, const char *name)
 {
     struct find f = {kind, name, NULL};
 
@@ -124,7 +124,7 @@ stmt_fn(const struct struct_scope *s, void *arg)
 {
     struct stmt_find *f = arg;
 
-    if (s->kind == STRUCT_SCOPE_STMT && s->line == f->line && strcmp(base(s->file), f->file) == 0 &&
+    if (s->kind == CSP_SCOPE_STMT && s->line == f->line && strcmp(base(s->file), f->file) == 0 &&
         s->nranges > 0)
         f->found = true;
     return f->found;
@@ -194,7 +194,7 @@ covered(const struct struct_range *a, size_t na, const struct rset *b)
 static void
 collect_stmts(const struct struct_scope *s, struct rset *r)
 {
-    if (s->kind == STRUCT_SCOPE_STMT)
+    if (s->kind == CSP_SCOPE_STMT)
         rset_add(r, s->ranges, s->nranges);
     for (const struct struct_scope *c = s->first_child; c != NULL; c = c->next_sibling)
         collect_stmts(c, r);
@@ -237,21 +237,21 @@ inv_fn(const struct struct_scope *s, void *arg)
     for (size_t i = 0; i < s->nranges; i++)
         if (s->ranges[i].lo >= s->ranges[i].hi || (i > 0 && s->ranges[i].lo < s->ranges[i - 1].hi))
             inv_error(iv, s, "ranges empty, unsorted or overlapping");
-    if (s->kind >= STRUCT_SCOPE_PROC && s->nranges == 0)
+    if (s->kind >= CSP_SCOPE_PROC && s->nranges == 0)
         inv_error(iv, s, "code scope without ranges");
     for (const struct struct_scope *c = s->first_child; c != NULL; c = c->next_sibling) {
         if (c->parent != s)
             inv_error(iv, c, "wrong parent pointer");
-        if (c->kind >= STRUCT_SCOPE_PROC && c->kind != STRUCT_SCOPE_CALL)
+        if (c->kind >= CSP_SCOPE_PROC && c->kind != CSP_SCOPE_CALL)
             rset_add(&kids, c->ranges, c->nranges);
-        else if (c->kind == STRUCT_SCOPE_CALL) /* a call lies inside its parent, beside its S */
+        else if (c->kind == CSP_SCOPE_CALL) /* a call lies inside its parent, beside its S */
             for (size_t i = 0; i < c->nranges; i++)
                 if (!range_in(s, c->ranges[i].lo, c->ranges[i].hi))
                     inv_error(iv, c, "call site outside its parent");
     }
     if (!rset_sort_disjoint(&kids))
         inv_error(iv, s, "children overlap");
-    if (s->kind >= STRUCT_SCOPE_PROC) {
+    if (s->kind >= CSP_SCOPE_PROC) {
         struct rset mine = {0};
 
         rset_add(&mine, s->ranges, s->nranges);
@@ -260,7 +260,7 @@ inv_fn(const struct struct_scope *s, void *arg)
             inv_error(iv, s, "a child reaches outside its parent");
         free(mine.v);
     }
-    if (s->kind == STRUCT_SCOPE_PROC) {
+    if (s->kind == CSP_SCOPE_PROC) {
         struct rset st = {0};
 
         collect_stmts(s, &st);
@@ -273,7 +273,7 @@ inv_fn(const struct struct_scope *s, void *arg)
         }
         free(st.v);
     }
-    if (s->kind == STRUCT_SCOPE_STMT)
+    if (s->kind == CSP_SCOPE_STMT)
         for (size_t i = 0; i < s->nranges; i++)
             if (struct_lookup(iv->m, s->ranges[i].lo) != s ||
                 struct_lookup(iv->m, s->ranges[i].hi - 1) != s)
@@ -427,7 +427,7 @@ scan_fn(const struct struct_scope *s, void *arg)
     const struct ann *a = sc->a;
     const struct struct_scope *q;
 
-    if (s->kind != (a->is_call ? STRUCT_SCOPE_CALL : STRUCT_SCOPE_LOOP) || !ann_line(a, s->line) ||
+    if (s->kind != (a->is_call ? CSP_SCOPE_CALL : CSP_SCOPE_LOOP) || !ann_line(a, s->line) ||
         strcmp(base(s->file), base(sc->src)) != 0)
         return false;
     sc->found++;
@@ -444,14 +444,14 @@ scan_fn(const struct struct_scope *s, void *arg)
         sc->ok++;
         return false;
     }
-    for (q = s->parent; q != NULL && q->kind != STRUCT_SCOPE_LOOP && q->kind != STRUCT_SCOPE_PROC;
+    for (q = s->parent; q != NULL && q->kind != CSP_SCOPE_LOOP && q->kind != CSP_SCOPE_PROC;
          q = q->parent)
         ;
     if (a->in[0]) {
         const struct ann *pa = ann_loop(a->in);
 
-        if (pa == NULL || q == NULL || q->kind != STRUCT_SCOPE_LOOP || !ann_line(pa, q->line)) {
-            if (q != NULL && q->kind == STRUCT_SCOPE_LOOP)
+        if (pa == NULL || q == NULL || q->kind != CSP_SCOPE_LOOP || !ann_line(pa, q->line)) {
+            if (q != NULL && q->kind == CSP_SCOPE_LOOP)
                 snprintf(sc->why, sizeof(sc->why),
                          "enclosing loop is a loop at line %u, expected %s line %u", q->line, a->in,
                          pa ? pa->line : 0);
@@ -460,17 +460,16 @@ scan_fn(const struct struct_scope *s, void *arg)
                          pa ? pa->line : 0);
             return false;
         }
-    } else if (q != NULL && q->kind == STRUCT_SCOPE_LOOP) {
+    } else if (q != NULL && q->kind == CSP_SCOPE_LOOP) {
         snprintf(sc->why, sizeof(sc->why), "inside the loop at line %u, expected outermost",
                  q->line);
         return false;
     }
     if (a->via[0]) {
-        for (q = s->parent; q != NULL && q->kind != STRUCT_SCOPE_PROC; q = q->parent)
-            if (q->kind == STRUCT_SCOPE_INLINE && q->name != NULL &&
-                strstr(q->name, a->via) != NULL)
+        for (q = s->parent; q != NULL && q->kind != CSP_SCOPE_PROC; q = q->parent)
+            if (q->kind == CSP_SCOPE_INLINE && q->name != NULL && strstr(q->name, a->via) != NULL)
                 break;
-        if (q == NULL || q->kind != STRUCT_SCOPE_INLINE) {
+        if (q == NULL || q->kind != CSP_SCOPE_INLINE) {
             snprintf(sc->why, sizeof(sc->why), "not inside inlined %s", a->via);
             return false;
         }
@@ -503,7 +502,7 @@ stray_fn(const struct struct_scope *s, void *arg)
 {
     struct stray *st = arg;
 
-    if (s->kind != STRUCT_SCOPE_LOOP || strcmp(base(s->file), base(st->src)) != 0)
+    if (s->kind != CSP_SCOPE_LOOP || strcmp(base(s->file), base(st->src)) != 0)
         return false;
     for (size_t i = 0; i < nanns; i++)
         if (!anns[i].is_call && ann_line(&anns[i], s->line))
@@ -692,17 +691,17 @@ main(int argc, char **argv)
     if (strcmp(cmd, "loops") == 0 && argc == 5)
         return check_loops(argv[3], atoi(argv[4]));
     if (strcmp(cmd, "proc") == 0 && argc == 4) {
-        if (find(root, STRUCT_SCOPE_PROC, argv[3]) == NULL)
+        if (find(root, CSP_SCOPE_PROC, argv[3]) == NULL)
             return fail("no procedure named '%s' in %s", argv[3], argv[2]);
         return 0;
     }
     if (strcmp(cmd, "inline") == 0 && argc == 5) {
         const struct struct_scope *a;
 
-        p = find(root, STRUCT_SCOPE_PROC, argv[3]);
+        p = find(root, CSP_SCOPE_PROC, argv[3]);
         if (p == NULL)
             return fail("no procedure named '%s' in %s", argv[3], argv[2]);
-        a = find(p, STRUCT_SCOPE_INLINE, argv[4]);
+        a = find(p, CSP_SCOPE_INLINE, argv[4]);
         if (a == NULL)
             return fail("procedure '%s' has no inlined call of '%s'", argv[3], argv[4]);
         if (a->call_line == 0 || a->call_file == NULL || a->nranges == 0)
@@ -710,7 +709,7 @@ main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "stmts") == 0 && argc >= 6) {
-        p = find(root, STRUCT_SCOPE_PROC, argv[3]);
+        p = find(root, CSP_SCOPE_PROC, argv[3]);
         if (p == NULL)
             return fail("no procedure named '%s' in %s", argv[3], argv[2]);
         for (int i = 5; i < argc; i++) {
@@ -726,7 +725,7 @@ main(int argc, char **argv)
         uint64_t addr = strtoull(argv[3], NULL, 16);
         const struct struct_scope *s = struct_lookup(mods[0], addr);
 
-        while (s != NULL && s->kind != STRUCT_SCOPE_PROC)
+        while (s != NULL && s->kind != CSP_SCOPE_PROC)
             s = s->parent;
         if (s == NULL)
             return fail("struct_lookup(0x%s) found no procedure", argv[3]);
@@ -736,12 +735,13 @@ main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "count") == 0 && argc == 5) {
-        static const char kinds[] = "MFPALSC";
-        size_t c[STRUCT_SCOPE_CALL + 1] = {0};
+        static const char kinds[] = "-MFPALCS"; /* in enum csp_scope order, from ROOT */
+        _Static_assert(sizeof kinds - 1 == CSP_SCOPE_STMT + 1, "a letter for each structure kind");
+        size_t c[CSP_SCOPE_NKINDS] = {0};
         const char *k = strchr(kinds, argv[3][0]);
         unsigned long min = strtoul(argv[4], NULL, 10);
 
-        if (k == NULL || argv[3][0] == '\0')
+        if (k == NULL || argv[3][0] == '\0' || argv[3][0] == '-')
             return fail("unknown kind '%s'", argv[3]);
         visit(root, count_fn, c);
         printf("%zu scopes of kind %s\n", c[k - kinds], argv[3]);

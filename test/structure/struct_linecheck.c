@@ -85,7 +85,7 @@ push(struct entries *e, uint64_t addr, uint64_t hi, const char *file, uint32_t l
 static int
 collect(const struct struct_scope *s, struct entries *e)
 {
-    if (s->kind == STRUCT_SCOPE_STMT && s->file != NULL)
+    if (s->kind == CSP_SCOPE_STMT && s->file != NULL)
         for (size_t i = 0; i < s->nranges; i++)
             if (push(e, s->ranges[i].lo, s->ranges[i].hi, s->file, s->line) != 0)
                 return -1;
@@ -442,7 +442,7 @@ chain_agrees(const struct struct_scope *s, char **a2l, size_t na, char *why, siz
     size_t k = 0;
 
     for (const struct struct_scope *q = s; q != NULL; q = q->parent) {
-        if (q->kind != STRUCT_SCOPE_INLINE)
+        if (q->kind != CSP_SCOPE_INLINE)
             continue;
         if (k == na) {
             snprintf(why, len, "csprof-struct has one more inlined call, of %s at %s:%u",
@@ -537,10 +537,10 @@ check_addr2line(const char *path, const char *binary, const struct struct_module
         n++;
         parse_answer(buf, base, sizeof(base), &line);
         s = struct_lookup(m, addr);
-        if (s != NULL && s->kind == STRUCT_SCOPE_STMT)
+        if (s != NULL && s->kind == CSP_SCOPE_STMT)
             for (size_t i = 0; i < s->nranges; i++)
                 entry |= s->ranges[i].lo == addr;
-        if (s != NULL && s->kind == STRUCT_SCOPE_STMT && line != 0 && base[0] != '?') {
+        if (s != NULL && s->kind == CSP_SCOPE_STMT && line != 0 && base[0] != '?') {
             chains++;
             nested += ncalls > 0;
             if (chain_agrees(s, text + t + 1, ncalls, why, sizeof(why)))
@@ -553,7 +553,7 @@ check_addr2line(const char *path, const char *binary, const struct struct_module
         t += ncalls;
         if (line == 0 || base[0] == '?')
             v = A2L_LINE0;
-        else if (s == NULL || s->kind != STRUCT_SCOPE_STMT || s->file == NULL)
+        else if (s == NULL || s->kind != CSP_SCOPE_STMT || s->file == NULL)
             v = A2L_DIFFER;
         else if (s->line == line && strcmp(base_name(s->file), base) == 0)
             v = A2L_AGREE;
@@ -576,9 +576,8 @@ check_addr2line(const char *path, const char *binary, const struct struct_module
             printf("differs: 0x%" PRIx64 "%s: csprof-struct %s:%u; addr2line %s; libdw rows at "
                    "its address: %s\n",
                    addr, entry ? " (statement entry)" : "",
-                   s != NULL && s->kind == STRUCT_SCOPE_STMT && s->file ? s->file : "no statement",
-                   s != NULL && s->kind == STRUCT_SCOPE_STMT ? s->line : 0, buf,
-                   rows[0] ? rows : why);
+                   s != NULL && s->kind == CSP_SCOPE_STMT && s->file ? s->file : "no statement",
+                   s != NULL && s->kind == CSP_SCOPE_STMT ? s->line : 0, buf, rows[0] ? rows : why);
             listed++;
         }
     }

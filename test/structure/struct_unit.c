@@ -199,8 +199,8 @@ struct tree {
 };
 
 static struct struct_scope *
-mk(struct struct_module *m, struct struct_scope *parent, enum struct_scope_kind k, uint64_t lo,
-   uint64_t hi, const char *name)
+mk(struct struct_module *m, struct struct_scope *parent, enum csp_scope k, uint64_t lo, uint64_t hi,
+   const char *name)
 {
     struct struct_range r = {lo, hi};
     struct struct_scope *s = struct_scope_new(m, parent, k, &r, lo < hi);
@@ -217,15 +217,15 @@ build_tree(struct tree *t)
 
     t->m = struct_module_new("/bin/t");
     assert_non_null(t->m);
-    t->f = mk(t->m, &t->m->root, STRUCT_SCOPE_FILE, 0, 0, "t.c");
+    t->f = mk(t->m, &t->m->root, CSP_SCOPE_FILE, 0, 0, "t.c");
     /* created out of address order on purpose: finalize sorts */
-    t->p2 = mk(t->m, t->f, STRUCT_SCOPE_PROC, 0x200, 0x210, "p2");
-    t->p = mk(t->m, t->f, STRUCT_SCOPE_PROC, 0x100, 0x200, "p");
-    t->s3 = mk(t->m, t->p, STRUCT_SCOPE_STMT, 0x1f0, 0x200, "s3");
-    t->a = mk(t->m, t->p, STRUCT_SCOPE_INLINE, 0x120, 0x180, "a");
-    t->s2 = mk(t->m, t->a, STRUCT_SCOPE_STMT, 0x130, 0x140, "s2");
-    t->s1 = mk(t->m, t->p, STRUCT_SCOPE_STMT, 0x100, 0x110, "s1");
-    t->p3 = struct_scope_new(t->m, t->f, STRUCT_SCOPE_PROC, r3, 2);
+    t->p2 = mk(t->m, t->f, CSP_SCOPE_PROC, 0x200, 0x210, "p2");
+    t->p = mk(t->m, t->f, CSP_SCOPE_PROC, 0x100, 0x200, "p");
+    t->s3 = mk(t->m, t->p, CSP_SCOPE_STMT, 0x1f0, 0x200, "s3");
+    t->a = mk(t->m, t->p, CSP_SCOPE_INLINE, 0x120, 0x180, "a");
+    t->s2 = mk(t->m, t->a, CSP_SCOPE_STMT, 0x130, 0x140, "s2");
+    t->s1 = mk(t->m, t->p, CSP_SCOPE_STMT, 0x100, 0x110, "s1");
+    t->p3 = struct_scope_new(t->m, t->f, CSP_SCOPE_PROC, r3, 2);
     assert_non_null(t->p3);
     t->p3->name = "p3";
     struct_module_finalize(t->m);
@@ -295,12 +295,12 @@ test_lookup_malformed(void **state)
 
     (void)state;
     assert_non_null(m);
-    f = mk(m, &m->root, STRUCT_SCOPE_FILE, 0, 0, "f.c");
-    p = mk(m, f, STRUCT_SCOPE_PROC, 0x100, 0x200, "p");
-    s = mk(m, p, STRUCT_SCOPE_STMT, 0x1f0, 0x220, "crosses");
+    f = mk(m, &m->root, CSP_SCOPE_FILE, 0, 0, "f.c");
+    p = mk(m, f, CSP_SCOPE_PROC, 0x100, 0x200, "p");
+    s = mk(m, p, CSP_SCOPE_STMT, 0x1f0, 0x220, "crosses");
     (void)s;
-    mk(m, p, STRUCT_SCOPE_STMT, 0x150, 0x160, "s1");
-    mk(m, p, STRUCT_SCOPE_STMT, 0x158, 0x170, "s2 overlaps s1");
+    mk(m, p, CSP_SCOPE_STMT, 0x150, 0x160, "s1");
+    mk(m, p, CSP_SCOPE_STMT, 0x158, 0x170, "s2 overlaps s1");
     struct_module_finalize(m);
     assert_string_equal(struct_lookup(m, 0x1f5)->name, "crosses");
     assert_null(struct_lookup(m, 0x210)); /* clipped to the procedure */
@@ -369,11 +369,11 @@ test_xml_two_modules(void **state)
         const struct struct_scope *s = struct_lookup(back[0], 0x135);
 
         assert_non_null(s);
-        assert_int_equal(s->kind, STRUCT_SCOPE_STMT);
+        assert_int_equal(s->kind, CSP_SCOPE_STMT);
         assert_string_equal(s->file, "/inc/<a&b>.h");
         assert_int_equal(s->line, 42);
         assert_int_equal(s->id, t.s2->id);
-        assert_int_equal(s->parent->kind, STRUCT_SCOPE_INLINE);
+        assert_int_equal(s->parent->kind, CSP_SCOPE_INLINE);
         assert_string_equal(s->parent->call_file, "t.c");
         assert_int_equal(s->parent->call_line, 7);
         assert_null(struct_lookup(back[1], 0x135));

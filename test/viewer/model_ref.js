@@ -13,7 +13,7 @@
 (function (root) {
   'use strict';
 
-  // Node kinds (lib/report's enum rpt_kind).
+  // Node kinds: the viewer data's codes (share/schemas/viewer-data.md, "kind").
   const K = { ROOT: 0, FRAME: 1, INLINE: 2, LOOP: 3, STMT: 4, TRUNC: 5, GROUP: 6 };
   const KIND_NAMES = ['root', 'frame', 'inline', 'loop', 'statement', 'truncated', 'group'];
 

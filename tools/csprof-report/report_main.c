@@ -409,7 +409,8 @@ check_fail_if(const struct options *o, const struct rpt_tree *uni, const struct 
         parse_fail_if(o->fail_if[i], &f);
         for (uint32_t n = flat->nodes[0].first_child; n != 0 && row == 0;
              n = flat->nodes[n].next_sibling)
-            if (flat->nodes[n].kind == RPT_FRAME && strcmp(rpt_tree_name(flat, n), f.name) == 0)
+            if (flat->nodes[n].kind == CSP_SCOPE_PROC &&
+                strcmp(rpt_tree_name(flat, n), f.name) == 0)
                 row = n;
         if (row == 0) {
             fprintf(stderr, "csprof-report: --fail-if '%s': no procedure %s in either database\n",

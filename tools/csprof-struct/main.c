@@ -49,7 +49,7 @@ usage(FILE *f)
 }
 
 struct counts {
-    size_t n[STRUCT_SCOPE_CALL + 1];
+    size_t n[CSP_SCOPE_NKINDS];
 };
 
 static void
@@ -195,9 +195,9 @@ main(int argc, char **argv)
         fprintf(stderr,
                 "%s: %s: %zu files, %zu procedures, %zu inlined calls, %zu loops, %zu call sites,"
                 " %zu statements (build-id %s)\n",
-                PROG, struct_module_path(m), cnt.n[STRUCT_SCOPE_FILE], cnt.n[STRUCT_SCOPE_PROC],
-                cnt.n[STRUCT_SCOPE_INLINE], cnt.n[STRUCT_SCOPE_LOOP], cnt.n[STRUCT_SCOPE_CALL],
-                cnt.n[STRUCT_SCOPE_STMT],
+                PROG, struct_module_path(m), cnt.n[CSP_SCOPE_FILE], cnt.n[CSP_SCOPE_PROC],
+                cnt.n[CSP_SCOPE_INLINE], cnt.n[CSP_SCOPE_LOOP], cnt.n[CSP_SCOPE_CALL],
+                cnt.n[CSP_SCOPE_STMT],
                 struct_module_build_id(m)[0] ? struct_module_build_id(m) : "none");
         fprintf(stderr,
                 "%s: %s: decoded %zu instructions; %zu object-code loops (%zu irreducible);"
