@@ -2,26 +2,13 @@
 # lib.sh -- helpers for the end-to-end tests (sourced by each test script).
 # The environment gives CSPROF_BIN (tools), CSPROF_EXAMPLES (built examples),
 # CSPROF_SCHEMAS (share/schemas).  Each test works in a fresh temporary
-# directory, counts its checks, and ends with "N passed, N failed".
+# directory, counts its checks with test/harness.sh, and ends with "N passed, N failed".
 set -u
-passed=0
-failed=0
+. "$(dirname "${BASH_SOURCE[0]}")/../harness.sh" # check, pass, bad, skip, finish
 work=$(mktemp -d /tmp/csprof-test.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 PATH=$CSPROF_BIN:$PATH
-
-check() { # check DESCRIPTION COMMAND...: pass if the command succeeds
-    local what=$1; shift
-    if "$@"; then passed=$((passed + 1)); echo "ok: $what"
-    else failed=$((failed + 1)); echo "FAILED: $what"; fi
-}
-
-finish() {
-    echo "$passed passed, $failed failed"
-    [ "$failed" -eq 0 ]
-    exit $?
-}
 
 # xp DB XPATH: evaluate an XPath expression on DB/experiment.xml, print the result.
 xp() { xmllint --huge --xpath "$2" "$1/experiment.xml" 2>/dev/null; }

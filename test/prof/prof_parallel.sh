@@ -19,19 +19,13 @@
 set -u
 mode=${1:-threads}
 W=$WORK/parallel-$mode
-fails=0
-pass=0
-
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
+. "$(dirname "$0")/../harness.sh"
+fail() { bad "$@"; }
 
 if [ "$mode" = mpi ] && { [ -z "${PROF_MPI:-}" ] || [ -z "${MPIEXEC:-}" ]; }; then
-    echo "skipped: csprof-prof-mpi or mpirun was not found at build time (install libopenmpi-dev)"
-    exit 77
+    skip "csprof-prof-mpi or mpirun was not found at build time (install libopenmpi-dev)"
 fi
-command -v nm >/dev/null || { echo "skipped: nm (binutils) is not installed"; exit 77; }
+command -v nm >/dev/null || skip "nm (binutils) is not installed"
 rm -rf "$W"
 mkdir -p "$W/m" || exit 1
 nm -S --defined-only "$PROF" >"$W/syms" || exit 1
@@ -64,11 +58,11 @@ same() {
     done
     cmp "$W/serial.err" "$W/$1.err" || fail "$1: messages differ from the serial run's"
     cmp "$W/serial.out" "$W/$1.out" || fail "$1: summary differs from the serial run's"
-    pass=$((pass + 1))
+    pass
 }
 
 run serial "$PROF" -j 1 --runs separate --summary full -o "$W/serial" "$W/m" "$W/m"
-[ "$(cat "$W/serial.rc")" = 0 ] || { cat "$W/serial.err"; echo "FAIL: serial run"; exit 1; }
+[ "$(cat "$W/serial.rc")" = 0 ] || { cat "$W/serial.err"; die "serial run"; }
 # The set is what the test needs: 2 runs x (24 files + 1 of two records) read, 4 skipped.
 grep -q "^measurement files: 50 read, 4 skipped" "$W/serial.out" || fail "serial: files read/skipped"
 grep -q "^threads: 24$" "$W/serial.out" || fail "serial: 24 threads expected"
@@ -90,5 +84,4 @@ else
         same np$np
     done
 fi
-echo "$pass passed, $fails failed"
-[ "$fails" = 0 ]
+finish

@@ -19,14 +19,8 @@ set -u
 T=$1
 W=$WORK/$T
 
-fail() {
-    echo "FAIL [$T]: $*"
-    exit 1
-}
-skip() {
-    echo "SKIP [$T]: $*"
-    exit 77
-}
+. "$(dirname "$0")/../harness.sh"
+fail() { die "[$T] $*"; }
 
 command -v xmllint >/dev/null 2>&1 || skip "xmllint not installed (Debian: libxml2-utils)"
 command -v nm >/dev/null 2>&1 || skip "nm not installed (binutils)"
@@ -1055,5 +1049,5 @@ stripped_mpi)
     fail "unknown test $T"
     ;;
 esac
-echo "PASS [$T]"
-exit 0
+pass "[$T]"
+finish

@@ -63,19 +63,9 @@ rel_cleanup() {
 trap rel_cleanup EXIT
 trap 'exit 130' INT TERM
 
-# check DESC CMD...: as test/integration/lib.sh, and a failure also marks the
-# current profiled run as failed.
-check() {
-    local what=$1
-    shift
-    if "$@"; then
-        passed=$((passed + 1))
-        echo "ok: $what"
-    else
-        failed=$((failed + 1))
-        echo "FAILED: $what"
-        rel_run_bad=1
-    fi
+# A failed check (test/harness.sh) also marks the current profiled run as failed.
+harness_on_fail() {
+    rel_run_bad=1
 }
 
 # rel_close_run: count the current profiled run as failed if a check failed.
@@ -101,10 +91,9 @@ finish() {
     exit $?
 }
 
-# rel_skip REASON: print why and exit 77 (skipped).
+# rel_skip REASON: print why and exit 77 (skipped): test/harness.sh's skip.
 rel_skip() {
-    echo "SKIP: $*"
-    exit 77
+    skip "$@"
 }
 
 # rel_skip_part REASON: a part of the scenario cannot run here: print

@@ -20,10 +20,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/struct_fuzz.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 [ -n "${FUZZ_KEEP:-}" ] && trap - EXIT
 
-skip() {
-    echo "SKIP: $*"
-    exit 77
-}
+. "$(dirname "$0")/../harness.sh"
 
 command -v "$CLANG" >/dev/null && command -v "$CLANGXX" >/dev/null || skip "$CLANG/$CLANGXX not installed"
 command -v pkg-config >/dev/null || skip "pkg-config not installed"
@@ -40,7 +37,7 @@ for f in "$src"/lib/structure/*.c "$src"/lib/structure/arch/x86_64/*.c "$src"/li
     case "$f" in */lib/support/pmu.c) continue ;; esac # libpfm4: csrun and the monitor only
     o=$work/$(basename "$f").o
     # shellcheck disable=SC2086
-    "$CLANG" -std=c11 $flags $san -c "$f" -o "$o" || { echo "FAIL: compiling $f"; echo "0 passed, 1 failed"; exit 1; }
+    "$CLANG" -std=c11 $flags $san -c "$f" -o "$o" || die "compiling $f"
     objs+=("$o")
 done
 # shellcheck disable=SC2086
@@ -48,7 +45,7 @@ done
 # shellcheck disable=SC2086
 "$CLANGXX" -fsanitize=fuzzer,address,undefined "${objs[@]}" "$work/demangle.o" \
     $(pkg-config --libs libdw libelf libxml-2.0 capstone) -lpthread -o "$work/struct_fuzz" ||
-    { echo "FAIL: linking the fuzzer"; echo "0 passed, 1 failed"; exit 1; }
+    die "linking the fuzzer"
 
 # Seed corpus: small ELF files of the kinds the tool meets.
 mkdir -p "$work/corpus"
@@ -64,10 +61,6 @@ ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
     -max_len=65536 -print_final_stats=1 -artifact_prefix="$work/" "$work/corpus" >"$work/fuzz.log" 2>&1
 rc=$?
 grep -E "^(==[0-9]+==|SUMMARY|ALARM|stat::)|^    #[0-9] " "$work/fuzz.log" | head -40
-if [ "$rc" -eq 0 ]; then
-    echo "1 passed, 0 failed"
-    exit 0
-fi
-echo "FAIL: fuzzer exit $rc (crash, leak, timeout or sanitizer report above)"
-echo "0 passed, 1 failed"
-exit 1
+[ "$rc" -eq 0 ] || die "fuzzer exit $rc (crash, leak, timeout or sanitizer report above)"
+pass "fuzzer: no crash, leak, timeout or sanitizer report in ${seconds} s"
+finish

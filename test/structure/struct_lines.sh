@@ -59,28 +59,7 @@ CLANG=${CLANG:-$(command -v clang || command -v clang-14 || true)}
 LIBC=/lib/x86_64-linux-gnu/libc.so.6
 LIBSTDCXX_DBG=/usr/lib/x86_64-linux-gnu/debug/libstdc++.so.6.0.30
 LIBPYTHON=/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0
-passed=0
-failed=0
-
-ok() {
-    passed=$((passed + 1))
-}
-
-bad() {
-    failed=$((failed + 1))
-    echo "FAIL: $*"
-}
-
-skip() {
-    echo "SKIP: $*"
-    exit 77
-}
-
-finish() {
-    echo "$passed passed, $failed failed"
-    [ "$failed" -eq 0 ]
-    exit $?
-}
+. "$(dirname "$0")/../harness.sh"
 
 # has_dwarf BIN: BIN has DWARF of its own, or a debug file where libdwfl's
 # standard search looks (by build-id, or by its .gnu_debuglink name).
@@ -113,7 +92,7 @@ check() {
     local bin=$1 name=$2
     structure "$bin" "$name" || return
     if "$STRUCT_LINECHECK" "$bin" "$work/$name.struct" >"$work/$name.out" 2>&1; then
-        ok
+        pass
         tail -n 1 "$work/$name.out"
     else
         bad "$name:"
@@ -136,7 +115,7 @@ a2l_check() {
     fi
     if "$STRUCT_LINECHECK" -q -B "$work/$name.a2l" "$bin" "$work/$name.struct" \
         >"$work/$name.out" 2>&1; then
-        ok
+        pass
         tail -n 1 "$work/$name.out"
     else
         bad "$name:"

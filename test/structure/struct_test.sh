@@ -27,40 +27,20 @@ mode=${1:-}
 CC=${CC:-gcc}
 CXX=${CXX:-g++}
 
-passed=0
-failed=0
+. "$(dirname "$0")/../harness.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/struct_test.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 
-ok() {
-    passed=$((passed + 1))
-}
-
-bad() {
-    failed=$((failed + 1))
-    echo "FAIL: $*"
-}
-
-# check DESCRIPTION COMMAND...: the command must exit 0.
+# check DESCRIPTION COMMAND...: harness.sh's check, quiet when it passes and with the last
+# lines of the command's output when it fails.
 check() {
     local what=$1
     shift
     if "$@" >"$work/check.out" 2>&1; then
-        ok
+        pass
     else
         bad "$what: $(tail -n 3 "$work/check.out" | tr '\n' ' ')"
     fi
-}
-
-finish() {
-    echo "$passed passed, $failed failed"
-    [ "$failed" -eq 0 ]
-    exit $?
-}
-
-skip() {
-    echo "SKIP: $*"
-    exit 77
 }
 
 # Address of symbol $2 in binary $1 as bare hex without leading zeros.
@@ -80,7 +60,7 @@ run_struct() {
 # round trip through the reader, and the same bytes from -o and a second run.
 common_checks() {
     local bin=$1 xml=$2 name=$3
-    [ "$rc" -eq 0 ] && ok || bad "$name: exit $rc: $(cat "$xml.err")"
+    [ "$rc" -eq 0 ] && pass || bad "$name: exit $rc: $(cat "$xml.err")"
     check "$name: DTD valid" xmllint --noout --dtdvalid "$STRUCT_DTD" "$xml"
     check "$name: invariants" "$STRUCT_CHECK" invariants "$xml"
     check "$name: rewrite" "$STRUCT_CHECK" rewrite "$xml" "$xml.rt"
@@ -94,7 +74,7 @@ common_checks() {
 # One note line on stderr, naming the binary.
 note_checks() {
     local xml=$1 name=$2
-    if [ "$(wc -l <"$xml.err")" -eq 1 ] && grep -q "note:" "$xml.err"; then ok; else
+    if [ "$(wc -l <"$xml.err")" -eq 1 ] && grep -q "note:" "$xml.err"; then pass; else
         bad "$name: expected one note on stderr, got: $(cat "$xml.err")"
     fi
 }
@@ -109,7 +89,7 @@ test_c() {
         "$CC" $opt -g -o "$bin" "$src" || { bad "$CC $opt -g failed"; continue; }
         run_struct "$bin" "$xml"
         common_checks "$bin" "$xml" "C $opt -g"
-        [ ! -s "$xml.err" ] && ok || bad "C $opt -g: unexpected stderr: $(cat "$xml.err")"
+        [ ! -s "$xml.err" ] && pass || bad "C $opt -g: unexpected stderr: $(cat "$xml.err")"
         for f in main known caller step; do
             check "C $opt: procedure $f" "$STRUCT_CHECK" proc "$xml" "$f"
             a=$(sym_addr "$bin" "$f")
@@ -139,7 +119,7 @@ test_cxx() {
         a=$(sym_addr "$bin" _ZNK6shapes4Rect4areaEv)
         check "C++ $opt: lookup Rect::area" "$STRUCT_CHECK" lookup "$xml" "$a" \
             "shapes::Rect::area() const"
-        grep -q 'ln="_ZNK6shapes4Rect4areaEv"' "$xml" && ok || bad "C++ $opt: link name missing"
+        grep -q 'ln="_ZNK6shapes4Rect4areaEv"' "$xml" && pass || bad "C++ $opt: link name missing"
     done
 }
 
@@ -155,10 +135,10 @@ test_nodebug() {
         a=$(sym_addr "$bin" "$f")
         check "no -g: lookup $f" "$STRUCT_CHECK" lookup "$xml" "$a" "$f"
     done
-    grep -q '<S ' "$xml" && bad "no -g: statements without line info" || ok
+    grep -q '<S ' "$xml" && bad "no -g: statements without line info" || pass
     a=$(sym_addr "$bin" alias_local)
     check "no -g: aliases resolve to the global name" "$STRUCT_CHECK" lookup "$xml" "$a" alias_global
-    grep -q 'n="alias_weak"\|n="alias_local"' "$xml" && bad "no -g: alias listed twice" || ok
+    grep -q 'n="alias_weak"\|n="alias_local"' "$xml" && bad "no -g: alias listed twice" || pass
 }
 
 test_stripped() {
@@ -199,9 +179,9 @@ test_debugfile() {
     strip --strip-debug "$work/dl2"
     xml=$work/dl2.xml
     CSPROF_DEBUG_DIR=$work/debugroot run_struct "$work/dl2" "$xml"
-    [ "$rc" -eq 0 ] && ok || bad "build-id debug file: exit $rc"
+    [ "$rc" -eq 0 ] && pass || bad "build-id debug file: exit $rc"
     check "build-id debug file: inlined call" "$STRUCT_CHECK" inline "$xml" caller helper_inl
-    grep -q "build-id=\"$bid\"" "$xml" && ok || bad "build-id attribute is not $bid"
+    grep -q "build-id=\"$bid\"" "$xml" && pass || bad "build-id attribute is not $bid"
     run_struct "$work/dl2" "$xml" # without the debug root: no DWARF, a note
     note_checks "$xml" "build-id debug file absent"
 
@@ -211,16 +191,16 @@ test_debugfile() {
     mkdir -p "$work/emptyroot" "$work/dpkg/info"
     CSPROF_DEBUG_DIR=$work/emptyroot DPKG_ADMINDIR=$work/dpkg run_struct "$work/dl2" "$xml"
     note_checks "$xml" "note without a package"
-    grep -qF "looked for $work/emptyroot/.build-id/${bid:0:2}/${bid:2}.debug;" "$xml.err" && ok ||
+    grep -qF "looked for $work/emptyroot/.build-id/${bid:0:2}/${bid:2}.debug;" "$xml.err" && pass ||
         bad "the note does not name the build-id path looked for: $(cat "$xml.err")"
-    grep -q 'dbgsym' "$xml.err" && bad "a -dbgsym named for a file no package owns" || ok
+    grep -q 'dbgsym' "$xml.err" && bad "a -dbgsym named for a file no package owns" || pass
     printf '/.\n/usr\n%s\n' "$work/dl2" >"$work/dpkg/info/csprof-test-pkg:amd64.list"
     printf '/.\n/usr\n%s\n' "$work/dl2.other" >"$work/dpkg/info/another-pkg.list"
     CSPROF_DEBUG_DIR=$work/emptyroot DPKG_ADMINDIR=$work/dpkg run_struct "$work/dl2" "$xml"
     note_checks "$xml" "note with a package"
     grep -qF "install csprof-test-pkg-dbgsym (the debug symbols of Debian package csprof-test-pkg)" \
-        "$xml.err" && ok || bad "the note does not name the package's -dbgsym: $(cat "$xml.err")"
-    grep -qF "$work/emptyroot/.build-id/${bid:0:2}/${bid:2}.debug" "$xml.err" && ok ||
+        "$xml.err" && pass || bad "the note does not name the package's -dbgsym: $(cat "$xml.err")"
+    grep -qF "$work/emptyroot/.build-id/${bid:0:2}/${bid:2}.debug" "$xml.err" && pass ||
         bad "the note with a package lost the build-id path: $(cat "$xml.err")"
 
     # The .gnu_debuglink name under the debug root, as Debian's older -dbg
@@ -232,13 +212,13 @@ test_debugfile() {
     mkdir -p "$work/linkroot$work" && mv "$work/dl3.dbg" "$work/linkroot$work/dl3.dbg"
     xml=$work/dl3.xml
     CSPROF_DEBUG_DIR=$work/linkroot run_struct "$work/dl3" "$xml"
-    [ "$rc" -eq 0 ] && [ ! -s "$xml.err" ] && ok ||
+    [ "$rc" -eq 0 ] && [ ! -s "$xml.err" ] && pass ||
         bad "debuglink under the debug root: exit $rc: $(cat "$xml.err")"
     check "debuglink under the debug root: inlined call" "$STRUCT_CHECK" inline "$xml" caller helper_inl
     check "debuglink under the debug root: statements" "$STRUCT_CHECK" stmts "$xml" known struct_prog.c 31
     CSPROF_DEBUG_DIR=$work/emptyroot DPKG_ADMINDIR=$work/dpkg run_struct "$work/dl3" "$xml"
     note_checks "$xml" "debuglink, no debug root"
-    grep -qF " and its .gnu_debuglink dl3.dbg;" "$xml.err" && ok ||
+    grep -qF " and its .gnu_debuglink dl3.dbg;" "$xml.err" && pass ||
         bad "the note does not name the .gnu_debuglink looked for: $(cat "$xml.err")"
 }
 
@@ -260,7 +240,7 @@ test_dbgsym() {
         grep -q 'note: .*no DWARF' "$xml.err" || continue # its debug file is installed
         n=$((n + 1))
         note_checks "$xml" "$real"
-        grep -qF "install $pkg-dbgsym (the debug symbols of Debian package $pkg)" "$xml.err" && ok ||
+        grep -qF "install $pkg-dbgsym (the debug symbols of Debian package $pkg)" "$xml.err" && pass ||
             bad "$real (package $pkg): the note does not name $pkg-dbgsym: $(cat "$xml.err")"
     done
     [ "$n" -gt 0 ] || skip "no stripped Debian binary without debug file found (xz-utils, liblzma5, bzip2)"
@@ -323,31 +303,31 @@ test_debuginfod() {
     # The structure cache first holds an entry made without debuginfod: no DWARF.
     check "structure cache entry without DWARF" env -u DEBUGINFOD_URLS \
         "$STRUCT_CHECK" cached "$work/scache" "$bin" "$work/c0.xml"
-    grep -q '<S ' "$work/c0.xml" && bad "statements without any debug information" || ok
+    grep -q '<S ' "$work/c0.xml" && bad "statements without any debug information" || pass
 
     xml=$bin.xml
     export DEBUGINFOD_URLS=$url CSPROF_DEBUG_DIR=$work/emptyroot
     run_struct "$bin" "$xml"
     common_checks "$bin" "$xml" "debuginfod"
-    [ ! -s "$xml.err" ] && ok || bad "debuginfod: unexpected stderr: $(cat "$xml.err")"
+    [ ! -s "$xml.err" ] && pass || bad "debuginfod: unexpected stderr: $(cat "$xml.err")"
     check "debuginfod: procedure caller" "$STRUCT_CHECK" proc "$xml" caller
     check "debuginfod: helper_inl inlined into caller" "$STRUCT_CHECK" inline "$xml" caller helper_inl
     check "debuginfod: statements" "$STRUCT_CHECK" stmts "$xml" known struct_prog.c 31
-    [ -s "$work/dcache/$bid/debuginfo" ] && ok || bad "debuginfod: nothing in its client cache"
+    [ -s "$work/dcache/$bid/debuginfo" ] && pass || bad "debuginfod: nothing in its client cache"
     check "debuginfod: the structure cache analyzes again" \
         "$STRUCT_CHECK" cached "$work/scache" "$bin" "$work/c1.xml"
     check "debuginfod: ... and gets the same structure" cmp "$xml" "$work/c1.xml"
 
     stop_debuginfod
     run_struct "$bin" "$work/c2.xml"
-    [ "$rc" -eq 0 ] && ok || bad "debuginfod cache: exit $rc: $(cat "$work/c2.xml.err")"
+    [ "$rc" -eq 0 ] && pass || bad "debuginfod cache: exit $rc: $(cat "$work/c2.xml.err")"
     check "debuginfod cache, server gone: the same structure" cmp "$xml" "$work/c2.xml"
 
     # A build-id no server knows: no DWARF, and the note says debuginfod was asked.
     "$CC" -O1 -g -o "$bin.other" "$src" && strip "$bin.other" || { bad "second build failed"; finish; }
     run_struct "$bin.other" "$work/o.xml"
     note_checks "$work/o.xml" "debuginfod without the file"
-    grep -qF "and asked debuginfod (DEBUGINFOD_URLS)" "$work/o.xml.err" && ok ||
+    grep -qF "and asked debuginfod (DEBUGINFOD_URLS)" "$work/o.xml.err" && pass ||
         bad "the note does not say debuginfod was asked: $(cat "$work/o.xml.err")"
 }
 
@@ -365,7 +345,7 @@ expect_error() {
     elif [ "$(wc -l <"$out.err")" -ne 1 ] || ! grep -qF "$file" "$out.err"; then
         bad "$name: expected one line naming $file, got: $(cat "$out.err")"
     else
-        ok
+        pass
         echo "  $name: $(cat "$out.err")"
     fi
 }
@@ -395,16 +375,16 @@ test_errors() {
     expect_error "truncated ELF (100 bytes)" "$work/ls100" "$work/ls100"
     expect_error "truncated ELF (half)" "$work/half" "$work/half"
     expect_error "aarch64 ELF" "$work/aarch64" "$work/aarch64"
-    grep -q "AArch64" "$work/err.out.err" && ok || bad "aarch64: machine not named"
+    grep -q "AArch64" "$work/err.out.err" && pass || bad "aarch64: machine not named"
     expect_error "i386 ELF" "$work/i386" "$work/i386"
-    grep -q "i386" "$work/err.out.err" && ok || bad "i386: machine not named"
+    grep -q "i386" "$work/err.out.err" && pass || bad "i386: machine not named"
     expect_error "object file" "$work/prog.o" "$work/prog.o"
     expect_error "ar archive" "$work/lib.a" "$work/lib.a"
     expect_error "unwritable output" "/nonexistent-dir/x.xml" -o /nonexistent-dir/x.xml "$bin"
     "$CSPROF_STRUCT" >/dev/null 2>&1
-    [ $? -eq 2 ] && ok || bad "no argument: expected exit 2"
-    "$CSPROF_STRUCT" --help | grep -q "usage:" && ok || bad "--help"
-    "$CSPROF_STRUCT" -V | grep -q "csprof-struct" && ok || bad "-V"
+    [ $? -eq 2 ] && pass || bad "no argument: expected exit 2"
+    "$CSPROF_STRUCT" --help | grep -q "usage:" && pass || bad "--help"
+    "$CSPROF_STRUCT" -V | grep -q "csprof-struct" && pass || bad "-V"
 }
 
 # A real i386 ELF (the crafted one is in test_errors).
@@ -532,8 +512,8 @@ loops_test() {
         "$cc" -O$opt -g ${LOOPS_CFLAGS:-} -o "$bin" "$src" || { bad "$name: compile failed"; continue; }
         "$CSPROF_STRUCT" -j 4 "$bin" >"$xml" 2>"$xml.err"
         rc=$?
-        [ "$rc" -eq 0 ] && ok || bad "$name: exit $rc: $(cat "$xml.err")"
-        [ ! -s "$xml.err" ] && ok || bad "$name: unexpected stderr: $(cat "$xml.err")"
+        [ "$rc" -eq 0 ] && pass || bad "$name: exit $rc: $(cat "$xml.err")"
+        [ ! -s "$xml.err" ] && pass || bad "$name: unexpected stderr: $(cat "$xml.err")"
         check "$name: DTD valid" xmllint --noout --dtdvalid "$STRUCT_DTD" "$xml"
         check "$name: invariants" "$STRUCT_CHECK" invariants "$xml"
         check "$name: annotated loops and calls" "$STRUCT_CHECK" loops "$xml" "$src" "$opt"
@@ -544,7 +524,7 @@ loops_test() {
         check "$name: -n" "$CSPROF_STRUCT" -n -o "$xml.raw" "$bin"
         check "$name: -n DTD valid" xmllint --noout --dtdvalid "$STRUCT_DTD" "$xml.raw"
         check "$name: -n invariants" "$STRUCT_CHECK" invariants "$xml.raw"
-        if grep -q "<L " "$xml.raw"; then ok; else bad "$name: -n output has no loops"; fi
+        if grep -q "<L " "$xml.raw"; then pass; else bad "$name: -n output has no loops"; fi
     done
 }
 
@@ -590,7 +570,7 @@ test_cache() {
     entry=$cache/$bid-n0.struct
     check "cache: plain analysis" "$STRUCT_CHECK" analyze "$bin" "$work/plain.xml"
     check "cache: miss" "$STRUCT_CHECK" cached "$cache" "$bin" "$work/c1.xml"
-    [ -f "$entry" ] && ok || bad "cache: no entry $entry"
+    [ -f "$entry" ] && pass || bad "cache: no entry $entry"
     check "cache: miss gives the plain analysis" cmp "$work/plain.xml" "$work/c1.xml"
     check "cache: entry is a valid structure file" xmllint --noout --dtdvalid "$STRUCT_DTD" "$entry"
     check "cache: hit" "$STRUCT_CHECK" cached "$cache" "$bin" "$work/c2.xml"
@@ -598,14 +578,14 @@ test_cache() {
     # Mark the entry (its key kept): a run that shows the mark read the entry.
     sed -i 's/n="caller"/n="cached_caller"/' "$entry"
     "$STRUCT_CHECK" cached "$cache" "$bin" "$work/c3.xml" >/dev/null 2>&1
-    grep -q 'n="cached_caller"' "$work/c3.xml" && ok || bad "cache: the entry was not used"
+    grep -q 'n="cached_caller"' "$work/c3.xml" && pass || bad "cache: the entry was not used"
     cp -p "$bin" "$work/cprog2" # same build-id, size and time; another path
     "$STRUCT_CHECK" cached "$cache" "$work/cprog2" "$work/c4.xml" >/dev/null 2>&1
-    grep -q 'n="cached_caller"' "$work/c4.xml" && bad "cache: entry used for another path" || ok
+    grep -q 'n="cached_caller"' "$work/c4.xml" && bad "cache: entry used for another path" || pass
     sed -i 's/n="caller"/n="cached_caller"/' "$entry"
     touch -d '@1' "$bin" # same build-id, another modification time
     "$STRUCT_CHECK" cached "$cache" "$bin" "$work/c5.xml" >/dev/null 2>&1
-    grep -q 'n="cached_caller"' "$work/c5.xml" && bad "cache: entry used for a changed file" || ok
+    grep -q 'n="cached_caller"' "$work/c5.xml" && bad "cache: entry used for a changed file" || pass
     check "cache: changed file analyzed again" cmp "$work/plain.xml" "$work/c5.xml"
     # A damaged entry whose key still matches: read fails, the binary is analyzed.
     sed -i '0,/ v="0x/s// v="zz/' "$entry"
@@ -623,19 +603,19 @@ test_cache() {
     for i in 1 2 3 4; do
         check "cache: concurrent run $i" cmp "$work/plain.xml" "$work/p$i.xml"
     done
-    [ -z "$(find "$cache" -name '.tmp-*')" ] && ok || bad "cache: temporary files left"
+    [ -z "$(find "$cache" -name '.tmp-*')" ] && pass || bad "cache: temporary files left"
     "$STRUCT_CHECK" cached "$cache" "$bin" "$work/p5.xml" >/dev/null 2>&1
     check "cache: entry of concurrent runs" cmp "$work/plain.xml" "$work/p5.xml"
     cp "$bin" "$work/cstripped" && strip "$work/cstripped"
     "$STRUCT_CHECK" cached "$cache" "$work/cstripped" "$work/s1.xml" >"$work/s1.note" 2>&1
     "$STRUCT_CHECK" cached "$cache" "$work/cstripped" "$work/s2.xml" >"$work/s2.note" 2>&1
-    grep -q "^note: " "$work/s2.note" && cmp -s "$work/s1.note" "$work/s2.note" && ok ||
+    grep -q "^note: " "$work/s2.note" && cmp -s "$work/s1.note" "$work/s2.note" && pass ||
         bad "cache: note lost on a hit: $(cat "$work/s2.note")"
     "$CC" -O2 -g -Wl,--build-id=none -o "$work/nobid" "$STRUCT_PROGRAMS/struct_prog.c" ||
         skip "cannot link with --build-id=none"
     n=$(find "$cache" -type f | wc -l)
     check "cache: no build-id" "$STRUCT_CHECK" cached "$cache" "$work/nobid" "$work/nb.xml"
-    [ "$(find "$cache" -type f | wc -l)" -eq "$n" ] && ok || bad "cache: entry for a binary without build-id"
+    [ "$(find "$cache" -type f | wc -l)" -eq "$n" ] && pass || bad "cache: entry for a binary without build-id"
 }
 
 # The modes: the test_* functions defined above.

@@ -9,12 +9,12 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 node=$(command -v node || command -v nodejs)
 if [ -z "$node" ]; then
-    echo "SKIP: node not found (install Debian package nodejs: scripts/setup.sh)"
-    exit 77
+    skip "node not found (install Debian package nodejs: scripts/setup.sh)"
 fi
-gz=$(command -v gzip) || { echo "SKIP: gzip not found"; exit 77; }
+gz=$(command -v gzip) || skip "gzip not found"
 rm -rf "$OUT" && mkdir -p "$OUT" && cd "$OUT" || exit 1
-fail() { echo "FAIL: $*"; exit 1; }
+. "$SRC/test/harness.sh"
+fail() { die "$@"; }
 golden() { # golden NAME XML [EXPECT]
     mkdir "$1" && cp "$2" "$1/experiment.xml" || fail "$1: copy"
     [ $# -lt 3 ] || cp "$3" "$1/expect.json" || fail "$1: expect"

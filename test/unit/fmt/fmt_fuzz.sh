@@ -21,15 +21,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/fmt_fuzz.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 [ -n "${FUZZ_KEEP:-}" ] && trap - EXIT
 
-skip() {
-    echo "SKIP: $*"
-    exit 77
-}
-fail() {
-    echo "FAIL: $*"
-    echo "0 passed, 1 failed"
-    exit 1
-}
+. "$src/test/harness.sh"
+fail() { die "$@"; }
 
 command -v "$CLANG" > /dev/null || skip "$CLANG not installed"
 echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }' \
@@ -80,9 +73,6 @@ ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
     -max_len=262144 -print_final_stats=1 -artifact_prefix="$work/" "$work/corpus" > "$work/fuzz.log" 2>&1
 rc=$?
 grep -E "^(==[0-9]+==|SUMMARY|ALARM|stat::)|^    #[0-9] " "$work/fuzz.log" | head -40
-if [ "$rc" -eq 0 ]; then
-    echo "$n measurement file(s) in the seed corpus, fuzzed for $seconds s"
-    echo "1 passed, 0 failed"
-    exit 0
-fi
-fail "fuzzer exit $rc (crash, leak, timeout or sanitizer report above)"
+[ "$rc" -eq 0 ] || fail "fuzzer exit $rc (crash, leak, timeout or sanitizer report above)"
+pass "$n measurement file(s) in the seed corpus, fuzzed for $seconds s"
+finish
