@@ -49,7 +49,8 @@ tvf_read_header(struct tvf_reader *r, const unsigned char *buf, size_t len, stru
     r->base = r->p = buf;
     r->end = buf + len;
     r->left = 0;
-    if (len < TVF_HEADER_SIZE || memcmp(buf, TVF_MAGIC, 8) != 0 || csp_le_load32(buf + 8) != TVF_VERSION)
+    if (len < TVF_HEADER_SIZE || memcmp(buf, TVF_MAGIC, 8) != 0 ||
+        csp_le_load32(buf + 8) != TVF_VERSION)
         return -1;
     h->ncols = csp_le_load32(buf + 12);
     h->nthreads = csp_le_load32(buf + 16);
