@@ -1311,8 +1311,8 @@
       return;
     }
     const s = sandwichData(st.p), m = st.metric, tot = tree.incl[m][0], T = s.totals;
-    info.textContent = ' — inclusive ' + fmt(T.incl[m], m) + ' ' + unitOf(m) + ' (' + pct(T.incl[m], tot) + ', ' + T.contexts + ' outermost context(s): recursion counted once), exclusive ' +
-      fmt(T.self[m], m) + ' ' + unitOf(m) + ' (' + pct(T.self[m], tot) + ', ' + T.frames + ' context(s))' + (T.calls ? ', ' + callsText(T.calls) : '');
+    info.textContent = ' — inclusive ' + humanText(T.incl[m], m) + ' (' + pct(T.incl[m], tot) + ', ' + T.contexts + ' outermost context(s): recursion counted once), exclusive ' +
+      humanText(T.self[m], m) + ' (' + pct(T.self[m], tot) + ', ' + T.frames + ' context(s))' + (T.calls ? ', ' + callsText(T.calls) : '');
     const per = src.metrics[m].rawPerUnit || 1;
     info.dataset.incl = String(T.incl[m] / per);
     info.dataset.excl = String(T.self[m] / per);
