@@ -24,7 +24,7 @@ declare -A may=(
     [fmt]="support"
     [cct]="support"
     [unwind]="support"
-    [trampoline]="support cct"
+    [trampoline]="support cct unwind"
     [monitor]="support fmt cct unwind trampoline"
     [structure]="support"
     [trust]="support fmt"
@@ -160,6 +160,14 @@ for e in "${exceptions[@]}"; do
     read -r ef ei _ <<< "$e"
     [ -n "${used["$ef $ei"]+x}" ] || failed "exception \"$ef $ei\" matches no include: remove it from the table"
 done
+# --- struct tramp_thread's fields are the trampoline's ---------------------
+# lib/monitor embeds struct tramp_thread in its thread block but goes through
+# tramp.h's functions (the sampler's protocol, the overrides' calls): no
+# field access (td->tramp.x, tt->x) outside lib/trampoline.
+while IFS= read -r hit; do
+    failed "${hit%%:*}:$(cut -d: -f2 <<< "$hit"): reads or writes a field of struct tramp_thread (private to lib/trampoline; use tramp.h's functions)"
+done < <(grep -rnE '(->|\.)tramp\.[A-Za-z_]|\btt->' lib/monitor tools 2>/dev/null)
+
 echo "$nincl includes of csprof headers in lib/ and tools/ checked"
 echo "$([ $fail -eq 0 ] && echo 1 || echo 0) passed, $fail failed"
 [ $fail -eq 0 ]

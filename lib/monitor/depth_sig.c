@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * depth_sig.c -- room for deep stacks: the per-thread walk arrays and the
- * trampoline's shadow stack start with CSP_INITIAL_FRAMES entries and are
- * replaced, inside the sampling handler, by arrays twice as long carved
- * from the thread's arena when a walk or a shadow-stack push needs more.
+ * depth_sig.c -- room for deep stacks: the per-thread walk arrays start with
+ * CSP_INITIAL_FRAMES entries and are replaced, inside the sampling handler,
+ * by arrays twice as long carved from the thread's arena when a walk needs
+ * more (the trampoline's shadow stack grows the same way from the same
+ * arena, in lib/trampoline/tramp_sig.c's tramp_sample_commit).
  * The old arrays stay in the arena (it frees nothing); doubling keeps them
  * smaller than the live ones.  So a call path is recorded whole however
  * deep it is, and the only limit is the arena's (CSPROF_MEMORY_LIMIT).
@@ -58,25 +59,4 @@ mon_bt_grow(struct uw_backtrace *bt, void *arg)
     td->bt_keys = keys;
     bt->max = cap;
     return 0;
-}
-
-bool
-mon_shadow_reserve(struct mon_thread *td, size_t n)
-{
-    struct tramp_thread *tt = &td->tramp;
-    size_t cap = tt->max ? tt->max : CSP_INITIAL_FRAMES;
-    struct tramp_frame *stack;
-
-    if (n <= tt->max)
-        return true;
-    if (tt->stack == NULL) /* no shadow stack: the trampoline is off for this thread */
-        return false;
-    while (cap < n)
-        cap *= 2;
-    stack = regrow(&td->arena, tt->stack, tt->depth, cap, sizeof(*stack));
-    if (stack == NULL)
-        return false;
-    tt->stack = stack;
-    tt->max = cap;
-    return true;
 }

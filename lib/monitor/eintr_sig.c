@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "monitor/mon_internal.h"
+#include "monitor/mon_real.h"
 
 int (*mon_real_poll)(struct pollfd *, nfds_t, int);
 int (*mon_real_select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);

@@ -327,7 +327,7 @@ mon_loadmap_refresh(void)
     memset(&b, 0, sizeof(b));
     pthread_mutex_lock(&loadmap_lock);
     snapshot_added = false;
-    mon_real_dl_iterate_phdr(add_module_cb, &b);
+    mon_loader_dl_iterate_phdr(add_module_cb, &b);
     snapshot_publish(&b);
     pthread_mutex_unlock(&loadmap_lock);
     free(b.ents);

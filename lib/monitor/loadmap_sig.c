@@ -89,7 +89,7 @@ dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data)
     int rc = 0;
 
     if (td == NULL || !td->in_unwind)
-        return mon_real_dl_iterate_phdr(cb, data);
+        return mon_loader_dl_iterate_phdr(cb, data);
     s = td->snap;
     if (s == NULL) { /* no snapshot could be built: no module, never the loader's lock */
         atomic_fetch_add_explicit(&mon_snapshot_nmisses, 1, memory_order_relaxed);

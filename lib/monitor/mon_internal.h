@@ -93,7 +93,15 @@ struct mon_event {
     uint32_t perf_refresh;
 };
 
-/* Process-wide configuration and state; written before sampling starts. */
+/*
+ * Process-wide configuration and state.  process.c is its one writer
+ * (mon_process.h): the configuration is written once, in the constructor;
+ * the fields marked "runtime" change only through mon_process.h's functions.
+ * Everywhere else `mon_proc` is a read-only view.  (The atomic runtime state --
+ * stopped, the next thread index, the execs not followed -- is process_sig.c's
+ * own, read by mon_process_stopped() etc.: an atomic operation would write
+ * through a const view without a compiler error.)
+ */
 struct mon_process {
     struct mon_event events[MON_MAX_EVENTS];
     uint32_t nevents;
@@ -104,29 +112,27 @@ struct mon_process {
     char command[4096]; /* command line, space separated, truncated */
     char host[256];
     char run_id[65];     /* CSPROF_RUN_ID: csrun's run (FMT_RUN_ID_MAX bytes); "" when none */
-    uint64_t start_ns;   /* CLOCK_REALTIME at process profile start */
-    int32_t rank;        /* MPI rank, -1 when none (mpi.c) */
-    uint32_t world_size; /* processes in MPI_COMM_WORLD, 0 when unknown (mpi.c) */
-    atomic_int stopped;  /* 1: handlers drop everything (finalisation, exec) */
-    atomic_uint next_thread_index;
-    bool active;     /* configuration valid and sampling enabled */
-    bool trampoline; /* use the return-address trampoline (CSPROF_TRAMPOLINE != 0) */
-    bool follow;     /* profile exec'd and forked children (CSPROF_FOLLOW != 0) */
-    bool eintr_safe; /* sampling never interrupts poll/select/... (CSPROF_EINTR_SAFE != 0) */
-    atomic_uint exec_not_followed; /* execs whose environment drops csprof (main thread's file) */
-    uint64_t threads_untracked;    /* threads alive at the end that csprof had no state for */
+    uint64_t start_ns;   /* CLOCK_REALTIME at process profile start (runtime: fork, exec) */
+    int32_t rank;        /* MPI rank, -1 when none (runtime: mpi.c) */
+    uint32_t world_size; /* processes in MPI_COMM_WORLD, 0 when unknown (runtime: mpi.c) */
+    bool active;         /* configuration valid and sampling enabled (runtime: fork child) */
+    bool trampoline;     /* use the return-address trampoline (CSPROF_TRAMPOLINE != 0) */
+    bool follow;         /* profile exec'd and forked children (CSPROF_FOLLOW != 0) */
+    bool eintr_safe;     /* sampling never interrupts poll/select/... (CSPROF_EINTR_SAFE != 0) */
+    uint64_t threads_untracked;        /* runtime: threads alive at the end without state */
     uint64_t threads_untracked_cpu_ns; /* ... and their CPU time, ns */
     uint64_t flush_period_ns; /* checkpoint period of a running thread (CSPROF_FLUSH_MS); 0 off */
-    uint32_t generation;      /* bumped after a failed exec (same pid, new profile) */
+    uint32_t generation;      /* runtime: bumped after a failed exec (same pid, new profile) */
     /* CSPROF_DEBUG_DROP_EVERY=N: the handler drops every Nth sample of each thread, counted
      * in samples.dropped.debug (tests of the accounting); 0: off */
     uint64_t debug_drop_every;
+    size_t arena_limit; /* bytes of CCT per thread (CSPROF_MEMORY_LIMIT; default 1 GiB) */
 };
 
 /* The sampling handler measures its own CPU time on one signal in this many. */
 #define MON_HANDLER_TIMED 16
 
-extern struct mon_process mon_proc;
+#include "monitor/mon_process.h" /* mon_proc: the const view; its writers */
 
 enum mon_thread_state { MON_THREAD_RUNNING = 0, MON_THREAD_WRITING, MON_THREAD_DONE };
 
@@ -203,12 +209,10 @@ CSP_SIGSAFE bool mon_omp_insert(struct mon_thread *td, struct cct_node **leaf, i
  * Deep stacks (depth_sig.c).  mon_bt_grow is td->bt's uw_grow_fn (@arg is
  * the thread's struct mon_thread): it doubles the walk arrays and bt_nodes
  * from the thread's arena, keeping the frames walked so far; returns 0, or
- * -1 when the arena limit is reached.  mon_shadow_reserve gives @td's shadow
- * stack room for @n entries the same way; returns false when it cannot.
- * [async-signal-safe]
+ * -1 when the arena limit is reached.  (The trampoline's shadow stack grows
+ * from the same arena in tramp_sample_commit.)  [async-signal-safe]
  */
 CSP_SIGSAFE int mon_bt_grow(struct uw_backtrace *bt, void *arg);
-CSP_SIGSAFE bool mon_shadow_reserve(struct mon_thread *td, size_t n);
 
 /* This thread's state, NULL before set-up.  [async-signal-safe] */
 CSP_SIGSAFE struct mon_thread *mon_thread_self(void);
@@ -277,10 +281,25 @@ CSP_SIGSAFE uint64_t mon_thread_cpu_ns(pid_t tid);
 void mon_loadmap_refresh(void);
 /* The state of the thread @t, or NULL.  Takes the registry lock.  [not async-signal-safe] */
 struct mon_thread *mon_thread_find(pthread_t t);
-/* Thread set-up/finalisation and writing (monitor.c). */
+/*
+ * The thread registry and the threads' life cycle (thread.c).  mon_threads_init: the TLS key
+ * whose destructor ends a thread (constructor; 0 or -1).  mon_thread_begin: state for the
+ * calling thread, registered, sampling started; NULL when out of memory.  mon_thread_end:
+ * stop its sampling, write its profile unless written, free its tree.  mon_finalize_process:
+ * write every profile once (exit, _exit, exec; @why is for the reader).
+ * [not async-signal-safe]
+ */
+int mon_threads_init(void);
 struct mon_thread *mon_thread_begin(void);
 void mon_thread_end(struct mon_thread *td);
 void mon_finalize_process(const char *why);
+/* A fork child that is not followed: the calling thread's sources forgotten (the parent's),
+ * its trampoline taken out, no thread state.  [not async-signal-safe] */
+void mon_thread_forget_self(void);
+/* After fork in the child (@forked: the sources are the parent's, forgotten) or a failed
+ * exec (stopped): an empty registry, the calling thread's state dropped, nothing
+ * finalised yet.  The caller begins the thread again.  [not async-signal-safe] */
+void mon_threads_restart(bool forked);
 /*
  * From the handler of a signal that kills the process (signals.c): write
  * every profile without refreshing the load map and without waiting on the
@@ -295,8 +314,18 @@ void mon_finalize_from_signal(int sig, const sigset_t *interrupted_mask);
 /* Set the monitor up now if the constructor has not run yet (a library constructor creating a
  * thread); the calling thread's sampling starts.  [not async-signal-safe] */
 void mon_ensure_initialized(void);
-/* After a failed exec: the calling thread alone starts a new profile (next generation). */
+/* Fork and exec (forkexec.c).  After a failed exec: the calling thread alone starts a new
+ * profile (next generation).  [not async-signal-safe] */
 void mon_restart_after_failed_exec(void);
+/* pthread_atfork's child handler: a followed child starts its own profile and file with the
+ * forking thread alone; any other runs unprofiled.  [not async-signal-safe] */
+void mon_atfork_child(void);
+/* CSPROF_FOLLOW=0: take libcsprof out of LD_PRELOAD, so that exec'd programs (by any route)
+ * run unprofiled.  Constructor only.  [not async-signal-safe: getenv, setenv] */
+void mon_stop_following(void);
+/* Resolve the real fork and exec functions (mon_real.h), from mon_resolve_real_functions.
+ * [not async-signal-safe: dlsym] */
+void mon_resolve_forkexec_functions(void);
 
 /* MPI (mpi.c).  Set mon_proc.rank and world_size from the launcher's environment (Open MPI,
  * PMI, Slurm); -1 and 0 when none says.  [not async-signal-safe: getenv] */
@@ -306,15 +335,11 @@ void mon_mpi_rank_from_env(void);
  * Returns snprintf's count.  [not async-signal-safe] */
 int mon_mpi_file_name(char *buf, size_t len, int pid, unsigned n);
 
-/* Real libc functions, resolved once in the constructor (overrides.c). */
+/* Resolve every real function (the mon_real_* pointers, mon_real.h) once, in the constructor
+ * (overrides.c).  [not async-signal-safe] */
 void mon_resolve_real_functions(void);
 /* Whether @pc is in libcsprof.so's code (ranges found at start-up).  [async-signal-safe] */
 CSP_SIGSAFE bool mon_in_own_code(uintptr_t pc);
-/* Resolve the real non-local-exit functions (overrides_nonlocal.c).  [not async-signal-safe] */
-void mon_resolve_nonlocal_functions(void);
-/* The real siglongjmp (ours is an override that tells the trampoline).  [async-signal-safe] */
-extern void (*mon_real_siglongjmp)(sigjmp_buf, int);
-extern int (*mon_real_sigaction)(int, const struct sigaction *, struct sigaction *);
 
 /* The functions that save their own return address, overridden in arch/<arch>/selfsave.S. */
 enum mon_selfsave {
@@ -345,18 +370,8 @@ int mon_signals_intercept(int sig, const struct sigaction *act, struct sigaction
 
 /*
  * Signal masks (sigmask_sig.c): the program never blocks the sampling signal.
- * The real functions whose mask argument is filtered, resolved in the constructor.
+ * (The real functions whose mask argument is filtered: mon_real.h.)
  */
-extern int (*mon_real_sigsuspend)(const sigset_t *);
-extern int (*mon_real_pselect)(int, fd_set *, fd_set *, fd_set *, const struct timespec *,
-                               const sigset_t *);
-extern int (*mon_real_ppoll)(struct pollfd *, nfds_t, const struct timespec *, const sigset_t *);
-extern int (*mon_real_epoll_pwait)(int, struct epoll_event *, int, int, const sigset_t *);
-/* The real functions eintr_sig.c overrides, resolved in the constructor. */
-extern int (*mon_real_poll)(struct pollfd *, nfds_t, int);
-extern int (*mon_real_select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
-extern int (*mon_real_epoll_wait)(int, struct epoll_event *, int, int);
-extern int (*mon_real_nanosleep)(const struct timespec *, struct timespec *);
 /* Copy @in to @out without the sampling signal.  [async-signal-safe] */
 CSP_SIGSAFE void mon_mask_filter(const sigset_t *in, sigset_t *out);
 /* Whether the program, on this thread, asked for the sampling signal to be blocked (what a

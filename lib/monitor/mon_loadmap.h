@@ -118,10 +118,10 @@ int mon_key_decode(uintptr_t key, uint32_t *id, uint64_t *offset);
 uintptr_t mon_key_address(uintptr_t key);
 
 /*
- * The real dl_iterate_phdr(3) (overrides.c), resolved on first use.
- * [not async-signal-safe: the loader's lock]
+ * The loader's dl_iterate_phdr(3): the real one (mon_real_dl_iterate_phdr, overrides.c),
+ * resolved on first use.  [not async-signal-safe: the loader's lock]
  */
-int mon_real_dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data);
+int mon_loader_dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *data);
 
 /* In a fork child: the load map's and the loader overrides' locks are free again, no other
  * thread reads a snapshot, and a fresh one is taken.  [not async-signal-safe] */

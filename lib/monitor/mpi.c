@@ -11,7 +11,7 @@
  * the profiling interface (PMPI_Comm_rank/PMPI_Comm_size, MPI standard
  * §15.2), and rename the measurement file if the rank was unknown or
  * different.  The monitor never links against MPI: every PMPI_* function is
- * found with dlsym when the program first calls an override, so a program
+ * resolved (mon_real.h) when the program first calls an override, so a program
  * without MPI never reaches this code.  MPI_COMM_WORLD's handle depends on
  * the library's ABI: Open MPI's is the address of ompi_mpi_comm_world,
  * MPICH's (and its derivatives') the integer 0x44000000.
@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "monitor/mon_internal.h"
+#include "monitor/mon_real.h"
 #include "monitor/mon_write.h"
 
 #define MPICH_COMM_WORLD 0x44000000u /* MPICH ABI's MPI_COMM_WORLD (mpi.h) */
@@ -46,22 +47,12 @@ int MPI_Init(int *argc, char ***argv);
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
 int MPI_Comm_rank(void *comm, int *rank);
 
-static mpi_init_fn *real_pmpi_init;
-static mpi_init_thread_fn *real_pmpi_init_thread;
-static mpi_comm_query_fn *real_pmpi_comm_rank;
-static mpi_comm_query_fn *real_pmpi_comm_size;
+static mpi_init_fn *mon_real_PMPI_Init;
+static mpi_init_thread_fn *mon_real_PMPI_Init_thread;
+static mpi_comm_query_fn *mon_real_PMPI_Comm_rank;
+static mpi_comm_query_fn *mon_real_PMPI_Comm_size;
 static void *ompi_comm_world; /* &ompi_mpi_comm_world, or NULL for the MPICH ABI */
 static bool resolved;
-
-static void *
-find(const char *name)
-{
-    void *p = dlsym(RTLD_NEXT, name);
-
-    return p != NULL ? p : dlsym(RTLD_DEFAULT, name);
-}
-
-#define FIND(var, name) memcpy(&(var), &(void *){find(name)}, sizeof(var))
 
 /* Find the PMPI functions (the program called an MPI override, so its MPI library is loaded). */
 static void
@@ -69,11 +60,11 @@ resolve_pmpi(void)
 {
     if (resolved)
         return;
-    FIND(real_pmpi_init, "PMPI_Init");
-    FIND(real_pmpi_init_thread, "PMPI_Init_thread");
-    FIND(real_pmpi_comm_rank, "PMPI_Comm_rank");
-    FIND(real_pmpi_comm_size, "PMPI_Comm_size");
-    ompi_comm_world = dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world");
+    MON_REAL_RESOLVE(mon_real_PMPI_Init, "PMPI_Init");
+    MON_REAL_RESOLVE(mon_real_PMPI_Init_thread, "PMPI_Init_thread");
+    MON_REAL_RESOLVE(mon_real_PMPI_Comm_rank, "PMPI_Comm_rank");
+    MON_REAL_RESOLVE(mon_real_PMPI_Comm_size, "PMPI_Comm_size");
+    ompi_comm_world = dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world"); /* data, not a function */
     resolved = true;
 }
 
@@ -121,15 +112,13 @@ mon_mpi_rank_from_env(void)
         {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_STEP_ID"},
     };
 
-    mon_proc.rank = -1;
-    mon_proc.world_size = 0;
+    mon_process_set_rank(-1, 0);
     for (size_t i = 0; i < sizeof(launchers) / sizeof(launchers[0]); i++) {
         long rank = env_number(launchers[i].rank), size = env_number(launchers[i].size);
 
         if (rank < 0 || (launchers[i].needs != NULL && getenv(launchers[i].needs) == NULL))
             continue;
-        mon_proc.rank = (int32_t)rank;
-        mon_proc.world_size = size > rank ? (uint32_t)size : 0;
+        mon_process_set_rank((int32_t)rank, size > rank ? (uint32_t)size : 0);
         return;
     }
 }
@@ -173,9 +162,7 @@ set_rank(int rank, int size)
 
     if (rank < 0 || (rank == old_rank && (size <= 0 || (uint32_t)size == old_size)))
         return;
-    mon_proc.rank = rank;
-    if (size > rank)
-        mon_proc.world_size = (uint32_t)size;
+    mon_process_set_rank(rank, size > rank ? (uint32_t)size : old_size);
     if (!mon_proc.active || atomic_load(&mon_out.fd) < 0 || mon_out.dirfd < 0)
         return;
     mon_mpi_file_name(name, sizeof(name), (int)getpid(), 0);
@@ -202,9 +189,9 @@ confirm_rank(void)
 {
     int rank = -1, size = 0;
 
-    if (real_pmpi_comm_rank == NULL || real_pmpi_comm_rank(comm_world(), &rank) != 0)
+    if (mon_real_PMPI_Comm_rank == NULL || mon_real_PMPI_Comm_rank(comm_world(), &rank) != 0)
         return;
-    if (real_pmpi_comm_size != NULL && real_pmpi_comm_size(comm_world(), &size) != 0)
+    if (mon_real_PMPI_Comm_size != NULL && mon_real_PMPI_Comm_size(comm_world(), &size) != 0)
         size = 0;
     set_rank(rank, size);
 }
@@ -218,9 +205,9 @@ MPI_Init(int *argc, char ***argv)
     int rc;
 
     resolve_pmpi();
-    if (real_pmpi_init == NULL)
+    if (mon_real_PMPI_Init == NULL)
         return MON_MPI_NO_LIBRARY;
-    rc = real_pmpi_init(argc, argv);
+    rc = mon_real_PMPI_Init(argc, argv);
     if (rc == 0)
         confirm_rank();
     return rc;
@@ -232,9 +219,9 @@ MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     int rc;
 
     resolve_pmpi();
-    if (real_pmpi_init_thread == NULL)
+    if (mon_real_PMPI_Init_thread == NULL)
         return MON_MPI_NO_LIBRARY;
-    rc = real_pmpi_init_thread(argc, argv, required, provided);
+    rc = mon_real_PMPI_Init_thread(argc, argv, required, provided);
     if (rc == 0)
         confirm_rank();
     return rc;
@@ -246,9 +233,9 @@ MPI_Comm_rank(void *comm, int *rank)
     int rc;
 
     resolve_pmpi();
-    if (real_pmpi_comm_rank == NULL)
+    if (mon_real_PMPI_Comm_rank == NULL)
         return MON_MPI_NO_LIBRARY;
-    rc = real_pmpi_comm_rank(comm, rank);
+    rc = mon_real_PMPI_Comm_rank(comm, rank);
     if (rc == 0 && rank != NULL && is_comm_world(comm) && *rank != mon_proc.rank)
         confirm_rank(); /* also reads the size */
     return rc;

@@ -19,7 +19,6 @@
  * untouched; the runtime sees only another function and argument.
  * Ordinary context (the program's calls into the OpenMP runtime).
  */
-#include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -34,6 +33,7 @@
 #include "monitor/mon_internal.h"
 #include "monitor/mon_loadmap.h"
 #include "monitor/mon_omp.h"
+#include "monitor/mon_real.h"
 #include "support/sysio.h"
 #include "trampoline/tramp.h"
 #include "unwind/uw.h"
@@ -65,18 +65,11 @@ csprof_omp_barrier(void)
 void (*const mon_omp_idle_fn)(void) = csprof_omp_idle;
 void (*const mon_omp_barrier_fn)(void) = csprof_omp_barrier;
 
-static void *
-next_fn(const char *name)
-{
-    void *p = dlsym(RTLD_NEXT, name);
-
-    return p != NULL ? p : dlsym(RTLD_DEFAULT, name);
-}
-
-#define RESOLVE(var, name)                                         \
-    do {                                                           \
-        if ((var) == NULL)                                         \
-            memcpy(&(var), &(void *){next_fn(name)}, sizeof(var)); \
+/* Set @var (mon_real_NAME) to the real entry point @name on the first call (mon_real.h). */
+#define RESOLVE(var, name)                   \
+    do {                                     \
+        if ((var) == NULL)                   \
+            MON_REAL_RESOLVE((var), (name)); \
     } while (0)
 
 /* This thread's profiling state when OpenMP contexts can be recorded, else NULL. */
@@ -310,14 +303,14 @@ run_region(void *arg)
     ret name params;                                                             \
     CSP_EXPORT ret name params                                                   \
     {                                                                            \
-        static ret(*real) params;                                                \
+        static ret(*mon_real_##name) params;                                     \
         struct mon_omp_region r;                                                 \
-        RESOLVE(real, #name);                                                    \
+        RESOLVE(mon_real_##name, #name);                                         \
         if (!region_begin(&r, fn, data, (uintptr_t)__builtin_return_address(0))) \
-            MON_OMP_PASS_##ret(real args);                                       \
+            MON_OMP_PASS_##ret(mon_real_##name args);                            \
         fn = run_region;                                                         \
         data = &r;                                                               \
-        MON_OMP_CALL_##ret(real args);                                           \
+        MON_OMP_CALL_##ret(mon_real_##name args);                                \
     }
 #define MON_OMP_PASS_void(call) \
     do {                        \
@@ -416,14 +409,15 @@ CSP_EXPORT void
 GOMP_task(body_fn *fn, void *data, copy_fn *cpyfn, long arg_size, long arg_align, bool if_clause,
           unsigned flags, void **depend, int priority, void *detach)
 {
-    static task_fn *real;
+    static task_fn *mon_real_GOMP_task;
     struct mon_thread *td = omp_thread();
     struct task_header h;
     long align = arg_align > 0 ? arg_align : 1;
 
-    RESOLVE(real, "GOMP_task");
+    RESOLVE(mon_real_GOMP_task, "GOMP_task");
     if (td == NULL || td->inside || align > 4096) {
-        real(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
+        mon_real_GOMP_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority,
+                           detach);
         return;
     }
     enter(td);
@@ -437,8 +431,8 @@ GOMP_task(body_fn *fn, void *data, copy_fn *cpyfn, long arg_size, long arg_align
     leave(td);
     if (align < (long)_Alignof(struct task_header))
         align = (long)_Alignof(struct task_header);
-    real(run_task, &h, copy_task, h.off + arg_size, align, if_clause, flags, depend, priority,
-         detach);
+    mon_real_GOMP_task(run_task, &h, copy_task, h.off + arg_size, align, if_clause, flags, depend,
+                       priority, detach);
 }
 
 /* ---- LLVM's libomp: __kmpc_fork_call ---- */
@@ -566,13 +560,13 @@ void __kmpc_fork_call(void *loc, int32_t argc, kmp_micro *micro, ...);
 CSP_EXPORT void
 __kmpc_fork_call(void *loc, int32_t argc, kmp_micro *micro, ...)
 {
-    static kmp_fork_fn *real;
+    static kmp_fork_fn *mon_real___kmpc_fork_call;
     struct mon_omp_region r;
     struct kmp_region k = {micro, argc};
     void *shared[MON_KMP_MAX_ARGS + 1], **a = shared + 1;
     va_list ap;
 
-    RESOLVE(real, "__kmpc_fork_call");
+    RESOLVE(mon_real___kmpc_fork_call, "__kmpc_fork_call");
     if (argc < 0 || argc >= MON_KMP_MAX_ARGS) {
         /* More shared variables than spelled out: forward the call as it came. */
 #if defined(__clang__)
@@ -592,13 +586,13 @@ __kmpc_fork_call(void *loc, int32_t argc, kmp_micro *micro, ...)
         for (int32_t i = 0; i < argc; i++)
             fa[i] = va_arg(ap, void *);
         va_end(ap);
-        real(loc, argc, micro, MON_KMP_FWD_ARGS(fa));
+        mon_real___kmpc_fork_call(loc, argc, micro, MON_KMP_FWD_ARGS(fa));
 #else
         void *args = __builtin_apply_args();
 
         void (*fwd)(void);
 
-        memcpy(&fwd, &real, sizeof(fwd));
+        memcpy(&fwd, &mon_real___kmpc_fork_call, sizeof(fwd));
         __builtin_apply(fwd, args, 8 * (size_t)(argc + 8));
 #endif
         return;
@@ -608,12 +602,12 @@ __kmpc_fork_call(void *loc, int32_t argc, kmp_micro *micro, ...)
         a[i] = va_arg(ap, void *);
     va_end(ap);
     if (!region_begin(&r, NULL, &k, (uintptr_t)__builtin_return_address(0))) {
-        MON_KMP_CALL(argc, real, loc, argc, micro)
+        MON_KMP_CALL(argc, mon_real___kmpc_fork_call, loc, argc, micro)
         return;
     }
     a = shared;
     a[0] = &r;
-    MON_KMP_CALL(argc + 1, real, loc, argc + 1, run_kmp)
+    MON_KMP_CALL(argc + 1, mon_real___kmpc_fork_call, loc, argc + 1, run_kmp)
     region_end(&r);
 }
 
@@ -667,18 +661,18 @@ CSP_EXPORT void *
 __kmpc_omp_task_alloc(void *loc, int32_t gtid, int32_t flags, size_t sizeof_task,
                       size_t sizeof_shareds, int32_t (*entry)(int32_t, void *))
 {
-    static kmp_task_alloc_fn *real;
+    static kmp_task_alloc_fn *mon_real___kmpc_omp_task_alloc;
     struct mon_thread *td = omp_thread();
     struct kmp_task_prefix *t;
     struct kmp_task_header *h;
     size_t task_sz = (sizeof_task + sizeof(void *) - 1) / sizeof(void *) * sizeof(void *);
 
-    RESOLVE(real, "__kmpc_omp_task_alloc");
+    RESOLVE(mon_real___kmpc_omp_task_alloc, "__kmpc_omp_task_alloc");
     if (td == NULL || td->inside || entry == NULL || sizeof_task < sizeof(*t) ||
         sizeof_task > SIZE_MAX / 2 || sizeof_shareds > SIZE_MAX / 2)
-        return real(loc, gtid, flags, sizeof_task, sizeof_shareds, entry);
-    t = real(loc, gtid, flags, task_sz + sizeof(*h), sizeof_shareds > 0 ? sizeof_shareds : 1,
-             entry);
+        return mon_real___kmpc_omp_task_alloc(loc, gtid, flags, sizeof_task, sizeof_shareds, entry);
+    t = mon_real___kmpc_omp_task_alloc(loc, gtid, flags, task_sz + sizeof(*h),
+                                       sizeof_shareds > 0 ? sizeof_shareds : 1, entry);
     if (t == NULL || t->shareds == NULL || t->routine != entry ||
         (char *)t->shareds - sizeof(*h) < (char *)t + sizeof_task)
         return t; /* not the layout this override knows: the task runs unchanged */

@@ -30,6 +30,7 @@
 #include <unwind.h>
 
 #include "monitor/mon_internal.h"
+#include "monitor/mon_real.h"
 
 typedef void longjmp_fn(struct __jmp_buf_tag *, int);
 typedef int setcontext_fn(const ucontext_t *);
@@ -44,13 +45,13 @@ typedef void pthread_exit_fn(void *);
 typedef void pthread_unwind_next_fn(__pthread_unwind_buf_t *);
 typedef int pthread_cancel_fn(pthread_t);
 
-static longjmp_fn *real_longjmp, *real__longjmp, *real_siglongjmp, *real_longjmp_chk;
-static setcontext_fn *real_setcontext;
-static swapcontext_fn *real_swapcontext;
-static backtrace_fn *real_backtrace;
-static pthread_exit_fn *real_pthread_exit;
-static pthread_unwind_next_fn *real_pthread_unwind_next;
-static pthread_cancel_fn *real_pthread_cancel;
+static longjmp_fn *mon_real_longjmp, *mon_real__longjmp, *mon_real___longjmp_chk;
+static setcontext_fn *mon_real_setcontext;
+static swapcontext_fn *mon_real_swapcontext;
+static backtrace_fn *mon_real_backtrace;
+static pthread_exit_fn *mon_real_pthread_exit;
+static pthread_unwind_next_fn *mon_real___pthread_unwind_next;
+static pthread_cancel_fn *mon_real_pthread_cancel;
 void (*mon_real_siglongjmp)(sigjmp_buf, int);
 void *mon_selfsave_real[MON_NSELFSAVE];
 
@@ -58,27 +59,6 @@ void *mon_selfsave_real[MON_NSELFSAVE];
 void __longjmp_chk(struct __jmp_buf_tag env[1], int val);
 void *__cxa_begin_catch(void *exception);
 void __pthread_unwind_next(__pthread_unwind_buf_t *buf);
-
-/*
- * The next definition of @name after libcsprof.so.  Never RTLD_DEFAULT (it
- * would find our own override); libraries loaded later (libgcc_s,
- * libstdc++) are found through their soname when RTLD_NEXT misses them.
- */
-static void *
-next_symbol(const char *name, const char *soname)
-{
-    void *p = dlsym(RTLD_NEXT, name);
-
-    if (p == NULL && soname != NULL) {
-        void *h = dlopen(soname, RTLD_LAZY | RTLD_NOLOAD);
-
-        if (h != NULL)
-            p = dlsym(h, name);
-    }
-    return p;
-}
-
-#define NEXT(var, name, soname) memcpy(&(var), &(void *){next_symbol(name, soname)}, sizeof(var))
 
 /*
  * These functions save their own return address (into a ucontext_t or a
@@ -98,7 +78,7 @@ avoid_self_saving_functions(void)
 
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         const ElfW(Sym) *sym = NULL;
-        void *addr = next_symbol(names[i], NULL);
+        void *addr = mon_real_resolve(names[i], MON_REAL_NEXT, NULL);
         Dl_info info;
 
         if (addr != NULL && dladdr1(addr, &info, (void **)&sym, RTLD_DL_SYMENT) != 0 &&
@@ -185,21 +165,23 @@ avoid_own_code(void)
 void
 mon_resolve_nonlocal_functions(void)
 {
-    NEXT(real_longjmp, "longjmp", NULL);
-    NEXT(real__longjmp, "_longjmp", NULL);
-    NEXT(real_siglongjmp, "siglongjmp", NULL);
-    NEXT(real_longjmp_chk, "__longjmp_chk", NULL);
-    NEXT(real_setcontext, "setcontext", NULL);
-    NEXT(real_swapcontext, "swapcontext", NULL);
-    NEXT(real_backtrace, "backtrace", NULL);
-    NEXT(real_pthread_exit, "pthread_exit", NULL);
-    NEXT(real_pthread_unwind_next, "__pthread_unwind_next", NULL);
-    NEXT(real_pthread_cancel, "pthread_cancel", NULL);
-    memcpy(&mon_real_siglongjmp, &real_siglongjmp, sizeof(mon_real_siglongjmp));
-    mon_selfsave_real[MON_SELFSAVE_SETJMP] = next_symbol("setjmp", NULL);
-    mon_selfsave_real[MON_SELFSAVE__SETJMP] = next_symbol("_setjmp", NULL);
-    mon_selfsave_real[MON_SELFSAVE_SIGSETJMP] = next_symbol("__sigsetjmp", NULL);
-    mon_selfsave_real[MON_SELFSAVE_GETCONTEXT] = next_symbol("getcontext", NULL);
+    /* Never RTLD_DEFAULT: it would find these overrides themselves. */
+    MON_REAL_RESOLVE_NEXT(mon_real_longjmp, "longjmp", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real__longjmp, "_longjmp", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_siglongjmp, "siglongjmp", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real___longjmp_chk, "__longjmp_chk", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_setcontext, "setcontext", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_swapcontext, "swapcontext", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_backtrace, "backtrace", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_pthread_exit, "pthread_exit", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real___pthread_unwind_next, "__pthread_unwind_next", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_pthread_cancel, "pthread_cancel", NULL);
+    mon_selfsave_real[MON_SELFSAVE_SETJMP] = mon_real_resolve("setjmp", MON_REAL_NEXT, NULL);
+    mon_selfsave_real[MON_SELFSAVE__SETJMP] = mon_real_resolve("_setjmp", MON_REAL_NEXT, NULL);
+    mon_selfsave_real[MON_SELFSAVE_SIGSETJMP] =
+        mon_real_resolve("__sigsetjmp", MON_REAL_NEXT, NULL);
+    mon_selfsave_real[MON_SELFSAVE_GETCONTEXT] =
+        mon_real_resolve("getcontext", MON_REAL_NEXT, NULL);
     avoid_self_saving_functions();
     avoid_own_code();
 }
@@ -223,7 +205,7 @@ CSP_EXPORT void
 longjmp(struct __jmp_buf_tag env[1], int val)
 {
     leave_stack(false);
-    real_longjmp(env, val);
+    mon_real_longjmp(env, val);
     __builtin_unreachable();
 }
 
@@ -231,7 +213,7 @@ CSP_EXPORT void
 _longjmp(struct __jmp_buf_tag env[1], int val)
 {
     leave_stack(false);
-    real__longjmp(env, val);
+    mon_real__longjmp(env, val);
     __builtin_unreachable();
 }
 
@@ -239,7 +221,7 @@ CSP_EXPORT void
 siglongjmp(struct __jmp_buf_tag env[1], int val)
 {
     leave_stack(false);
-    real_siglongjmp(env, val);
+    mon_real_siglongjmp(env, val);
     __builtin_unreachable();
 }
 
@@ -247,7 +229,7 @@ CSP_EXPORT void
 __longjmp_chk(struct __jmp_buf_tag env[1], int val)
 {
     leave_stack(false);
-    real_longjmp_chk(env, val);
+    mon_real___longjmp_chk(env, val);
     __builtin_unreachable();
 }
 
@@ -268,14 +250,14 @@ CSP_EXPORT int
 setcontext(const ucontext_t *ucp)
 {
     leave_stack(false);
-    return real_setcontext(ucp);
+    return mon_real_setcontext(ucp);
 }
 
 CSP_EXPORT int
 swapcontext(ucontext_t *oucp, const ucontext_t *ucp)
 {
     leave_stack(false);
-    return real_swapcontext(oucp, ucp);
+    return mon_real_swapcontext(oucp, ucp);
 }
 
 /* ---- C++ exceptions and forced unwinding (libgcc_s) ---- */
@@ -283,60 +265,62 @@ swapcontext(ucontext_t *oucp, const ucontext_t *ucp)
 CSP_EXPORT _Unwind_Reason_Code
 _Unwind_RaiseException(struct _Unwind_Exception *exc)
 {
-    static raise_fn *real;
+    static raise_fn *mon_real__Unwind_RaiseException;
 
-    if (real == NULL)
-        memcpy(&real, &(void *){next_symbol("_Unwind_RaiseException", "libgcc_s.so.1")},
-               sizeof(real));
+    if (mon_real__Unwind_RaiseException == NULL)
+        MON_REAL_RESOLVE_NEXT(mon_real__Unwind_RaiseException, "_Unwind_RaiseException",
+                              "libgcc_s.so.1");
     leave_stack(true);
-    return real(exc); /* tail call; returns only when no handler was found */
+    /* A tail call; returns only when no handler was found. */
+    return mon_real__Unwind_RaiseException(exc);
 }
 
 CSP_EXPORT _Unwind_Reason_Code
 _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *exc)
 {
-    static raise_fn *real;
+    static raise_fn *mon_real__Unwind_Resume_or_Rethrow;
 
-    if (real == NULL)
-        memcpy(&real, &(void *){next_symbol("_Unwind_Resume_or_Rethrow", "libgcc_s.so.1")},
-               sizeof(real));
+    if (mon_real__Unwind_Resume_or_Rethrow == NULL)
+        MON_REAL_RESOLVE_NEXT(mon_real__Unwind_Resume_or_Rethrow, "_Unwind_Resume_or_Rethrow",
+                              "libgcc_s.so.1");
     leave_stack(true);
-    return real(exc);
+    return mon_real__Unwind_Resume_or_Rethrow(exc);
 }
 
 CSP_EXPORT void
 _Unwind_Resume(struct _Unwind_Exception *exc)
 {
-    static resume_fn *real;
+    static resume_fn *mon_real__Unwind_Resume;
 
-    if (real == NULL)
-        memcpy(&real, &(void *){next_symbol("_Unwind_Resume", "libgcc_s.so.1")}, sizeof(real));
+    if (mon_real__Unwind_Resume == NULL)
+        MON_REAL_RESOLVE_NEXT(mon_real__Unwind_Resume, "_Unwind_Resume", "libgcc_s.so.1");
     leave_stack(true);
-    real(exc); /* a tail call: no csprof frame for the unwinder to step through */
+    /* A tail call: no csprof frame for the unwinder to step through. */
+    mon_real__Unwind_Resume(exc);
 }
 
 CSP_EXPORT _Unwind_Reason_Code
 _Unwind_ForcedUnwind(struct _Unwind_Exception *exc, _Unwind_Stop_Fn stop, void *arg)
 {
-    static forced_fn *real;
+    static forced_fn *mon_real__Unwind_ForcedUnwind;
 
-    if (real == NULL)
-        memcpy(&real, &(void *){next_symbol("_Unwind_ForcedUnwind", "libgcc_s.so.1")},
-               sizeof(real));
+    if (mon_real__Unwind_ForcedUnwind == NULL)
+        MON_REAL_RESOLVE_NEXT(mon_real__Unwind_ForcedUnwind, "_Unwind_ForcedUnwind",
+                              "libgcc_s.so.1");
     leave_stack(true);
-    return real(exc, stop, arg);
+    return mon_real__Unwind_ForcedUnwind(exc, stop, arg);
 }
 
 /* A handler was found and entered: unwinding is over. */
 CSP_EXPORT void *
 __cxa_begin_catch(void *exception)
 {
-    static begin_catch_fn *real;
+    static begin_catch_fn *mon_real___cxa_begin_catch;
 
-    if (real == NULL)
-        memcpy(&real, &(void *){next_symbol("__cxa_begin_catch", "libstdc++.so.6")}, sizeof(real));
+    if (mon_real___cxa_begin_catch == NULL)
+        MON_REAL_RESOLVE_NEXT(mon_real___cxa_begin_catch, "__cxa_begin_catch", "libstdc++.so.6");
     tramp_resume(tramp_self());
-    return real(exception);
+    return mon_real___cxa_begin_catch(exception);
 }
 
 /* ---- the program's own stack walks ---- */
@@ -346,19 +330,19 @@ __cxa_begin_catch(void *exception)
 CSP_EXPORT _Unwind_Reason_Code
 _Unwind_Backtrace(_Unwind_Trace_Fn trace, void *arg)
 {
-    static backtrace_unwind_fn *real;
+    static backtrace_unwind_fn *mon_real__Unwind_Backtrace;
 
-    if (real == NULL)
-        memcpy(&real, &(void *){next_symbol("_Unwind_Backtrace", "libgcc_s.so.1")}, sizeof(real));
+    if (mon_real__Unwind_Backtrace == NULL)
+        MON_REAL_RESOLVE_NEXT(mon_real__Unwind_Backtrace, "_Unwind_Backtrace", "libgcc_s.so.1");
     leave_stack(true);
-    return real(trace, arg);
+    return mon_real__Unwind_Backtrace(trace, arg);
 }
 
 CSP_EXPORT int
 backtrace(void **buffer, int size)
 {
     leave_stack(true);
-    return real_backtrace(buffer, size);
+    return mon_real_backtrace(buffer, size);
 }
 
 /* ---- thread exit by unwinding ---- */
@@ -367,7 +351,7 @@ CSP_EXPORT void
 pthread_exit(void *retval)
 {
     leave_stack(true);
-    real_pthread_exit(retval);
+    mon_real_pthread_exit(retval);
     __builtin_unreachable();
 }
 
@@ -385,7 +369,7 @@ CSP_EXPORT void
 __pthread_unwind_next(__pthread_unwind_buf_t *buf)
 {
     leave_stack(true);
-    real_pthread_unwind_next(buf);
+    mon_real___pthread_unwind_next(buf);
     __builtin_unreachable();
 }
 
@@ -400,19 +384,19 @@ pthread_cancel(pthread_t thread)
 {
     struct mon_thread *td;
 
-    if (real_pthread_cancel == NULL)
+    if (mon_real_pthread_cancel == NULL)
         mon_resolve_real_functions();
     td = mon_proc.active ? mon_thread_find(thread) : NULL;
-    if (td != NULL && td->tramp.enabled) {
+    if (td != NULL && tramp_enabled(&td->tramp)) {
         if (pthread_equal(thread, pthread_self())) {
             tramp_disable(&td->tramp);
         } else {
             union sigval v = {.sival_int = MON_SIGVAL_TRAMPOLINE_OFF};
 
             if (pthread_sigqueue(thread, mon_proc.signo, v) == 0)
-                for (int i = 0; i < 20000 && !td->tramp.off_acked; i++)
+                for (int i = 0; i < 20000 && !tramp_off_acked(&td->tramp); i++)
                     sched_yield();
         }
     }
-    return real_pthread_cancel(thread);
+    return mon_real_pthread_cancel(thread);
 }

@@ -411,7 +411,7 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
     }
     if (mon_proc.trampoline)
         for (int i = 0; i < TRAMP_NCOUNTERS; i++)
-            stats[nstats++] = (struct fmt_stat){tramp_counter_names[i], td->tramp.counts[i]};
+            stats[nstats++] = (struct fmt_stat){tramp_counter_names[i], tramp_count(&td->tramp, i)};
     stats[nstats++] = (struct fmt_stat){"timer.overruns", td->timer_overruns};
     stats[nstats++] = (struct fmt_stat){"signals.merged", td->signals_merged};
     stats[nstats++] = (struct fmt_stat){"handler.signals", td->handler_signals};
@@ -427,8 +427,7 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
         td->armed_cpu_ns +
             (td->sources_armed ? mon_thread_cpu_ns(td->tid) - td->armed_cpu_start_ns : 0)};
     if (main_thread) {
-        stats[nstats++] =
-            (struct fmt_stat){"exec.not_followed", atomic_load(&mon_proc.exec_not_followed)};
+        stats[nstats++] = (struct fmt_stat){"exec.not_followed", mon_process_exec_not_followed()};
         stats[nstats++] = (struct fmt_stat){"threads.untracked", mon_proc.threads_untracked};
         stats[nstats++] =
             (struct fmt_stat){"threads.untracked.cpu_ns", mon_proc.threads_untracked_cpu_ns};

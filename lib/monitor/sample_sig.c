@@ -56,114 +56,13 @@ mon_process_count(enum mon_outcome what)
 }
 
 /*
- * Whether a frame of the walk is inside the trampoline's code: then the
- * sample interrupted tramp_on_return (or what it calls), reached from the
- * trampoline's own call.  libunwind may even walk on past the trampoline
- * frame with frame-pointer guesses, so every frame is checked, not only
- * the last.  A stop at the trampoline's entry (a return address equal to
- * it) is not such a frame: uw_backtrace does not record it.
+ * A full walk: memoized insertion from the root; when the sample trampolines,
+ * the path's nodes go to the trampoline for a fresh shadow stack.
  */
-static bool
-walk_meets_trampoline(const struct uw_backtrace *bt)
-{
-    for (size_t i = 0; i < bt->depth; i++)
-        if (tramp_contains_pc(bt->ips[i]))
-            return true;
-    return false;
-}
-
-/*
- * Whether @slot can be a live return-address slot of the interrupted code:
- * at or above its stack pointer (below it the stack is dead), and inside
- * the thread's stack when the code runs on it (not on a coroutine's or a
- * signal stack).  A walk through wrong unwind rules can yield any address;
- * the trampoline must never be written outside the live stack.
- */
-static bool
-in_live_stack(const struct mon_thread *td, uintptr_t slot)
-{
-    uintptr_t sp = td->bt.sps[0]; /* the interrupted frame's */
-
-    if (slot < sp)
-        return false;
-    if (sp >= td->stack_lo && sp < td->stack_hi)
-        return slot < td->stack_hi;
-    return true;
-}
-
-/*
- * Cache the frames ips[from-1] .. ips[1] (return addresses, outermost first)
- * with their CCT nodes on top of the shadow stack, growing it as needed.
- * Returns false when it cannot grow (the caller withdraws the trampoline).
- */
-static bool
-shadow_push(struct mon_thread *td, size_t from, struct cct_node *const *nodes_of)
-{
-    struct tramp_thread *tt = &td->tramp;
-    const struct uw_backtrace *bt = &td->bt;
-
-    if (from < 2)
-        return true;
-    if (tt->depth + (from - 1) > tt->max && !mon_shadow_reserve(td, tt->depth + (from - 1))) {
-        tt->counts[TRAMP_SHADOW_FULL]++;
-        return false;
-    }
-    for (size_t i = from - 1; i >= 1; i--) {
-        struct tramp_frame *f = &tt->stack[tt->depth++];
-
-        f->ra = bt->ips[i];
-        f->ra_loc = bt->ra_locs[i];
-        f->node = nodes_of[i];
-        /* A pc taken from a signal context is no return address: never replace it.  Nor
-         * the return address of a function that saves it (getcontext, setjmp...), nor one
-         * the unwind rules read from anywhere but the slot below the caller's stack
-         * pointer (setcontext mid-switch reads it from the ucontext_t). */
-        f->installable = tramp_is_return_slot(f->ra_loc, bt->sps[i]) && !bt->sigframe[i - 1] &&
-                         tramp_may_hold(bt->ips[i - 1]) && *(const uintptr_t *)f->ra_loc == f->ra &&
-                         tramp_is_return_address(f->ra);
-        if (f->installable && !in_live_stack(td, f->ra_loc)) {
-            f->installable = false;
-            tt->counts[TRAMP_OUT_OF_STACK]++;
-        }
-    }
-    return true;
-}
-
-/*
- * The walk met the trampoline above frame bt.depth-1 ([csprof 2005] §2.3): the
- * frames below it are new; insert them below the cached call site, cache
- * them, and move the trampoline to the interrupted frame.
- */
-static int
-splice_sample(struct mon_thread *td, struct cct_node **leaf)
-{
-    struct tramp_thread *tt = &td->tramp;
-    size_t k = td->bt.depth;
-    int rc;
-
-    mon_snapshot_keys(td, td->bt.ips, td->bt_keys, k);
-    rc = cct_insert_path_nodes(td->tree, tt->stack[tt->depth - 1].node, td->bt_keys, k,
-                               td->bt_nodes);
-    if (rc != CCT_OK)
-        return rc;
-    *leaf = td->bt_nodes[0];
-    tt->counts[TRAMP_PARTIAL_WALKS]++;
-    if (k >= 2) { /* the interrupted frame is below the trampoline's: move it there */
-        tramp_remove(tt);
-        if (!shadow_push(td, k, td->bt_nodes))
-            tramp_invalidate(tt);
-        else if (tramp_install_top(tt))
-            tt->counts[TRAMP_INSTALLS]++;
-    }
-    return CCT_OK;
-}
-
-/* A full walk: memoized insertion from the root, then a fresh shadow stack. */
 static int
 insert_full(struct mon_thread *td, bool trampolining, struct cct_node **leaf)
 {
-    struct tramp_thread *tt = &td->tramp;
-    struct cct_node *const *memo;
+    struct cct_node *const *memo, **nodes = NULL;
     size_t n = td->bt.depth, nmemo;
     int rc;
 
@@ -171,15 +70,35 @@ insert_full(struct mon_thread *td, bool trampolining, struct cct_node **leaf)
     rc = cct_insert_path_memo(td->tree, td->bt_keys, n, leaf, NULL);
     if (rc != CCT_OK || !trampolining)
         return rc;
-    tt->counts[TRAMP_FULL_WALKS]++;
     memo = cct_memo_nodes(td->tree, &nmemo);
-    if (memo == NULL || nmemo != n)
-        return CCT_OK; /* no memo: no cached nodes, no trampoline this time */
-    for (size_t i = 0; i < n; i++)
-        td->bt_nodes[i] = memo[n - 1 - i];
-    tt->depth = 0;
-    if (shadow_push(td, n, td->bt_nodes) && tramp_install_top(tt))
-        tt->counts[TRAMP_INSTALLS]++;
+    if (memo != NULL && nmemo == n) { /* (else no cached nodes, no trampoline this time) */
+        for (size_t i = 0; i < n; i++)
+            td->bt_nodes[i] = memo[n - 1 - i];
+        nodes = td->bt_nodes;
+    }
+    tramp_sample_commit(&td->tramp, &td->bt, nodes, TRAMP_WALK_FULL, &td->arena, td->stack_lo,
+                        td->stack_hi);
+    return CCT_OK;
+}
+
+/*
+ * The walk met the trampoline in its slot ([csprof 2005] §2.3): its frames
+ * are the new ones; insert them below the cached call site @parent, then let
+ * the trampoline cache them and move to the interrupted frame.
+ */
+static int
+insert_spliced(struct mon_thread *td, struct cct_node *parent, struct cct_node **leaf)
+{
+    size_t k = td->bt.depth;
+    int rc;
+
+    mon_snapshot_keys(td, td->bt.ips, td->bt_keys, k);
+    rc = cct_insert_path_nodes(td->tree, parent, td->bt_keys, k, td->bt_nodes);
+    if (rc != CCT_OK)
+        return rc;
+    *leaf = td->bt_nodes[0];
+    tramp_sample_commit(&td->tramp, &td->bt, td->bt_nodes, TRAMP_WALK_SPLICE, &td->arena,
+                        td->stack_lo, td->stack_hi);
     return CCT_OK;
 }
 
@@ -261,13 +180,17 @@ take_sample(struct mon_thread *td, uint32_t ev, void *ucontext, const struct mon
         td->ledger[ev].dropped += c->user + c->kernel;
 }
 
-/* take_sample's work; returns whether the sample was recorded. */
+/*
+ * take_sample's work; returns whether the sample was recorded.  The
+ * trampoline's part is its protocol (tramp.h): begin, the walk, reconcile,
+ * the insertion, commit.
+ */
 static bool
 walk_and_charge(struct mon_thread *td, uint32_t ev, void *ucontext, const struct mon_charge *c,
                 bool synchronous, struct cct_node **leafp)
 {
-    struct tramp_thread *tt = &td->tramp;
-    struct cct_node *leaf = NULL;
+    struct cct_node *leaf = NULL, *parent = NULL;
+    enum tramp_walk walk;
     bool trampolining;
     int rc;
 
@@ -277,78 +200,50 @@ walk_and_charge(struct mon_thread *td, uint32_t ev, void *ucontext, const struct
     /* 0: no signal mask saved (a syscall per sample).  The fault handler is SA_NODEFER and
      * adds nothing to the mask, so after the escape the mask is this handler's again. */
     if (sigsetjmp(td->unwind_escape, 0) != 0) {
-        /* Faulted walking or touching a return-address slot: whatever the trampoline state
-         * was, stop trusting it.  saved_ra is kept for a trampoline still on the stack. */
+        /* Faulted walking or touching a return-address slot: stop trusting the trampoline. */
         td->in_unwind = 0;
-        tt->slot = 0;
-        tt->depth = 0;
-        tt->enabled = false;
+        tramp_sample_abandon(&td->tramp);
         mon_count(td, MON_DROP_UNWIND_FAULT);
         return false;
     }
-    if (tt->suspended && uw_context_sp(ucontext) >= tt->suspend_sp)
-        tt->suspended = 0; /* at or above the caller of the unwinder: the unwinding is over */
-    trampolining = tt->enabled && !tt->suspended && !mon_omp_plain_walk(td);
-    td->bt.stop_ip = trampolining && tt->slot != 0 ? tramp_address() : 0;
-    rc = uw_backtrace(ucontext, &td->bt);
-    if (synchronous)
-        drop_own_frames(&td->bt);
-    if (walk_meets_trampoline(&td->bt)) {
+    trampolining = tramp_sample_begin(&td->tramp, uw_context_sp(ucontext), mon_omp_plain_walk(td),
+                                      &td->bt.stop_ip);
+    for (;;) {
+        rc = uw_backtrace(ucontext, &td->bt);
+        if (synchronous)
+            drop_own_frames(&td->bt);
+        walk = tramp_sample_reconcile(&td->tramp, &td->bt, rc, trampolining, &parent);
+        if (walk != TRAMP_WALK_AGAIN)
+            break;
+        td->bt.stop_ip = 0; /* met where it was not installed: walk it all */
+    }
+    if (walk == TRAMP_WALK_DROP) {
         /* Interrupted inside tramp_on_return: its state is in flux, take nothing. */
         td->in_unwind = 0;
         mon_count(td, MON_DROP_IN_TRAMPOLINE);
         return false;
     }
-    if (rc == UW_STOPPED && td->bt.stop_loc == tt->slot && tt->depth > 0 && td->bt.depth > 0) {
-        rc = splice_sample(td, &leaf);
-        td->in_unwind = 0;
-        if (rc != CCT_OK || charge_sample(td, leaf, td->bt_keys[0], ev, c) != CCT_OK) {
+    if (walk == TRAMP_WALK_SPLICE) {
+        /* Complete when the walk that built the cached prefix reached the root
+         * (td->shadow_rooted, kept from that walk). */
+        rc = insert_spliced(td, parent, &leaf);
+    } else {
+        if (rc == UW_ETOODEEP) {
+            /* The arena cannot hold the whole walk: a path cut at either end would be
+             * charged to the wrong context, so the sample is dropped (and counted). */
+            td->in_unwind = 0;
             mon_count(td, MON_DROP_NO_MEMORY);
             return false;
         }
-        td->event_samples[ev]++;
-        /* Complete when the walk that built the cached prefix reached the root. */
-        mon_count(td, td->shadow_rooted ? MON_SAMPLE_OK : MON_SAMPLE_PARTIAL);
-        if (leafp != NULL)
-            *leafp = leaf;
-        return true;
-    }
-    if (rc == UW_STOPPED) {
-        /* Met at a slot it was not installed at: fix that slot, forget the cache, walk all. */
-        tt->counts[TRAMP_MISPLACED]++;
-        if (td->bt.stop_loc != 0 && *(uintptr_t *)td->bt.stop_loc == tramp_address())
-            *(uintptr_t *)td->bt.stop_loc = tt->saved_ra;
-        tramp_invalidate(tt);
-        td->bt.stop_ip = 0;
-        rc = uw_backtrace(ucontext, &td->bt);
-        if (synchronous)
-            drop_own_frames(&td->bt);
-        if (walk_meets_trampoline(&td->bt)) {
+        if (td->bt.depth == 0) {
             td->in_unwind = 0;
-            mon_count(td, MON_DROP_IN_TRAMPOLINE);
+            mon_count(td, MON_DROP_NO_FRAMES);
             return false;
         }
-    } else if (tt->slot != 0) {
-        tt->counts[TRAMP_LOST]++; /* longjmp, exception, context switch... */
-        tramp_invalidate(tt);
-    } else if (trampolining) {
-        tramp_invalidate(tt);
+        td->shadow_rooted = rc == UW_OK;
+        if (!mon_omp_insert(td, &leaf, &rc)) /* OpenMP: below the creation context (omp_sig.c) */
+            rc = insert_full(td, trampolining, &leaf);
     }
-    if (rc == UW_ETOODEEP) {
-        /* The arena cannot hold the whole walk: a path cut at either end would be charged
-         * to the wrong context, so the sample is dropped (and counted). */
-        td->in_unwind = 0;
-        mon_count(td, MON_DROP_NO_MEMORY);
-        return false;
-    }
-    if (td->bt.depth == 0) {
-        td->in_unwind = 0;
-        mon_count(td, MON_DROP_NO_FRAMES);
-        return false;
-    }
-    td->shadow_rooted = rc == UW_OK;
-    if (!mon_omp_insert(td, &leaf, &rc)) /* OpenMP: below the creation context (omp_sig.c) */
-        rc = insert_full(td, trampolining, &leaf);
     td->in_unwind = 0;
     if (rc != CCT_OK || charge_sample(td, leaf, td->bt_keys[0], ev, c) != CCT_OK) {
         mon_count(td, MON_DROP_NO_MEMORY);
@@ -421,7 +316,7 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
      * by mon_timing_clock: never the thread's CPU clock, whose every read makes the kernel
      * update the scheduler's accounting and so moved the program's own ITIMER_PROF ticks
      * (rel_06 at 5 kHz on a shared CPU: 19-78 of 100). */
-    timed = td->handler_signals % MON_HANDLER_TIMED == 0 && !atomic_load(&mon_proc.stopped);
+    timed = td->handler_signals % MON_HANDLER_TIMED == 0 && !mon_process_stopped();
     if (timed) {
         tfd = td->timing_fd;
         t0 = mon_timing_clock(tfd);
@@ -434,13 +329,13 @@ mon_sample_handler(int sig, siginfo_t *info, void *ucontext)
     }
     td->inside = 1;
     atomic_thread_fence(memory_order_seq_cst); /* orders `inside` against the finaliser */
-    if (td->tramp.busy || tramp_contains_pc(uw_context_pc(ucontext))) {
+    if (tramp_sample_blocked(&td->tramp, uw_context_pc(ucontext))) {
         drop_charged(td, ev, info, MON_DROP_IN_TRAMPOLINE);
     } else if (mon_in_own_code(uw_context_pc(ucontext))) {
         drop_charged(td, ev, info, MON_DROP_IN_MONITOR);
     } else if (ev < 0) {
         mon_count(td, MON_DROP_UNKNOWN_SOURCE);
-    } else if (atomic_load(&mon_proc.stopped) || atomic_load(&td->state) != MON_THREAD_RUNNING) {
+    } else if (mon_process_stopped() || atomic_load(&td->state) != MON_THREAD_RUNNING) {
         /* (not charged: the sources are stopped and their ledger closed; the period is in
          * the remainder, with the signals still pending when sampling stopped) */
         mon_count(td, MON_DROP_STOPPED);
@@ -474,8 +369,7 @@ out_rearm:
         mon_source_rearm(td, (uint32_t)ev, info);
     if (timed) {
         /* (not the descriptor once the finaliser may be closing the sources) */
-        uint64_t t1 =
-            atomic_load(&mon_proc.stopped) && tfd >= 0 ? UINT64_MAX : mon_timing_clock(tfd);
+        uint64_t t1 = mon_process_stopped() && tfd >= 0 ? UINT64_MAX : mon_timing_clock(tfd);
         uint64_t w = td->writer_cpu_ns - w0;
         uint64_t t = t0 != UINT64_MAX && t1 != UINT64_MAX && t1 > t0 ? t1 - t0 : 0;
 

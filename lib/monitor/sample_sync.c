@@ -366,7 +366,7 @@ mon_sync_account(int a, int b, uint64_t bytes, const void *addr, uintptr_t calle
     syscall(SYS_rt_sigprocmask, SIG_BLOCK, &block, &old, (size_t)(_NSIG / 8));
     td->inside = 1;
     atomic_thread_fence(memory_order_seq_cst); /* orders `inside` against the finaliser */
-    if (!atomic_load(&mon_proc.stopped) && atomic_load(&td->state) == MON_THREAD_RUNNING &&
+    if (!mon_process_stopped() && atomic_load(&td->state) == MON_THREAD_RUNNING &&
         td->tree != NULL) {
         /* libunwind may read(2), a cancellation point: no cancellation inside the walk. */
         pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "monitor/mon_internal.h"
+#include "monitor/mon_real.h"
 
 /* glibc's internal signals (SIGCANCEL, SIGSETXID): pthread_sigmask never blocks them. */
 #define MON_GLIBC_SIGCANCEL 32

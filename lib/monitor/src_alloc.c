@@ -12,15 +12,14 @@
  * here with operator new as the leaf frame.  realloc counts the new size as
  * a new allocation (as tcmalloc does) and forgets the old block.
  *
- * The real functions are found with dlsym(RTLD_NEXT) on first use, which
- * may itself allocate: while a thread resolves, its allocations come from a
- * static bootstrap buffer whose blocks are never freed or reallocated in
- * place.  With no allocation event the overrides only forward (errno,
+ * The real functions (mon_real_NAME) are found with dlsym(RTLD_NEXT)
+ * (mon_real_resolve, MON_REAL_NEXT) on first use, which may itself
+ * allocate: while a thread resolves, its allocations come from a static
+ * bootstrap buffer whose blocks are never freed or reallocated in place.  With no allocation event the overrides only forward (errno,
  * results and failures are the real function's).  Ordinary context; the
  * sampling handler never allocates.  Allocations made by csprof's own code
  * are not counted (the caller is in libcsprof).
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
 #include <stdalign.h>
@@ -31,6 +30,7 @@
 #include <string.h>
 
 #include "monitor/mon_internal.h"
+#include "monitor/mon_real.h"
 #include "monitor/mon_sync.h"
 
 typedef void *malloc_fn(size_t);
@@ -42,14 +42,14 @@ typedef int posix_memalign_fn(void **, size_t, size_t);
 typedef void *aligned_alloc_fn(size_t, size_t);
 typedef void *valloc_fn(size_t);
 
-static malloc_fn *real_malloc;
-static free_fn *real_free;
-static calloc_fn *real_calloc;
-static realloc_fn *real_realloc;
-static reallocarray_fn *real_reallocarray;
-static posix_memalign_fn *real_posix_memalign;
-static aligned_alloc_fn *real_aligned_alloc, *real_memalign;
-static valloc_fn *real_valloc, *real_pvalloc;
+static malloc_fn *mon_real_malloc;
+static free_fn *mon_real_free;
+static calloc_fn *mon_real_calloc;
+static realloc_fn *mon_real_realloc;
+static reallocarray_fn *mon_real_reallocarray;
+static posix_memalign_fn *mon_real_posix_memalign;
+static aligned_alloc_fn *mon_real_aligned_alloc, *mon_real_memalign;
+static valloc_fn *mon_real_valloc, *mon_real_pvalloc;
 
 /* ---- bootstrap: allocations made while dlsym resolves the real functions ---- */
 
@@ -95,14 +95,6 @@ boot_size(const void *p)
     return n;
 }
 
-static void *
-next(const char *name)
-{
-    return dlsym(RTLD_NEXT, name);
-}
-
-#define NEXT(var, name) memcpy(&(var), &(void *){next(name)}, sizeof(var))
-
 /* Resolve every real allocation function; false when this thread is already resolving. */
 static bool
 resolve(void)
@@ -110,18 +102,19 @@ resolve(void)
     if (resolving)
         return false;
     resolving = 1;
-    NEXT(real_free, "free");
-    NEXT(real_calloc, "calloc");
-    NEXT(real_realloc, "realloc");
-    NEXT(real_reallocarray, "reallocarray");
-    NEXT(real_posix_memalign, "posix_memalign");
-    NEXT(real_aligned_alloc, "aligned_alloc");
-    NEXT(real_memalign, "memalign");
-    NEXT(real_valloc, "valloc");
-    NEXT(real_pvalloc, "pvalloc");
-    NEXT(real_malloc, "malloc"); /* last: the others are set when it is */
+    MON_REAL_RESOLVE_NEXT(mon_real_free, "free", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_calloc, "calloc", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_realloc, "realloc", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_reallocarray, "reallocarray", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_posix_memalign, "posix_memalign", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_aligned_alloc, "aligned_alloc", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_memalign, "memalign", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_valloc, "valloc", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_pvalloc, "pvalloc", NULL);
+    /* Last: the others are set when it is. */
+    MON_REAL_RESOLVE_NEXT(mon_real_malloc, "malloc", NULL);
     resolving = 0;
-    return real_malloc != NULL;
+    return mon_real_malloc != NULL;
 }
 
 #define CALLER ((uintptr_t)__builtin_return_address(0))
@@ -139,11 +132,11 @@ malloc(size_t n)
 {
     void *p;
 
-    if (__builtin_expect(real_malloc == NULL, 0) && !resolve())
+    if (__builtin_expect(mon_real_malloc == NULL, 0) && !resolve())
         return boot_alloc(n, 16);
     if (!mon_sync_alloc_on)
-        return real_malloc(n); /* a tail call: no csprof frame in the program's stacks */
-    p = real_malloc(n);
+        return mon_real_malloc(n); /* a tail call: no csprof frame in the program's stacks */
+    p = mon_real_malloc(n);
     count_alloc(p, n, CALLER);
     return p;
 }
@@ -153,11 +146,11 @@ free(void *p)
 {
     if (p == NULL || in_boot(p))
         return;
-    if (__builtin_expect(real_free == NULL, 0) && !resolve())
+    if (__builtin_expect(mon_real_free == NULL, 0) && !resolve())
         return; /* cannot happen: p came from a real allocation, so resolution is over */
     if (mon_sync_alloc_on)
         mon_sync_forget(p);
-    real_free(p);
+    mon_real_free(p);
 }
 
 CSP_EXPORT void *
@@ -166,7 +159,7 @@ calloc(size_t n, size_t size)
     size_t total;
     void *p;
 
-    if (__builtin_expect(real_calloc == NULL, 0) && !resolve()) {
+    if (__builtin_expect(mon_real_calloc == NULL, 0) && !resolve()) {
         if (__builtin_mul_overflow(n, size, &total)) {
             errno = ENOMEM;
             return NULL;
@@ -174,8 +167,8 @@ calloc(size_t n, size_t size)
         return boot_alloc(total, 16); /* the buffer is zero and never reused */
     }
     if (!mon_sync_alloc_on)
-        return real_calloc(n, size);
-    p = real_calloc(n, size);
+        return mon_real_calloc(n, size);
+    p = mon_real_calloc(n, size);
     if (p != NULL && !__builtin_mul_overflow(n, size, &total))
         count_alloc(p, total, CALLER);
     return p;
@@ -194,13 +187,13 @@ realloc(void *old, size_t n)
             memcpy(p, old, keep);
         return p;
     }
-    if (__builtin_expect(real_realloc == NULL, 0) && !resolve())
+    if (__builtin_expect(mon_real_realloc == NULL, 0) && !resolve())
         return old == NULL ? boot_alloc(n, 16) : NULL;
     if (!mon_sync_alloc_on)
-        return real_realloc(old, n);
+        return mon_real_realloc(old, n);
     if (old != NULL)
         mon_sync_forget(old);
-    p = real_realloc(old, n);
+    p = mon_real_realloc(old, n);
     count_alloc(p, n, CALLER);
     return p;
 }
@@ -211,7 +204,7 @@ reallocarray(void *old, size_t n, size_t size)
     size_t total;
     void *p;
 
-    if ((old != NULL && in_boot(old)) || real_reallocarray == NULL) {
+    if ((old != NULL && in_boot(old)) || mon_real_reallocarray == NULL) {
         if (__builtin_mul_overflow(n, size, &total)) {
             errno = ENOMEM;
             return NULL;
@@ -219,10 +212,10 @@ reallocarray(void *old, size_t n, size_t size)
         return realloc(old, total);
     }
     if (!mon_sync_alloc_on)
-        return real_reallocarray(old, n, size);
+        return mon_real_reallocarray(old, n, size);
     if (old != NULL)
         mon_sync_forget(old);
-    p = real_reallocarray(old, n, size);
+    p = mon_real_reallocarray(old, n, size);
     if (p != NULL && !__builtin_mul_overflow(n, size, &total))
         count_alloc(p, total, CALLER);
     return p;
@@ -233,15 +226,15 @@ posix_memalign(void **out, size_t align, size_t n)
 {
     int rc;
 
-    if (__builtin_expect(real_posix_memalign == NULL, 0) && !resolve()) {
+    if (__builtin_expect(mon_real_posix_memalign == NULL, 0) && !resolve()) {
         if (align < sizeof(void *) || (align & (align - 1)) != 0)
             return EINVAL;
         *out = boot_alloc(n, align);
         return *out != NULL ? 0 : ENOMEM;
     }
     if (!mon_sync_alloc_on)
-        return real_posix_memalign(out, align, n);
-    rc = real_posix_memalign(out, align, n);
+        return mon_real_posix_memalign(out, align, n);
+    rc = mon_real_posix_memalign(out, align, n);
     if (rc == 0)
         count_alloc(*out, n, CALLER);
     return rc;
@@ -252,11 +245,11 @@ aligned_alloc(size_t align, size_t n)
 {
     void *p;
 
-    if (__builtin_expect(real_aligned_alloc == NULL, 0) && !resolve())
+    if (__builtin_expect(mon_real_aligned_alloc == NULL, 0) && !resolve())
         return (align & (align - 1)) == 0 ? boot_alloc(n, align) : NULL;
     if (!mon_sync_alloc_on)
-        return real_aligned_alloc(align, n);
-    p = real_aligned_alloc(align, n);
+        return mon_real_aligned_alloc(align, n);
+    p = mon_real_aligned_alloc(align, n);
     count_alloc(p, n, CALLER);
     return p;
 }
@@ -266,11 +259,11 @@ memalign(size_t align, size_t n)
 {
     void *p;
 
-    if (__builtin_expect(real_memalign == NULL, 0) && !resolve())
+    if (__builtin_expect(mon_real_memalign == NULL, 0) && !resolve())
         return (align & (align - 1)) == 0 ? boot_alloc(n, align) : NULL;
     if (!mon_sync_alloc_on)
-        return real_memalign(align, n);
-    p = real_memalign(align, n);
+        return mon_real_memalign(align, n);
+    p = mon_real_memalign(align, n);
     count_alloc(p, n, CALLER);
     return p;
 }
@@ -280,11 +273,11 @@ valloc(size_t n)
 {
     void *p;
 
-    if (__builtin_expect(real_valloc == NULL, 0) && !resolve())
+    if (__builtin_expect(mon_real_valloc == NULL, 0) && !resolve())
         return boot_alloc(n, 4096);
     if (!mon_sync_alloc_on)
-        return real_valloc(n);
-    p = real_valloc(n);
+        return mon_real_valloc(n);
+    p = mon_real_valloc(n);
     count_alloc(p, n, CALLER);
     return p;
 }
@@ -294,11 +287,11 @@ pvalloc(size_t n)
 {
     void *p;
 
-    if (__builtin_expect(real_pvalloc == NULL, 0) && !resolve())
+    if (__builtin_expect(mon_real_pvalloc == NULL, 0) && !resolve())
         return boot_alloc((n + 4095) & ~(size_t)4095, 4096);
     if (!mon_sync_alloc_on)
-        return real_pvalloc(n);
-    p = real_pvalloc(n);
+        return mon_real_pvalloc(n);
+    p = mon_real_pvalloc(n);
     count_alloc(p, n, CALLER);
     return p;
 }

@@ -16,7 +16,8 @@
  * macros getc_unlocked/putc_unlocked, scanf, dprintf, sendfile, splice,
  * mmap'd files, recv/send.
  *
- * The real functions are resolved in this file's constructor, before
+ * The real functions (mon_real_NAME, found with mon_real_resolve in scope
+ * MON_REAL_NEXT) are resolved in this file's constructor, before
  * csprof's constructor arms any sampling signal; until then the system-call
  * wrappers issue the system call themselves.  csprof's own IO (profiles,
  * /proc reads, perf counter reads, warnings) never comes through here: it
@@ -26,7 +27,6 @@
  * counting path never runs in csprof's handler, which sets td->inside).
  * errno is the real function's.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "monitor/mon_internal.h"
+#include "monitor/mon_real.h"
 #include "monitor/mon_sync.h"
 
 typedef ssize_t rw_fn(int, void *, size_t);
@@ -56,22 +57,22 @@ typedef int vfprintf_chk_fn(FILE *, int, const char *, va_list);
 typedef size_t fread_chk_fn(void *, size_t, size_t, size_t, FILE *);
 typedef ssize_t read_chk_fn(int, void *, size_t, size_t);
 
-static rw_fn *real_read, *real_write;
-static prw_fn *real_pread, *real_pwrite, *real_pread64, *real_pwrite64;
-static rwv_fn *real_readv, *real_writev;
-static fio_fn *real_fread, *real_fwrite;
-static fgets_fn *real_fgets;
-static fputs_fn *real_fputs;
-static puts_fn *real_puts;
-static fputc_fn *real_fputc, *real_putc;
-static putchar_fn *real_putchar;
-static fgetc_fn *real_fgetc, *real_getc;
-static getchar_fn *real_getchar;
-static getdelim_fn *real_getdelim;
-static vfprintf_fn *real_vfprintf;
-static vfprintf_chk_fn *real_vfprintf_chk;
-static fread_chk_fn *real_fread_chk;
-static read_chk_fn *real_read_chk;
+static rw_fn *mon_real_read, *mon_real_write;
+static prw_fn *mon_real_pread, *mon_real_pwrite, *mon_real_pread64, *mon_real_pwrite64;
+static rwv_fn *mon_real_readv, *mon_real_writev;
+static fio_fn *mon_real_fread, *mon_real_fwrite;
+static fgets_fn *mon_real_fgets;
+static fputs_fn *mon_real_fputs;
+static puts_fn *mon_real_puts;
+static fputc_fn *mon_real_fputc, *mon_real_putc;
+static putchar_fn *mon_real_putchar;
+static fgetc_fn *mon_real_fgetc, *mon_real_getc;
+static getchar_fn *mon_real_getchar;
+static getdelim_fn *mon_real_getdelim;
+static vfprintf_fn *mon_real_vfprintf;
+static vfprintf_chk_fn *mon_real___vfprintf_chk;
+static fread_chk_fn *mon_real___fread_chk;
+static read_chk_fn *mon_real___read_chk;
 
 /* Exported overrides without a prototype in the headers (-Wmissing-prototypes). */
 ssize_t pread64(int fd, void *buf, size_t n, off_t off);
@@ -83,37 +84,35 @@ int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap);
 size_t __fread_chk(void *buf, size_t bufsize, size_t size, size_t n, FILE *f);
 ssize_t __read_chk(int fd, void *buf, size_t n, size_t bufsize);
 
-#define NEXT(var, name) memcpy(&(var), &(void *){dlsym(RTLD_NEXT, name)}, sizeof(var))
-
 __attribute__((constructor(101))) static void
 resolve_io(void)
 {
-    if (real_getdelim != NULL)
+    if (mon_real_getdelim != NULL)
         return;
-    NEXT(real_read, "read");
-    NEXT(real_write, "write");
-    NEXT(real_pread, "pread");
-    NEXT(real_pwrite, "pwrite");
-    NEXT(real_pread64, "pread64");
-    NEXT(real_pwrite64, "pwrite64");
-    NEXT(real_readv, "readv");
-    NEXT(real_writev, "writev");
-    NEXT(real_fread, "fread");
-    NEXT(real_fwrite, "fwrite");
-    NEXT(real_fgets, "fgets");
-    NEXT(real_fputs, "fputs");
-    NEXT(real_puts, "puts");
-    NEXT(real_fputc, "fputc");
-    NEXT(real_putc, "putc");
-    NEXT(real_putchar, "putchar");
-    NEXT(real_fgetc, "fgetc");
-    NEXT(real_getc, "getc");
-    NEXT(real_getchar, "getchar");
-    NEXT(real_vfprintf, "vfprintf");
-    NEXT(real_vfprintf_chk, "__vfprintf_chk");
-    NEXT(real_fread_chk, "__fread_chk");
-    NEXT(real_read_chk, "__read_chk");
-    NEXT(real_getdelim, "getdelim"); /* last: resolve_io tests it */
+    MON_REAL_RESOLVE_NEXT(mon_real_read, "read", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_write, "write", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_pread, "pread", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_pwrite, "pwrite", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_pread64, "pread64", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_pwrite64, "pwrite64", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_readv, "readv", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_writev, "writev", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_fread, "fread", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_fwrite, "fwrite", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_fgets, "fgets", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_fputs, "fputs", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_puts, "puts", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_fputc, "fputc", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_putc, "putc", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_putchar, "putchar", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_fgetc, "fgetc", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_getc, "getc", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_getchar, "getchar", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_vfprintf, "vfprintf", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real___vfprintf_chk, "__vfprintf_chk", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real___fread_chk, "__fread_chk", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real___read_chk, "__read_chk", NULL);
+    MON_REAL_RESOLVE_NEXT(mon_real_getdelim, "getdelim", NULL); /* last: resolve_io tests it */
 }
 
 #define CALLER ((uintptr_t)__builtin_return_address(0))
@@ -144,9 +143,9 @@ read(int fd, void *buf, size_t n)
         return -1;
     }
 
-    if (!mon_sync_io_on && real_read != NULL)
-        return real_read(fd, buf, n); /* a tail call: no csprof frame in the program's stacks */
-    r = real_read != NULL ? real_read(fd, buf, n) : syscall(SYS_read, fd, buf, n);
+    if (!mon_sync_io_on && mon_real_read != NULL)
+        return mon_real_read(fd, buf, n); /* a tail call: no csprof frame in the program's stacks */
+    r = mon_real_read != NULL ? mon_real_read(fd, buf, n) : syscall(SYS_read, fd, buf, n);
     count_io(true, r, CALLER);
     return r;
 }
@@ -156,11 +155,11 @@ write(int fd, const void *buf, size_t n)
 {
     ssize_t r;
 
-    if (!mon_sync_io_on && real_write != NULL)
-        return real_write(fd, (void *)(uintptr_t)buf,
-                          n); /* a tail call: no csprof frame in the program's stacks */
-    r = real_write != NULL ? real_write(fd, (void *)(uintptr_t)buf, n)
-                           : syscall(SYS_write, fd, buf, n);
+    if (!mon_sync_io_on && mon_real_write != NULL)
+        return mon_real_write(fd, (void *)(uintptr_t)buf,
+                              n); /* a tail call: no csprof frame in the program's stacks */
+    r = mon_real_write != NULL ? mon_real_write(fd, (void *)(uintptr_t)buf, n)
+                               : syscall(SYS_write, fd, buf, n);
     count_io(false, r, CALLER);
     return r;
 }
@@ -170,10 +169,11 @@ pread(int fd, void *buf, size_t n, off_t off)
 {
     ssize_t r;
 
-    if (!mon_sync_io_on && real_pread != NULL)
-        return real_pread(fd, buf, n,
-                          off); /* a tail call: no csprof frame in the program's stacks */
-    r = real_pread != NULL ? real_pread(fd, buf, n, off) : syscall(SYS_pread64, fd, buf, n, off);
+    if (!mon_sync_io_on && mon_real_pread != NULL)
+        return mon_real_pread(fd, buf, n,
+                              off); /* a tail call: no csprof frame in the program's stacks */
+    r = mon_real_pread != NULL ? mon_real_pread(fd, buf, n, off)
+                               : syscall(SYS_pread64, fd, buf, n, off);
     count_io(true, r, CALLER);
     return r;
 }
@@ -183,11 +183,11 @@ pread64(int fd, void *buf, size_t n, off_t off)
 {
     ssize_t r;
 
-    if (!mon_sync_io_on && real_pread64 != NULL)
-        return real_pread64(fd, buf, n,
-                            off); /* a tail call: no csprof frame in the program's stacks */
-    r = real_pread64 != NULL ? real_pread64(fd, buf, n, off)
-                             : syscall(SYS_pread64, fd, buf, n, off);
+    if (!mon_sync_io_on && mon_real_pread64 != NULL)
+        return mon_real_pread64(fd, buf, n,
+                                off); /* a tail call: no csprof frame in the program's stacks */
+    r = mon_real_pread64 != NULL ? mon_real_pread64(fd, buf, n, off)
+                                 : syscall(SYS_pread64, fd, buf, n, off);
     count_io(true, r, CALLER);
     return r;
 }
@@ -197,11 +197,11 @@ pwrite(int fd, const void *buf, size_t n, off_t off)
 {
     ssize_t r;
 
-    if (!mon_sync_io_on && real_pwrite != NULL)
-        return real_pwrite(fd, (void *)(uintptr_t)buf, n,
-                           off); /* a tail call: no csprof frame in the program's stacks */
-    r = real_pwrite != NULL ? real_pwrite(fd, (void *)(uintptr_t)buf, n, off)
-                            : syscall(SYS_pwrite64, fd, buf, n, off);
+    if (!mon_sync_io_on && mon_real_pwrite != NULL)
+        return mon_real_pwrite(fd, (void *)(uintptr_t)buf, n,
+                               off); /* a tail call: no csprof frame in the program's stacks */
+    r = mon_real_pwrite != NULL ? mon_real_pwrite(fd, (void *)(uintptr_t)buf, n, off)
+                                : syscall(SYS_pwrite64, fd, buf, n, off);
     count_io(false, r, CALLER);
     return r;
 }
@@ -211,11 +211,11 @@ pwrite64(int fd, const void *buf, size_t n, off_t off)
 {
     ssize_t r;
 
-    if (!mon_sync_io_on && real_pwrite64 != NULL)
-        return real_pwrite64(fd, (void *)(uintptr_t)buf, n,
-                             off); /* a tail call: no csprof frame in the program's stacks */
-    r = real_pwrite64 != NULL ? real_pwrite64(fd, (void *)(uintptr_t)buf, n, off)
-                              : syscall(SYS_pwrite64, fd, buf, n, off);
+    if (!mon_sync_io_on && mon_real_pwrite64 != NULL)
+        return mon_real_pwrite64(fd, (void *)(uintptr_t)buf, n,
+                                 off); /* a tail call: no csprof frame in the program's stacks */
+    r = mon_real_pwrite64 != NULL ? mon_real_pwrite64(fd, (void *)(uintptr_t)buf, n, off)
+                                  : syscall(SYS_pwrite64, fd, buf, n, off);
     count_io(false, r, CALLER);
     return r;
 }
@@ -225,9 +225,10 @@ readv(int fd, const struct iovec *iov, int cnt)
 {
     ssize_t r;
 
-    if (!mon_sync_io_on && real_readv != NULL)
-        return real_readv(fd, iov, cnt); /* a tail call: no csprof frame in the program's stacks */
-    r = real_readv != NULL ? real_readv(fd, iov, cnt) : syscall(SYS_readv, fd, iov, cnt);
+    if (!mon_sync_io_on && mon_real_readv != NULL)
+        return mon_real_readv(fd, iov,
+                              cnt); /* a tail call: no csprof frame in the program's stacks */
+    r = mon_real_readv != NULL ? mon_real_readv(fd, iov, cnt) : syscall(SYS_readv, fd, iov, cnt);
     count_io(true, r, CALLER);
     return r;
 }
@@ -237,9 +238,10 @@ writev(int fd, const struct iovec *iov, int cnt)
 {
     ssize_t r;
 
-    if (!mon_sync_io_on && real_writev != NULL)
-        return real_writev(fd, iov, cnt); /* a tail call: no csprof frame in the program's stacks */
-    r = real_writev != NULL ? real_writev(fd, iov, cnt) : syscall(SYS_writev, fd, iov, cnt);
+    if (!mon_sync_io_on && mon_real_writev != NULL)
+        return mon_real_writev(fd, iov,
+                               cnt); /* a tail call: no csprof frame in the program's stacks */
+    r = mon_real_writev != NULL ? mon_real_writev(fd, iov, cnt) : syscall(SYS_writev, fd, iov, cnt);
     count_io(false, r, CALLER);
     return r;
 }
@@ -249,9 +251,9 @@ __read_chk(int fd, void *buf, size_t n, size_t bufsize)
 {
     ssize_t r;
 
-    if (real_read_chk == NULL && n > bufsize)
+    if (mon_real___read_chk == NULL && n > bufsize)
         __builtin_trap(); /* as glibc's __chk_fail, without its message */
-    r = real_read_chk != NULL ? real_read_chk(fd, buf, n, bufsize) : read(fd, buf, n);
+    r = mon_real___read_chk != NULL ? mon_real___read_chk(fd, buf, n, bufsize) : read(fd, buf, n);
     count_io(true, r, CALLER);
     return r;
 }
@@ -263,10 +265,10 @@ fread(void *buf, size_t size, size_t n, FILE *f)
 {
     size_t r;
 
-    RESOLVED(real_fread);
+    RESOLVED(mon_real_fread);
     if (!mon_sync_io_on)
-        return real_fread(buf, size, n, f);
-    r = real_fread(buf, size, n, f);
+        return mon_real_fread(buf, size, n, f);
+    r = mon_real_fread(buf, size, n, f);
     count_io(true, (long long)(r * size), CALLER);
     return r;
 }
@@ -276,10 +278,10 @@ __fread_chk(void *buf, size_t bufsize, size_t size, size_t n, FILE *f)
 {
     size_t r;
 
-    RESOLVED(real_fread_chk);
+    RESOLVED(mon_real___fread_chk);
     if (!mon_sync_io_on)
-        return real_fread_chk(buf, bufsize, size, n, f);
-    r = real_fread_chk(buf, bufsize, size, n, f);
+        return mon_real___fread_chk(buf, bufsize, size, n, f);
+    r = mon_real___fread_chk(buf, bufsize, size, n, f);
     count_io(true, (long long)(r * size), CALLER);
     return r;
 }
@@ -289,10 +291,10 @@ fwrite(const void *buf, size_t size, size_t n, FILE *f)
 {
     size_t r;
 
-    RESOLVED(real_fwrite);
+    RESOLVED(mon_real_fwrite);
     if (!mon_sync_io_on)
-        return real_fwrite((void *)(uintptr_t)buf, size, n, f);
-    r = real_fwrite((void *)(uintptr_t)buf, size, n, f);
+        return mon_real_fwrite((void *)(uintptr_t)buf, size, n, f);
+    r = mon_real_fwrite((void *)(uintptr_t)buf, size, n, f);
     count_io(false, (long long)(r * size), CALLER);
     return r;
 }
@@ -302,10 +304,10 @@ fgets(char *s, int n, FILE *f)
 {
     char *r;
 
-    RESOLVED(real_fgets);
+    RESOLVED(mon_real_fgets);
     if (!mon_sync_io_on)
-        return real_fgets(s, n, f);
-    r = real_fgets(s, n, f);
+        return mon_real_fgets(s, n, f);
+    r = mon_real_fgets(s, n, f);
     if (r != NULL)
         count_io(true, (long long)strlen(r), CALLER);
     return r;
@@ -316,10 +318,10 @@ fputs(const char *s, FILE *f)
 {
     int r;
 
-    RESOLVED(real_fputs);
+    RESOLVED(mon_real_fputs);
     if (!mon_sync_io_on)
-        return real_fputs(s, f);
-    r = real_fputs(s, f);
+        return mon_real_fputs(s, f);
+    r = mon_real_fputs(s, f);
     if (r >= 0)
         count_io(false, (long long)strlen(s), CALLER);
     return r;
@@ -330,10 +332,10 @@ puts(const char *s)
 {
     int r;
 
-    RESOLVED(real_puts);
+    RESOLVED(mon_real_puts);
     if (!mon_sync_io_on)
-        return real_puts(s);
-    r = real_puts(s);
+        return mon_real_puts(s);
+    r = mon_real_puts(s);
     if (r >= 0)
         count_io(false, (long long)strlen(s) + 1, CALLER);
     return r;
@@ -344,10 +346,10 @@ fputc(int c, FILE *f)
 {
     int r;
 
-    RESOLVED(real_fputc);
+    RESOLVED(mon_real_fputc);
     if (!mon_sync_io_on)
-        return real_fputc(c, f);
-    r = real_fputc(c, f);
+        return mon_real_fputc(c, f);
+    r = mon_real_fputc(c, f);
     if (r != EOF)
         count_io(false, 1, CALLER);
     return r;
@@ -358,10 +360,10 @@ putc(int c, FILE *f)
 {
     int r;
 
-    RESOLVED(real_putc);
+    RESOLVED(mon_real_putc);
     if (!mon_sync_io_on)
-        return real_putc(c, f);
-    r = real_putc(c, f);
+        return mon_real_putc(c, f);
+    r = mon_real_putc(c, f);
     if (r != EOF)
         count_io(false, 1, CALLER);
     return r;
@@ -372,10 +374,10 @@ putchar(int c)
 {
     int r;
 
-    RESOLVED(real_putchar);
+    RESOLVED(mon_real_putchar);
     if (!mon_sync_io_on)
-        return real_putchar(c);
-    r = real_putchar(c);
+        return mon_real_putchar(c);
+    r = mon_real_putchar(c);
     if (r != EOF)
         count_io(false, 1, CALLER);
     return r;
@@ -386,10 +388,10 @@ fgetc(FILE *f)
 {
     int r;
 
-    RESOLVED(real_fgetc);
+    RESOLVED(mon_real_fgetc);
     if (!mon_sync_io_on)
-        return real_fgetc(f);
-    r = real_fgetc(f);
+        return mon_real_fgetc(f);
+    r = mon_real_fgetc(f);
     if (r != EOF)
         count_io(true, 1, CALLER);
     return r;
@@ -400,10 +402,10 @@ getc(FILE *f)
 {
     int r;
 
-    RESOLVED(real_getc);
+    RESOLVED(mon_real_getc);
     if (!mon_sync_io_on)
-        return real_getc(f);
-    r = real_getc(f);
+        return mon_real_getc(f);
+    r = mon_real_getc(f);
     if (r != EOF)
         count_io(true, 1, CALLER);
     return r;
@@ -414,10 +416,10 @@ getchar(void)
 {
     int r;
 
-    RESOLVED(real_getchar);
+    RESOLVED(mon_real_getchar);
     if (!mon_sync_io_on)
-        return real_getchar();
-    r = real_getchar();
+        return mon_real_getchar();
+    r = mon_real_getchar();
     if (r != EOF)
         count_io(true, 1, CALLER);
     return r;
@@ -428,10 +430,10 @@ getdelim(char **line, size_t *cap, int delim, FILE *f)
 {
     ssize_t r;
 
-    RESOLVED(real_getdelim);
+    RESOLVED(mon_real_getdelim);
     if (!mon_sync_io_on)
-        return real_getdelim(line, cap, delim, f);
-    r = real_getdelim(line, cap, delim, f);
+        return mon_real_getdelim(line, cap, delim, f);
+    r = mon_real_getdelim(line, cap, delim, f);
     count_io(true, r, CALLER);
     return r;
 }
@@ -441,8 +443,8 @@ getline(char **line, size_t *cap, FILE *f)
 {
     ssize_t r;
 
-    RESOLVED(real_getdelim);
-    r = real_getdelim(line, cap, '\n', f);
+    RESOLVED(mon_real_getdelim);
+    r = mon_real_getdelim(line, cap, '\n', f);
     count_io(true, r, CALLER);
     return r;
 }
@@ -452,10 +454,10 @@ vfprintf(FILE *f, const char *fmt, va_list ap)
 {
     int r;
 
-    RESOLVED(real_vfprintf);
+    RESOLVED(mon_real_vfprintf);
     if (!mon_sync_io_on)
-        return real_vfprintf(f, fmt, ap);
-    r = real_vfprintf(f, fmt, ap);
+        return mon_real_vfprintf(f, fmt, ap);
+    r = mon_real_vfprintf(f, fmt, ap);
     count_io(false, r, CALLER);
     return r;
 }
@@ -465,8 +467,8 @@ vprintf(const char *fmt, va_list ap)
 {
     int r;
 
-    RESOLVED(real_vfprintf);
-    r = real_vfprintf(stdout, fmt, ap);
+    RESOLVED(mon_real_vfprintf);
+    r = mon_real_vfprintf(stdout, fmt, ap);
     count_io(false, r, CALLER);
     return r;
 }
@@ -477,9 +479,9 @@ fprintf(FILE *f, const char *fmt, ...)
     va_list ap;
     int r;
 
-    RESOLVED(real_vfprintf);
+    RESOLVED(mon_real_vfprintf);
     va_start(ap, fmt);
-    r = real_vfprintf(f, fmt, ap);
+    r = mon_real_vfprintf(f, fmt, ap);
     va_end(ap);
     count_io(false, r, CALLER);
     return r;
@@ -491,9 +493,9 @@ printf(const char *fmt, ...)
     va_list ap;
     int r;
 
-    RESOLVED(real_vfprintf);
+    RESOLVED(mon_real_vfprintf);
     va_start(ap, fmt);
-    r = real_vfprintf(stdout, fmt, ap);
+    r = mon_real_vfprintf(stdout, fmt, ap);
     va_end(ap);
     count_io(false, r, CALLER);
     return r;
@@ -504,10 +506,10 @@ __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap)
 {
     int r;
 
-    RESOLVED(real_vfprintf_chk);
+    RESOLVED(mon_real___vfprintf_chk);
     if (!mon_sync_io_on)
-        return real_vfprintf_chk(f, flag, fmt, ap);
-    r = real_vfprintf_chk(f, flag, fmt, ap);
+        return mon_real___vfprintf_chk(f, flag, fmt, ap);
+    r = mon_real___vfprintf_chk(f, flag, fmt, ap);
     count_io(false, r, CALLER);
     return r;
 }
@@ -517,8 +519,8 @@ __vprintf_chk(int flag, const char *fmt, va_list ap)
 {
     int r;
 
-    RESOLVED(real_vfprintf_chk);
-    r = real_vfprintf_chk(stdout, flag, fmt, ap);
+    RESOLVED(mon_real___vfprintf_chk);
+    r = mon_real___vfprintf_chk(stdout, flag, fmt, ap);
     count_io(false, r, CALLER);
     return r;
 }
@@ -529,9 +531,9 @@ __fprintf_chk(FILE *f, int flag, const char *fmt, ...)
     va_list ap;
     int r;
 
-    RESOLVED(real_vfprintf_chk);
+    RESOLVED(mon_real___vfprintf_chk);
     va_start(ap, fmt);
-    r = real_vfprintf_chk(f, flag, fmt, ap);
+    r = mon_real___vfprintf_chk(f, flag, fmt, ap);
     va_end(ap);
     count_io(false, r, CALLER);
     return r;
@@ -543,9 +545,9 @@ __printf_chk(int flag, const char *fmt, ...)
     va_list ap;
     int r;
 
-    RESOLVED(real_vfprintf_chk);
+    RESOLVED(mon_real___vfprintf_chk);
     va_start(ap, fmt);
-    r = real_vfprintf_chk(stdout, flag, fmt, ap);
+    r = mon_real___vfprintf_chk(stdout, flag, fmt, ap);
     va_end(ap);
     count_io(false, r, CALLER);
     return r;

@@ -12,10 +12,50 @@
  * count of the returning context is incremented ([csprof 2005] §2.4), the
  * shadow stack is popped and the trampoline moves one frame up.
  *
- * Correctness never depends on the trampoline: when it is not where the
- * thread state says, the monitor falls back to a full walk and rebuilds the
- * shadow stack.  Everything here runs in signal context or at arbitrary
- * return points of the program: no libc calls, no locks, no allocation.
+ * The call-count invariant.  Between samples and returns, for the state of
+ * struct tramp_thread (all of it kept in tramp_sig.c):
+ *   (1) stack[0 .. depth-1] are activations that were live at the last
+ *       sample, outermost first: stack[i].ra is the return address into
+ *       the caller's call site, read from stack[i].ra_loc, and stack[i].node
+ *       is the CCT node of that call site on the sample's path.
+ *   (2) slot != 0 means the trampoline is installed: slot ==
+ *       stack[depth-1].ra_loc, saved_ra == stack[depth-1].ra, and the slot
+ *       held tramp_entry when it was written (the innermost cached frame's
+ *       return goes through the trampoline).
+ *   (3) A return through the trampoline from that slot adds exactly one
+ *       call to stack[depth-1].node, pops it and installs the trampoline in
+ *       the new top's slot if that slot still holds its return address;
+ *       from any other slot it counts nothing but return_mismatch and
+ *       forgets the shadow stack.
+ *   (4) A sample keeps the shadow stack only when its walk met the
+ *       trampoline in `slot` (the frames below are the new ones); in every
+ *       other case the state is forgotten and rebuilt from a full walk.
+ *       Either way the sample ends with the trampoline in the interrupted
+ *       frame's return slot, the new top, when that slot checks out
+ *       (tramp_sample_commit), else nowhere.  Whatever moves the stack
+ *       behind the sampler's back (longjmp, exceptions, setjmp's save,
+ *       cancellation, a fault in the walk) forgets the state first.
+ * So a node's call count is the number of returns, seen through the
+ * trampoline, of activations that a sample found calling from that call
+ * site; each activation is counted at most once, and never without a
+ * return.  Correctness of the samples never depends on the trampoline.
+ *
+ * The sampler's protocol (lib/monitor/sample_sig.c), one sample:
+ *   tramp_sample_blocked  drop the sample: it interrupted the trampoline
+ *   tramp_sample_begin    may the sample use the trampoline, where the walk stops
+ *   (the walk: uw_backtrace with that stop)
+ *   tramp_sample_reconcile  what the walk met: splice below a cached node,
+ *                         insert from the root, walk again, or drop
+ *   (the CCT insertion, the monitor's)
+ *   tramp_sample_commit   cache the frames just inserted, move the trampoline
+ *   tramp_sample_abandon  the walk faulted: forget everything, turn it off
+ * The program's side: tramp_on_return (the returns), and from the
+ * monitor's overrides tramp_nonlocal_exit / tramp_resume (longjmp,
+ * exceptions, context switches), tramp_leave_slot (setjmp, getcontext),
+ * tramp_disable (cancellation), tramp_invalidate (thread exit).
+ *
+ * Everything here runs in signal context or at arbitrary return points of
+ * the program: no libc calls, no locks; memory only from the caller's arena.
  */
 #ifndef CSP_TRAMP_H
 #define CSP_TRAMP_H
@@ -26,7 +66,9 @@
 #include <stdint.h>
 
 #include "support/compiler.h"
+#include "unwind/uw.h"
 
+struct arena;
 struct cct_node;
 
 /* One cached activation: the call site in its caller, outermost first in the shadow stack. */
@@ -56,7 +98,12 @@ enum tramp_counter {
 
 extern const char *const tramp_counter_names[TRAMP_NCOUNTERS];
 
-/* Per-thread trampoline state, owned by the monitor's per-thread block. */
+/*
+ * Per-thread trampoline state, embedded in the monitor's per-thread block
+ * (a complete type only for that).  Fields private to lib/trampoline: the
+ * monitor goes through the functions below (test/check_layering.sh checks
+ * that lib/monitor reads and writes none of them).
+ */
 struct tramp_thread {
     struct tramp_frame *stack;       /* shadow stack, [0] outermost; arena memory */
     size_t depth;                    /* valid entries */
@@ -179,6 +226,89 @@ CSP_SIGSAFE bool tramp_leave_slot(struct tramp_thread *tt, uintptr_t slot);
 
 /* End a suspension begun by tramp_nonlocal_exit.  [async-signal-safe] */
 CSP_SIGSAFE void tramp_resume(struct tramp_thread *tt);
+
+/* Whether the trampoline may still be installed on @tt's thread (not disabled). */
+CSP_SIGSAFE bool tramp_enabled(const struct tramp_thread *tt);
+
+/* Whether tramp_disable has run on @tt (the cancelling thread waits for it). */
+CSP_SIGSAFE bool tramp_off_acked(const struct tramp_thread *tt);
+
+/* @tt's counter @which (enum tramp_counter), for the profile's statistics. */
+CSP_SIGSAFE uint64_t tramp_count(const struct tramp_thread *tt, enum tramp_counter which);
+
+/* ---- The sampler's protocol (see the top of this file) ---------------- */
+
+/*
+ * Whether a sample that interrupted the program at @pc must be dropped
+ * because it interrupted the trampoline: its code, or tramp_on_return or an
+ * override changing @tt's state (`busy`).  [async-signal-safe]
+ */
+CSP_SIGSAFE bool tramp_sample_blocked(const struct tramp_thread *tt, uintptr_t pc);
+
+/*
+ * A sample begins on @tt's thread, interrupted with stack pointer @sp;
+ * @plain: the sampler will walk the whole stack regardless (OpenMP).  Ends
+ * a suspension (tramp_nonlocal_exit) when @sp is at or above where it
+ * began.  Returns whether this sample works with the trampoline (stops at
+ * it, caches its frames, installs it); *stop_ip gets the address the walk
+ * stops at (uw_backtrace's stop_ip): the trampoline's when it is
+ * installed, else 0 (a full walk).  [async-signal-safe]
+ */
+CSP_SIGSAFE bool tramp_sample_begin(struct tramp_thread *tt, uintptr_t sp, bool plain,
+                                    uintptr_t *stop_ip);
+
+/* What a sample's walk met, and so what the sampler does with it. */
+enum tramp_walk {
+    TRAMP_WALK_FULL = 0, /* insert the whole walk from the root */
+    TRAMP_WALK_SPLICE,   /* stopped at the trampoline's slot: insert the frames below *parent */
+    TRAMP_WALK_AGAIN,    /* stopped where it was not installed (fixed, state forgotten):
+                            walk again with stop_ip 0 and reconcile that walk */
+    TRAMP_WALK_DROP,     /* the walk passed through the trampoline's code: drop the sample */
+};
+
+/*
+ * Judge the walk @bt (uw_backtrace returned @rc; the monitor's own frames
+ * of a synchronous sample already removed), for a sample begun with
+ * tramp_sample_begin's result @trampolining.  On TRAMP_WALK_SPLICE,
+ * *parent is the cached CCT node of the trampoline's call site, below
+ * which bt's frames (all new since the last sample) go.  Every other
+ * verdict has taken the trampoline out and forgotten the shadow stack
+ * (counting trampoline.lost or .misplaced where it was not found where it
+ * was installed).  Writes program memory (a misplaced slot): call under
+ * the fault guard.  [async-signal-safe]
+ */
+CSP_SIGSAFE enum tramp_walk tramp_sample_reconcile(struct tramp_thread *tt,
+                                                   const struct uw_backtrace *bt, int rc,
+                                                   bool trampolining, struct cct_node **parent);
+
+/*
+ * The sample's frames are in the CCT: nodes[i] is the node of bt->ips[i]
+ * (i < bt->depth), or @nodes is NULL when the insertion gave none (full
+ * walk without the memo: nothing cached, no trampoline).  @walk is the
+ * verdict the frames were inserted under (TRAMP_WALK_SPLICE or
+ * TRAMP_WALK_FULL).  Caches the frames above the interrupted one on the
+ * shadow stack (spliced: on top of the cached ones; full: afresh), growing
+ * it from @arena (doubling, from CSP_INITIAL_FRAMES) when needed, and
+ * moves the trampoline to the interrupted frame's return slot if that
+ * slot is a plain return-address slot inside the live stack ([@stack_lo,
+ * @stack_hi) when the interrupted code runs there; 0, 0 when unknown).
+ * When the shadow stack cannot grow the trampoline is withdrawn
+ * (trampoline.shadow_full).  Call only for a sample tramp_sample_begin let
+ * trampoline, after a successful insertion.  Reads and writes return
+ * slots: call under the fault guard.  [async-signal-safe]
+ */
+CSP_SIGSAFE void tramp_sample_commit(struct tramp_thread *tt, const struct uw_backtrace *bt,
+                                     struct cct_node *const *nodes, enum tramp_walk walk,
+                                     struct arena *arena, uintptr_t stack_lo, uintptr_t stack_hi);
+
+/*
+ * The sample's walk or a return-slot access faulted: whatever the state
+ * was, stop trusting it.  Forgets the trampoline's place and the shadow
+ * stack without touching program memory (saved_ra is kept for a
+ * trampoline still on the stack, which tramp_on_return then returns
+ * through) and turns the trampoline off for the thread.  [async-signal-safe]
+ */
+CSP_SIGSAFE void tramp_sample_abandon(struct tramp_thread *tt);
 
 /*
  * Called by the trampoline's assembly when a return lands in it, with the

@@ -1,17 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * tramp_sig.c -- the trampoline's C side: install, remove, and the return
- * handler ([csprof 2005] §2.3-2.5).
+ * tramp_sig.c -- the trampoline's C side: install, remove, the return
+ * handler, and the sampler's protocol (begin / reconcile / commit), so that
+ * every change of struct tramp_thread, and the call-count invariant of
+ * tramp.h, is in this file ([csprof 2005] §2.3-2.5).
  *
- * Runs in signal context (install/remove from the sampling handler) and at
- * arbitrary return points of the program (tramp_on_return).  Compiled with
+ * Runs in signal context (the sampler's protocol, from the sampling
+ * handler; the overrides' calls) and at arbitrary return points of the
+ * program (tramp_on_return).  Compiled with
  * -mgeneral-regs-only so that no x87/SSE/AVX register is touched between a
  * return into the trampoline and the jump to the real return address (see
- * arch/x86_64/tramp.S).  No libc calls, no locks, no allocation.
+ * arch/x86_64/tramp.S).  No libc calls, no locks; memory only from the
+ * arena the sampler passes (a deeper shadow stack).
  */
 #include "trampoline/tramp.h"
 
 #include "cct/cct.h"
+#include "support/arena.h"
 #include "trampoline/arch/tramp_arch.h"
 
 extern char tramp_entry[], tramp_end[]; /* arch/<arch>/tramp.S */
@@ -230,4 +235,201 @@ tramp_on_return(uintptr_t sp)
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     tt->busy = 0;
     return ra;
+}
+
+bool
+tramp_enabled(const struct tramp_thread *tt)
+{
+    return tt->enabled;
+}
+
+bool
+tramp_off_acked(const struct tramp_thread *tt)
+{
+    return tt->off_acked != 0;
+}
+
+uint64_t
+tramp_count(const struct tramp_thread *tt, enum tramp_counter which)
+{
+    return tt->counts[which];
+}
+
+/* ---- The sampler's protocol: begin, reconcile, commit (tramp.h) ------- */
+
+bool
+tramp_sample_blocked(const struct tramp_thread *tt, uintptr_t pc)
+{
+    return tt->busy || tramp_contains_pc(pc);
+}
+
+bool
+tramp_sample_begin(struct tramp_thread *tt, uintptr_t sp, bool plain, uintptr_t *stop_ip)
+{
+    bool trampolining;
+
+    if (tt->suspended && sp >= tt->suspend_sp)
+        tt->suspended = 0; /* at or above the caller of the unwinder: the unwinding is over */
+    trampolining = tt->enabled && !tt->suspended && !plain;
+    *stop_ip = trampolining && tt->slot != 0 ? (uintptr_t)tramp_entry : 0;
+    return trampolining;
+}
+
+/*
+ * Whether a frame of the walk is inside the trampoline's code: then the
+ * sample interrupted tramp_on_return (or what it calls), reached from the
+ * trampoline's own call.  libunwind may even walk on past the trampoline
+ * frame with frame-pointer guesses, so every frame is checked, not only
+ * the last.  A stop at the trampoline's entry (a return address equal to
+ * it) is not such a frame: uw_backtrace does not record it.
+ */
+static bool
+walk_meets_trampoline(const struct uw_backtrace *bt)
+{
+    for (size_t i = 0; i < bt->depth; i++)
+        if (tramp_contains_pc(bt->ips[i]))
+            return true;
+    return false;
+}
+
+enum tramp_walk
+tramp_sample_reconcile(struct tramp_thread *tt, const struct uw_backtrace *bt, int rc,
+                       bool trampolining, struct cct_node **parent)
+{
+    if (walk_meets_trampoline(bt))
+        return TRAMP_WALK_DROP; /* interrupted inside tramp_on_return: its state is in flux */
+    if (rc == UW_STOPPED && bt->stop_loc == tt->slot && tt->depth > 0 && bt->depth > 0) {
+        *parent = tt->stack[tt->depth - 1].node; /* [csprof 2005] §2.3: only new frames below */
+        return TRAMP_WALK_SPLICE;
+    }
+    if (rc == UW_STOPPED) {
+        /* Met at a slot it was not installed at: fix that slot, forget the cache, walk all. */
+        tt->counts[TRAMP_MISPLACED]++;
+        if (bt->stop_loc != 0 && *(uintptr_t *)bt->stop_loc == (uintptr_t)tramp_entry)
+            *(uintptr_t *)bt->stop_loc = tt->saved_ra;
+        tramp_invalidate(tt);
+        return TRAMP_WALK_AGAIN;
+    }
+    if (tt->slot != 0) {
+        tt->counts[TRAMP_LOST]++; /* longjmp, exception, context switch... */
+        tramp_invalidate(tt);
+    } else if (trampolining) {
+        tramp_invalidate(tt);
+    }
+    return TRAMP_WALK_FULL;
+}
+
+/* Room for @n shadow-stack entries, doubling from @arena (the old array stays in the arena). */
+static bool
+shadow_reserve(struct tramp_thread *tt, size_t n, struct arena *arena)
+{
+    size_t cap = tt->max ? tt->max : CSP_INITIAL_FRAMES;
+    struct tramp_frame *stack;
+
+    if (n <= tt->max)
+        return true;
+    if (tt->stack == NULL || arena == NULL) /* no shadow stack: the trampoline is off */
+        return false;
+    while (cap < n)
+        cap *= 2;
+    stack = arena_alloc(arena, cap * sizeof(*stack));
+    if (stack == NULL)
+        return false;
+    for (size_t i = 0; i < tt->depth; i++)
+        stack[i] = tt->stack[i];
+    tt->stack = stack;
+    tt->max = cap;
+    return true;
+}
+
+/*
+ * Whether @slot can be a live return-address slot of the interrupted code,
+ * whose stack pointer is @sp: at or above it (below it the stack is dead),
+ * and inside the thread's stack [@lo, @hi) when the code runs on it (not on
+ * a coroutine's or a signal stack).  A walk through wrong unwind rules can
+ * yield any address; the trampoline must never be written outside the live
+ * stack.
+ */
+static bool
+in_live_stack(uintptr_t slot, uintptr_t sp, uintptr_t lo, uintptr_t hi)
+{
+    if (slot < sp)
+        return false;
+    if (sp >= lo && sp < hi)
+        return slot < hi;
+    return true;
+}
+
+/*
+ * Cache the frames bt->ips[from-1] .. ips[1] (return addresses, outermost
+ * first) with their CCT nodes on top of the shadow stack, growing it as
+ * needed.  Returns false when it cannot grow (the caller withdraws the
+ * trampoline).
+ */
+static bool
+shadow_push(struct tramp_thread *tt, const struct uw_backtrace *bt, size_t from,
+            struct cct_node *const *nodes_of, struct arena *arena, uintptr_t lo, uintptr_t hi)
+{
+    if (from < 2)
+        return true;
+    if (tt->depth + (from - 1) > tt->max && !shadow_reserve(tt, tt->depth + (from - 1), arena)) {
+        tt->counts[TRAMP_SHADOW_FULL]++;
+        return false;
+    }
+    for (size_t i = from - 1; i >= 1; i--) {
+        struct tramp_frame *f = &tt->stack[tt->depth++];
+
+        f->ra = bt->ips[i];
+        f->ra_loc = bt->ra_locs[i];
+        f->node = nodes_of[i];
+        /* A pc taken from a signal context is no return address: never replace it.  Nor
+         * the return address of a function that saves it (getcontext, setjmp...), nor one
+         * the unwind rules read from anywhere but the slot below the caller's stack
+         * pointer (setcontext mid-switch reads it from the ucontext_t). */
+        f->installable = tramp_is_return_slot(f->ra_loc, bt->sps[i]) && !bt->sigframe[i - 1] &&
+                         tramp_may_hold(bt->ips[i - 1]) && *(const uintptr_t *)f->ra_loc == f->ra &&
+                         tramp_is_return_address(f->ra);
+        if (f->installable && !in_live_stack(f->ra_loc, bt->sps[0], lo, hi)) {
+            f->installable = false;
+            tt->counts[TRAMP_OUT_OF_STACK]++;
+        }
+    }
+    return true;
+}
+
+void
+tramp_sample_commit(struct tramp_thread *tt, const struct uw_backtrace *bt,
+                    struct cct_node *const *nodes, enum tramp_walk walk, struct arena *arena,
+                    uintptr_t stack_lo, uintptr_t stack_hi)
+{
+    size_t n = bt->depth;
+
+    if (walk == TRAMP_WALK_SPLICE) {
+        /* The walk met the trampoline above frame n-1: cache the new frames on top of the
+         * old and move the trampoline to the interrupted frame, which is below its slot. */
+        tt->counts[TRAMP_PARTIAL_WALKS]++;
+        if (n >= 2) {
+            tramp_remove(tt);
+            if (!shadow_push(tt, bt, n, nodes, arena, stack_lo, stack_hi))
+                tramp_invalidate(tt);
+            else if (tramp_install_top(tt))
+                tt->counts[TRAMP_INSTALLS]++;
+        }
+        return;
+    }
+    /* A full walk: a fresh shadow stack, when the insertion gave the path's nodes. */
+    tt->counts[TRAMP_FULL_WALKS]++;
+    if (nodes == NULL)
+        return; /* no cached nodes, no trampoline this time */
+    tt->depth = 0;
+    if (shadow_push(tt, bt, n, nodes, arena, stack_lo, stack_hi) && tramp_install_top(tt))
+        tt->counts[TRAMP_INSTALLS]++;
+}
+
+void
+tramp_sample_abandon(struct tramp_thread *tt)
+{
+    tt->slot = 0;
+    tt->depth = 0;
+    tt->enabled = false;
 }

@@ -64,9 +64,9 @@ done
 # read, write and pwrite are not allowed at all: in libcsprof.so they bind to src_io.c's
 # overrides (IO events); the signal path's own IO is support/sysio.h's raw system calls.
 elsewhere_safe='^(arena_alloc|mon_in_own_code)$' # lock-free bump allocator; a table fixed at start
-# mon_real_dl_iterate_phdr: the dl_iterate_phdr override outside a sample's walk;
+# mon_loader_dl_iterate_phdr: the dl_iterate_phdr override outside a sample's walk;
 # mon_key_decode and the three load-map counters: record_sig.c when ctx->may_lock.
-ordinary_only='^(mon_real_dl_iterate_phdr|mon_key_decode|mon_snapshot_count|mon_snapshot_misses|mon_loader_lock_timeouts)$'
+ordinary_only='^(mon_loader_dl_iterate_phdr|mon_key_decode|mon_snapshot_count|mon_snapshot_misses|mon_loader_lock_timeouts)$'
 # "SYMBOL OBJECT" for every function our objects define (nm -A: "PATH:VALUE TYPE SYMBOL").
 defs=$(find "$CSPROF_BUILD/lib" -name '*.o' -print0 | xargs -0 nm -A --defined-only |
     awk '$(NF - 1) == "T" { f = $1; sub(/:.*/, "", f); n = split(f, p, "/"); print $NF, p[n] }')

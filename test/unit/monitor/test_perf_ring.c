@@ -13,9 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The test writes the process state the code under test reads: it plays process.c, the
+ * state's one owner (mon_process.h). */
+#define MON_PROCESS_OWNER 1
 #include "monitor/mon_internal.h"
 
 struct mon_process mon_proc; /* the monitor's, unused by the code under test */
+const struct mon_process *const mon_proc_ro = &mon_proc;
 
 #define DATA_SIZE 256 /* small, so that records wrap */
 

@@ -4,7 +4,11 @@
  *
  * The shadow-stack bookkeeping (install, remove, the return handler, a
  * non-local exit) is driven directly: return-address slots are elements of
- * an array, so every write the trampoline makes can be checked.  The call
+ * an array, so every write the trampoline makes can be checked.  The
+ * sampler's protocol (begin / reconcile / commit) is driven the same way,
+ * by walks of a fake program stack that honour the walk's stop as
+ * uw_backtrace does, and checked against the call-count invariant of
+ * tramp.h: one call per return, at the returning call site.  The call
  * recogniser is checked on hand-assembled byte sequences.  The return-slot
  * check is run on a table of slots around a stack pointer and on real walks
  * (lib/unwind), including one from a signal handler and one that stops
@@ -127,15 +131,22 @@ collect_calls(const struct cct_node_view *v, void *arg)
     return 0;
 }
 
+/* The call count of the call-site node with address @ra in @tree (0 when none). */
 static uint64_t
-calls_of(struct fixture *f, uintptr_t ra)
+calls_in(struct cct *tree, uintptr_t ra)
 {
     struct calls_seen seen[2] = {{ra, 0}, {0, 0}};
     static char scratch[1 << 16];
 
-    assert_true(cct_walk_scratch_size(f->tree) <= sizeof(scratch));
-    cct_walk(f->tree, collect_calls, seen, scratch);
+    assert_true(cct_walk_scratch_size(tree) <= sizeof(scratch));
+    cct_walk(tree, collect_calls, seen, scratch);
     return seen[0].calls;
+}
+
+static uint64_t
+calls_of(struct fixture *f, uintptr_t ra)
+{
+    return calls_in(f->tree, ra);
 }
 
 static void
@@ -457,6 +468,279 @@ test_setcontext_mid_switch_is_no_return_slot(void **state)
     assert_false(tramp_is_return_slot(w.ra_locs[1], w.sps[1]));
 }
 
+/* ---- the sampler's protocol on a fake program (tramp.h: begin / reconcile / commit) ---- */
+
+/*
+ * A fake program whose call chain has `levels` levels, 0 outermost: level L
+ * called level L+1 from the call instruction ending at ra(L) (a real
+ * "call rel32" in `code`, so tramp_is_return_address accepts it), and the
+ * return address is stored at slot(L); the stack grows down, so inner
+ * levels' slots are lower.
+ */
+#define PW_LEVELS 8
+
+struct pwalk {
+    struct arena arena;
+    struct cct *tree;
+    struct tramp_frame shadow[PW_LEVELS];
+    struct tramp_thread tt;
+    uint8_t code[8 * PW_LEVELS + 8];
+    uintptr_t stk[2 * PW_LEVELS + 2];
+    size_t levels;
+    uintptr_t ips[PW_LEVELS], sps[PW_LEVELS], ra_locs[PW_LEVELS];
+    uint8_t sigframe[PW_LEVELS];
+    struct cct_node *nodes[PW_LEVELS];
+    struct uw_backtrace bt;
+};
+
+static uintptr_t
+pw_ra(struct pwalk *w, size_t level)
+{
+    return (uintptr_t)&w->code[8 * level + 5];
+}
+
+static uintptr_t *
+pw_slot(struct pwalk *w, size_t level)
+{
+    return &w->stk[2 * (PW_LEVELS - level)];
+}
+
+/* The program calls down to @levels levels: the new callers' slots get their return addresses. */
+static void
+pw_call_to(struct pwalk *w, size_t levels)
+{
+    for (size_t l = w->levels > 0 ? w->levels - 1 : 0; l + 1 < levels; l++)
+        *pw_slot(w, l) = pw_ra(w, l);
+    w->levels = levels;
+}
+
+static int
+pw_setup(void **state)
+{
+    static struct pwalk w;
+
+    memset(&w, 0, sizeof(w));
+    arena_init_malloc(&w.arena, 1 << 20, 0);
+    w.tree = cct_new(&w.arena, 1);
+    assert_non_null(w.tree);
+    memset(w.code, 0x90, sizeof(w.code));
+    for (size_t l = 0; l < PW_LEVELS; l++)
+        w.code[8 * l] = 0xE8; /* call rel32, its displacement 0x90909090 */
+    tramp_thread_init(&w.tt, w.shadow, PW_LEVELS, true);
+    tramp_set_self(&w.tt);
+    w.bt = (struct uw_backtrace){
+        .ips = w.ips, .sps = w.sps, .ra_locs = w.ra_locs, .sigframe = w.sigframe, .max = PW_LEVELS};
+    *state = &w;
+    return 0;
+}
+
+static int
+pw_teardown(void **state)
+{
+    struct pwalk *w = *state;
+
+    tramp_set_self(NULL);
+    arena_destroy(&w->arena);
+    return 0;
+}
+
+/* uw_backtrace on the fake program: innermost level first, stopping at bt.stop_ip. */
+static int
+pw_walk(struct pwalk *w)
+{
+    size_t n = w->levels;
+
+    w->bt.depth = 0;
+    w->bt.stop_loc = 0;
+    w->ips[0] = pw_ra(w, n - 1) - 3; /* somewhere in the innermost function */
+    w->sps[0] = (uintptr_t)pw_slot(w, n - 1);
+    w->bt.depth = 1;
+    for (size_t i = 1; i < n; i++) {
+        uintptr_t *slot = pw_slot(w, n - 1 - i);
+
+        if (w->bt.stop_ip != 0 && *slot == w->bt.stop_ip) {
+            w->bt.stop_loc = (uintptr_t)slot;
+            return UW_STOPPED;
+        }
+        w->ips[i] = *slot;
+        w->ra_locs[i] = (uintptr_t)slot;
+        w->sps[i] = (uintptr_t)slot + TRAMP_ARCH_SLOT_TO_SP;
+        w->sigframe[i] = 0;
+        w->bt.depth = i + 1;
+    }
+    return UW_OK;
+}
+
+/* One sample as sample_sig.c takes it; returns the verdict it was inserted under. */
+static enum tramp_walk
+pw_sample(struct pwalk *w, struct arena *grow, uintptr_t lo, uintptr_t hi)
+{
+    struct cct_node *parent = NULL;
+    enum tramp_walk walk;
+    bool trampolining = tramp_sample_begin(&w->tt, w->sps[0], false, &w->bt.stop_ip);
+    int rc;
+
+    for (;;) {
+        rc = pw_walk(w);
+        walk = tramp_sample_reconcile(&w->tt, &w->bt, rc, trampolining, &parent);
+        if (walk != TRAMP_WALK_AGAIN)
+            break;
+        w->bt.stop_ip = 0;
+    }
+    assert_true(walk == TRAMP_WALK_FULL || walk == TRAMP_WALK_SPLICE);
+    assert_int_equal(cct_insert_path_nodes(w->tree,
+                                           walk == TRAMP_WALK_SPLICE ? parent : cct_root(w->tree),
+                                           w->ips, w->bt.depth, w->nodes),
+                     CCT_OK);
+    if (trampolining)
+        tramp_sample_commit(&w->tt, &w->bt, w->nodes, walk, grow, lo, hi);
+    return walk;
+}
+
+/* The innermost level returns: through the trampoline if its slot holds it. */
+static void
+pw_return(struct pwalk *w)
+{
+    uintptr_t *slot = pw_slot(w, w->levels - 2);
+
+    if (*slot == tramp_address())
+        assert_int_equal(tramp_on_return((uintptr_t)slot + TRAMP_ARCH_SLOT_TO_SP),
+                         pw_ra(w, w->levels - 2));
+    w->levels--;
+}
+
+static void
+test_protocol_counts_each_return_once(void **state)
+{
+    struct pwalk *w = *state;
+    struct cct_node *site2;
+
+    pw_call_to(w, 4);
+    assert_int_equal(pw_sample(w, &w->arena, 0, 0), TRAMP_WALK_FULL);
+    site2 = w->nodes[1];                               /* the call site of level 2 */
+    assert_int_equal(*pw_slot(w, 2), tramp_address()); /* the interrupted frame's return */
+    assert_int_equal(tramp_count(&w->tt, TRAMP_INSTALLS), 1);
+    assert_int_equal(tramp_count(&w->tt, TRAMP_FULL_WALKS), 1);
+    pw_call_to(w, 6); /* two levels deeper: only they are walked */
+    assert_int_equal(pw_sample(w, &w->arena, 0, 0), TRAMP_WALK_SPLICE);
+    assert_int_equal(w->bt.depth, 3);
+    assert_int_equal(*pw_slot(w, 2), pw_ra(w, 2)); /* moved: the old slot restored */
+    assert_int_equal(*pw_slot(w, 4), tramp_address());
+    assert_int_equal(tramp_count(&w->tt, TRAMP_PARTIAL_WALKS), 1);
+    assert_int_equal(tramp_count(&w->tt, TRAMP_INSTALLS), 2);
+    /* The spliced path hangs below the first sample's call site of level 2. */
+    assert_ptr_equal(cct_node_parent(w->nodes[w->bt.depth - 1]), site2);
+    for (int r = 0; r < 3; r++)
+        pw_return(w);
+    /* Levels 5, 4, 3 returned: one call each at the call sites in 4, 3, 2; none above. */
+    assert_int_equal(calls_in(w->tree, pw_ra(w, 4)), 1);
+    assert_int_equal(calls_in(w->tree, pw_ra(w, 3)), 1);
+    assert_int_equal(calls_in(w->tree, pw_ra(w, 2)), 1);
+    assert_int_equal(calls_in(w->tree, pw_ra(w, 1)), 0);
+    assert_int_equal(*pw_slot(w, 1), tramp_address()); /* waiting for level 2 */
+    assert_int_equal(tramp_count(&w->tt, TRAMP_FIRED), 3);
+    assert_int_equal(tramp_count(&w->tt, TRAMP_RETURN_MISMATCH), 0);
+    /* A sample now splices below level 1's call site, with nothing new but the leaf. */
+    assert_int_equal(pw_sample(w, &w->arena, 0, 0), TRAMP_WALK_SPLICE);
+    assert_int_equal(w->bt.depth, 1);
+    assert_int_equal(*pw_slot(w, 1), tramp_address()); /* stays: no frame below it */
+}
+
+static void
+test_protocol_misplaced_walks_again(void **state)
+{
+    struct pwalk *w = *state;
+
+    pw_call_to(w, 4);
+    pw_sample(w, &w->arena, 0, 0);
+    *pw_slot(w, 2) = pw_ra(w, 2); /* the trampoline shows up one slot out (a copied stack) */
+    *pw_slot(w, 1) = tramp_address();
+    assert_int_equal(pw_sample(w, &w->arena, 0, 0), TRAMP_WALK_FULL);
+    assert_int_equal(tramp_count(&w->tt, TRAMP_MISPLACED), 1);
+    assert_int_equal(tramp_count(&w->tt, TRAMP_LOST), 0);
+    assert_int_equal(*pw_slot(w, 1), pw_ra(w, 2));     /* fixed with the saved address */
+    assert_int_equal(w->bt.depth, 4);                  /* the second walk was whole */
+    assert_int_equal(*pw_slot(w, 2), tramp_address()); /* and reinstalled */
+}
+
+static void
+test_protocol_lost_after_unwinding(void **state)
+{
+    struct pwalk *w = *state;
+
+    pw_call_to(w, 5);
+    pw_sample(w, &w->arena, 0, 0);
+    assert_int_equal(*pw_slot(w, 3), tramp_address());
+    w->levels = 2;           /* longjmp to level 1 */
+    *pw_slot(w, 3) = 0x1234; /* the dead slot reused */
+    assert_int_equal(pw_sample(w, &w->arena, 0, 0), TRAMP_WALK_FULL);
+    assert_int_equal(tramp_count(&w->tt, TRAMP_LOST), 1);
+    assert_int_equal(*pw_slot(w, 3), 0x1234); /* left alone */
+    assert_int_equal(*pw_slot(w, 0), tramp_address());
+}
+
+static void
+test_protocol_drops_walk_through_trampoline(void **state)
+{
+    struct pwalk *w = *state;
+    struct cct_node *parent = NULL;
+
+    pw_call_to(w, 4);
+    pw_sample(w, &w->arena, 0, 0);
+    pw_walk(w);
+    w->ips[1] = tramp_address() + 1; /* interrupted inside tramp_on_return */
+    assert_int_equal(tramp_sample_reconcile(&w->tt, &w->bt, UW_OK, true, &parent), TRAMP_WALK_DROP);
+    assert_int_equal(*pw_slot(w, 2), tramp_address()); /* nothing changed */
+    assert_true(tramp_sample_blocked(&w->tt, tramp_address()));
+    assert_false(tramp_sample_blocked(&w->tt, pw_ra(w, 1)));
+}
+
+static void
+test_protocol_begin(void **state)
+{
+    struct pwalk *w = *state;
+    uintptr_t stop = 1;
+
+    pw_call_to(w, 4);
+    pw_sample(w, &w->arena, 0, 0);
+    assert_true(tramp_sample_begin(&w->tt, 0x8000, false, &stop));
+    assert_int_equal(stop, tramp_address());
+    assert_false(tramp_sample_begin(&w->tt, 0x8000, true, &stop)); /* OpenMP: a plain walk */
+    assert_int_equal(stop, 0);
+    tramp_nonlocal_exit(&w->tt, 0x7000, true);
+    assert_false(tramp_sample_begin(&w->tt, 0x6000, false, &stop)); /* still unwinding */
+    assert_int_equal(stop, 0);
+    assert_true(tramp_sample_begin(&w->tt, 0x7000, false, &stop)); /* back at the caller */
+    assert_int_equal(stop, 0);
+    tramp_sample_abandon(&w->tt);
+    assert_false(tramp_enabled(&w->tt));
+    assert_false(tramp_sample_begin(&w->tt, 0x7000, false, &stop));
+}
+
+static void
+test_protocol_deep_and_out_of_stack(void **state)
+{
+    struct pwalk *w = *state;
+
+    tramp_thread_init(&w->tt, w->shadow, 2, true); /* room for two: must grow */
+    pw_call_to(w, 6);
+    pw_sample(w, NULL, 0, 0); /* no arena: cannot grow, nothing installed */
+    assert_int_equal(tramp_count(&w->tt, TRAMP_SHADOW_FULL), 1);
+    assert_int_equal(*pw_slot(w, 4), pw_ra(w, 4));
+    pw_sample(w, &w->arena, 0, 0);
+    assert_int_equal(*pw_slot(w, 4), tramp_address());
+    for (int r = 0; r < 4; r++)
+        pw_return(w);
+    assert_int_equal(calls_in(w->tree, pw_ra(w, 1)), 1); /* the grown stack kept level 1's node */
+    assert_int_equal(tramp_count(&w->tt, TRAMP_RETURN_MISMATCH), 0);
+    /* A stack whose top ends below the slots (a walk gone astray): never installed there. */
+    tramp_invalidate(&w->tt);
+    pw_call_to(w, 4);
+    pw_sample(w, &w->arena, (uintptr_t)w->stk, (uintptr_t)pw_slot(w, 2));
+    assert_int_equal(tramp_count(&w->tt, TRAMP_OUT_OF_STACK), 3);
+    assert_int_equal(*pw_slot(w, 2), pw_ra(w, 2));
+}
+
 int
 main(void)
 {
@@ -474,6 +758,14 @@ main(void)
         cmocka_unit_test_setup_teardown(test_nonlocal_exit_suspends, setup, teardown),
         cmocka_unit_test_setup_teardown(test_remove_leaves_overwritten_slot, setup, teardown),
         cmocka_unit_test_setup_teardown(test_leave_slot_of_self_saving_function, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_protocol_counts_each_return_once, pw_setup,
+                                        pw_teardown),
+        cmocka_unit_test_setup_teardown(test_protocol_misplaced_walks_again, pw_setup, pw_teardown),
+        cmocka_unit_test_setup_teardown(test_protocol_lost_after_unwinding, pw_setup, pw_teardown),
+        cmocka_unit_test_setup_teardown(test_protocol_drops_walk_through_trampoline, pw_setup,
+                                        pw_teardown),
+        cmocka_unit_test_setup_teardown(test_protocol_begin, pw_setup, pw_teardown),
+        cmocka_unit_test_setup_teardown(test_protocol_deep_and_out_of_stack, pw_setup, pw_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
