@@ -29,6 +29,7 @@
 
 #include "monitor/mon_internal.h"
 #include "monitor/mon_real.h"
+#include "monitor/mon_sys.h"
 
 int (*mon_real_poll)(struct pollfd *, nfds_t, int);
 int (*mon_real_select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);

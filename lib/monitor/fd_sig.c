@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "monitor/mon_internal.h"
+#include "monitor/mon_sys.h"
 
 int
 mon_fd_high(int fd, bool many)

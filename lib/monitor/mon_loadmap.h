@@ -147,4 +147,7 @@ uint64_t mon_snapshot_misses(void);
 /* Snapshots published since start. */
 uint64_t mon_snapshot_count(void);
 
+/* Load map (loadmap.c).  Take a snapshot now (outside signal context only). */
+void mon_loadmap_refresh(void);
+
 #endif /* CSP_MON_LOADMAP_H */

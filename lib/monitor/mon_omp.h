@@ -96,4 +96,19 @@ extern uint32_t mon_ompt_module;
 #define MON_OMPT_WAIT_HI 0x02f /* ... ompt_state_wait_taskwait, _taskgroup: below, a wait */
 #define MON_OMPT_IDLE    0x100 /* ompt_state_idle: waiting for work */
 
+struct mon_thread;
+struct cct_node;
+/*
+ * OpenMP (omp_sig.c).  mon_omp_plain_walk: whether this sample must be a
+ * full walk without the trampoline (the thread is in an OpenMP region, or
+ * is a team thread).  mon_omp_insert: insert td->bt's sample below its
+ * creation context (or as the runtime's waiting); returns false when the
+ * sample is not OpenMP's (the caller inserts it as usual), else true with
+ * *rc and *leaf as insert_full gives them and td->shadow_rooted set.
+ * [async-signal-safe]
+ */
+struct mon_omp_thread;
+CSP_SIGSAFE bool mon_omp_plain_walk(const struct mon_thread *td);
+CSP_SIGSAFE bool mon_omp_insert(struct mon_thread *td, struct cct_node **leaf, int *rc);
+
 #endif /* CSP_MON_OMP_H */

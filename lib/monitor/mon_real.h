@@ -106,4 +106,8 @@ extern int (*mon_real_nanosleep)(const struct timespec *, struct timespec *);
  * [not async-signal-safe] */
 void mon_resolve_nonlocal_functions(void);
 
+/* Resolve every real function (the mon_real_* pointers, mon_real.h) once, in the constructor
+ * (overrides.c).  [not async-signal-safe] */
+void mon_resolve_real_functions(void);
+
 #endif /* CSP_MON_REAL_H */

@@ -20,7 +20,10 @@
 
 #include "monitor/mon_internal.h"
 #include "monitor/mon_loadmap.h"
+#include "monitor/mon_real.h"
+#include "monitor/mon_signals.h"
 #include "monitor/mon_sync.h"
+#include "monitor/mon_sys.h"
 #include "monitor/mon_write.h"
 
 /* quick_exit(3) skips destructors and calls the real _exit from inside libc: registered in

@@ -23,6 +23,7 @@
 #include "monitor/mon_internal.h"
 #include "monitor/mon_loadmap.h"
 #include "monitor/mon_real.h"
+#include "monitor/mon_signals.h"
 #include "monitor/mon_write.h"
 
 typedef int pthread_create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);

@@ -30,7 +30,9 @@
 #include <unwind.h>
 
 #include "monitor/mon_internal.h"
+#include "monitor/mon_nonlocal.h"
 #include "monitor/mon_real.h"
+#include "monitor/mon_signals.h"
 
 typedef void longjmp_fn(struct __jmp_buf_tag *, int);
 typedef int setcontext_fn(const ucontext_t *);

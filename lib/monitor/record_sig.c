@@ -23,6 +23,7 @@
 #include "fmt/fmt.h"
 #include "monitor/mon_internal.h"
 #include "monitor/mon_loadmap.h"
+#include "monitor/mon_sys.h"
 #include "monitor/mon_write.h"
 #include "support/sysio.h"
 

@@ -42,6 +42,7 @@
 #include "cct/cct.h"
 #include "monitor/mon_internal.h"
 #include "monitor/mon_loadmap.h"
+#include "monitor/mon_nonlocal.h"
 #include "monitor/mon_sync.h"
 #include "monitor/mon_write.h"
 

@@ -39,6 +39,7 @@
 
 #include "monitor/mon_internal.h"
 #include "monitor/mon_real.h"
+#include "monitor/mon_signals.h"
 
 /* glibc's internal signals (SIGCANCEL, SIGSETXID): pthread_sigmask never blocks them. */
 #define MON_GLIBC_SIGCANCEL 32

@@ -33,6 +33,7 @@
 
 #include "monitor/mon_internal.h"
 #include "monitor/mon_real.h"
+#include "monitor/mon_signals.h"
 
 /* Signals the kernel raises for the instruction that runs: never blocked in the sampling handler. */
 static const int mon_sync_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS};

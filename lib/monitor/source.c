@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "monitor/mon_internal.h"
+#include "monitor/mon_sys.h"
 #include "support/event_spec.h"
 #include "support/pmu.h"
 

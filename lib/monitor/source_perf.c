@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "monitor/mon_internal.h"
+#include "monitor/mon_sys.h"
 #include "support/sysio.h"
 
 #ifndef F_SETSIG

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "monitor/mon_internal.h"
+#include "monitor/mon_sys.h"
 #include "support/sysio.h"
 
 int

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "monitor/mon_internal.h"
+#include "monitor/mon_sys.h"
 
 static int
 timer_start(struct mon_thread *td, uint32_t ev)

@@ -24,7 +24,9 @@
 #include "cct/cct.h"
 #include "monitor/mon_internal.h"
 #include "monitor/mon_loadmap.h"
+#include "monitor/mon_signals.h"
 #include "monitor/mon_sync.h"
+#include "monitor/mon_sys.h"
 #include "monitor/mon_write.h"
 #include "support/sysio.h"
 

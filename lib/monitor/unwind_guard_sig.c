@@ -30,6 +30,7 @@
 #include <sys/uio.h>
 
 #include "monitor/mon_internal.h"
+#include "monitor/mon_sys.h"
 
 /* The validation write's answer: 1 when the byte at @addr can be read, else -1 (errno EFAULT). */
 static long

@@ -22,6 +22,7 @@
 
 #include "monitor/mon_internal.h"
 #include "monitor/mon_loadmap.h"
+#include "monitor/mon_sys.h"
 #include "monitor/mon_write.h"
 
 struct mon_output mon_out = {.fd = -1, .dirfd = -1};

@@ -4,6 +4,7 @@
  * syscall(2) (unwind_guard_sig.c), which cannot call the C library's by name.
  */
 #include "monitor/mon_internal.h"
+#include "monitor/mon_sys.h"
 
 long
 mon_raw_syscall(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
