@@ -167,6 +167,23 @@ done
 while IFS= read -r hit; do
     failed "${hit%%:*}:$(cut -d: -f2 <<< "$hit"): reads or writes a field of struct tramp_thread (private to lib/trampoline; use tramp.h's functions)"
 done < <(grep -rnE '(->|\.)tramp\.[A-Za-z_]|\btt->' lib/monitor tools 2>/dev/null)
+# --- the process state and the output file have one owner each -------------
+# mon_process.h's MON_PROCESS_OWNER (write access to mon_proc) only in process.c;
+# mon_output.h (the measurement file's state, mon_out) only in its writer, write.c
+# and record_sig.c: everyone else reads mon_proc through its const view and
+# reaches the file through mon_write.h's functions.
+while IFS= read -r hit; do
+    case ${hit%%:*} in
+    lib/monitor/process.c | lib/monitor/process_sig.c) ;;
+    *) failed "${hit%%:*}:$(cut -d: -f2 <<< "$hit"): defines MON_PROCESS_OWNER (only process.c writes the process state)" ;;
+    esac
+done < <(grep -rnE '^[[:space:]]*#[[:space:]]*define[[:space:]]+MON_PROCESS_OWNER' lib tools 2>/dev/null)
+while IFS= read -r hit; do
+    case ${hit%%:*} in
+    lib/monitor/write.c | lib/monitor/record_sig.c) ;;
+    *) failed "${hit%%:*}:$(cut -d: -f2 <<< "$hit"): includes mon_output.h (private to the writer, write.c and record_sig.c)" ;;
+    esac
+done < <(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"monitor/mon_output\.h"' lib tools 2>/dev/null)
 
 echo "$nincl includes of csprof headers in lib/ and tools/ checked"
 echo "$([ $fail -eq 0 ] && echo 1 || echo 0) passed, $fail failed"

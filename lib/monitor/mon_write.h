@@ -36,31 +36,22 @@ struct mon_map_buf {
     struct mon_module mods[MON_MAX_MODULES];
 };
 
-/* The process's measurement file; set up outside signal context, read by the writers. */
-struct mon_output {
-    atomic_int fd; /* the file, at a high number, close-on-exec; -1 when none */
-    int dirfd;     /* the measurement directory, O_NOFOLLOW-opened, close-on-exec */
-    dev_t dev;     /* identity of the file, to notice the program closing our fd */
-    ino_t ino;
-    atomic_uint_fast64_t end; /* next free byte of the file (records are appended there) */
-    char name[512];           /* file name inside the directory */
-    char path[4096 + 512];    /* absolute path (for re-opening) */
-    char drop_stat[FMT_NDROP_REASONS][48]; /* "samples.dropped.REASON", prepared likewise */
-    char event_stat[8][160];               /* "event.NAME.samples", prepared at open time */
-    char event_enabled_stat[8][160];       /* "event.NAME.enabled_ns" (perf events) */
-    char event_running_stat[8][160];       /* "event.NAME.running_ns" (perf events) */
-    /* the ledger (struct mon_ledger): "event.NAME.measured", .recorded, .kernel, .dropped,
-     * .unplaced, .tail (signal-driven events) */
-    char event_ledger_stat[8][MON_LEDGER_FIELDS][160];
-    struct mon_map_buf *map[2];
-    atomic_uint map_active;        /* index of the buffer the writers read */
-    atomic_uint_fast64_t lost;     /* records that could not be written */
-    atomic_uint_fast64_t reopened; /* times the file descriptor was found closed and re-opened */
-    atomic_int map_frozen; /* 1: writers use the published load map as is (a fatal-signal path
-                            * sets it: publishing takes the load-map mutex) */
-};
+/* The longest measurement file name (inside its directory), NUL included. */
+#define MON_OUTPUT_NAME_MAX 512
 
-extern struct mon_output mon_out;
+/*
+ * Rename this process's measurement file to @name (in the same directory),
+ * keeping its descriptor: MPI_Init learned the rank (mpi.c).  Never replaces
+ * a file that exists.  Returns 1 when renamed, 0 when the name is already
+ * @name or there is no file, -1 when the rename failed (the old name kept).
+ * [not async-signal-safe; blocks the sampling signal on the calling thread
+ * while the name the handler re-opens by changes]
+ */
+int mon_output_rename(const char *name);
+
+/* From now on the writers use the published load map as is, never taking the load-map
+ * mutex (a fatal signal's finalisation).  [async-signal-safe] */
+CSP_SIGSAFE void mon_output_freeze_map(void);
 
 /*
  * Open (creating it 0700 if absent) the measurement directory @outdir and
@@ -80,9 +71,9 @@ void mon_output_publish_loadmap(void);
 
 /*
  * Append @td's final profile to the process's file.  The thread's sources
- * must be stopped.  Publishes the load map first, unless mon_out.map_frozen
- * is set.  Returns 0, or -1 with errno set.  [not async-signal-safe: publishes
- * the load map; async-signal-safe once mon_out.map_frozen is 1]
+ * must be stopped.  Publishes the load map first, unless the map is frozen
+ * (mon_output_freeze_map).  Returns 0, or -1 with errno set.  [not async-signal-safe: publishes
+ * the load map; async-signal-safe once the map is frozen]
  */
 int mon_write_profile(struct mon_thread *td);
 
@@ -100,7 +91,7 @@ CSP_SIGSAFE int mon_record_write(struct mon_thread *td, bool checkpoint);
  * held.  [async-signal-safe] */
 void mon_record_after_fork(void);
 
-/* Name the per-event counters (mon_output.event_stat) once mon_proc.events is set.
+/* Name the per-event counters (mon_output.h's event_stat) once mon_proc.events is set.
  * [async-signal-safe] */
 void mon_record_name_events(void);
 

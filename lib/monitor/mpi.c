@@ -155,32 +155,17 @@ mon_mpi_file_name(char *buf, size_t len, int pid, unsigned n)
 static void
 set_rank(int rank, int size)
 {
-    char name[sizeof(mon_out.name)], path[sizeof(mon_out.path)];
-    sigset_t block, old;
+    char name[MON_OUTPUT_NAME_MAX];
     int32_t old_rank = mon_proc.rank;
     uint32_t old_size = mon_proc.world_size;
 
     if (rank < 0 || (rank == old_rank && (size <= 0 || (uint32_t)size == old_size)))
         return;
     mon_process_set_rank(rank, size > rank ? (uint32_t)size : old_size);
-    if (!mon_proc.active || atomic_load(&mon_out.fd) < 0 || mon_out.dirfd < 0)
+    if (!mon_proc.active)
         return;
     mon_mpi_file_name(name, sizeof(name), (int)getpid(), 0);
-    if (strcmp(name, mon_out.name) == 0)
-        return;
-    /* Never replace another process's file (RENAME_NOREPLACE semantics by hand). */
-    if (faccessat(mon_out.dirfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
-        renameat(mon_out.dirfd, mon_out.name, mon_out.dirfd, name) < 0)
-        return;
-    snprintf(path, sizeof(path), "%s/%s", mon_proc.outdir, name);
-    /* The handler re-opens mon_out.path when the program has closed our descriptor: keep it
-     * from reading a half-copied name on this thread. */
-    sigemptyset(&block);
-    sigaddset(&block, mon_proc.signo);
-    pthread_sigmask(SIG_BLOCK, &block, &old);
-    memcpy(mon_out.name, name, sizeof(name));
-    memcpy(mon_out.path, path, sizeof(path));
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    mon_output_rename(name);
 }
 
 /* After a successful MPI_Init(_thread): ask the library for this process's rank and size. */

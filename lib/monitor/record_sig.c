@@ -23,6 +23,7 @@
 #include "fmt/fmt.h"
 #include "monitor/mon_internal.h"
 #include "monitor/mon_loadmap.h"
+#include "monitor/mon_output.h"
 #include "monitor/mon_sys.h"
 #include "monitor/mon_write.h"
 #include "support/sysio.h"
@@ -537,4 +538,10 @@ mon_record_name_events(void)
             concat3(mon_out.event_ledger_stat[i][k], sizeof(mon_out.event_ledger_stat[i][k]),
                     "event.", mon_proc.events[i].name, ledger_suffix[k]);
     }
+}
+
+void
+mon_output_freeze_map(void)
+{
+    atomic_store(&mon_out.map_frozen, 1);
 }

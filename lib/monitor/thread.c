@@ -286,7 +286,7 @@ finalize_all(bool from_signal)
     if (!from_signal)
         mon_loadmap_refresh();
     else
-        atomic_store(&mon_out.map_frozen, 1); /* writers must not take the load-map mutex */
+        mon_output_freeze_map(); /* writers must not take the load-map mutex */
     if (self != NULL)
         mon_sources_stop(self);
     if (!from_signal) {

@@ -22,6 +22,7 @@
 
 #include "monitor/mon_internal.h"
 #include "monitor/mon_loadmap.h"
+#include "monitor/mon_output.h"
 #include "monitor/mon_sys.h"
 #include "monitor/mon_write.h"
 
@@ -203,4 +204,29 @@ mon_write_profile(struct mon_thread *td)
         return -1;
     }
     return 0;
+}
+
+int
+mon_output_rename(const char *name)
+{
+    char path[sizeof(mon_out.path)];
+    sigset_t block, old;
+
+    if (atomic_load(&mon_out.fd) < 0 || mon_out.dirfd < 0 || strcmp(name, mon_out.name) == 0 ||
+        strlen(name) >= sizeof(mon_out.name))
+        return 0;
+    /* Never replace another process's file (RENAME_NOREPLACE semantics by hand). */
+    if (faccessat(mon_out.dirfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0 ||
+        renameat(mon_out.dirfd, mon_out.name, mon_out.dirfd, name) < 0)
+        return -1;
+    snprintf(path, sizeof(path), "%s/%s", mon_proc.outdir, name);
+    /* The handler re-opens mon_out.path when the program has closed our descriptor: keep it
+     * from reading a half-copied name on this thread. */
+    sigemptyset(&block);
+    sigaddset(&block, mon_proc.signo);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    snprintf(mon_out.name, sizeof(mon_out.name), "%s", name);
+    memcpy(mon_out.path, path, sizeof(path));
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return 1;
 }
