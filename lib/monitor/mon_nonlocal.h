@@ -13,7 +13,11 @@
 
 #include "support/compiler.h"
 
-/* Whether @pc is in libcsprof.so's code (ranges found at start-up).  [async-signal-safe] */
+/* Find csprof's own code and the dynamic linker's, and keep the trampoline out of both
+ * (own_code.c).  Constructor only.  [not async-signal-safe: dladdr, dl_iterate_phdr] */
+void mon_own_code_init(void);
+/* Whether @pc is in libcsprof.so's code (ranges found at start-up: own_code.c).
+ * [async-signal-safe] */
 CSP_SIGSAFE bool mon_in_own_code(uintptr_t pc);
 
 /* The functions that save their own return address, overridden in arch/<arch>/selfsave.S. */
