@@ -244,6 +244,14 @@ strcmp_null(const char *a, const char *b)
     return strcmp(a, b);
 }
 
+/* The order of sibling kinds at one address: a statement before the call site it holds
+ * (csprof-struct's files have always listed them so), the rest in enum csp_scope's order. */
+static int
+kind_rank(enum csp_scope kind)
+{
+    return kind == CSP_SCOPE_STMT ? CSP_SCOPE_CALL : kind == CSP_SCOPE_CALL ? CSP_SCOPE_STMT : kind;
+}
+
 /* Canonical order of siblings: by address, then kind, line, names. */
 static int
 scope_cmp(const void *pa, const void *pb)
@@ -261,7 +269,7 @@ scope_cmp(const void *pa, const void *pb)
             return a->ranges[0].hi < b->ranges[0].hi ? -1 : 1;
     }
     if (a->kind != b->kind)
-        return a->kind < b->kind ? -1 : 1;
+        return kind_rank(a->kind) < kind_rank(b->kind) ? -1 : 1;
     if ((c = strcmp_null(a->name, b->name)) != 0)
         return c;
     if (a->line != b->line)
