@@ -15,7 +15,12 @@ exits 0 and prints what the block shows:
   - any other line must be printed, the same once numbers, quantities with
     their unit (1.42 s and 723.22 ms alike), run ids, addresses, paths and
     spacing are set aside;
-  - "..." stands for lines left out.
+  - "..." stands for lines left out;
+  - XML lines (a structure file's scopes) must also come in the order shown;
+  - a line the tools wrapped at the terminal width (more indented than the
+    line it continues, both indented, neither a table row nor XML; a
+    "csprof:" prefix set aside) is joined to it first, on both sides, so where
+    the numbers of a run make a line wrap does not matter.
 A block written as a plain list of commands (no "$ ") whose first command
 starts with P is run line by line with PREFIX "-P" (its "# ..." comments
 dropped), checking exit statuses only.
@@ -49,6 +54,33 @@ def row_name(line):
     return norm(s[m.end():]) if m else None
 
 
+def indent(line):
+    s = line[len("csprof:"):] if line.startswith("csprof:") else line
+    return len(s) - len(s.lstrip(" "))
+
+
+def tabular(line):
+    """A table row: two leading cells (quantities, percentages, "-")."""
+    cell = r"(?:" + QTY + r"%?†?|-)"
+    return re.match(r"^\s*" + cell + r"\s+" + cell + r"\s", line) is not None
+
+
+def logical(lines):
+    """@lines with each wrapped continuation joined to the line it continues."""
+    out, head = [], None
+    for l in lines:
+        text = l.strip()
+        cont = (head is not None and text and text != "..." and not text.startswith("<") and
+                not tabular(l) and not tabular(head) and not head.strip().startswith("<") and
+                indent(head) > 0 and indent(l) > indent(head))
+        if cont:
+            out[-1] += " " + (l[len("csprof:"):] if l.startswith("csprof:") else l).strip()
+        else:
+            out.append(l)
+            head = l
+    return out
+
+
 def blocks(text):
     out, cur, fenced = [], None, False
     for line in text.split("\n"):
@@ -76,18 +108,21 @@ def main():
                 continue
         else:
             cmds, cur = [], None
+            ind = 0  # the block's own indentation (a block in a list item), set aside
             for l in b:
-                m = re.match(r"^\s*\$ (.*)$", l)
+                m = re.match(r"^(\s*)\$ (.*)$", l)
                 if m:
-                    cur = (m.group(1), [])
+                    ind = len(m.group(1))
+                    cur = (m.group(2), [])
                     cmds.append(cur)
                 elif cur is not None:
-                    cur[1].append(l)
+                    cur[1].append(l[ind:] if l[:ind].strip() == "" else l)
             cmds = [c for c in cmds if c[0].startswith(prefix)]
         for cmd, shown in cmds:
+            shown = logical(shown)
             ran += 1
             r = subprocess.run(["sh", "-c", cmd], cwd=run_dir, capture_output=True, text=True)
-            out = (r.stdout + r.stderr).split("\n")
+            out = logical(r.stdout.split("\n")) + logical(r.stderr.split("\n"))
             rows = {row_name(l) for l in out} - {None}
             lines = {norm(l) for l in out}
             missing = []
@@ -100,6 +135,11 @@ def main():
                         missing.append(l.strip())
                 elif norm(l) not in lines:
                     missing.append(l.strip())
+            # XML (a structure file's scopes) comes out in one order: the lines shown keep it
+            xml_out = iter([norm(l) for l in out if l.strip().startswith("<")])
+            xml_shown = [norm(l) for l in shown if l.strip().startswith("<")]
+            if not missing and not all(x in xml_out for x in xml_shown):
+                missing.append("the XML lines in the order shown")
             if r.returncode != 0 or missing:
                 failed += 1
                 print("FAILED: %s: $ %s: exit %d%s" % (md, cmd, r.returncode,
