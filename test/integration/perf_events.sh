@@ -73,8 +73,10 @@ if csrun -q -e perf::CONTEXT-SWITCHES@10 -o cs ./app yields 2> err.txt; then
     ratio=$(awk -v a="$three" -v b="$one" 'BEGIN { print (b > 0 ? a / b : 0) }')
     echo "context switches: sleep_three $three, sleep_one $one (ratio $ratio)"
     check "sleep_three : sleep_one context switches is 3:1 (+-0.8, got $ratio)" between "$ratio" 2.2 3.8
-    check "at least one switch per sleep (got $three + $one of 800)" \
-        awk -v a="$three" -v b="$one" 'BEGIN { exit !(a + b >= 800) }'
+    # 800 sleeps are 800 switches or more; on a loaded machine the program is also preempted
+    # elsewhere, which moves period boundaries (10 switches each) out of the sleeps: 5 % slack
+    check "at least one switch per sleep, within 5 % (got $three + $one of 800)" \
+        awk -v a="$three" -v b="$one" 'BEGIN { exit !(a + b >= 760) }'
 else
     cat err.txt
     check "context switches refused only for perf_event_paranoid, saying so" grep -q "perf_event_paranoid is" err.txt
