@@ -615,8 +615,21 @@ check_addr2line(const char *path, const char *binary, const struct struct_module
     return pct >= min ? 0 : 1;
 }
 
-int
-main(int argc, char **argv)
+/* What main's options ask for. */
+struct options {
+    size_t sample, print_n; /* -s, -P */
+    uint64_t seed;          /* -S */
+    double min;             /* -m, percent */
+    bool quiet;             /* -q */
+    const char *a2l;        /* -B */
+};
+
+/* The check of @struct_path (@mods, @nmods read from it) against @binary's DWARF: main's exit
+ * status (0 agreement at least o->min, 1 below, 2 error, 77 nothing to check).  Owns nothing:
+ * the caller frees @mods and @e's entries. */
+static int
+check(struct entries *e, struct struct_module **mods, size_t nmods, const char *binary,
+      const char *struct_path, const struct options *o)
 {
     static char *debuginfo_path = NULL;
     static const Dwfl_Callbacks cb = {
@@ -625,40 +638,105 @@ main(int argc, char **argv)
         .section_address = dwfl_offline_section_address,
         .debuginfo_path = &debuginfo_path,
     };
-    struct struct_module **mods = NULL;
-    struct entries e = {0};
-    size_t nmods = 0, sample = 0, counts[4] = {0}, listed = 0, checked;
-    uint64_t seed = 20261123;
-    double min = 99.5, pct;
-    bool quiet = false;
-    size_t print_n = 0;
-    const char *a2l = NULL;
-    char err[512];
+    size_t counts[4] = {0}, listed = 0, checked;
+    double pct;
     Dwfl *dwfl;
     Dwfl_Module *mod;
     Dwarf_Addr bias = 0;
     Dwarf *dw;
-    int opt;
+    int rc;
+
+    for (size_t i = 0; i < nmods; i++)
+        if (collect(struct_module_root(mods[i]), e) != 0) {
+            fprintf(stderr, "struct_linecheck: out of memory\n");
+            return 2;
+        }
+    if (e->n == 0) {
+        printf("SKIP: %s: no statement entries\n", struct_path);
+        return 77;
+    }
+    if (o->print_n > 0)
+        return print_sample(e, o->print_n, o->seed);
+    dwfl = dwfl_begin(&cb);
+    if (dwfl == NULL || (mod = dwfl_report_offline(dwfl, "", binary, -1)) == NULL ||
+        dwfl_report_end(dwfl, NULL, NULL) != 0 || (dw = dwfl_module_getdwarf(mod, &bias)) == NULL) {
+        fprintf(stderr, "struct_linecheck: %s: no DWARF found by libdwfl: %s\n", binary,
+                dwfl_errmsg(-1));
+        dwfl_end(dwfl);
+        return 2;
+    }
+    if (index_cus(dw) != 0) {
+        fprintf(stderr, "struct_linecheck: out of memory\n");
+        dwfl_end(dwfl);
+        return 2;
+    }
+    if (o->a2l != NULL) {
+        rc = check_addr2line(o->a2l, binary, mods[0], mod, bias, o->min, o->quiet);
+        dwfl_end(dwfl);
+        return rc;
+    }
+    if (o->sample > 0 && o->sample < e->n) {
+        uint64_t st = o->seed ? o->seed : 1;
+
+        for (size_t i = 0; i < o->sample; i++) { /* partial Fisher-Yates */
+            size_t j = i + (size_t)(next_rand(&st) % (e->n - i));
+            struct entry t = e->v[i];
+
+            e->v[i] = e->v[j];
+            e->v[j] = t;
+        }
+        e->n = o->sample;
+    }
+    for (size_t i = 0; i < e->n; i++) {
+        char why[600];
+        enum verdict v = judge(mod, bias, &e->v[i], why, sizeof(why));
+
+        counts[v]++;
+        if ((v == DIFFER || v == NOROW) && (!o->quiet || listed < 20)) {
+            printf("differs: 0x%" PRIx64 " %s:%u; %s\n", e->v[i].addr, e->v[i].file, e->v[i].line,
+                   why);
+            listed++;
+        }
+    }
+    checked = counts[AGREE] + counts[DIFFER] + counts[NOROW];
+    pct = checked > 0 ? 100.0 * (double)counts[AGREE] / (double)checked : 100.0;
+    printf("%s: %zu statement entries checked%s: %zu agree, %zu differ, %zu not covered by the "
+           "line table, %zu on line-0 rows (not counted): %.2f%% agreement (minimum %.2f%%)\n",
+           binary, e->n, o->sample > 0 ? " (random sample)" : "", counts[AGREE], counts[DIFFER],
+           counts[NOROW], counts[LINE0], pct, o->min);
+    dwfl_end(dwfl);
+    return pct >= o->min ? 0 : 1;
+}
+
+int
+main(int argc, char **argv)
+{
+    struct options o = {.seed = 20261123, .min = 99.5};
+    struct struct_module **mods = NULL;
+    struct entries e = {0};
+    size_t nmods = 0;
+    char err[512];
+    int opt, rc;
 
     while ((opt = getopt(argc, argv, "s:S:m:qP:B:")) != -1) {
         switch (opt) {
         case 'P':
-            print_n = strtoul(optarg, NULL, 10);
+            o.print_n = strtoul(optarg, NULL, 10);
             break;
         case 'B':
-            a2l = optarg;
+            o.a2l = optarg;
             break;
         case 's':
-            sample = strtoul(optarg, NULL, 10);
+            o.sample = strtoul(optarg, NULL, 10);
             break;
         case 'S':
-            seed = strtoull(optarg, NULL, 10);
+            o.seed = strtoull(optarg, NULL, 10);
             break;
         case 'm':
-            min = strtod(optarg, NULL);
+            o.min = strtod(optarg, NULL);
             break;
         case 'q':
-            quiet = true;
+            o.quiet = true;
             break;
         default:
             return 2;
@@ -674,64 +752,11 @@ main(int argc, char **argv)
         fprintf(stderr, "struct_linecheck: %s\n", err);
         return 2;
     }
-    for (size_t i = 0; i < nmods; i++)
-        if (collect(struct_module_root(mods[i]), &e) != 0) {
-            fprintf(stderr, "struct_linecheck: out of memory\n");
-            return 2;
-        }
-    if (e.n == 0) {
-        printf("SKIP: %s: no statement entries\n", argv[optind + 1]);
-        return 77;
-    }
-    if (print_n > 0)
-        return print_sample(&e, print_n, seed);
-    dwfl = dwfl_begin(&cb);
-    if (dwfl == NULL || (mod = dwfl_report_offline(dwfl, "", argv[optind], -1)) == NULL ||
-        dwfl_report_end(dwfl, NULL, NULL) != 0 || (dw = dwfl_module_getdwarf(mod, &bias)) == NULL) {
-        fprintf(stderr, "struct_linecheck: %s: no DWARF found by libdwfl: %s\n", argv[optind],
-                dwfl_errmsg(-1));
-        return 2;
-    }
-    if (index_cus(dw) != 0) {
-        fprintf(stderr, "struct_linecheck: out of memory\n");
-        return 2;
-    }
-    if (a2l != NULL)
-        return check_addr2line(a2l, argv[optind], mods[0], mod, bias, min, quiet);
-    if (sample > 0 && sample < e.n) {
-        uint64_t st = seed ? seed : 1;
-
-        for (size_t i = 0; i < sample; i++) { /* partial Fisher-Yates */
-            size_t j = i + (size_t)(next_rand(&st) % (e.n - i));
-            struct entry t = e.v[i];
-
-            e.v[i] = e.v[j];
-            e.v[j] = t;
-        }
-        e.n = sample;
-    }
-    for (size_t i = 0; i < e.n; i++) {
-        char why[600];
-        enum verdict v = judge(mod, bias, &e.v[i], why, sizeof(why));
-
-        counts[v]++;
-        if ((v == DIFFER || v == NOROW) && (!quiet || listed < 20)) {
-            printf("differs: 0x%" PRIx64 " %s:%u; %s\n", e.v[i].addr, e.v[i].file, e.v[i].line,
-                   why);
-            listed++;
-        }
-    }
-    checked = counts[AGREE] + counts[DIFFER] + counts[NOROW];
-    pct = checked > 0 ? 100.0 * (double)counts[AGREE] / (double)checked : 100.0;
-    printf("%s: %zu statement entries checked%s: %zu agree, %zu differ, %zu not covered by the "
-           "line table, %zu on line-0 rows (not counted): %.2f%% agreement (minimum %.2f%%)\n",
-           argv[optind], e.n, sample > 0 ? " (random sample)" : "", counts[AGREE], counts[DIFFER],
-           counts[NOROW], counts[LINE0], pct, min);
-    dwfl_end(dwfl);
+    rc = check(&e, mods, nmods, argv[optind], argv[optind + 1], &o);
     for (size_t i = 0; i < nmods; i++)
         struct_module_free(mods[i]);
     free(mods);
     free(e.v);
     free(cu_ranges);
-    return pct >= min ? 0 : 1;
+    return rc;
 }
