@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "profile/profile_internal.h"
+#include "oom_region.h"
 
 #define EPS 1e-9
 
@@ -436,6 +437,7 @@ test_oom_sweep(void **state)
         in = db_input(&ctx, 2, 2);
         db_value(&ctx, in, s2, 2);
 
+        oom_region_begin();
         prof_test_alloc_budget = budget;
         rc = prof_add_derived_metric(&ctx, "d=CPUTIME*2");
         if (rc == 0)
@@ -448,6 +450,7 @@ test_oom_sweep(void **state)
             }
         }
         prof_test_alloc_budget = -1;
+        oom_region_end();
         prof_ctx_free(&ctx);
         if (rc == 0)
             break;

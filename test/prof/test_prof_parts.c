@@ -27,6 +27,7 @@
 
 #include "fmt/fmt.h"
 #include "profile/profile_internal.h"
+#include "oom_region.h"
 
 static char dir[] = "/tmp/csprof-parts-XXXXXX";
 static char mdir[64];
@@ -340,6 +341,7 @@ test_parts_oom(void **state)
         size_t lens[2] = {0, 0};
         int rc;
 
+        oom_region_begin();
         prof_test_alloc_budget = budget;
         rc = prof_merge_part(ctx, 0, 2, &bufs[0], &lens[0]);
         if (rc == 0)
@@ -347,6 +349,7 @@ test_parts_oom(void **state)
         if (rc == 0)
             rc = prof_merge_parts(ctx, (const void *const *)bufs, lens, 2);
         prof_test_alloc_budget = -1;
+        oom_region_end();
         free(bufs[0]);
         free(bufs[1]);
         prof_free(ctx);

@@ -550,21 +550,21 @@ list_metrics(const struct rpt_db *db, FILE *out)
     }
 }
 
-int
-main(int argc, char **argv)
+/*
+ * What main does with the options @o once the databases are read: @db and, with --diff,
+ * @base (NULL otherwise), both owned by the caller.  Returns the exit status (0, 1, 2, or 3
+ * from --fail-if); messages on standard error name the option, file or value at fault.
+ */
+static int
+report(const struct options *opts, struct rpt_db *db, struct rpt_db *base)
 {
-    struct options o;
+    struct options o = *opts;
     struct exp_table_options to;
-    struct rpt_db *db, *base = NULL;
     struct rpt_tree *t, *view = NULL;
     FILE *out = stdout;
     struct rpt_formula *derived = NULL;
     int col, rc = 0, dm, status = 0;
 
-    parse_options(argc, argv, &o);
-    db = load(argv[argc - 1]);
-    if (o.diff)
-        base = load(argv[argc - 2]);
     if (o.list_metrics) {
         list_metrics(db, stdout);
         return 0;
@@ -739,10 +739,25 @@ out_close:
         fprintf(stderr, "csprof-report: %s: %s\n", o.output, strerror(errno));
         return 1;
     }
-    rpt_db_free(base);
-    rpt_db_free(db);
     return status;
 oom:
     fprintf(stderr, "csprof-report: out of memory\n");
     return 1;
+}
+
+int
+main(int argc, char **argv)
+{
+    struct options o;
+    struct rpt_db *db, *base = NULL;
+    int status;
+
+    parse_options(argc, argv, &o);
+    db = load(argv[argc - 1]);
+    if (o.diff)
+        base = load(argv[argc - 2]);
+    status = report(&o, db, base);
+    rpt_db_free(base);
+    rpt_db_free(db);
+    return status;
 }
