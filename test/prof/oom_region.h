@@ -14,21 +14,35 @@
 #define CSP_TEST_OOM_REGION_H
 
 #if defined(__SANITIZE_ADDRESS__)
-#define CSP_HAVE_LSAN 1
+#    define CSP_HAVE_LSAN 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CSP_HAVE_LSAN 1
-#endif
+#    if __has_feature(address_sanitizer)
+#        define CSP_HAVE_LSAN 1
+#    endif
 #endif
 
 #ifdef CSP_HAVE_LSAN
-#include <sanitizer/lsan_interface.h>
+#    include <sanitizer/lsan_interface.h>
 /* Allocations from here to oom_region_end() are not leak-checked (this thread). */
-static inline void oom_region_begin(void) { __lsan_disable(); }
-static inline void oom_region_end(void) { __lsan_enable(); }
+static inline void
+oom_region_begin(void)
+{
+    __lsan_disable();
+}
+static inline void
+oom_region_end(void)
+{
+    __lsan_enable();
+}
 #else
-static inline void oom_region_begin(void) {}
-static inline void oom_region_end(void) {}
+static inline void
+oom_region_begin(void)
+{
+}
+static inline void
+oom_region_end(void)
+{
+}
 #endif
 
 #endif /* CSP_TEST_OOM_REGION_H */

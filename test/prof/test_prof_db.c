@@ -19,8 +19,8 @@
 
 #include <cmocka.h>
 
-#include "profile/profile_internal.h"
 #include "oom_region.h"
+#include "profile/profile_internal.h"
 
 #define EPS 1e-9
 

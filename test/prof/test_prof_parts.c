@@ -26,8 +26,8 @@
 #include <cmocka.h>
 
 #include "fmt/fmt.h"
-#include "profile/profile_internal.h"
 #include "oom_region.h"
+#include "profile/profile_internal.h"
 
 static char dir[] = "/tmp/csprof-parts-XXXXXX";
 static char mdir[64];
