@@ -86,14 +86,14 @@ if [ -f "$tmp/db/index.html" ]; then
     echo "data, one inclusive pass, 40 rows): the floor of any viewer of this data file."
     mkdir -p "$tmp/ph/viewer"
     cp "$here/placeholder.html" "$tmp/ph/"
-    cp "$here/../../share/viewer/model.js" "$tmp/ph/viewer/"
+    cp "$here/../../share/viewer/model-data.js" "$tmp/ph/viewer/"
     ln -s "$tmp/db/viewer/data.js" "$tmp/ph/viewer/data.js"
     node "$here/measure.js" "$tmp/ph" "$reps" --placeholder
 else
     echo "(csprof-prof wrote no DB/index.html: timing the placeholder page with a data file of $dbnodes nodes)"
     mkdir -p "$tmp/ph/viewer"
     cp "$here/placeholder.html" "$tmp/ph/"
-    cp "$here/../../share/viewer/model.js" "$tmp/ph/viewer/"
+    cp "$here/../../share/viewer/model-data.js" "$tmp/ph/viewer/"
     python3 "$here/placeholder_data.py" "$dbnodes" > "$tmp/ph/viewer/data.js" || exit 1
     node "$here/measure.js" "$tmp/ph" "$reps" --placeholder
 fi

@@ -348,25 +348,28 @@ enum rpt_flat_by {
 };
 
 /*
- * Flat (static) view of @td: one child of the root per procedure / file /
- * module / loop / line, self = the sum of self costs attributed to it,
- * inclusive = the sum of the inclusive costs of its outermost occurrences
- * (a recursive procedure is not counted twice).  Cost that no row encloses
- * is the root's self: @td's root's own and, by procedure, that of loops and
- * statements with no frame above them (every frame above hidden or elided);
- * so the root's self plus the rows' self make the total.  Returns RPT_OK or
- * RPT_ENOMEM.
+ * Flat (static) view of @td by docs/views.md's "Flat": one child of the
+ * root per procedure (inlined and out-of-line instances together) / file
+ * ("[unknown file]" for frames without one) / module / loop / line, self =
+ * the sum of self costs attributed to it (a loop's: its own statements', not
+ * its nested loops' nor the frames' called in it), inclusive = the sum of
+ * the inclusive costs of its outermost occurrences (a recursive procedure is
+ * not counted twice).  Cost that no row encloses is the root's self: @td's
+ * root's own and, by procedure, that of loops and statements with no frame
+ * above them (every frame above hidden or elided); so the root's self plus
+ * the rows' self make the total.  Returns RPT_OK or RPT_ENOMEM.
  */
 int rpt_tree_flat(const struct rpt_tree *td, enum rpt_flat_by by, struct rpt_tree **out);
 
 /*
  * The flat view of @td's database by procedure, file or module read from the
  * database's stored static view instead of recomputed from the tree: rows
- * are that view's procedures (and inlined frames when @td keeps inlines),
- * files or load modules with their stored inclusive and exclusive values
- * (exclusive of a procedure less its inlined frames' when they are rows);
- * calls come from @td.  Only for trees built without --focus, --hide and
- * --hide-lib (whose changes the stored view cannot show); elided roots are
+ * are that view's procedures, files or load modules with their stored
+ * inclusive and exclusive values; calls come from @td.  Only for trees built
+ * without --focus, --hide and --hide-lib (whose changes the stored view
+ * cannot show), and not by procedure when @td keeps inlines and the view has
+ * inlined scopes, nor by file when it has several scopes without a file
+ * (docs/views.md's rows need the run-time nesting there); elided roots are
  * left out unless @td keeps them.  Returns RPT_OK, RPT_EINVAL (no stored
  * view, or a transform or @by it cannot serve: the caller recomputes with
  * rpt_tree_flat()) or RPT_ENOMEM.

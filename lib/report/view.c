@@ -869,12 +869,16 @@ out_free:
 /* ----------------------------------------------------------------- flat */
 
 /* flat_key's answers besides a row's key: */
-#define FLAT_INHERIT   (-1) /* the node belongs to its enclosing keyed node */
-#define FLAT_NO_ROW    (-2) /* a frame without a file: no row, its cost the root's */
-#define FLAT_NO_MODULE (-3) /* a frame without a load module ([kernel], JIT code): row "?" */
+#define FLAT_INHERIT      (-1) /* the node belongs to its enclosing keyed node */
+#define FLAT_NO_ROW       (-2) /* no row: its cost (and that of what it encloses) the root's */
+#define FLAT_NO_MODULE    (-3) /* a frame without a load module ([kernel], JIT code): row "?" */
+#define FLAT_NO_FILE      (-4) /* a frame without a file (_start): row FLAT_UNKNOWN_FILE */
+#define FLAT_UNKNOWN_FILE "[unknown file]" /* the viewer's name (share/viewer/model-flat.js) */
 
-/* The flat key a node carries itself, or FLAT_INHERIT, FLAT_NO_ROW, FLAT_NO_MODULE (the
- * stored static view's rules, lib/profile/prof_flat.c). */
+/* The flat key a node carries itself, or FLAT_INHERIT, FLAT_NO_ROW, FLAT_NO_MODULE,
+ * FLAT_NO_FILE: the rules of docs/views.md, "Flat".  By loop, a frame is FLAT_NO_ROW: a loop's
+ * exclusive cost is that of its own statements, not of the frames called (or inlined) in it
+ * nor of its nested loops (their own rows), so that each cost is in one row. */
 static int64_t
 flat_key(const struct rpt_tree *t, uint32_t n, enum rpt_flat_by by)
 {
@@ -882,22 +886,21 @@ flat_key(const struct rpt_tree *t, uint32_t n, enum rpt_flat_by by)
     const struct rpt_db *db = t->db;
 
     switch (by) {
-    case RPT_FLAT_PROCEDURE:
-        return (v->kind == CSP_SCOPE_PROC || v->kind == CSP_SCOPE_INLINE ||
-                v->kind == CSP_SCOPE_TRUNC)
-                   ? (int64_t)v->name
-                   : -1;
+    case RPT_FLAT_PROCEDURE: /* inlined and out-of-line instances share the name's row */
+        return is_proc(v) ? (int64_t)v->name : FLAT_INHERIT;
     case RPT_FLAT_FILE:
         if (v->kind == CSP_SCOPE_STMT)
             return v->file >= 0 ? v->file : FLAT_INHERIT;
         if (v->kind == CSP_SCOPE_PROC || v->kind == CSP_SCOPE_INLINE)
             return v->proc >= 0 && db->procs[v->proc].file >= 0 ? db->procs[v->proc].file
-                                                                : FLAT_NO_ROW;
+                                                                : FLAT_NO_FILE;
         return -1;
     case RPT_FLAT_MODULE:
         return v->kind != CSP_SCOPE_PROC ? FLAT_INHERIT : v->lm >= 0 ? v->lm : FLAT_NO_MODULE;
     case RPT_FLAT_LOOP:
-        return v->kind == CSP_SCOPE_LOOP ? (int64_t)v->name : -1;
+        if (is_proc(v))
+            return FLAT_NO_ROW;
+        return v->kind == CSP_SCOPE_LOOP ? (int64_t)v->name : FLAT_INHERIT;
     case RPT_FLAT_LINE:
         return v->kind == CSP_SCOPE_STMT ? (int64_t)v->name : -1;
     }
@@ -909,19 +912,31 @@ rpt_tree_flat(const struct rpt_tree *td, enum rpt_flat_by by, struct rpt_tree **
 {
     struct tree_build b;
     int64_t *key = NULL;
+    uint8_t *inlined_only = NULL;
+    uint32_t maxname = 0;
     int rc = RPT_ENOMEM;
 
     *out = NULL;
     memset(&b, 0, sizeof b);
     b.t = derived_tree(td);
     key = malloc((size_t)td->nnodes * sizeof *key);
-    if (b.t == NULL || key == NULL)
+    for (uint32_t n = 0; n < td->nnodes; n++)
+        maxname = td->nodes[n].name > maxname ? td->nodes[n].name : maxname;
+    inlined_only = malloc((size_t)maxname + 1);
+    if (b.t == NULL || key == NULL || inlined_only == NULL)
         goto out_free;
+    /* a procedure row reads [inline] f only when every instance of f is inlined (bottom-up's
+       rule) */
+    memset(inlined_only, 1, (size_t)maxname + 1);
+    for (uint32_t n = 1; n < td->nnodes; n++)
+        if (is_proc(&td->nodes[n]) && td->nodes[n].kind != CSP_SCOPE_INLINE)
+            inlined_only[td->nodes[n].name] = 0;
     /* Cost that no row encloses stays at the root (self), so that the root's self plus the
        rows' self values make the total, as in the tree: the tree root's own cost, and nodes
        with no keyed ancestor -- by procedure, a loop or statement left directly under the root
        when every frame above it was hidden (--hide-lib, --hide) or elided; by loop or line,
-       everything outside loops or statements; by file (module), frames without one. */
+       everything outside loops or statements (by loop, what the frames called in a loop
+       spend too).  A frame without a file (module) is a row FLAT_UNKNOWN_FILE ("?"). */
     add_values(b.t, 0, td, 0, true, true);
     key[0] = FLAT_INHERIT;
     for (uint32_t n = 1; n < td->nnodes; n++) {
@@ -938,7 +953,7 @@ rpt_tree_flat(const struct rpt_tree *td, enum rpt_flat_by by, struct rpt_tree **
             add_values(b.t, 0, td, n, true, false);
             continue;
         }
-        if (own >= 0 || own == FLAT_NO_MODULE)
+        if (own >= 0 || own == FLAT_NO_MODULE || own == FLAT_NO_FILE)
             for (uint32_t a = v->parent; a != 0 && outer; a = td->nodes[a].parent)
                 outer = flat_key(td, a, by) != own;
         memset(&proto, 0, sizeof proto);
@@ -949,17 +964,20 @@ rpt_tree_flat(const struct rpt_tree *td, enum rpt_flat_by by, struct rpt_tree **
             while (flat_key(td, src, by) != k)
                 src = td->nodes[src].parent;
             proto = td->nodes[src];
+            if (by == RPT_FLAT_PROCEDURE && proto.kind != CSP_SCOPE_TRUNC)
+                proto.kind = inlined_only[proto.name] ? CSP_SCOPE_INLINE : CSP_SCOPE_PROC;
             proto.cs_line = 0;
             proto.cs_file = -1;
             proto.calls = 0;
             proto.calls_callees = 0;
         } else {
             const char *s = k == FLAT_NO_MODULE   ? "?"
+                            : k == FLAT_NO_FILE   ? FLAT_UNKNOWN_FILE
                             : by == RPT_FLAT_FILE ? td->db->files[k]
                                                   : td->db->modules[k].name;
             proto.kind = CSP_SCOPE_GROUP;
             if (by == RPT_FLAT_FILE)
-                proto.file = (int32_t)k;
+                proto.file = k == FLAT_NO_FILE ? -1 : (int32_t)k;
             else
                 proto.lm = k == FLAT_NO_MODULE ? -1 : (int32_t)k;
             if (names_intern(b.t->names, s, &proto.name) != RPT_OK)
@@ -972,29 +990,21 @@ rpt_tree_flat(const struct rpt_tree *td, enum rpt_flat_by by, struct rpt_tree **
             b.t->nodes[d].calls += v->calls;
         if (own >= 0 && v->calls_callees > b.t->nodes[d].calls_callees)
             b.t->nodes[d].calls_callees = v->calls_callees;
-        add_values(b.t, d, td, n, true, (own >= 0 || own == FLAT_NO_MODULE) && outer);
+        add_values(b.t, d, td, n, true,
+                   (own >= 0 || own == FLAT_NO_MODULE || own == FLAT_NO_FILE) && outer);
     }
     rc = RPT_OK;
     *out = b.t;
     b.t = NULL;
 out_free:
     free(key);
+    free(inlined_only);
     free(b.map.slot);
     rpt_tree_free(b.t);
     return rc;
 }
 
 /* ------------------------------------------------------ stored flat view */
-
-/* The nearest PROC or INLINE ancestor of static scope @i, or 0. */
-static uint32_t
-static_frame(const struct rpt_db *db, uint32_t i)
-{
-    for (uint32_t u = db->snodes[i].parent; u != 0; u = db->snodes[u].parent)
-        if (db->snodes[u].kind == CSP_SCOPE_PROC || db->snodes[u].kind == CSP_SCOPE_INLINE)
-            return u;
-    return 0;
-}
 
 /* Add stored static node @i's exclusive values (@excl_of: the exclusive metric of each of
  * @nv values, -1: none) to the root's self of @t: cost the stored flat view has no row for. */
@@ -1014,7 +1024,7 @@ rpt_tree_flat_stored(const struct rpt_tree *td, const struct rpt_view_options *o
 {
     const struct rpt_db *db = td->db;
     struct tree_build b;
-    uint32_t *row = NULL, *name_of = NULL;
+    uint32_t *name_of = NULL;
     int *excl_of = NULL, rc = RPT_ENOMEM;
     uint8_t want;
     regex_t roots;
@@ -1027,27 +1037,34 @@ rpt_tree_flat_stored(const struct rpt_tree *td, const struct rpt_view_options *o
     want = by == RPT_FLAT_PROCEDURE ? CSP_SCOPE_PROC
            : by == RPT_FLAT_FILE    ? CSP_SCOPE_FILE
                                     : CSP_SCOPE_MODULE;
+    /* What the stored view cannot give by docs/views.md's "Flat" (recomputed instead): a
+       procedure's row with its inlined instances (their inclusive counted once with its
+       out-of-line ones: the stored scopes do not say which enclose which at run time), and
+       one "[unknown file]" row for several stored scopes without a file (the same) */
+    for (uint32_t i = 1, nofile = 0; i < db->nsnodes; i++)
+        if ((by == RPT_FLAT_PROCEDURE && opt->keep_inlines &&
+             db->snodes[i].kind == CSP_SCOPE_INLINE) ||
+            (by == RPT_FLAT_FILE && db->snodes[i].kind == CSP_SCOPE_FILE &&
+             db->snodes[i].file < 0 && ++nofile > 1))
+            return RPT_EINVAL;
     if (regcomp(&roots, root_re, REG_EXTENDED | REG_NOSUB) != 0)
         return RPT_ENOMEM;
     memset(&b, 0, sizeof b);
     b.t = derived_tree(td);
-    row = calloc((size_t)db->nsnodes, sizeof *row);
     name_of = calloc((size_t)db->nprocs + 1, sizeof *name_of);
     excl_of = malloc((nv ? nv : 1) * sizeof *excl_of);
-    if (b.t == NULL || row == NULL || name_of == NULL || excl_of == NULL)
+    if (b.t == NULL || name_of == NULL || excl_of == NULL)
         goto out_free;
     for (size_t c = 0; c < nv; c++)
         excl_of[c] = db->metrics[td->metric_of[c]].partner;
     add_values(b.t, 0, td, 0, false, true);
     for (uint32_t i = 1; i < db->nsnodes; i++) {
         const struct rpt_snode *sn = &db->snodes[i];
-        bool inl = sn->kind == CSP_SCOPE_INLINE && opt->keep_inlines && want == CSP_SCOPE_PROC;
         struct rpt_vnode proto;
         const char *name;
         uint32_t d;
-        bool outer = true;
 
-        if (sn->kind != want && !inl)
+        if (sn->kind != want)
             continue;
         memset(&proto, 0, sizeof proto);
         proto.proc = proto.lm = proto.file = proto.cs_file = -1;
@@ -1055,26 +1072,17 @@ rpt_tree_flat_stored(const struct rpt_tree *td, const struct rpt_view_options *o
             name = db->procs[sn->proc].name;
             if (!opt->keep_roots && matches(&roots, name)) {
                 /* an elided root's own cost is the root's, as in the tree ("cost outside any
-                   shown frame"); an inlined one's stays with its enclosing frame */
-                if (!inl)
-                    stored_self_to_root(b.t, db, i, excl_of, nv);
+                   shown frame") */
+                stored_self_to_root(b.t, db, i, excl_of, nv);
                 continue;
             }
-            proto.kind = inl ? CSP_SCOPE_INLINE : CSP_SCOPE_PROC;
+            proto.kind = CSP_SCOPE_PROC;
             proto.proc = sn->proc;
             proto.lm = sn->lm >= 0 ? sn->lm : db->procs[sn->proc].lm;
             proto.file = db->procs[sn->proc].file;
             proto.line = db->procs[sn->proc].line;
-            if (inl) /* counted once when inlined into itself */
-                for (uint32_t u = static_frame(db, i); u != 0 && outer; u = static_frame(db, u))
-                    outer =
-                        !(db->snodes[u].kind == CSP_SCOPE_INLINE && db->snodes[u].proc == sn->proc);
         } else if (want == CSP_SCOPE_FILE) {
-            if (sn->file < 0) { /* procedures without a file: no row, their cost the root's */
-                stored_self_to_root(b.t, db, i, excl_of, nv);
-                continue;
-            }
-            name = db->files[sn->file];
+            name = sn->file >= 0 ? db->files[sn->file] : FLAT_UNKNOWN_FILE; /* as recomputed */
             proto.kind = CSP_SCOPE_GROUP;
             proto.file = sn->file;
         } else {
@@ -1087,18 +1095,11 @@ rpt_tree_flat_stored(const struct rpt_tree *td, const struct rpt_view_options *o
         d = child_get(&b, 0, &proto);
         if (d == 0)
             goto out_free;
-        row[i] = d;
         for (size_t c = 0; c < nv; c++) {
             const double *v = &db->svalues[(size_t)i * (size_t)db->nmetrics];
             double ex = excl_of[c] >= 0 ? v[excl_of[c]] : 0;
             b.t->self[d * nv + c] += ex;
-            if (outer)
-                b.t->incl[d * nv + c] += v[td->metric_of[c]];
-            if (inl) { /* the enclosing frame's own cost excludes its inlined frames' */
-                uint32_t f = static_frame(db, i);
-                if (f != 0 && row[f] != 0)
-                    b.t->self[(size_t)row[f] * nv + c] -= ex;
-            }
+            b.t->incl[d * nv + c] += v[td->metric_of[c]];
         }
     }
     /* sampled calls, as the recomputed view counts them: from the tree's frames */
@@ -1132,7 +1133,6 @@ rpt_tree_flat_stored(const struct rpt_tree *td, const struct rpt_view_options *o
     b.t = NULL;
 out_free:
     regfree(&roots);
-    free(row);
     free(name_of);
     free(excl_of);
     free(b.map.slot);

@@ -21,6 +21,7 @@
   let expanded = new Set(); // view nodes (top-down); keys (bottom-up/flat)
   let buRows = null, flatRoot = null, rows = [], tableEl = null;
   let derived = [], derivedErr = ''; // compiled derived columns (data.js derived + URL dm)
+  let transformErr = ''; // the URL's transforms that did not decode (left out), named
   let bview = null, bdiff = null; // differential: the current tree with the base's values; its record (tree.diff: bottom-up and flat rows of bview, built on use)
   let bonly = null; // differential: base-only contexts {nodes, total}
 
@@ -136,7 +137,9 @@
     if (h.has('s')) st.sort = h.get('s');
     if (h.has('sel')) st.sel = Math.max(0, Math.min(src.n - 1, Number(h.get('sel')) | 0));
     if (h.has('z')) st.zoom = Math.max(0, Math.min(src.n - 1, Number(h.get('z')) | 0));
-    st.t = M.decodeTransforms(h.get('t') || '');
+    const tBad = [];
+    st.t = M.decodeTransforms(h.get('t') || '', tBad);
+    transformErr = tBad.join('; ');
     st.q = h.get('q') || '';
     st.flatten = h.has('fl') ? Number(h.get('fl')) | 0 : FLAT_PROCS;
     st.p = h.get('p') || '';
@@ -1724,8 +1727,7 @@
     const c = $('chips');
     c.textContent = '';
     st.t.forEach(function (x, k) {
-      const arg = x.node !== undefined ? M.nameOf(tree, Math.max(0, tree.map[x.node])) : x.name !== undefined ? x.name : x.lib !== undefined ? x.lib : '';
-      const chip = el('span', 'chip', x.t + (arg ? ': ' + (arg.length > 40 ? arg.slice(0, 40) + '…' : arg) : ''));
+      const chip = el('span', 'chip', M.transformLabel(x, function (node) { return M.nameOf(tree, Math.max(0, tree.map[node])); }));
       chip.dataset.transform = x.t;
       const b = el('button', '', '×');
       b.title = 'remove';
@@ -1733,6 +1735,16 @@
       chip.appendChild(b);
       c.appendChild(chip);
     });
+    if (transformErr) {
+      // the URL's transforms that did not decode: named, not silently dropped
+      const bad = el('span', 'chip bad', 'ignored: ' + (transformErr.length > 60 ? transformErr.slice(0, 60) + '…' : transformErr));
+      bad.title = 'transforms of the URL left out: ' + transformErr;
+      const b = el('button', '', '×');
+      b.title = 'dismiss';
+      b.addEventListener('click', function () { transformErr = ''; renderChips(); });
+      bad.appendChild(b);
+      c.appendChild(bad);
+    }
   }
   function render(keepScroll) {
     const scrollTop = keepScroll && tableEl && tableEl.scroll ? tableEl.scroll.scrollTop : 0;
@@ -1820,7 +1832,11 @@
     $('t-focusfn').addEventListener('click', function () { const v = selNode(); if (v > 0) addTransform({ t: 'focus-function', name: M.nameOf(tree, v) }); });
     $('t-hide').addEventListener('click', function () { const v = selNode(); if (v > 0 && M.isFrame(tree.kind[v])) addTransform({ t: 'hide', name: M.nameOf(tree, v) }); });
     $('t-hidelib').addEventListener('click', function () { const v = selNode(); if (tree.lm[v] >= 0) addTransform({ t: 'hide-lib', lib: src.modules[tree.lm[v]] }); });
-    $('t-rec').addEventListener('click', function () { toggleTransform('collapse-recursion'); });
+    // the parameterless transforms with a toggle button (the transform table's toggle)
+    for (const t of M.TRANSFORMS) {
+      const b = M.TRANSFORM_TYPES[t].toggle;
+      if (b) $(b).addEventListener('click', function () { toggleTransform(t); });
+    }
     $('t-loops').addEventListener('click', function () {
       // loops are hidden by default (csprof-report --loops hide): this shows
       // them, or hides them again; a hide-loops of the user's goes with it
@@ -1828,7 +1844,6 @@
       if (k >= 0) { st.t.splice(k, 1); st.loops = true; } else st.loops = !st.loops;
       changed();
     });
-    $('t-inl').addEventListener('click', function () { toggleTransform('hide-inlines'); });
     document.addEventListener('keydown', function (ev) {
       if (ev.target && ev.target.tagName === 'INPUT') return;
       if (ev.key === 'h') hotPath();
@@ -1850,7 +1865,7 @@
   // The interface the end-to-end tests use (share/schemas/viewer-data.md).
   window.csprofViewer = {
     state: function () {
-      return { view: st.view, metric: st.metric, sort: sortOf(), sel: st.sel, selName: M.nameOf(tree, selNode()) || src.data.program, zoom: st.zoom, transforms: M.encodeTransforms(st.t), search: st.q, flatten: st.flatten, lines: st.lines, diff: !!base, renderMs: lastRenderMs, p: st.p, loops: loopsShown(), derived: M.encodeDerived(st.dm), derivedColumns: derived.map(function (d) { return d.name; }), addrLoaded: !!addrs, derivedError: derivedErr, baseOnly: bonly ? { nodes: bonly.nodes, total: bonly.total } : null };
+      return { view: st.view, metric: st.metric, sort: sortOf(), sel: st.sel, selName: M.nameOf(tree, selNode()) || src.data.program, zoom: st.zoom, transforms: M.encodeTransforms(st.t), search: st.q, flatten: st.flatten, lines: st.lines, diff: !!base, renderMs: lastRenderMs, p: st.p, loops: loopsShown(), derived: M.encodeDerived(st.dm), derivedColumns: derived.map(function (d) { return d.name; }), addrLoaded: !!addrs, derivedError: derivedErr, transformError: transformErr, baseOnly: bonly ? { nodes: bonly.nodes, total: bonly.total } : null };
     },
     setState: function (o) {
       let rb = false;

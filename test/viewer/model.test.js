@@ -289,7 +289,109 @@ test('transforms round-trip through the URL grammar, hostile names included', fu
   const s = M.encodeTransforms(list);
   assert.ok(!/[<>"\n]/.test(s));
   assert.deepStrictEqual(M.decodeTransforms(s), list);
-  assert.deepStrictEqual(M.decodeTransforms('bogus~hide-inlines'), [{ t: 'hide-inlines' }]);
+});
+
+// The transform table (model-transforms.js): every entry's URL form, the
+// old links, the errors, and buildView's dispatch of every entry's step.
+test('transform table: the eight types, each round-trips its URL form with typical and hostile parameters', function () {
+  assert.deepStrictEqual(M.TRANSFORMS, ['focus-subtree', 'focus-function', 'hide', 'hide-lib', 'collapse-recursion', 'hide-loops', 'hide-inlines', 'hide-statements']);
+  assert.deepStrictEqual(Object.keys(M.TRANSFORM_TYPES), M.TRANSFORMS);
+  const names = ['main', 'a~b', 'x,y', '100%', '%7E', 'ns::f(int):g', 'f<int>(char const*) [clone .constprop.0]', 'ünïcødé 函数 😀', ' ', '</script>"\n', '~:%,~', 'a&t=hide#x'];
+  const all = [];
+  for (const t of M.TRANSFORMS) {
+    const e = M.TRANSFORM_TYPES[t];
+    const values = e.param === null ? [undefined] : e.param === 'node' ? [0, 1, 12, 123456] : names;
+    for (const v of values) {
+      const x = { t: t };
+      if (e.param) x[e.param] = v;
+      const s = M.encodeTransforms([x]);
+      assert.ok(s === t || s.startsWith(t + ':'), t + ': ' + s);
+      assert.ok(!/[~<>"\n#&]/.test(s), 'one URL-safe part: ' + s);
+      assert.deepStrictEqual(M.decodeTransforms(s), [x], t + ' ' + JSON.stringify(v) + ' -> ' + s);
+      all.push(x);
+    }
+  }
+  assert.deepStrictEqual(M.decodeTransforms(M.encodeTransforms(all)), all, 'the whole list in one URL');
+});
+
+test('transform table: old URLs (the first viewer\'s encodeTransforms output) decode as before', function () {
+  const old = [
+    ['focus-subtree:12~hide:a%7Eb%3Ac%3C%2Fscript%3E%22%0A~hide-lib:libc.so~collapse-recursion~hide-loops',
+      [{ t: 'focus-subtree', node: 12 }, { t: 'hide', name: 'a~b:c</script>"\n' }, { t: 'hide-lib', lib: 'libc.so' }, { t: 'collapse-recursion' }, { t: 'hide-loops' }]],
+    ['focus-function:ns%3A%3Af%3Cint%3E(char%20const*)%20%5Bclone%20.constprop.0%5D~hide-inlines~hide-statements',
+      [{ t: 'focus-function', name: 'ns::f<int>(char const*) [clone .constprop.0]' }, { t: 'hide-inlines' }, { t: 'hide-statements' }]],
+    ['hide:100%25%20%2C%7E%3A%20%C3%BC%20%E5%87%BD%E6%95%B0%20%F0%9F%98%80~hide-lib:%2Fusr%2Flib%2Fx86_64-linux-gnu%2Flibm.so.6',
+      [{ t: 'hide', name: '100% ,~: ü 函数 😀' }, { t: 'hide-lib', lib: '/usr/lib/x86_64-linux-gnu/libm.so.6' }]],
+    ['hide', [{ t: 'hide', name: '' }]],
+    ['focus-subtree:0~hide:main', [{ t: 'focus-subtree', node: 0 }, { t: 'hide', name: 'main' }]],
+    ['', []],
+  ];
+  for (const [s, list] of old) {
+    assert.deepStrictEqual(M.decodeTransforms(s), list, s);
+    assert.strictEqual(M.encodeTransforms(list), s, 'encoded as before: ' + s);
+  }
+});
+
+test('transform table: an unknown type or a bad parameter is reported, naming it', function () {
+  assert.throws(function () { M.decodeTransforms('bogus~hide-inlines'); }, /transform "bogus" is unknown/);
+  const errors = [];
+  assert.deepStrictEqual(M.decodeTransforms('bogus~hide-inlines~focus-subtree:abc~hide:%E0%A4%A~hide-loops:x~', errors), [{ t: 'hide-inlines' }]);
+  assert.strictEqual(errors.length, 5, errors.join('\n'));
+  assert.match(errors[0], /"bogus" is unknown/);
+  assert.match(errors[1], /focus-subtree:abc.*"abc" is not a node number/);
+  assert.match(errors[2], /hide:%E0%A4%A.*%-escape/);
+  assert.match(errors[3], /hide-loops:x.*takes no parameter/);
+  assert.match(errors[4], /"" is unknown/);
+  assert.throws(function () { M.decodeTransforms('focus-subtree:-1'); }, /"-1" is not a node number/);
+  assert.throws(function () { M.decodeTransforms('toString'); }, /"toString" is unknown/);
+  assert.throws(function () { M.encodeTransforms([{ t: 'nope' }]); }, /"nope" is unknown/);
+  assert.throws(function () { M.buildView(M.load(fig1()), [{ t: 'nope' }]); }, /"nope" is unknown/);
+  assert.throws(function () { M.transformLabel({ t: 'nope' }, String); }, /"nope" is unknown/);
+});
+
+test('transform table: chip labels', function () {
+  assert.strictEqual(M.transformLabel({ t: 'focus-subtree', node: 3 }, function (i) { return 'node' + i; }), 'focus-subtree: node3');
+  assert.strictEqual(M.transformLabel({ t: 'hide', name: 'x'.repeat(45) }, String), 'hide: ' + 'x'.repeat(40) + '…');
+  assert.strictEqual(M.transformLabel({ t: 'hide-lib', lib: 'libm' }, String), 'hide-lib: libm');
+  assert.strictEqual(M.transformLabel({ t: 'collapse-recursion' }, String), 'collapse-recursion');
+  for (const t of M.TRANSFORMS) if (M.TRANSFORM_TYPES[t].toggle) assert.strictEqual(M.TRANSFORM_TYPES[t].param, null, t + ': a toggle takes no parameter');
+});
+
+test('transform table: buildView applies every type\'s step (alone and on the merging path)', function () {
+  // main [lm 0] -> a -> a (recursion) -> statement; a -> loop -> statement;
+  // main -> m [libm]; main -> i (inlined)
+  const d = data([['main', F, 0, { calls: 1 },
+    ['a', F, 0, { calls: 1, csLine: 10 }, ['a', F, 5, { calls: 1, csLine: 11 }, ['prog.c:5', S, 7, { line: 5 }]],
+      ['loop at prog.c:20', L, 0, { line: 20 }, ['prog.c:21', S, 3, { line: 21 }]]],
+    ['m', F, 11, { calls: 1, csLine: 12, lm: 1 }],
+    ['i', I, 13, { csLine: 30, lm: 0 }]]]);
+  const src = M.load(d);
+  const count = function (t, pred) { let c = 0; for (let i = 1; i < t.n; i++) if (pred(i)) c++; return c; };
+  const srcM = d.name.indexOf(d.strings.indexOf('m'));
+  const kids = function (t) { return M.children(t, 0).map(function (i) { return M.nameOf(t, i); }).join(','); };
+  const main = function (t) { return byName(t, 'main')[0]; };
+  const checks = {
+    'focus-subtree': [{ t: 'focus-subtree', node: srcM }, function (t) { return kids(t) === 'm' && t.incl[0][0] === 11; }],
+    'focus-function': [{ t: 'focus-function', name: 'a' }, function (t) { return kids(t) === 'a' && t.incl[0][0] === 15; }],
+    'hide': [{ t: 'hide', name: 'm' }, function (t) { return byName(t, 'm').length === 0 && t.self[0][main(t)] === 11; }],
+    'hide-lib': [{ t: 'hide-lib', lib: 'libm' }, function (t) { return byName(t, 'm').length === 0 && t.self[0][main(t)] === 11; }],
+    'collapse-recursion': [{ t: 'collapse-recursion' }, function (t) { return byName(t, 'a').length === 1; }],
+    'hide-loops': [{ t: 'hide-loops' }, function (t) { return count(t, function (i) { return t.kind[i] === L; }) === 0 && byName(t, 'prog.c:21').length === 1; }],
+    'hide-inlines': [{ t: 'hide-inlines' }, function (t) { return byName(t, 'i').length === 0 && t.self[0][main(t)] === 13; }],
+    'hide-statements': [{ t: 'hide-statements' }, function (t) { return count(t, function (i) { return t.kind[i] === S; }) === 0 && t.self[0][byName(t, 'a')[1]] === 12; }],
+  };
+  assert.deepStrictEqual(Object.keys(checks), M.TRANSFORMS, 'a check for every type of the table');
+  const none = M.buildView(src, []);
+  for (const t of M.TRANSFORMS) {
+    const [x, holds] = checks[t];
+    assert.ok(!holds(none), t + ': not so without the transform');
+    for (const list of [[x], [x, { t: 'hide', name: 'no such function' }], M.decodeTransforms(M.encodeTransforms([x]))]) {
+      const v = M.buildView(src, list);
+      checkProperties(v);
+      assert.ok(holds(v), t + ' applied by buildView (' + M.encodeTransforms(list) + ')');
+      assert.strictEqual(v.incl[0][0], t.startsWith('focus') ? v.incl[0][0] : 39, 'nothing lost');
+    }
+  }
 });
 
 test('stats: min, mean, max, coefficient of variation', function () {
@@ -436,7 +538,7 @@ test('flat: loops without lines (stripped code) are rows of their own, by their 
   const f = M.flat(M.buildView(M.load(d), [])).children[0].children[0].children.find(function (r) { return r.name === 'f'; });
   assert.deepStrictEqual(f.children.map(function (r) { return r.name; }), ['loop at prog+0x1150..0x1165', 'loop at prog+0x1170..0x119e']);
   assert.deepStrictEqual(f.children.map(function (r) { return r.incl[0]; }), [5, 5]);
-  assert.deepStrictEqual(f.children.map(function (r) { return r.self[0]; }), [5, 5], 'a loop\'s self includes its nested loop\'s');
+  assert.deepStrictEqual(f.children.map(function (r) { return r.self[0]; }), [5, 2], 'a loop\'s self is its own statements\', not its nested loop\'s (docs/views.md, "Flat")');
   const inner = f.children[1].children.find(function (r) { return r.kind === K.LOOP; });
   assert.ok(inner, 'the nested loop is a row under the outer one');
   assert.strictEqual(inner.name, 'loop at prog+0x1178..0x1193');

@@ -486,11 +486,15 @@
           for (let m = 0; m < nm; m++) rootRow.outside[m] += t.self[m][i];
         }
         if (!isFrame(k) && k !== K.ROOT) {
-          // exclusive cost of a statement or loop also counts for the
-          // loops around it and for its procedure
+          // exclusive cost of a statement also counts for its nearest
+          // loop, and that of both for their procedure (docs/views.md,
+          // "Flat": not for the loops around that one)
+          let inLoop = k === K.LOOP;
           for (let p = t.parent[i]; p > 0; p = t.parent[p]) {
-            if (own[p]) for (let m = 0; m < nm; m++) own[p][0].self[m] += t.self[m][i];
-            if (isFrame(t.kind[p])) break;
+            const kp = t.kind[p];
+            if (own[p] && !(kp === K.LOOP && inLoop)) for (let m = 0; m < nm; m++) own[p][0].self[m] += t.self[m][i];
+            if (kp === K.LOOP) inLoop = true;
+            if (isFrame(kp)) break;
           }
         }
         for (let k2 = t.cstart[i + 1] - 1; k2 >= t.cstart[i]; k2--) { stack.push(t.clist[k2]); state.push(0); }

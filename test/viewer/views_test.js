@@ -63,6 +63,10 @@ cdp.main(async () => {
   assert.deepStrictEqual(fs.readdirSync(path.join(out, 'evil', 'elsewhere')), [], 'nothing written through the symlink');
   for (const f of ['index.html', 'viewer/data.js', 'viewer/viewer.js', 'viewer/model.js', 'viewer/viewer.css'])
     assert.ok(fs.existsSync(path.join(db, f)), `csprof-prof wrote ${f}`);
+  // every script the page loads (the model's parts included) is written
+  const scripts = Array.from(fs.readFileSync(path.join(db, 'index.html'), 'utf8').matchAll(/<script src="([^"]+)"/g), (m) => m[1]);
+  assert.ok(scripts.includes('viewer/model-view.js') && scripts.includes('viewer/model.js'), scripts.join(' '));
+  for (const f of scripts) assert.ok(fs.existsSync(path.join(db, f)), `csprof-prof wrote ${f}, which index.html loads`);
   const rep = V.report(path.join(bin, 'csprof-report'), db, ['--view', 'top-down', '--inlines', 'keep', '--loops', 'hide']);
 
   await cdp.withBrowser({}, async (browser) => {
@@ -184,6 +188,14 @@ cdp.main(async () => {
     const after = await V.state(page);
     for (const k of ['view', 'transforms', 'sort', 'search', 'sel', 'metric'])
       assert.deepStrictEqual(after[k], before[k], `state ${k} restored by reload`);
+    // a transform of the URL that does not decode is left out and named (a chip), not dropped silently
+    await page.evaluate('location.hash = location.hash.replace(/(^#|&)t=[^&]*/, "$1t=bogus~hide-loops")');
+    await page.reload();
+    await V.waitReady(page);
+    const badState = await V.state(page);
+    assert.strictEqual(badState.transforms, 'hide-loops', 'the URL\'s good transform kept');
+    assert.match(badState.transformError, /"bogus" is unknown/);
+    assert.match(await page.evaluate('document.querySelector("#chips .chip.bad").textContent'), /bogus/);
     // bottom-up: c's callers a and b, with their call counts
     await page.evaluate('window.csprofViewer.setState({search: ""})');
     rows = await table(page);
