@@ -185,6 +185,37 @@ while IFS= read -r hit; do
     esac
 done < <(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"monitor/mon_output\.h"' lib tools 2>/dev/null)
 
+while IFS= read -r hit; do
+    case ${hit%%:*} in
+    lib/monitor/signals.c | lib/monitor/faults.c) ;;
+    *) failed "${hit%%:*}:$(cut -d: -f2 <<< "$hit"): includes mon_fault.h (the program's dispositions: signals.c's record, faults.c's handlers)" ;;
+    esac
+done < <(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"monitor/mon_fault\.h"' lib tools 2>/dev/null)
+# --- each sample source's per-thread state is its own ----------------------
+# struct mon_source_thread (mon_source.h), one per event in the thread block,
+# holds each source's state side by side: the POSIX timer's (struct
+# mon_timer_thread, mon_source_timer.h) is touched only in source_timer*.c,
+# the perf sources' (struct mon_perf_thread, mon_source_perf.h) only in
+# source_perf*.c and source_task_clock_sig.c.  Everyone else (source.c's
+# dispatch, the sampler, the record writer) goes through mon_source.h's table
+# or the functions those headers declare: no field of a slot (td->src[ev].x),
+# no field of either state (x.timer.y, x->perf.y), and neither type named.
+source_state() { # what, the regex of its use, the files that may use it
+    local what=$1 re=$2 allowed=$3 hit
+    while IFS= read -r hit; do
+        in_list "${hit%%:*}" "$allowed" ||
+            failed "${hit%%:*}:$(cut -d: -f2 <<< "$hit"): touches $what (private to its source's files; use mon_source.h's table or the source's functions)"
+    done < <(grep -rnE "$re" lib/monitor tools 2>/dev/null)
+}
+timer_files="lib/monitor/source_timer.c lib/monitor/source_timer_sig.c"
+perf_files="lib/monitor/source_perf.c lib/monitor/source_perf_sig.c lib/monitor/source_task_clock_sig.c"
+source_state "the POSIX timer's per-thread state" '\bmon_timer_thread\b|(->|\.)timer\.[A-Za-z_]' \
+    "$timer_files lib/monitor/mon_source_timer.h lib/monitor/mon_source.h"
+source_state "the perf sources' per-thread state" '\bmon_perf_thread\b|(->|\.)perf\.[A-Za-z_]' \
+    "$perf_files lib/monitor/mon_source_perf.h lib/monitor/mon_source.h"
+source_state "a field of a source's per-thread slot" '\bsrc\[[^]]*\][[:space:]]*(\.|->)' \
+    "$timer_files $perf_files"
+
 echo "$nincl includes of csprof headers in lib/ and tools/ checked"
 echo "$([ $fail -eq 0 ] && echo 1 || echo 0) passed, $fail failed"
 [ $fail -eq 0 ]

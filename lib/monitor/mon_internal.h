@@ -119,8 +119,6 @@ struct mon_thread {
     int timing_fd;             /* the task clock's descriptor that times the handler, or -1 */
     uint64_t writer_cpu_ns; /* thread CPU time spent writing this thread's records (checkpoints) */
     bool sampling_blocked;  /* the real mask blocked the sampling signal when the thread ended */
-    /* CPUTIME by a POSIX timer: no file descriptor to spare for the task clock (source_perf.c) */
-    bool timer_fallback;
     /* CPU time while the thread's sample sources were armed (thread.sampled_cpu_ns): the time a
      * CPUTIME rate applies to, without csprof's start-up and the writing of the profiles. */
     bool sources_armed;
@@ -179,7 +177,7 @@ void mon_thread_forget_self(void);
  * finalised yet.  The caller begins the thread again.  [not async-signal-safe] */
 void mon_threads_restart(bool forked);
 /*
- * From the handler of a signal that kills the process (signals.c): write
+ * From the handler of a signal that kills the process (faults.c): write
  * every profile without refreshing the load map and without waiting on the
  * registry lock; if another thread is writing them, wait (10 s at most) for
  * it to finish.  @interrupted_mask is the signal mask of the code the fatal

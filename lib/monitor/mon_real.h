@@ -85,7 +85,7 @@ void *mon_real_resolve(const char *name, enum mon_real_scope scope, const char *
  */
 /* signals.c installs csprof's handlers with it; overrides.c's sigaction forwards to it. */
 extern int (*mon_real_sigaction)(int, const struct sigaction *, struct sigaction *);
-/* The real siglongjmp (ours is an override that tells the trampoline): signals.c escapes a
+/* The real siglongjmp (ours is an override that tells the trampoline): faults.c escapes a
  * faulting walk with it.  [async-signal-safe] */
 extern void (*mon_real_siglongjmp)(sigjmp_buf, int);
 /* The functions whose mask argument sigmask_sig.c filters; eintr_sig.c calls the last three

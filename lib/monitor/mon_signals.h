@@ -2,8 +2,9 @@
 /*
  * mon_signals.h -- csprof's signal handlers and the program's signal masks:
  * the sampling handler (sample_sig.c), the fatal-signal and fault handlers
- * and their installation over the program's own dispositions (signals.c),
- * and the masks that never block the sampling signal (sigmask_sig.c).
+ * (faults.c) and their installation over the program's own dispositions
+ * (signals.c), and the masks that never block the sampling signal
+ * (sigmask_sig.c).
  */
 #ifndef CSP_MON_SIGNALS_H
 #define CSP_MON_SIGNALS_H
@@ -20,10 +21,11 @@
 CSP_SIGSAFE void mon_sample_handler(int sig, siginfo_t *info, void *ucontext);
 
 /* Handler of the fatal signals csprof watches: writes the profiles, then dies of @sig
- * as the program would have (signals.c).  [async-signal-safe, see mon_finalize_from_signal] */
+ * as the program would have (faults.c).  [async-signal-safe, see mon_finalize_from_signal] */
 void mon_fatal_handler(int sig, siginfo_t *info, void *ucontext);
 
-/* SIGSEGV/SIGBUS filter: escapes a faulting walk, forwards everything else to the program's disposition (signals.c). */
+/* SIGSEGV/SIGBUS filter: escapes a faulting walk, forwards everything else to the program's
+ * disposition (faults.c). */
 CSP_SIGSAFE void mon_fault_handler(int sig, siginfo_t *info, void *ucontext);
 
 /* Signal protection (signals.c): install csprof's handlers.  Returns 0 or -errno. */

@@ -8,39 +8,38 @@
  * functions, which leaves the signal hooks NULL.  Each event of
  * mon_proc.events names its source; source.c dispatches over the events.
  * The per-thread hooks run in ordinary context on the thread itself; the
- * signal hooks (owns, charge, rearm) run in the sampling handler, live in
- * *_sig.c files and are async-signal-safe.  Modelled on HPCToolkit's
+ * signal hooks (owns, charge, rearm; ledger, for a checkpoint) run in the
+ * sampling handler, live in *_sig.c files and are async-signal-safe.  Each
+ * source's per-thread state is a type of its own (mon_source_timer.h,
+ * mon_source_perf.h) that only its files touch.  Modelled on HPCToolkit's
  * sample_source_obj.h (one table of operations per source), without its
  * macros.
  */
 #ifndef CSP_MON_SOURCE_H
 #define CSP_MON_SOURCE_H
 
-#include <linux/perf_event.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 
+#include "monitor/mon_source_perf.h"
+#include "monitor/mon_source_timer.h"
 #include "support/compiler.h"
 
 struct evspec;
 struct mon_thread;
+struct mon_ledger;
 
-/* Per-thread, per-event state of a source (in struct mon_thread). */
+/*
+ * Per-thread, per-event state of the sources (in struct mon_thread): one slot per event
+ * with each source's own state side by side, not a union, since CPUTIME's task clock uses
+ * both (its perf event, else the POSIX timer it falls back to).  A slot is zeroed when the
+ * thread's sources start; each source's fields are touched only in its own files
+ * (mon_source_timer.h, mon_source_perf.h; test/check_layering.sh).
+ */
 struct mon_source_thread {
-    /* POSIX timer: */
-    timer_t timer;
-    bool timer_armed;
-    /* perf_event: */
-    int fd;                            /* the event, -1 when none */
-    struct perf_event_mmap_page *ring; /* its ring buffer (1 data page), NULL: read(2) instead */
-    uint64_t enabled_ns, running_ns;   /* the event's enabled/running time at the last sample */
-    /* perf_event: the count of the newest sample record consumed (the next record's events
-     * are counted from it).  POSIX timer: the clock when the timer was armed. */
-    uint64_t last;
-    /* task clock: the thread's CPU time when the event was opened, ns */
-    uint64_t armed_cpu_ns;
+    struct mon_timer_thread timer; /* source_timer*.c */
+    struct mon_perf_thread perf;   /* source_perf*.c, source_task_clock_sig.c */
 };
 
 /*
@@ -75,43 +74,20 @@ struct mon_source {
     /* After the handler, for every sample of @ev (recorded or dropped): re-arm if the
      * source needs it.  [async-signal-safe] */
     CSP_SIGSAFE void (*rearm)(struct mon_thread *td, uint32_t ev, const siginfo_t *si);
+    /* Add to @out, a copy of the thread's ledger of @ev, the span still armed: what the
+     * event measured since it was armed and the part of it after its newest sample (a
+     * checkpoint is written while the thread runs).  [async-signal-safe] */
+    CSP_SIGSAFE void (*ledger)(const struct mon_thread *td, uint32_t ev, struct mon_ledger *out);
 };
 
 extern const struct mon_source mon_source_timer; /* timer_create, SIGEV_THREAD_ID */
 extern const struct mon_source mon_source_perf;  /* perf_event_open overflow signal */
 /* CPUTIME's perf task clock; a thread short of file descriptors gets a POSIX CPU-time timer
- * instead (source_perf.c, thread.timer_fallback). */
+ * instead (source_perf.c, mon_task_clock_fell_back). */
 extern const struct mon_source mon_source_task_clock;
 /* Synchronous byte events (MEMALLOC, IO...): no hooks at all, the overrides take the samples
  * (mon_sync.h, sample_sync.c). */
 extern const struct mon_source mon_source_sync;
-
-/*
- * Overflows a perf event may signal before the handler re-arms it
- * (PERF_EVENT_IOC_REFRESH): the kernel disables the event after this many
- * and signals the last with si_code POLL_HUP, so at most this many signals
- * per event and thread are ever queued, and one ioctl(2) serves this many
- * samples.
- */
-#define MON_PERF_REFRESH 64
-
-/* The sources' signal hooks, defined in their *_sig.c files.  [async-signal-safe] */
-CSP_SIGSAFE bool mon_timer_owns(const struct mon_thread *td, uint32_t ev, const siginfo_t *si);
-CSP_SIGSAFE void mon_timer_charge(struct mon_thread *td, uint32_t ev, const siginfo_t *si,
-                                  struct mon_charge *c);
-CSP_SIGSAFE bool mon_perf_owns(const struct mon_thread *td, uint32_t ev, const siginfo_t *si);
-CSP_SIGSAFE void mon_perf_charge(struct mon_thread *td, uint32_t ev, const siginfo_t *si,
-                                 struct mon_charge *c);
-CSP_SIGSAFE void mon_task_clock_perf_charge(struct mon_thread *td, uint32_t ev, const siginfo_t *si,
-                                            struct mon_charge *c);
-/* The count of the newest sample record still waiting in @ev's ring (its signal never taken:
- * blocked, or still queued when sampling stopped), consuming them; s->last when none.
- * [async-signal-safe] */
-CSP_SIGSAFE uint64_t mon_perf_drain(struct mon_thread *td, uint32_t ev);
-CSP_SIGSAFE void mon_perf_rearm(struct mon_thread *td, uint32_t ev, const siginfo_t *si);
-CSP_SIGSAFE bool mon_task_clock_owns(const struct mon_thread *td, uint32_t ev, const siginfo_t *si);
-CSP_SIGSAFE void mon_task_clock_charge(struct mon_thread *td, uint32_t ev, const siginfo_t *si,
-                                       struct mon_charge *c);
 
 /*
  * Fill event @e's source and encoding from request @req (CPUTIME, REALTIME,
@@ -120,10 +96,6 @@ CSP_SIGSAFE void mon_task_clock_charge(struct mon_thread *td, uint32_t ev, const
  */
 struct mon_event;
 int mon_source_configure(struct mon_event *e, const struct evspec *req, char *why, size_t whylen);
-
-/* Whether a perf task-clock event opens here (probe), sampling kernel mode too when
- * @kernel (perf_event_paranoid <= 1, or CAP_PERFMON).  [not async-signal-safe] */
-bool mon_perf_task_clock_available(bool kernel);
 
 /* Start/stop all of the calling thread's sources.  Start returns 0 or the first -errno.
  * [not async-signal-safe] */
@@ -141,7 +113,6 @@ CSP_SIGSAFE void mon_source_charge(struct mon_thread *td, uint32_t ev, const sig
                                    struct mon_charge *c);
 /* @td's ledger of @ev as of now: the closed spans' plus the span still armed (a checkpoint
  * is written while the thread runs).  [async-signal-safe: a clock read, a read(2)] */
-struct mon_ledger;
 CSP_SIGSAFE void mon_source_ledger(const struct mon_thread *td, uint32_t ev,
                                    struct mon_ledger *out);
 /* Re-arm @ev after a sample, if its source needs it.  [async-signal-safe] */

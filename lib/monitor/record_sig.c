@@ -396,10 +396,11 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
         if (mon_proc.events[i].src == &mon_source_perf ||
             mon_proc.events[i].src == &mon_source_task_clock) {
             /* The event's time enabled and counting: running < enabled when multiplexed. */
-            stats[nstats++] =
-                (struct fmt_stat){mon_out.event_enabled_stat[i], td->src[i].enabled_ns};
-            stats[nstats++] =
-                (struct fmt_stat){mon_out.event_running_stat[i], td->src[i].running_ns};
+            uint64_t enabled, running;
+
+            mon_perf_times(td, i, &enabled, &running);
+            stats[nstats++] = (struct fmt_stat){mon_out.event_enabled_stat[i], enabled};
+            stats[nstats++] = (struct fmt_stat){mon_out.event_running_stat[i], running};
         }
         if (mon_proc.events[i].src != &mon_source_sync) {
             struct mon_ledger l;
@@ -423,7 +424,7 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
     writer_stat = nstats; /* its value is set when the tree has been serialized */
     stats[nstats++] = (struct fmt_stat){"writer.cpu_ns", td->writer_cpu_ns};
     stats[nstats++] = (struct fmt_stat){"thread.sampling_blocked", td->sampling_blocked};
-    stats[nstats++] = (struct fmt_stat){"thread.timer_fallback", td->timer_fallback};
+    stats[nstats++] = (struct fmt_stat){"thread.timer_fallback", mon_task_clock_fell_back(td)};
     stats[nstats++] = (struct fmt_stat){
         "thread.sampled_cpu_ns",
         td->armed_cpu_ns +

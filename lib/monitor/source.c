@@ -153,8 +153,7 @@ mon_sources_start(struct mon_thread *td)
         const struct mon_source *src = mon_proc.events[ev].src;
         int r = 0;
 
-        memset(&td->src[ev], 0, sizeof(td->src[ev]));
-        td->src[ev].fd = -1;
+        memset(&td->src[ev], 0, sizeof(td->src[ev])); /* each source sets up its own */
         if (src->thread_start != NULL)
             r = src->thread_start(td, ev);
         if (r < 0 && rc == 0)
@@ -164,8 +163,8 @@ mon_sources_start(struct mon_thread *td)
      * preemption), else by the monotonic clock (mon_timing_clock); the floor of that timing
      * is the least of a few back-to-back pairs of reads. */
     for (uint32_t ev = 0; ev < mon_proc.nevents && td->timing_fd < 0; ev++)
-        if (mon_proc.events[ev].src == &mon_source_task_clock && td->src[ev].fd >= 0)
-            td->timing_fd = td->src[ev].fd;
+        if (mon_proc.events[ev].src == &mon_source_task_clock)
+            td->timing_fd = mon_perf_fd(td, ev);
     td->clock_floor_ns = UINT64_MAX;
     for (int i = 0; i < 4; i++) {
         uint64_t a = mon_timing_clock(td->timing_fd), b = mon_timing_clock(td->timing_fd);

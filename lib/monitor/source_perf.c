@@ -22,6 +22,10 @@
  * program's last file descriptors (fd_scarce) gets a POSIX CPU-time timer
  * instead (source_timer.c: tick resolution, same clock, charged by its
  * clock delta), counted in thread.timer_fallback.
+ *
+ * The per-thread state, struct mon_perf_thread (mon_source_perf.h), is
+ * touched only here, in source_perf_sig.c and in source_task_clock_sig.c;
+ * the fallback timer's is the timer source's (mon_source_timer.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -79,11 +83,12 @@ static int
 perf_start(struct mon_thread *td, uint32_t ev)
 {
     struct f_owner_ex owner = {.type = F_OWNER_TID, .pid = td->tid};
-    struct mon_source_thread *s = &td->src[ev];
+    struct mon_perf_thread *s = &td->src[ev].perf;
     struct perf_event_attr attr = mon_proc.events[ev].attr;
     void *ring;
     int fd, err;
 
+    s->fd = -1;
     attr.sample_type = PERF_SAMPLE_READ;
     attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
     attr.wakeup_events = 1;
@@ -127,7 +132,7 @@ out_close:
 static void
 perf_close(struct mon_thread *td, uint32_t ev, bool account)
 {
-    struct mon_source_thread *s = &td->src[ev];
+    struct mon_perf_thread *s = &td->src[ev].perf;
     uint64_t v[3];
 
     if (s->fd < 0)
@@ -163,7 +168,7 @@ perf_stop(struct mon_thread *td, uint32_t ev)
 static void
 perf_forget(struct mon_thread *td, uint32_t ev)
 {
-    struct mon_source_thread *s = &td->src[ev];
+    struct mon_perf_thread *s = &td->src[ev].perf;
 
     /* The ring is not mapped in a fork child (the kernel maps it VM_DONTCOPY): forget it.
      * The descriptor is the parent's open file: closing our copy leaves it running, an
@@ -201,33 +206,33 @@ task_clock_start(struct mon_thread *td, uint32_t ev)
 {
     int rc = perf_start(td, ev);
 
-    if (rc == 0 && fd_scarce(td->src[ev].fd)) {
+    if (rc == 0 && fd_scarce(td->src[ev].perf.fd)) {
         /* (what the event counted in the meantime is no sample's and no tail's) */
         perf_close(td, ev, false);
-        td->src[ev].enabled_ns = td->src[ev].running_ns = 0;
+        td->src[ev].perf.enabled_ns = td->src[ev].perf.running_ns = 0;
         rc = -EMFILE;
     }
     if (rc == 0) {
-        td->src[ev].armed_cpu_ns = mon_thread_cpu_ns(td->tid);
+        td->src[ev].perf.armed_cpu_ns = mon_thread_cpu_ns(td->tid);
         return 0;
     }
     if (rc != -EMFILE && rc != -ENFILE)
         return rc;
     rc = mon_source_timer.thread_start(td, ev);
     if (rc == 0)
-        td->timer_fallback = true;
+        td->src[ev].perf.timer_fallback = true;
     return rc;
 }
 
 static void
 task_clock_stop(struct mon_thread *td, uint32_t ev)
 {
-    if (td->src[ev].fd >= 0) {
+    if (td->src[ev].perf.fd >= 0) {
         uint64_t now = mon_thread_cpu_ns(td->tid);
 
         perf_stop(td, ev);
         td->ledger[ev].measured +=
-            now > td->src[ev].armed_cpu_ns ? now - td->src[ev].armed_cpu_ns : 0;
+            now > td->src[ev].perf.armed_cpu_ns ? now - td->src[ev].perf.armed_cpu_ns : 0;
     }
     mon_source_timer.thread_stop(td, ev); /* the fallback timer's, if it has one */
 }
@@ -247,6 +252,7 @@ const struct mon_source mon_source_task_clock = {
     .owns = mon_task_clock_owns,
     .charge = mon_task_clock_charge,
     .rearm = mon_perf_rearm, /* a fallback timer has no descriptor: nothing to re-arm */
+    .ledger = mon_task_clock_ledger,
 };
 
 const struct mon_source mon_source_perf = {
@@ -257,4 +263,5 @@ const struct mon_source mon_source_perf = {
     .owns = mon_perf_owns,
     .charge = mon_perf_charge,
     .rearm = mon_perf_rearm,
+    .ledger = mon_perf_ledger,
 };

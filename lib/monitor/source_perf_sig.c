@@ -22,7 +22,7 @@ bool
 mon_perf_owns(const struct mon_thread *td, uint32_t ev, const siginfo_t *si)
 {
     /* fasync signals carry POLL_IN (or POLL_HUP for the last of a refresh) and the fd. */
-    return si->si_code > 0 && td->src[ev].fd >= 0 && si->si_fd == td->src[ev].fd;
+    return si->si_code > 0 && td->src[ev].perf.fd >= 0 && si->si_fd == td->src[ev].perf.fd;
 }
 
 /* Copy @n bytes at ring offset @off (wrapping at @size) to @out. */
@@ -105,7 +105,7 @@ ring_scan(struct perf_event_mmap_page *pg, uint64_t last, uint64_t period, bool 
 uint64_t
 mon_perf_drain(struct mon_thread *td, uint32_t ev)
 {
-    struct mon_source_thread *s = &td->src[ev];
+    struct mon_perf_thread *s = &td->src[ev].perf;
     struct ring_scan r;
 
     if (s->ring == NULL || s->ring->data_size == 0 || !ring_scan(s->ring, s->last, 0, false, &r))
@@ -122,7 +122,7 @@ mon_perf_drain(struct mon_thread *td, uint32_t ev)
 void
 mon_perf_charge(struct mon_thread *td, uint32_t ev, const siginfo_t *si, struct mon_charge *c)
 {
-    struct mon_source_thread *s = &td->src[ev];
+    struct mon_perf_thread *s = &td->src[ev].perf;
     struct ring_scan r;
     uint64_t v[3], delta, d_enabled, d_running;
 
@@ -162,7 +162,7 @@ void
 mon_task_clock_perf_charge(struct mon_thread *td, uint32_t ev, const siginfo_t *si,
                            struct mon_charge *c)
 {
-    struct mon_source_thread *s = &td->src[ev];
+    struct mon_perf_thread *s = &td->src[ev].perf;
     const struct mon_event *e = &mon_proc.events[ev];
     struct ring_scan r;
 
@@ -204,6 +204,39 @@ void
 mon_perf_rearm(struct mon_thread *td, uint32_t ev, const siginfo_t *si)
 {
     /* POLL_HUP: the last overflow of a refresh; the kernel has disabled the event. */
-    if (si->si_code == POLL_HUP && td->src[ev].fd >= 0)
-        ioctl(td->src[ev].fd, PERF_EVENT_IOC_REFRESH, (int)mon_proc.events[ev].perf_refresh);
+    if (si->si_code == POLL_HUP && td->src[ev].perf.fd >= 0)
+        ioctl(td->src[ev].perf.fd, PERF_EVENT_IOC_REFRESH, (int)mon_proc.events[ev].perf_refresh);
+}
+
+int
+mon_perf_fd(const struct mon_thread *td, uint32_t ev)
+{
+    return td->src[ev].perf.fd;
+}
+
+void
+mon_perf_times(const struct mon_thread *td, uint32_t ev, uint64_t *enabled_ns, uint64_t *running_ns)
+{
+    *enabled_ns = td->src[ev].perf.enabled_ns;
+    *running_ns = td->src[ev].perf.running_ns;
+}
+
+uint64_t
+mon_perf_ledger_tail(const struct mon_thread *td, uint32_t ev, struct mon_ledger *out)
+{
+    const struct mon_perf_thread *s = &td->src[ev].perf;
+    uint64_t v[3] = {0, 0, 0};
+
+    /* (records waiting in the ring stay there: their signal may yet come) */
+    if (csp_sys_read(s->fd, v, sizeof(v)) == (ssize_t)sizeof(v))
+        out->tail += v[0] > s->last ? v[0] - s->last : 0;
+    return v[0];
+}
+
+/* A perf counter still open: its count is what it measured. */
+void
+mon_perf_ledger(const struct mon_thread *td, uint32_t ev, struct mon_ledger *out)
+{
+    if (td->src[ev].perf.fd >= 0)
+        out->measured += mon_perf_ledger_tail(td, ev, out);
 }

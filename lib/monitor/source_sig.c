@@ -3,8 +3,10 @@
  * source_sig.c -- the handler's side of the sample sources: which event a
  * signal belongs to, what the sample costs, re-arming (mon_source.h).
  *
- * Runs in signal context: calls the sources' signal hooks (*_sig.c files)
- * and clock_gettime(2) only.
+ * Runs in signal context: calls the sources' signal hooks (*_sig.c files),
+ * clock_gettime(2) and read(2) only.  The sources' per-thread state is
+ * theirs (mon_source_timer.h, mon_source_perf.h): this file goes through
+ * their hooks.
  */
 #include <signal.h>
 #include <time.h>
@@ -51,31 +53,11 @@ mon_source_rearm(struct mon_thread *td, uint32_t ev, const siginfo_t *info)
 void
 mon_source_ledger(const struct mon_thread *td, uint32_t ev, struct mon_ledger *out)
 {
-    const struct mon_source_thread *s = &td->src[ev];
-    const struct mon_event *e = &mon_proc.events[ev];
+    const struct mon_source *src = mon_proc.events[ev].src;
 
     *out = td->ledger[ev];
-    if (s->timer_armed) { /* a POSIX timer, or the task clock's fallback */
-        uint64_t now = e->clock == CLOCK_THREAD_CPUTIME_ID ? mon_thread_cpu_ns(td->tid)
-                                                           : mon_clock_ns(e->clock);
-        uint64_t span = now > s->last ? now - s->last : 0;
-
-        out->measured += span;
-        out->tail += e->period > 0 ? span % e->period : 0;
-    } else if (s->fd >= 0) {
-        uint64_t v[3] = {0, 0, 0};
-
-        /* (records waiting in the ring stay there: their signal may yet come) */
-        if (csp_sys_read(s->fd, v, sizeof(v)) == (ssize_t)sizeof(v))
-            out->tail += v[0] > s->last ? v[0] - s->last : 0;
-        if (e->src == &mon_source_task_clock) {
-            uint64_t now = mon_thread_cpu_ns(td->tid);
-
-            out->measured += now > s->armed_cpu_ns ? now - s->armed_cpu_ns : 0;
-        } else {
-            out->measured += v[0];
-        }
-    }
+    if (src->ledger != NULL)
+        src->ledger(td, ev, out);
 }
 
 uint64_t

@@ -4,7 +4,8 @@
  * SIGEV_THREAD_ID on the event's clock (the thread's CPU-time clock for
  * CPUTIME, CLOCK_MONOTONIC for REALTIME), the event's index in si_value.
  * Ordinary context: thread start and end; the handler's side is
- * source_timer_sig.c.
+ * source_timer_sig.c.  The per-thread state, struct mon_timer_thread
+ * (mon_source_timer.h), is touched only in these two files.
  */
 #include <errno.h>
 #include <signal.h>
@@ -18,7 +19,7 @@ static int
 timer_start(struct mon_thread *td, uint32_t ev)
 {
     const struct mon_event *e = &mon_proc.events[ev];
-    struct mon_source_thread *s = &td->src[ev];
+    struct mon_timer_thread *s = &td->src[ev].timer;
     struct sigevent sev;
     struct itimerspec its;
 
@@ -29,7 +30,7 @@ timer_start(struct mon_thread *td, uint32_t ev)
     sev._sigev_un._tid = td->tid;
     if (timer_create(e->clock, &sev, &s->timer) < 0)
         return -errno;
-    s->timer_armed = true;
+    s->armed = true;
     s->last = mon_clock_ns(e->clock); /* the expirations are at last + k * period */
     its.it_interval.tv_sec = (time_t)(e->period / 1000000000u);
     its.it_interval.tv_nsec = (long)(e->period % 1000000000u);
@@ -38,7 +39,7 @@ timer_start(struct mon_thread *td, uint32_t ev)
         int err = errno;
 
         timer_delete(s->timer);
-        s->timer_armed = false;
+        s->armed = false;
         return -err;
     }
     return 0;
@@ -47,9 +48,9 @@ timer_start(struct mon_thread *td, uint32_t ev)
 static void
 timer_stop(struct mon_thread *td, uint32_t ev)
 {
-    struct mon_source_thread *s = &td->src[ev];
+    struct mon_timer_thread *s = &td->src[ev].timer;
 
-    if (s->timer_armed) {
+    if (s->armed) {
         const struct mon_event *e = &mon_proc.events[ev];
         /* (a thread's CPU clock by its id: the finaliser stops other threads' timers too) */
         uint64_t now = e->clock == CLOCK_THREAD_CPUTIME_ID ? mon_thread_cpu_ns(td->tid)
@@ -57,7 +58,7 @@ timer_stop(struct mon_thread *td, uint32_t ev)
         uint64_t span = now > s->last ? now - s->last : 0;
 
         timer_delete(s->timer);
-        s->timer_armed = false;
+        s->armed = false;
         /* What the clock ran while armed; the part after its last expiration belongs to no
          * period.  The expirations before it were signalled (charged, recorded or dropped)
          * unless the signal was blocked or lost: the ledger's remainder. */
@@ -69,7 +70,7 @@ timer_stop(struct mon_thread *td, uint32_t ev)
 static void
 timer_forget(struct mon_thread *td, uint32_t ev)
 {
-    td->src[ev].timer_armed = false; /* timers are not inherited by a fork child */
+    td->src[ev].timer.armed = false; /* timers are not inherited by a fork child */
 }
 
 const struct mon_source mon_source_timer = {
@@ -80,4 +81,5 @@ const struct mon_source mon_source_timer = {
     .owns = mon_timer_owns,
     .charge = mon_timer_charge,
     .rearm = NULL, /* periodic: the kernel re-arms */
+    .ledger = mon_timer_ledger,
 };

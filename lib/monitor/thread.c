@@ -326,7 +326,7 @@ mon_finalize_process(const char *why)
     if (!atomic_compare_exchange_strong(&finalized, &expected, 1))
         return;
     finalizer_tid = (pid_t)syscall(SYS_gettid);
-    /* A fatal signal arriving now waits until the profiles are written (signals.c).  The
+    /* A fatal signal arriving now waits until the profiles are written (faults.c).  The
      * sampling signal stays open: samples are dropped now, and the thread's own mask is
      * what thread_sampling_blocked reports. */
     sigfillset(&all);

@@ -141,8 +141,8 @@ main(void)
     memset(&si, 0, sizeof(si));
     pg->data_offset = 4096;
     pg->data_size = DATA_SIZE;
-    td->src[0].fd = -1;
-    td->src[0].ring = pg;
+    td->src[0].perf.fd = -1;
+    td->src[0].perf.ring = pg;
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
         uint64_t got;
 
@@ -168,7 +168,7 @@ main(void)
         }
     }
     mon_proc.events[0].period = 1000;
-    td->src[0].last = 0;
+    td->src[0].perf.last = 0;
     for (size_t c = 0; c < sizeof(clock_cases) / sizeof(clock_cases[0]); c++) {
         struct mon_ledger before = td->ledger[0];
         uint64_t dropped, unplaced;
