@@ -216,6 +216,14 @@ source_state "the perf sources' per-thread state" '\bmon_perf_thread\b|(->|\.)pe
 source_state "a field of a source's per-thread slot" '\bsrc\[[^]]*\][[:space:]]*(\.|->)' \
     "$timer_files $perf_files"
 
+# The include path follows the link graph: lib/ is on a target's include path only through a
+# library it links (csp_library_includes) or the library sources it compiles itself
+# (csp_lib_sources_includes), never for the whole tree by a directory-wide include_directories.
+while IFS= read -r hit; do
+    failed "${hit%%:*}:$(cut -d: -f2 <<< "$hit"): include_directories() for every target below; use target_include_directories (CMakeLists.txt: csp_library_includes)"
+done < <(grep -rnE '^[[:space:]]*include_directories[[:space:]]*\(' --include=CMakeLists.txt --include='*.cmake' \
+    CMakeLists.txt lib tools test examples bench 2>/dev/null)
+
 echo "$nincl includes of csprof headers in lib/ and tools/ checked"
 echo "$([ $fail -eq 0 ] && echo 1 || echo 0) passed, $fail failed"
 [ $fail -eq 0 ]
