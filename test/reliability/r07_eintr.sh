@@ -8,8 +8,10 @@
 # and under REALTIME@1000 -- a real-time timer firing during nearly every
 # call, the case that fails without the safe mode.  Each thread's profile
 # holds its work: its tree holds every sample it counted, at least half the
-# samples its CPU time is worth, and under REL_EVENT >= 90 % of them in burn
-# below main (thread 0) or feeder (thread 1); under REALTIME (wall-clock
+# samples its CPU time is worth, and under REL_EVENT >= 80 % of them in burn
+# below main (thread 0) or feeder (thread 1) (alone 94-97 %; a loaded machine
+# puts more of the feeder's time in its 1 ms sleeps' kernel work: 87 % seen;
+# a wrong attribution puts ~0 % there); under REALTIME (wall-clock
 # time, much of it in the calls) the samples in burn are at least half of
 # what the thread's CPU time, all of it burn's, is worth.
 # REL_RUNS=100 is the row's 100/100 criterion.
@@ -49,7 +51,7 @@ check "baseline exits 0" [ "$(cat base.rc)" -eq 0 ]
 for ((r = 1; r <= runs; r++)); do
     rel_prof p$r m$r ./app "$rounds"
     check "run $r ($REL_EVENT): no EINTR, output and exit status identical" rel_same p$r base
-    content "run $r ($REL_EVENT)" m$r 0.90
+    content "run $r ($REL_EVENT)" m$r 0.80
     REL_EVENT=REALTIME@1000 rel_prof rt$r mrt$r ./app "$rounds"
     check "run $r (REALTIME@1000): no EINTR, output and exit status identical" rel_same rt$r base
     content "run $r (REALTIME@1000)" mrt$r -
