@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "csp_test.h"
 #include "oom_region.h"
 #include "profile/profile_internal.h"
 
@@ -478,6 +479,5 @@ main(void)
     int n = (int)(sizeof(tests) / sizeof(tests[0]));
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
 
-    printf("%d passed, %d failed\n", n - failed, failed);
-    return failed != 0;
+    return csp_test_finish((long)(n - failed), (long)failed);
 }

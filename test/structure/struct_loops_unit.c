@@ -23,6 +23,7 @@
 
 #include <cmocka.h>
 
+#include "csp_test.h"
 #include "structure/cfg.h"
 
 #define MAXN 16
@@ -472,6 +473,5 @@ main(void)
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
 
-    printf("%d passed, %d failed\n", (int)(sizeof(tests) / sizeof(tests[0])) - failed, failed);
-    return failed ? 1 : 0;
+    return csp_test_finish((long)((int)(sizeof(tests) / sizeof(tests[0])) - failed), (long)failed);
 }

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "csp_test.h"
 #include "structure/structure_internal.h"
 
 #define R(a, b) \
@@ -479,6 +480,5 @@ main(void)
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     int total = (int)(sizeof(tests) / sizeof(tests[0]));
 
-    printf("%d passed, %d failed\n", total - failed, failed);
-    return failed ? 1 : 0;
+    return csp_test_finish((long)(total - failed), (long)failed);
 }

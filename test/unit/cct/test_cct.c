@@ -21,6 +21,7 @@
 
 #include "cct/cct.h"
 #include "cct/cct_internal.h"
+#include "csp_test.h"
 #include "support/arena.h"
 
 #define CHUNK_BYTES (64 * 1024)
@@ -1067,6 +1068,5 @@ main(void)
     size_t total = sizeof(tests) / sizeof(tests[0]);
     int failed = cmocka_run_group_tests_name("cct", tests, NULL, NULL);
 
-    printf("%zu passed, %d failed\n", total - (size_t)failed, failed);
-    return failed == 0 ? 0 : 1;
+    return csp_test_finish((long)(total - (size_t)failed), (long)failed);
 }

@@ -27,6 +27,7 @@
 
 #include <cmocka.h>
 
+#include "csp_test.h"
 #include "fmt/fmt.h"
 #include "fmt/fmt_internal.h"
 
@@ -1819,6 +1820,5 @@ main(void)
     int ntests = (int)(sizeof tests / sizeof tests[0]);
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
 
-    printf("%d passed, %d failed\n", ntests - failed, failed);
-    return failed == 0 ? 0 : 1;
+    return csp_test_finish((long)(ntests - failed), (long)failed);
 }

@@ -16,6 +16,7 @@
 /* The test writes the process state the code under test reads: it plays process.c, the
  * state's one owner (mon_process.h). */
 #define MON_PROCESS_OWNER 1
+#include "csp_test.h"
 #include "monitor/mon_internal.h"
 
 struct mon_process mon_proc; /* the monitor's, unused by the code under test */
@@ -207,6 +208,5 @@ main(void)
         }
     }
     free(td);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed == 0 ? 0 : 1;
+    return csp_test_finish((long)(passed), (long)failed);
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "csp_test.h"
 #include "report/report.h"
 
 /* _start > main {S line 3: 1; f @5 {L 11 {S 12: 2}; f @13 {S 12: 1; memcpy @14: 3}};
@@ -400,6 +401,5 @@ main(void)
     }
     unlink(path);
     rpt_db_free(db);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed == 0 ? 0 : 1;
+    return csp_test_finish((long)(passed), (long)failed);
 }

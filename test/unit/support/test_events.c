@@ -15,6 +15,7 @@
 #include "support/event_spec.h"
 #include "support/pmu.h" /* linux/perf_event.h before libpfm4's copy of it */
 
+#include "csp_test.h"
 #include <perfmon/pfmlib_perf_event.h>
 
 static int passed, failed;
@@ -262,6 +263,5 @@ main(void)
         expect(pmu_preset_event("hsw", "PAPI_L1_DCM", &why) == NULL && why != NULL,
                "hsw PAPI_L1_DCM refused with a reason", why);
     }
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed == 0 ? 0 : 1;
+    return csp_test_finish((long)(passed), (long)failed);
 }

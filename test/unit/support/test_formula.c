@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "csp_test.h"
 #include "support/formula.h"
 
 /* Columns: a = 8, b = 2, zero = 0, neg = -4; "A" is not "a". */
@@ -216,6 +217,5 @@ main(void)
     size_t total = sizeof(tests) / sizeof(tests[0]);
     int failed = cmocka_run_group_tests_name("support formula", tests, NULL, NULL);
 
-    printf("%zu passed, %d failed\n", total - (size_t)failed, failed);
-    return failed == 0 ? 0 : 1;
+    return csp_test_finish((long)(total - (size_t)failed), (long)failed);
 }

@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "csp_test.h"
 #include "support/bytes.h"
 #include "support/hashmap.h"
 #include "support/search.h"
@@ -523,6 +524,5 @@ main(void)
     size_t total = sizeof(tests) / sizeof(tests[0]);
     int failed = cmocka_run_group_tests_name("support primitives", tests, NULL, NULL);
 
-    printf("%zu passed, %d failed\n", total - (size_t)failed, failed);
-    return failed == 0 ? 0 : 1;
+    return csp_test_finish((long)(total - (size_t)failed), (long)failed);
 }

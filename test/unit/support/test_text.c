@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csp_test.h"
 #include "support/text.h"
 
 static const struct {
@@ -68,6 +69,5 @@ main(void)
         free(again);
         free(out);
     }
-    printf("%zu passed, %zu failed\n", passed, failed);
-    return failed == 0 ? 0 : 1;
+    return csp_test_finish((long)(passed), (long)failed);
 }
