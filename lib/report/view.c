@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "report/report_internal.h"
+#include "support/hashmap.h"
 #include "support/strtab.h"
 
 /* ------------------------------------------------------------ name table */
@@ -57,14 +58,11 @@ names_intern(struct rpt_names *nm, const char *s, uint32_t *id)
 
 /* ------------------------------------------------------------- the tree */
 
-struct child_map {
-    uint32_t *slot; /* node id, 0 empty (the root is never a child) */
-    size_t nslot, n;
-};
-
 struct tree_build {
     struct rpt_tree *t;
-    struct child_map map;
+    /* The children of every node by (parent, kind, name, call-site line): hashed keys
+     * (support/hashmap.h), each value a node id (never 0: the root is no child). */
+    struct csp_hmap map;
 };
 
 static uint64_t
@@ -78,60 +76,43 @@ key_hash(uint32_t parent, uint8_t kind, uint32_t name, int32_t cs_line)
     return h ^ (h >> 32);
 }
 
+/* A child looked up: its key, and the tree whose nodes the map's values name. */
+struct child_key {
+    const struct rpt_tree *t;
+    uint32_t parent, name;
+    uint8_t kind;
+    int32_t cs_line;
+};
+
 static bool
-key_eq(const struct rpt_vnode *v, uint32_t parent, uint8_t kind, uint32_t name, int32_t cs_line)
+child_eq(const void *val, const void *key)
 {
-    return v->parent == parent && v->kind == kind && v->name == name && v->cs_line == cs_line;
+    const struct child_key *k = key;
+    const struct rpt_vnode *v = &k->t->nodes[(uintptr_t)val];
+
+    return v->parent == k->parent && v->kind == k->kind && v->name == k->name &&
+           v->cs_line == k->cs_line;
 }
 
 static int
-map_insert(struct child_map *m, const struct rpt_tree *t, uint32_t id)
+map_insert(struct csp_hmap *m, const struct rpt_tree *t, uint32_t id)
 {
     const struct rpt_vnode *v = &t->nodes[id];
-    size_t h;
 
-    if ((m->n + 1) * 2 > m->nslot) {
-        size_t nslot = m->nslot ? m->nslot * 2 : 1024;
-        uint32_t *slot = calloc(nslot, sizeof *slot);
-        if (slot == NULL)
-            return RPT_ENOMEM;
-        for (size_t i = 0; i < m->nslot; i++) {
-            const struct rpt_vnode *w;
-            if (m->slot[i] == 0)
-                continue;
-            w = &t->nodes[m->slot[i]];
-            h = key_hash(w->parent, w->kind, w->name, w->cs_line) & (nslot - 1);
-            while (slot[h] != 0)
-                h = (h + 1) & (nslot - 1);
-            slot[h] = m->slot[i];
-        }
-        free(m->slot);
-        m->slot = slot;
-        m->nslot = nslot;
-    }
-    h = key_hash(v->parent, v->kind, v->name, v->cs_line) & (m->nslot - 1);
-    while (m->slot[h] != 0)
-        h = (h + 1) & (m->nslot - 1);
-    m->slot[h] = id;
-    m->n++;
-    return RPT_OK;
+    return csp_hmap_add(m, key_hash(v->parent, v->kind, v->name, v->cs_line),
+                        (void *)(uintptr_t)id) == 0
+               ? RPT_OK
+               : RPT_ENOMEM;
 }
 
 static uint32_t
-map_find(const struct child_map *m, const struct rpt_tree *t, uint32_t parent, uint8_t kind,
+map_find(const struct csp_hmap *m, const struct rpt_tree *t, uint32_t parent, uint8_t kind,
          uint32_t name, int32_t cs_line)
 {
-    size_t h;
+    struct child_key k = {t, parent, name, kind, cs_line};
 
-    if (m->nslot == 0)
-        return 0;
-    h = key_hash(parent, kind, name, cs_line) & (m->nslot - 1);
-    while (m->slot[h] != 0) {
-        if (key_eq(&t->nodes[m->slot[h]], parent, kind, name, cs_line))
-            return m->slot[h];
-        h = (h + 1) & (m->nslot - 1);
-    }
-    return 0;
+    return (uint32_t)(uintptr_t)csp_hmap_find(m, key_hash(parent, kind, name, cs_line), child_eq,
+                                              &k);
 }
 
 static struct rpt_tree *
@@ -654,7 +635,7 @@ rpt_tree_build(const struct rpt_db *db, const struct rpt_view_options *opt, stru
                 rc = focus_copy(&fb, x.b.t, 0, &x.focus, colmap);
         }
         free(colmap);
-        free(fb.map.slot);
+        csp_hmap_free(&fb.map);
         if (rc == RPT_OK) {
             tree_sum(fb.t);
             fb.t->db_total_difference = x.b.t->db_total_difference;
@@ -682,7 +663,7 @@ out_free_re:
 out_free_roots:
     regfree(&x.roots);
 out_free_tree:
-    free(x.b.map.slot);
+    csp_hmap_free(&x.b.map);
     rpt_tree_free(x.b.t);
     return rc;
 }
@@ -857,7 +838,7 @@ rpt_tree_bottom_up(const struct rpt_tree *td, unsigned max_depth, struct rpt_tre
     *out = b.t;
     b.t = NULL;
 out_free:
-    free(b.map.slot);
+    csp_hmap_free(&b.map);
     free(outer);
     free(cself);
     free(ccalls);
@@ -999,7 +980,7 @@ rpt_tree_flat(const struct rpt_tree *td, enum rpt_flat_by by, struct rpt_tree **
 out_free:
     free(key);
     free(inlined_only);
-    free(b.map.slot);
+    csp_hmap_free(&b.map);
     rpt_tree_free(b.t);
     return rc;
 }
@@ -1135,7 +1116,7 @@ out_free:
     regfree(&roots);
     free(name_of);
     free(excl_of);
-    free(b.map.slot);
+    csp_hmap_free(&b.map);
     rpt_tree_free(b.t);
     return rc;
 }
