@@ -188,79 +188,70 @@ prof_grow(void *arr, size_t *cap, size_t need, size_t elem)
 
 /* splitmix64 finaliser: a cheap, well-mixed 64-bit hash step. */
 static uint64_t
-prof_mix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-static uint64_t
 prof_hash3(uint64_t a, uint64_t b, uint64_t c)
 {
-    return prof_mix(a ^ prof_mix(b ^ prof_mix(c)));
+    return csp_hash_u64(a ^ csp_hash_u64(b ^ csp_hash_u64(c)));
 }
 
-static struct prof_map_slot *
-prof_map_find(const struct prof_map *m, uint64_t a, uint64_t b, uint64_t c)
+/* A key looked up: the map whose entries the index names, and the three words. */
+struct prof_map_key {
+    const struct prof_map *m;
+    uint64_t a, b, c;
+};
+
+static bool
+prof_map_eq(const void *val, const void *key)
 {
-    size_t mask = m->cap - 1, i;
+    const struct prof_map_key *k = key;
+    const struct prof_map_entry *e = &k->m->e[(uintptr_t)val - 1];
 
-    for (i = prof_hash3(a, b, c) & mask;; i = (i + 1) & mask) {
-        struct prof_map_slot *s = &m->slots[i];
+    return e->k[0] == k->a && e->k[1] == k->b && e->k[2] == k->c;
+}
 
-        if (!s->used || (s->k[0] == a && s->k[1] == b && s->k[2] == c))
-            return s;
-    }
+static struct prof_map_entry *
+prof_map_find(const struct prof_map *m, uint64_t hash, uint64_t a, uint64_t b, uint64_t c)
+{
+    struct prof_map_key k = {m, a, b, c};
+    uintptr_t i = (uintptr_t)csp_hmap_find(&m->index, hash, prof_map_eq, &k);
+
+    return i == 0 ? NULL : &m->e[i - 1];
 }
 
 uint32_t
 prof_map_get(const struct prof_map *m, uint64_t a, uint64_t b, uint64_t c)
 {
-    const struct prof_map_slot *s;
+    const struct prof_map_entry *e = prof_map_find(m, prof_hash3(a, b, c), a, b, c);
 
-    if (m->cap == 0)
-        return PROF_NONE;
-    s = prof_map_find(m, a, b, c);
-    return s->used ? s->val : PROF_NONE;
+    return e != NULL ? e->val : PROF_NONE;
 }
 
 void
 prof_map_put(struct prof_map *m, uint64_t a, uint64_t b, uint64_t c, uint32_t val)
 {
-    struct prof_map_slot *s;
+    uint64_t hash = prof_hash3(a, b, c);
+    struct prof_map_entry *e = prof_map_find(m, hash, a, b, c);
 
-    if ((m->n + 1) * 4 > m->cap * 3) { /* keep the load factor below 3/4 */
-        struct prof_map old = *m;
-        size_t i;
-
-        m->cap = old.cap ? old.cap * 2 : 64;
-        m->slots = prof_xcalloc(m->cap, sizeof(*m->slots));
-        m->n = 0;
-        for (i = 0; i < old.cap; i++)
-            if (old.slots[i].used)
-                prof_map_put(m, old.slots[i].k[0], old.slots[i].k[1], old.slots[i].k[2],
-                             old.slots[i].val);
-        free(old.slots);
+    if (e != NULL) {
+        e->val = val;
+        return;
     }
-    s = prof_map_find(m, a, b, c);
-    if (!s->used) {
-        s->used = 1;
-        s->k[0] = a;
-        s->k[1] = b;
-        s->k[2] = c;
-        m->n++;
-    }
-    s->val = val;
+    prof_grow(&m->e, &m->cap, m->n + 1, sizeof(*m->e));
+    /* The index's room first (it may fail: the tests inject that), then the entry. */
+    if (prof_alloc_fails() || csp_hmap_reserve(&m->index, m->index.n + 1) != 0)
+        prof_oom();
+    m->e[m->n] = (struct prof_map_entry){{a, b, c}, val};
+    if (csp_hmap_add(&m->index, hash, (void *)(uintptr_t)(m->n + 1)) != 0)
+        prof_oom(); /* not reached: the room is reserved */
+    m->n++;
 }
 
 void
 prof_map_free(struct prof_map *m)
 {
-    free(m->slots);
-    m->slots = NULL;
-    m->cap = m->n = 0;
+    csp_hmap_free(&m->index);
+    free(m->e);
+    m->e = NULL;
+    m->n = m->cap = 0;
 }
 
 uint32_t

@@ -35,6 +35,7 @@
 #include <stdint.h>
 
 #include "profile/profile.h"
+#include "support/hashmap.h"
 #include "support/scope.h"
 #include "support/strtab.h"
 #include "trust/trust.h"
@@ -110,16 +111,17 @@ char *prof_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
  * prof_oom() when it fails. */
 void prof_grow(void *arr, size_t *cap, size_t need, size_t elem);
 
-/* Open-addressing hash map from a key of three 64-bit words to a 32-bit value. */
-struct prof_map_slot {
+/* Map from a key of three 64-bit words to a 32-bit value: the keys and values in an array,
+ * found through support/hashmap.h's csp_hmap in hashed-keys mode (the hash of the key ->
+ * the entry's number + 1). */
+struct prof_map_entry {
     uint64_t k[3];
     uint32_t val;
-    uint32_t used;
 };
 struct prof_map {
-    struct prof_map_slot *slots;
-    size_t cap; /* power of two, or 0 before the first insertion */
-    size_t n;
+    struct csp_hmap index;
+    struct prof_map_entry *e;
+    size_t n, cap; /* entries used and allocated */
 };
 /* Value stored under (a, b, c), or PROF_NONE. */
 uint32_t prof_map_get(const struct prof_map *m, uint64_t a, uint64_t b, uint64_t c);
