@@ -34,7 +34,7 @@
 #include "support/vec.h"
 
 static pthread_mutex_t loadmap_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct mon_module *modules; /* malloc'ed array */
+static struct fmt_module *modules; /* malloc'ed array; paths and build-ids malloc'ed, kept */
 static uint32_t nmodules;
 static size_t capmodules;
 static uint32_t current_epoch;
@@ -66,8 +66,10 @@ static struct snap_added *added_log; /* malloc'ed */
 static size_t nadded, capadded;
 static struct mon_snapshot *retired; /* replaced, not yet freed (loadmap_lock) */
 
+/* The GNU build-id note of a mapped module: a malloc'ed copy in m->build_id, or none (also when
+ * out of memory, or longer than MON_BUILD_ID_MAX bytes). */
 static void
-read_build_id(struct dl_phdr_info *info, struct mon_module *m)
+read_build_id(struct dl_phdr_info *info, struct fmt_module *m)
 {
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -87,9 +89,14 @@ read_build_id(struct dl_phdr_info *info, struct mon_module *m)
             if (desc + descsz > end)
                 break;
             if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
-                nh->n_descsz <= sizeof(m->build_id)) {
-                memcpy(m->build_id, desc, nh->n_descsz);
-                m->build_id_len = nh->n_descsz;
+                nh->n_descsz > 0 && nh->n_descsz <= MON_BUILD_ID_MAX) {
+                uint8_t *copy = malloc(nh->n_descsz);
+
+                if (copy != NULL) {
+                    memcpy(copy, desc, nh->n_descsz);
+                    m->build_id = copy;
+                    m->build_id_len = nh->n_descsz;
+                }
                 return;
             }
             p = desc + descsz;
@@ -104,10 +111,10 @@ read_build_id(struct dl_phdr_info *info, struct mon_module *m)
  * (static storage) or NULL to keep the loader's name.
  */
 static const char *
-save_vdso(uintptr_t lo, uintptr_t hi, const struct mon_module *m)
+save_vdso(uintptr_t lo, uintptr_t hi, const struct fmt_module *m)
 {
     static char path[sizeof(mon_proc.outdir) + 160];
-    char id[2 * sizeof(m->build_id) + 1] = "nobuildid";
+    char id[2 * MON_BUILD_ID_MAX + 1] = "nobuildid";
     int fd;
 
     if (m->build_id_len > 0)
@@ -258,7 +265,7 @@ add_module_cb(struct dl_phdr_info *info, size_t size, void *arg)
     uintptr_t lo = UINTPTR_MAX, hi = 0;
     const char *path = info->dlpi_name;
     struct snap_build *b = arg;
-    struct mon_module *m;
+    struct fmt_module *m;
     bool is_vdso;
 
     for (int i = 0; i < info->dlpi_phnum; i++) {
@@ -380,7 +387,7 @@ lookup_after(uintptr_t addr, uint64_t seq16, uint32_t *id, uint64_t *offset)
     pthread_mutex_lock(&loadmap_lock);
     seq = snapshots_published - ((snapshots_published - seq16) & 0xffff);
     for (size_t i = 0; i < nadded && found < 0; i++) {
-        const struct mon_module *m = &modules[added_log[i].id];
+        const struct fmt_module *m = &modules[added_log[i].id];
 
         if (added_log[i].seq > seq && addr >= m->start && addr < m->end) {
             *id = m->id;
@@ -435,7 +442,7 @@ mon_loadmap_lookup(uintptr_t addr, uint32_t *id, uint64_t *offset)
 }
 
 uint32_t
-mon_loadmap_copy(struct mon_module *out, uint32_t max)
+mon_loadmap_copy(struct fmt_module *out, uint32_t max)
 {
     uint32_t n;
 

@@ -23,23 +23,18 @@
 #include "fmt/fmt.h"
 #include "support/compiler.h"
 
-/* One module; path is owned by the load map and lives until process exit. */
-struct mon_module {
-    uint32_t id;
-    uint32_t epoch;
-    const char *path;
-    uint8_t build_id[64];
-    uint32_t build_id_len;
-    uint64_t load_bias;  /* run-time address minus link-time address */
-    uint64_t start, end; /* run-time [start, end) of the PT_LOAD segments */
-};
+/* The load map's modules are the measurement file's module records (struct fmt_module, one
+ * type from the map to the file): their path and build-id bytes are owned by the load map,
+ * allocated when the module is first seen (never in a handler), and live until process exit,
+ * so a copy of a record stays valid wherever it goes (the published map, a writer's scratch). */
+#define MON_BUILD_ID_MAX 64 /* longest GNU build-id kept, in bytes (a longer note: none) */
 
 /* Module containing run-time @addr: *id and module-relative *offset.  Returns 0, or -1 if no
  * module or more than one (a reused range) ever contained it.
  * [not async-signal-safe: takes the load-map mutex] */
 int mon_loadmap_lookup(uintptr_t addr, uint32_t *id, uint64_t *offset);
 /* Copy up to @max modules (in id order) into @out; returns how many.  [not async-signal-safe] */
-uint32_t mon_loadmap_copy(struct mon_module *out, uint32_t max);
+uint32_t mon_loadmap_copy(struct fmt_module *out, uint32_t max);
 /* Number of modules seen so far.  [not async-signal-safe] */
 uint32_t mon_loadmap_size(void);
 /* Current load-map epoch (0 at start, +1 per snapshot that found new modules). */

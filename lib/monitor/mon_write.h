@@ -33,7 +33,7 @@ struct mon_thread;
 struct mon_map_buf {
     atomic_uint seq; /* odd while the publisher writes this buffer */
     uint32_t n;
-    struct mon_module mods[MON_MAX_MODULES];
+    struct fmt_module mods[MON_MAX_MODULES]; /* strings owned by the load map */
 };
 
 /* The longest measurement file name (inside its directory), NUL included. */

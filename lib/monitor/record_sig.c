@@ -32,7 +32,7 @@
 
 struct rec_ctx {
     struct fmt_writer *w;
-    const struct mon_module *mods;
+    const struct fmt_module *mods;
     uint32_t nmods;
     bool may_lock; /* ordinary context: the load map's full history may be consulted */
     struct fmt_metric metrics[MON_MAX_EVENTS];
@@ -122,7 +122,7 @@ map_size(void)
 /* Copy the published load map into @dst (room for @max modules, the first @max if it has
  * more); -1 if it kept changing. */
 static int
-map_snapshot(struct mon_module *dst, uint32_t max, uint32_t *n)
+map_snapshot(struct fmt_module *dst, uint32_t max, uint32_t *n)
 {
     for (int tries = 0; tries < 8; tries++) {
         unsigned a = atomic_load(&mon_out.map_active) & 1u;
@@ -186,7 +186,7 @@ decode_key(struct rec_ctx *ctx, uint64_t addr, uint32_t *id, uint64_t *offset)
     if (ctx->may_lock)
         return mon_key_decode((uintptr_t)addr, id, offset) == 0 && module_written(ctx, *id);
     for (uint32_t i = 0; i < ctx->nmods; i++) {
-        const struct mon_module *m = &ctx->mods[i];
+        const struct fmt_module *m = &ctx->mods[i];
 
         if (raw >= m->start && raw < m->end) {
             if (found)
@@ -312,8 +312,7 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
     struct fmt_header h;
     struct rec_ctx ctx;
     struct fmt_writer *w;
-    struct fmt_module *fmods;
-    struct mon_module *mods;
+    struct fmt_module *mods; /* the published load map's records, copied */
     size_t fixed_size, scratch_size, nodes_size, total;
     uint64_t cap, len;
     uint8_t *mem;
@@ -331,8 +330,7 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
     if (maxmods > MON_MAX_MODULES)
         maxmods = MON_MAX_MODULES;
     scratch_size = round_up(cct_walk_scratch_size(td->tree) + 64, 64);
-    fixed_size = round_up(sizeof(*w), 64) + round_up(maxmods * sizeof(*mods), 64) +
-                 round_up(maxmods * sizeof(*fmods), 64) + scratch_size;
+    fixed_size = round_up(sizeof(*w), 64) + round_up(maxmods * sizeof(*mods), 64) + scratch_size;
     nodes_size = (size_t)cct_size(td->tree) * (52 + 12 * (size_t)mon_proc.nevents);
     cap = 65536 + strlen(mon_proc.program) + strlen(mon_proc.command) + strlen(mon_proc.host) +
           nodes_size + (uint64_t)maxmods * (64 + 64 + 4096);
@@ -341,9 +339,8 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
     if (work == NULL)
         goto out_count;
     w = work;
-    mods = (struct mon_module *)(void *)((uint8_t *)w + round_up(sizeof(*w), 64));
-    fmods = (struct fmt_module *)(void *)((uint8_t *)mods + round_up(maxmods * sizeof(*mods), 64));
-    scratch = (uint8_t *)fmods + round_up(maxmods * sizeof(*fmods), 64);
+    mods = (struct fmt_module *)(void *)((uint8_t *)w + round_up(sizeof(*w), 64));
+    scratch = (uint8_t *)mods + round_up(maxmods * sizeof(*mods), 64);
     mem = (uint8_t *)scratch + scratch_size;
     cap = total - fixed_size;
     if (map_snapshot(mods, maxmods, &nmods) < 0)
@@ -370,16 +367,6 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
         events[i].period = mon_proc.events[i].period;
         events[i].display_scale = mon_proc.events[i].display_scale;
         events[i].display_unit = mon_proc.events[i].display_unit;
-    }
-    for (uint32_t i = 0; i < nmods; i++) {
-        fmods[i].id = mods[i].id;
-        fmods[i].epoch = mods[i].epoch;
-        fmods[i].path = mods[i].path;
-        fmods[i].build_id = mods[i].build_id_len ? mods[i].build_id : NULL;
-        fmods[i].build_id_len = mods[i].build_id_len;
-        fmods[i].load_bias = mods[i].load_bias;
-        fmods[i].start = mods[i].start;
-        fmods[i].end = mods[i].end;
     }
 
     /* Samples on threads csprof had no state for are reported in the main thread's record. */
@@ -461,7 +448,7 @@ mon_record_write(struct mon_thread *td, bool checkpoint)
     ctx.may_lock = !checkpoint && !atomic_load(&mon_out.map_frozen);
     if (fmt_writer_init_mem(w, mem, cap) < 0 || fmt_write_header(w, &h) < 0 ||
         fmt_write_events(w, events, mon_proc.nevents) < 0 ||
-        fmt_write_loadmap(w, fmods, nmods) < 0 || fmt_begin_cct(w, 0, cct_size(td->tree)) < 0 ||
+        fmt_write_loadmap(w, mods, nmods) < 0 || fmt_begin_cct(w, 0, cct_size(td->tree)) < 0 ||
         cct_walk(td->tree, rec_node, &ctx, scratch) != 0 || fmt_end_cct(w) < 0) {
         rc = w->error == FMT_EIO && w->saved_errno ? -w->saved_errno : -EIO;
         goto out_put_work;
