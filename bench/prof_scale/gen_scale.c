@@ -12,16 +12,15 @@
  * PATHS_PER_THREAD (default 150) of them with 1 to 20 samples of 10 ms each,
  * so threads share most of their tree, as the ranks of an SPMD program do.
  * Files are OUTDIR/rPPPP-tTT.cspm (rank PPPP, thread TT).  Deterministic
- * (fixed seed).  Exit status 0, or 1 with one line on stderr.
+ * (fixed seed).  Exit status 0, or 1 with one line on stderr.  The model is
+ * this file's; symbols, tree and writer are test/gen/gen.h's.
  */
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "fmt/fmt.h"
+#include "gen.h"
 
 #define MAX_SYMS  200000
 #define POOL      4000
@@ -33,84 +32,29 @@ static size_t nsyms;
 static uint64_t main_off;
 static uint64_t pool[POOL][MAX_DEPTH];
 static int pool_depth[POOL];
-static struct fmt_writer writer;
-
-static struct {
-    uint64_t parent, offset, samples;
-    uint32_t kind;
-} nodes[MAX_NODES];
-static uint32_t nnodes;
-
+static struct gen_cct cct; /* the thread being written; one value: CPUTIME in ns */
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
-static uint64_t
-next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
-static void
-die(const char *msg, const char *arg)
-{
-    fprintf(stderr, "gen_scale: %s%s%s\n", arg != NULL ? arg : "", arg != NULL ? ": " : "", msg);
-    exit(1);
-}
-
+/* The middle of every text symbol with a size (at most MAX_SYMS); main's address + 1. */
 static void
 load_syms(const char *path)
 {
-    char line[1024], name[512];
-    unsigned long long addr, size;
-    char type;
-    FILE *f = fopen(path, "r");
+    struct gen_syms t = {0};
+    size_t i;
 
-    if (f == NULL)
-        die("cannot open", path);
-    while (fgets(line, sizeof(line), f) != NULL && nsyms < MAX_SYMS) {
-        if (sscanf(line, "%llx %llx %c %511s", &addr, &size, &type, name) != 4)
+    gen_syms_load(&t, path, 1);
+    for (i = 0; i < t.n && nsyms < MAX_SYMS; i++) {
+        const struct gen_sym *s = &t.v[i];
+
+        if ((s->type != 'T' && s->type != 't') || s->size < 4)
             continue;
-        if ((type != 'T' && type != 't') || size < 4)
-            continue;
-        if (strcmp(name, "main") == 0)
-            main_off = addr + 1;
-        sym_off[nsyms++] = addr + size / 2;
+        if (strcmp(s->name, "main") == 0)
+            main_off = s->addr + 1;
+        sym_off[nsyms++] = s->addr + s->size / 2;
     }
-    fclose(f);
+    gen_syms_free(&t);
     if (nsyms < 16)
-        die("fewer than 16 text symbols with a size", path);
-}
-
-/* Hash slots of the thread's tree: node index + 1, valid when stamp == the thread's stamp. */
-#define HASH_SLOTS 32768
-static uint32_t slot_node[HASH_SLOTS], slot_stamp[HASH_SLOTS], stamp;
-
-/* Node id of (parent, kind, offset) in the thread's tree, created if absent. */
-static uint32_t
-node_get(uint32_t parent, uint32_t kind, uint64_t offset)
-{
-    uint64_t h =
-        (offset * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)parent << 1 | kind) * 0xbf58476d1ce4e5b9ull;
-    uint32_t i = (uint32_t)(h >> 40) & (HASH_SLOTS - 1), n;
-
-    for (;; i = (i + 1) & (HASH_SLOTS - 1)) {
-        if (slot_stamp[i] != stamp)
-            break;
-        n = slot_node[i] - 1;
-        if (nodes[n].parent == parent && nodes[n].kind == kind && nodes[n].offset == offset)
-            return n;
-    }
-    if (nnodes == MAX_NODES)
-        die("too many nodes in one thread", NULL);
-    nodes[nnodes].parent = parent;
-    nodes[nnodes].kind = kind;
-    nodes[nnodes].offset = offset;
-    nodes[nnodes].samples = 0;
-    slot_stamp[i] = stamp;
-    slot_node[i] = nnodes + 1;
-    return nnodes++;
+        gen_die("%s: fewer than 16 text symbols with a size", path);
 }
 
 static void
@@ -132,53 +76,30 @@ write_thread(const char *dir, const char *module, int rank, int thread, int npat
                              .command = "scale",
                              .host = "bench"};
     char path[4096];
-    struct fmt_metric m;
-    int fd, p, d;
+    int p, d;
     uint32_t i;
 
-    nnodes = 1;
-    nodes[0].kind = FMT_NODE_ROOT;
-    stamp++;
+    gen_cct_reset(&cct);
     for (p = 0; p < npaths; p++) {
-        int k = (int)(next_rand() % POOL);
+        int k = (int)(gen_rand(&rng) % POOL);
         uint32_t cur = 0;
+        uint64_t s;
 
         for (d = 0; d < pool_depth[k] - 1; d++)
-            cur = node_get(cur, FMT_NODE_CALLSITE, pool[k][d]);
-        cur = node_get(cur, FMT_NODE_LEAF, pool[k][pool_depth[k] - 1]);
-        nodes[cur].samples += 1 + next_rand() % 20;
+            cur = gen_cct_child(&cct, cur, FMT_NODE_CALLSITE, 1, pool[k][d]);
+        cur = gen_cct_child(&cct, cur, FMT_NODE_LEAF, 1, pool[k][pool_depth[k] - 1]);
+        if (cct.nnodes > MAX_NODES)
+            gen_die("too many nodes in one thread");
+        s = 1 + gen_rand(&rng) % 20;
+        cct.nodes[cur].samples += s;
+        gen_cct_values(&cct, cur)[0] += s * 10000000ull;
     }
-    for (i = 1; i < nnodes; i++)
-        hdr.cpu_ns += nodes[i].samples * 10000000ull;
+    for (i = 1; i < cct.nnodes; i++)
+        hdr.cpu_ns += cct.nodes[i].samples * 10000000ull;
     snprintf(path, sizeof(path), "%s/r%04d-t%02d.cspm", dir, rank, thread);
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
-        die("cannot create", path);
-    fmt_writer_init(&writer, fd);
-    fmt_write_header(&writer, &hdr);
-    fmt_write_events(&writer, &ev, 1);
-    fmt_write_loadmap(&writer, &mod, 1);
-    fmt_begin_cct(&writer, 0, nnodes);
-    for (i = 0; i < nnodes; i++) {
-        struct fmt_node n = {.id = i,
-                             .parent = nodes[i].parent,
-                             .kind = nodes[i].kind,
-                             .module = i == 0 ? FMT_MODULE_NONE : 1,
-                             .offset = nodes[i].offset,
-                             .samples = nodes[i].samples,
-                             .metrics = &m};
-
-        if (nodes[i].samples > 0) {
-            m.event = 0;
-            m.value = nodes[i].samples * 10000000ull;
-            n.nmetrics = 1;
-        }
-        fmt_write_node(&writer, &n);
-    }
-    fmt_end_cct(&writer);
-    fmt_write_stats(&writer, NULL, 0);
-    if (fmt_writer_finish(&writer) < 0 || close(fd) != 0)
-        die("write failed", path);
+    gen_file_open(path, &hdr, &ev, 1, &mod, 1, cct.nnodes);
+    gen_file_cct(&cct, 1);
+    gen_file_close(NULL, 0);
 }
 
 int
@@ -186,23 +107,25 @@ main(int argc, char **argv)
 {
     int procs, threads, npaths, r, t, k, d;
 
+    gen_set_name("gen_scale");
     if (argc < 6)
-        die("usage: gen_scale PROCS THREADS SYMS MODULE OUTDIR [PATHS_PER_THREAD]", NULL);
+        gen_die("usage: gen_scale PROCS THREADS SYMS MODULE OUTDIR [PATHS_PER_THREAD]");
     procs = atoi(argv[1]);
     threads = atoi(argv[2]);
     npaths = argc > 6 ? atoi(argv[6]) : 150;
     if (procs <= 0 || threads <= 0 || npaths <= 0)
-        die("PROCS, THREADS and PATHS_PER_THREAD must be positive", NULL);
+        gen_die("PROCS, THREADS and PATHS_PER_THREAD must be positive");
     load_syms(argv[3]);
+    gen_cct_init(&cct, 1);
     for (k = 0; k < POOL; k++) {
-        pool_depth[k] = 4 + (int)(next_rand() % (MAX_DEPTH - 3));
+        pool_depth[k] = 4 + (int)(gen_rand(&rng) % (MAX_DEPTH - 3));
         for (d = 0; d < pool_depth[k]; d++)
-            pool[k][d] = sym_off[next_rand() % (nsyms < 300 ? nsyms : 300)] + (uint64_t)d % 3;
+            pool[k][d] = sym_off[gen_rand(&rng) % (nsyms < 300 ? nsyms : 300)] + (uint64_t)d % 3;
         if (main_off != 0)
             pool[k][0] = main_off + 4;
         /* share prefixes: half the paths extend an earlier one */
-        if (k > 0 && next_rand() % 2 == 0) {
-            int base = (int)(next_rand() % (uint64_t)k);
+        if (k > 0 && gen_rand(&rng) % 2 == 0) {
+            int base = (int)(gen_rand(&rng) % (uint64_t)k);
             int keep = pool_depth[base] - 1;
 
             memcpy(pool[k], pool[base], (size_t)keep * sizeof(pool[k][0]));
@@ -211,5 +134,6 @@ main(int argc, char **argv)
     for (r = 0; r < procs; r++)
         for (t = 0; t < threads; t++)
             write_thread(argv[5], argv[4], r, t, npaths);
+    gen_cct_free(&cct);
     return 0;
 }

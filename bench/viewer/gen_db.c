@@ -23,16 +23,15 @@
  * call sites carry call counts.  csprof-prof turns N measurement nodes
  * into about 1.2 N to 2 N database nodes (procedure frames, loops,
  * inlined frames, statements, call sites).  Deterministic (fixed seed).
- * Exit status 0, or 1 with one line on stderr.
+ * Exit status 0, or 1 with one line on stderr.  The model is this file's;
+ * symbols, tree and writer are test/gen/gen.h's.
  */
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "fmt/fmt.h"
+#include "gen.h"
 
 #define MAX_MODULES 8
 #define MAX_PROCS   400000
@@ -48,74 +47,37 @@ struct proc {
     uint32_t site_off[MAX_SITES];    /* offset of the return address from start */
 };
 
-struct node {
-    uint32_t parent;
-    uint32_t kind : 2;
-    uint32_t module : 6;
-    uint32_t keep : 1; /* in the thread being written */
-    uint64_t offset;
-    uint64_t samples;
-    uint64_t calls;
-};
-
 static struct proc *procs;
 static uint32_t nprocs, mod_first[MAX_MODULES + 1], nmods, main_proc = UINT32_MAX;
 static const char *mod_path[MAX_MODULES];
-static struct node *nodes;
-static uint32_t nnodes, max_nodes;
-static uint32_t *slots, nslots;
-static struct fmt_writer writer;
+/* The whole run's tree; module ids are module numbers + 1; mark: in the thread being written. */
+static struct gen_cct cct;
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 
-static uint64_t
-next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
-/* Uniform in [0, 1). */
-static double
-unif(void)
-{
-    return (double)(next_rand() >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static void
-die(const char *msg, const char *arg)
-{
-    fprintf(stderr, "gen_db: %s%s%s\n", arg != NULL ? arg : "", arg != NULL ? ": " : "", msg);
-    exit(1);
-}
-
+/* The procedures of module @mod: its text symbols of 16 bytes or more (MAX_PROCS in all). */
 static void
 load_syms(uint32_t mod, const char *path)
 {
-    char line[8192], name[4096];
-    unsigned long long addr, size;
-    char type;
-    FILE *f = fopen(path, "r");
+    struct gen_syms t = {0};
+    size_t i;
 
-    if (f == NULL)
-        die("cannot open", path);
+    gen_syms_load(&t, path, mod);
     mod_first[mod] = nprocs;
-    while (fgets(line, sizeof(line), f) != NULL && nprocs < MAX_PROCS) {
-        if (sscanf(line, "%llx %llx %c %4095s", &addr, &size, &type, name) != 4)
+    for (i = 0; i < t.n && nprocs < MAX_PROCS; i++) {
+        const struct gen_sym *s = &t.v[i];
+
+        if ((s->type != 'T' && s->type != 't' && s->type != 'W' && s->type != 'i') || s->size < 16)
             continue;
-        if ((type != 'T' && type != 't' && type != 'W' && type != 'i') || size < 16)
-            continue;
-        if (mod == 0 && strcmp(name, "main") == 0)
+        if (mod == 0 && strcmp(s->name, "main") == 0)
             main_proc = nprocs;
         procs[nprocs].module = mod;
-        procs[nprocs].start = addr;
-        procs[nprocs].size = size;
+        procs[nprocs].start = s->addr;
+        procs[nprocs].size = s->size;
         nprocs++;
     }
-    fclose(f);
+    gen_syms_free(&t);
     if (nprocs - mod_first[mod] < 4)
-        die("fewer than 4 text symbols with a size of 16 bytes or more", path);
+        gen_die("%s: fewer than 4 text symbols with a size of 16 bytes or more", path);
     mod_first[mod + 1] = nprocs;
 }
 
@@ -126,73 +88,47 @@ make_call_graph(void)
 
     for (p = 0; p < nprocs; p++) {
         struct proc *pr = &procs[p];
-        double u = unif();
+        double u = gen_unif(&rng);
 
         pr->nsites = 1 + (uint32_t)(23.0 * u * u * u);
         for (s = 0; s < pr->nsites; s++) {
             uint32_t m = pr->module, n;
 
-            if (unif() >= 0.8)
-                m = (uint32_t)(next_rand() % nmods);
+            if (gen_unif(&rng) >= 0.8)
+                m = (uint32_t)(gen_rand(&rng) % nmods);
             n = mod_first[m + 1] - mod_first[m];
             /* skewed towards the first procedures of a module: some are hot everywhere */
-            u = unif();
+            u = gen_unif(&rng);
             pr->site_callee[s] = mod_first[m] + (uint32_t)((double)n * u * u);
-            pr->site_off[s] = 1 + (uint32_t)(next_rand() % (pr->size - 1));
+            pr->site_off[s] = 1 + (uint32_t)(gen_rand(&rng) % (pr->size - 1));
         }
     }
-}
-
-/* Node index of (parent, kind, module, offset), created if absent. */
-static uint32_t
-node_get(uint32_t parent, uint32_t kind, uint32_t module, uint64_t offset)
-{
-    uint64_t h = (offset * 0x9e3779b97f4a7c15ull) ^
-                 (((uint64_t)parent << 8 | kind << 6 | module) * 0xbf58476d1ce4e5b9ull);
-    uint32_t i = (uint32_t)(h >> 32) & (nslots - 1), n;
-
-    for (;; i = (i + 1) & (nslots - 1)) {
-        if (slots[i] == 0)
-            break;
-        n = slots[i] - 1;
-        if (nodes[n].parent == parent && nodes[n].kind == kind && nodes[n].module == module &&
-            nodes[n].offset == offset)
-            return n;
-    }
-    if (nnodes == max_nodes)
-        die("node table full", NULL);
-    memset(&nodes[nnodes], 0, sizeof(nodes[nnodes]));
-    nodes[nnodes].parent = parent;
-    nodes[nnodes].kind = kind;
-    nodes[nnodes].module = module;
-    nodes[nnodes].offset = offset;
-    slots[i] = nnodes + 1;
-    return nnodes++;
 }
 
 static void
 add_path(void)
 {
-    uint32_t depth = 10 + (uint32_t)(next_rand() % 51), d, p = main_proc, cur = 0;
-    double v = unif();
+    uint32_t depth = 10 + (uint32_t)(gen_rand(&rng) % 51), d, p = main_proc, cur = 0;
+    double v = gen_unif(&rng);
     uint64_t samples = 1 + (uint64_t)(20.0 * v * v * v);
 
     for (d = 0; d + 1 < depth; d++) {
         const struct proc *pr = &procs[p];
-        double u = unif();
+        double u = gen_unif(&rng);
         uint32_t s = (uint32_t)((double)pr->nsites * u * u);
 
-        cur = node_get(cur, FMT_NODE_CALLSITE, pr->module, pr->start + pr->site_off[s]);
-        nodes[cur].calls += 1 + next_rand() % 4;
+        cur = gen_cct_child(&cct, cur, FMT_NODE_CALLSITE, pr->module + 1,
+                            pr->start + pr->site_off[s]);
+        cct.nodes[cur].calls += 1 + gen_rand(&rng) % 4;
         p = pr->site_callee[s];
     }
     {
         const struct proc *pr = &procs[p];
-        uint64_t hot = next_rand() % HOT_LEAVES;
+        uint64_t hot = gen_rand(&rng) % HOT_LEAVES;
         uint64_t off = (pr->size * (2 * hot + 1)) / (2 * HOT_LEAVES);
 
-        cur = node_get(cur, FMT_NODE_LEAF, pr->module, pr->start + off);
-        nodes[cur].samples += samples;
+        cur = gen_cct_child(&cct, cur, FMT_NODE_LEAF, pr->module + 1, pr->start + off);
+        cct.nodes[cur].samples += samples;
     }
 }
 
@@ -231,7 +167,6 @@ write_thread(const char *dir, uint32_t t, uint32_t *newid)
     struct fmt_stat stats[2] = {{"samples.recorded", 0}, {"samples.partial", 0}};
     char path[4096];
     struct fmt_metric m;
-    int fd;
 
     for (i = 0; i < nmods; i++) {
         mods[i].id = (uint32_t)i + 1;
@@ -243,58 +178,48 @@ write_thread(const char *dir, uint32_t t, uint32_t *newid)
         mods[i].end = mods[i].start + 0x10000000ull;
         mods[i].load_bias = mods[i].start;
     }
-    for (i = 0; i < nnodes; i++)
-        nodes[i].keep = 0;
-    nodes[0].keep = 1;
-    for (i = nnodes - 1; i > 0; i--) {
-        if (nodes[i].kind == FMT_NODE_LEAF && leaf_in_thread((uint32_t)i, t))
-            nodes[i].keep = 1;
-        if (nodes[i].keep)
-            nodes[nodes[i].parent].keep = 1;
+    for (i = 0; i < cct.nnodes; i++)
+        cct.nodes[i].mark = 0;
+    cct.nodes[0].mark = 1;
+    for (i = cct.nnodes - 1; i > 0; i--) {
+        if (cct.nodes[i].kind == FMT_NODE_LEAF && leaf_in_thread((uint32_t)i, t))
+            cct.nodes[i].mark = 1;
+        if (cct.nodes[i].mark)
+            cct.nodes[cct.nodes[i].parent].mark = 1;
     }
     newid[0] = 0;
-    for (i = 1; i < nnodes; i++)
-        if (nodes[i].keep) {
+    for (i = 1; i < cct.nnodes; i++)
+        if (cct.nodes[i].mark) {
             newid[i] = (uint32_t)kept++;
-            if (nodes[i].kind == FMT_NODE_LEAF)
-                total += (uint64_t)((double)nodes[i].samples * scale + 0.5);
+            if (cct.nodes[i].kind == FMT_NODE_LEAF)
+                total += (uint64_t)((double)cct.nodes[i].samples * scale + 0.5);
         }
     hdr.cpu_ns = total * PERIOD_NS;
     stats[0].value = total;
     snprintf(path, sizeof(path), "%s/t%02u.cspm", dir, t);
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
-        die("cannot create", path);
-    fmt_writer_init(&writer, fd);
-    fmt_write_header(&writer, &hdr);
-    fmt_write_events(&writer, &ev, 1);
-    fmt_write_loadmap(&writer, mods, nmods);
-    fmt_begin_cct(&writer, 0, kept);
-    for (i = 0; i < nnodes; i++) {
+    gen_file_open(path, &hdr, &ev, 1, mods, nmods, kept);
+    for (i = 0; i < cct.nnodes; i++) {
         struct fmt_node n = {.id = newid[i],
-                             .parent = newid[nodes[i].parent],
-                             .kind = nodes[i].kind,
-                             .module = i == 0 ? FMT_MODULE_NONE : (uint32_t)nodes[i].module + 1u,
-                             .offset = nodes[i].offset,
+                             .parent = newid[cct.nodes[i].parent],
+                             .kind = cct.nodes[i].kind,
+                             .module = cct.nodes[i].module,
+                             .offset = cct.nodes[i].offset,
                              .metrics = &m};
-        uint64_t s = (uint64_t)((double)nodes[i].samples * scale + 0.5);
+        uint64_t s = (uint64_t)((double)cct.nodes[i].samples * scale + 0.5);
 
-        if (!nodes[i].keep)
+        if (!cct.nodes[i].mark)
             continue;
-        if (nodes[i].kind == FMT_NODE_CALLSITE)
-            n.calls = (uint64_t)((double)nodes[i].calls * scale) + 1;
-        if (nodes[i].kind == FMT_NODE_LEAF && s > 0) {
+        if (cct.nodes[i].kind == FMT_NODE_CALLSITE)
+            n.calls = (uint64_t)((double)cct.nodes[i].calls * scale) + 1;
+        if (cct.nodes[i].kind == FMT_NODE_LEAF && s > 0) {
             n.samples = s;
             m.event = 0;
             m.value = s * PERIOD_NS;
             n.nmetrics = 1;
         }
-        fmt_write_node(&writer, &n);
+        gen_file_node(&n);
     }
-    fmt_end_cct(&writer);
-    fmt_write_stats(&writer, stats, 2);
-    if (fmt_writer_finish(&writer) < 0 || close(fd) != 0)
-        die("write failed", path);
+    gen_file_close(stats, 2);
     fprintf(stderr, "gen_db: %s: %llu nodes, %llu samples\n", path, (unsigned long long)kept,
             (unsigned long long)total);
 }
@@ -306,40 +231,34 @@ main(int argc, char **argv)
     long target;
     int a;
 
+    gen_set_name("gen_db");
     if (argc < 5)
-        die("usage: gen_db OUTDIR NODES THREADS MODULE=SYMS [MODULE=SYMS...]", NULL);
+        gen_die("usage: gen_db OUTDIR NODES THREADS MODULE=SYMS [MODULE=SYMS...]");
     target = atol(argv[2]);
     threads = (uint32_t)atoi(argv[3]);
     if (target < 100 || target > 20000000 || threads < 1 || threads > 256)
-        die("NODES must be 100..20000000 and THREADS 1..256", NULL);
-    procs = calloc(MAX_PROCS, sizeof(*procs));
-    if (procs == NULL)
-        die("out of memory", NULL);
+        gen_die("NODES must be 100..20000000 and THREADS 1..256");
+    procs = gen_xcalloc(MAX_PROCS, sizeof(*procs));
     for (a = 4; a < argc; a++) {
         char *eq = strchr(argv[a], '=');
 
         if (eq == NULL || nmods == MAX_MODULES)
-            die("expected MODULE=SYMS (at most 8)", argv[a]);
+            gen_die("%s: expected MODULE=SYMS (at most 8)", argv[a]);
         *eq = '\0';
         mod_path[nmods] = argv[a];
         load_syms(nmods++, eq + 1);
     }
     if (main_proc == UINT32_MAX)
-        die("no procedure named main in the first module", mod_path[0]);
+        gen_die("%s: no procedure named main in the first module", mod_path[0]);
     make_call_graph();
-    max_nodes = (uint32_t)target + 128;
-    for (nslots = 1024; nslots < 2 * max_nodes; nslots *= 2)
-        ;
-    nodes = calloc(max_nodes, sizeof(*nodes));
-    slots = calloc(nslots, sizeof(*slots));
-    newid = calloc(max_nodes, sizeof(*newid));
-    if (nodes == NULL || slots == NULL || newid == NULL)
-        die("out of memory", NULL);
-    nnodes = 1;
-    nodes[0].kind = FMT_NODE_ROOT;
-    while (nnodes + 61 < (uint32_t)target)
+    gen_cct_init(&cct, 0);
+    while (cct.nnodes + 61 < (uint32_t)target)
         add_path();
+    newid = gen_xcalloc(cct.nnodes, sizeof(*newid));
     for (t = 0; t < threads; t++)
         write_thread(argv[1], t, newid);
+    free(newid);
+    gen_cct_free(&cct);
+    free(procs);
     return 0;
 }

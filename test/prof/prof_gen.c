@@ -24,17 +24,15 @@
  *
  * The CCT is built with shared prefixes exactly as the monitor's would be:
  * interior frames are call-site nodes keyed by address, the last frame a
- * leaf node.  Exit status 0 on success, 1 on any error (one line on stderr).
+ * leaf node (test/gen's gen_cct; the symbol tables and the writer are
+ * test/gen/gen.h's too: this file is the spec language).  Exit status 0 on
+ * success, 1 on any error (one line on stderr).
  */
-#include <fcntl.h>
-#include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "fmt/fmt.h"
+#include "gen.h"
 
 #define GEN_MAX_EVENTS  8
 #define GEN_MAX_MODULES 8
@@ -42,81 +40,25 @@
 #define GEN_MAX_SYMS    16384
 #define GEN_MAX_STATS   32
 
-struct gen_sym {
-    char name[256];
-    uint64_t addr, size;
-    uint32_t module; /* module id */
-};
-
-struct gen_node {
-    uint64_t id, parent;
-    uint32_t kind, module;
-    uint64_t offset, samples, calls;
-    uint64_t values[GEN_MAX_EVENTS];
-};
-
 static struct fmt_header hdr = {.rank = -1};
 static struct fmt_event events[GEN_MAX_EVENTS];
 static uint32_t nevents;
 static struct fmt_module modules[GEN_MAX_MODULES];
 static uint8_t build_ids[GEN_MAX_MODULES][64];
 static uint32_t nmodules;
-static struct gen_sym syms[GEN_MAX_SYMS];
-static uint32_t nsyms;
-static struct gen_node nodes[GEN_MAX_NODES] = {{.kind = FMT_NODE_ROOT}};
-static uint64_t nnodes = 1;
+static struct gen_syms syms;
+static struct gen_cct cct;
 static struct fmt_stat stats[GEN_MAX_STATS];
 static uint32_t nstats;
-static struct fmt_writer writer; /* large: keep it off the stack */
-
-static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...)
-{
-    va_list ap;
-
-    fputs("prof_gen: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    exit(1);
-}
-
-static char *
-xstrdup(const char *s)
-{
-    char *d = strdup(s);
-
-    if (d == NULL)
-        die("out of memory");
-    return d;
-}
 
 static void
 load_syms(const char *path)
 {
-    char line[512], name[256];
-    unsigned long long addr, size;
-    char type;
-    FILE *f = fopen(path, "r");
-
-    if (f == NULL)
-        die("%s: cannot open", path);
     if (nmodules == 0)
-        die("%s: syms before any module", path);
-    while (fgets(line, sizeof(line), f) != NULL) {
-        if (sscanf(line, "%llx %llx %c %255s", &addr, &size, &type, name) != 4)
-            continue; /* symbols without a size */
-        if (nsyms == GEN_MAX_SYMS)
-            die("%s: too many symbols", path);
-        if (strchr(name, '@') != NULL) /* nm -D: "qsort@@GLIBC_2.2.5" */
-            *strchr(name, '@') = '\0';
-        snprintf(syms[nsyms].name, sizeof(syms[nsyms].name), "%s", name);
-        syms[nsyms].addr = addr;
-        syms[nsyms].size = size;
-        syms[nsyms].module = modules[nmodules - 1].id;
-        nsyms++;
-    }
-    fclose(f);
+        gen_die("%s: syms before any module", path);
+    gen_syms_load(&syms, path, modules[nmodules - 1].id);
+    if (syms.n > GEN_MAX_SYMS)
+        gen_die("%s: too many symbols", path);
 }
 
 /* Resolve one frame token to (module, offset). */
@@ -125,7 +67,7 @@ resolve(const char *tok, uint32_t *module, uint64_t *offset)
 {
     char name[256];
     const char *plus;
-    uint32_t i;
+    const struct gen_sym *s;
 
     if (tok[0] == '@') {
         *module = FMT_MODULE_NONE;
@@ -133,7 +75,7 @@ resolve(const char *tok, uint32_t *module, uint64_t *offset)
         return;
     }
     if (nmodules == 0)
-        die("frame %s before any module", tok);
+        gen_die("frame %s before any module", tok);
     if (tok[0] == '0' && tok[1] == 'x') {
         *module = modules[nmodules - 1].id;
         *offset = strtoull(tok, NULL, 0);
@@ -141,70 +83,51 @@ resolve(const char *tok, uint32_t *module, uint64_t *offset)
     }
     plus = strchr(tok, '+');
     snprintf(name, sizeof(name), "%.*s", plus ? (int)(plus - tok) : (int)strlen(tok), tok);
-    for (i = 0; i < nsyms; i++)
-        if (strcmp(syms[i].name, name) == 0) {
-            *module = syms[i].module;
-            *offset =
-                plus ? syms[i].addr + strtoull(plus + 1, NULL, 0) : syms[i].addr + syms[i].size / 2;
-            return;
-        }
-    die("symbol %s not found", name);
-}
-
-static uint64_t
-child(uint64_t parent, uint32_t kind, uint32_t module, uint64_t offset)
-{
-    uint64_t i;
-
-    for (i = 1; i < nnodes; i++)
-        if (nodes[i].parent == parent && nodes[i].kind == kind && nodes[i].module == module &&
-            nodes[i].offset == offset)
-            return i;
-    if (nnodes == GEN_MAX_NODES)
-        die("too many nodes");
-    nodes[nnodes].id = nnodes;
-    nodes[nnodes].parent = parent;
-    nodes[nnodes].kind = kind;
-    nodes[nnodes].module = module;
-    nodes[nnodes].offset = offset;
-    return nnodes++;
+    s = gen_syms_find(&syms, name);
+    if (s == NULL)
+        gen_die("symbol %s not found", name);
+    *module = s->module;
+    *offset = plus ? s->addr + strtoull(plus + 1, NULL, 0) : s->addr + s->size / 2;
 }
 
 static void
 add_path(char *rest)
 {
     char *frames[256], *tok, *save = NULL;
-    uint64_t cur = 0, last_call = 0;
+    uint32_t cur = 0, last_call = 0;
     uint32_t nf = 0, i, module, ev = 0;
     uint64_t offset;
     char *eq = strchr(rest, '=');
 
     if (eq == NULL)
-        die("path without '='");
+        gen_die("path without '='");
     *eq = '\0';
     for (tok = strtok_r(rest, " \t", &save); tok != NULL; tok = strtok_r(NULL, " \t", &save))
         if (nf < 256)
             frames[nf++] = tok;
     if (nf == 0)
-        die("empty path");
+        gen_die("empty path");
     for (i = 0; i < nf; i++) {
         resolve(frames[i], &module, &offset);
-        cur = child(cur, i + 1 < nf ? FMT_NODE_CALLSITE : FMT_NODE_LEAF, module, offset);
+        cur = gen_cct_child(&cct, cur, i + 1 < nf ? FMT_NODE_CALLSITE : FMT_NODE_LEAF, module,
+                            offset);
+        if (cct.nnodes > GEN_MAX_NODES)
+            gen_die("too many nodes");
         if (i + 1 < nf)
             last_call = cur;
     }
     save = NULL;
     tok = strtok_r(eq + 1, " \t\n", &save);
     if (tok == NULL)
-        die("path without a sample count");
-    nodes[cur].samples += strtoull(tok, NULL, 0);
+        gen_die("path without a sample count");
+    cct.nodes[cur].samples += strtoull(tok, NULL, 0);
     while ((tok = strtok_r(NULL, " \t\n", &save)) != NULL) {
         if (strncmp(tok, "calls=", 6) == 0) {
             if (last_call == 0)
-                die("calls= on a path without call sites");
-            nodes[last_call].calls += strtoull(tok + 6, NULL, 0);
+                gen_die("calls= on a path without call sites");
+            cct.nodes[last_call].calls += strtoull(tok + 6, NULL, 0);
         } else if (ev < GEN_MAX_EVENTS) {
-            nodes[cur].values[ev++] += strtoull(tok, NULL, 0);
+            gen_cct_values(&cct, cur)[ev++] += strtoull(tok, NULL, 0);
         }
     }
 }
@@ -214,7 +137,7 @@ static void
 set_string(const char **dst, const char *v)
 {
     free((char *)*dst);
-    *dst = xstrdup(v);
+    *dst = gen_xstrdup(v);
 }
 
 static void
@@ -226,7 +149,7 @@ parse_header(char *rest)
         char *v = strchr(tok, '=');
 
         if (v == NULL)
-            die("header field %s without '='", tok);
+            gen_die("header field %s without '='", tok);
         *v++ = '\0';
         if (strcmp(tok, "pid") == 0)
             hdr.pid = (uint32_t)strtoul(v, NULL, 0);
@@ -251,7 +174,7 @@ parse_header(char *rest)
         else if (strcmp(tok, "host") == 0)
             set_string(&hdr.host, v);
         else
-            die("unknown header field %s", tok);
+            gen_die("unknown header field %s", tok);
     }
 }
 
@@ -262,7 +185,7 @@ parse_spec(const char *path)
     FILE *f = fopen(path, "r");
 
     if (f == NULL)
-        die("%s: cannot open", path);
+        gen_die("%s: cannot open", path);
     while (fgets(line, sizeof(line), f) != NULL) {
         char *hash = strchr(line, '#'), *rest;
         unsigned long long u;
@@ -281,13 +204,13 @@ parse_spec(const char *path)
 
             if (nevents == GEN_MAX_EVENTS || sscanf(rest, "%255s %255s %255s %llu %lf %255s", w[1],
                                                     w[2], w[3], &u, &d, w[4]) != 6)
-                die("bad event line: %s", line);
-            e->name = xstrdup(w[1]);
-            e->unit = xstrdup(w[2]);
-            e->mechanism = xstrdup(w[3]);
+                gen_die("bad event line: %s", line);
+            e->name = gen_xstrdup(w[1]);
+            e->unit = gen_xstrdup(w[2]);
+            e->mechanism = gen_xstrdup(w[3]);
             e->period = u;
             e->display_scale = d;
-            e->display_unit = xstrdup(w[4]);
+            e->display_unit = gen_xstrdup(w[4]);
             nevents++;
         } else if (strcmp(w[0], "module") == 0) {
             struct fmt_module *m = &modules[nmodules];
@@ -295,9 +218,9 @@ parse_spec(const char *path)
             size_t i;
 
             if (nmodules == GEN_MAX_MODULES || k < 2)
-                die("bad module line: %s", line);
+                gen_die("bad module line: %s", line);
             m->id = (uint32_t)u;
-            m->path = xstrdup(w[1]);
+            m->path = gen_xstrdup(w[1]);
             m->start = 0x400000ull * (nmodules + 1);
             m->end = m->start + 0x100000;
             m->load_bias = m->start;
@@ -314,18 +237,18 @@ parse_spec(const char *path)
             nmodules++;
         } else if (strcmp(w[0], "syms") == 0) {
             if (sscanf(rest, "%255s", w[1]) != 1)
-                die("bad syms line");
+                gen_die("bad syms line");
             load_syms(w[1]);
         } else if (strcmp(w[0], "path") == 0) {
             add_path(rest);
         } else if (strcmp(w[0], "stat") == 0) {
             if (nstats == GEN_MAX_STATS || sscanf(rest, "%255s %llu", w[1], &u) != 2)
-                die("bad stat line: %s", line);
-            stats[nstats].name = xstrdup(w[1]);
+                gen_die("bad stat line: %s", line);
+            stats[nstats].name = gen_xstrdup(w[1]);
             stats[nstats].value = u;
             nstats++;
         } else {
-            die("%s: unknown directive %s", path, w[0]);
+            gen_die("%s: unknown directive %s", path, w[0]);
         }
     }
     fclose(f);
@@ -334,51 +257,18 @@ parse_spec(const char *path)
 int
 main(int argc, char **argv)
 {
-    struct fmt_metric metrics[GEN_MAX_EVENTS];
-    uint64_t i;
-    int fd, rc;
-
+    gen_set_name("prof_gen");
     if (argc != 3)
-        die("usage: prof_gen SPEC OUT.cspm");
+        gen_die("usage: prof_gen SPEC OUT.cspm");
+    gen_cct_init(&cct, GEN_MAX_EVENTS);
     parse_spec(argv[1]);
-    fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
-        die("%s: cannot create", argv[2]);
-    fmt_writer_init(&writer, fd);
-    fmt_write_header(&writer, &hdr);
-    fmt_write_events(&writer, events, nevents);
-    fmt_write_loadmap(&writer, modules, nmodules);
-    fmt_begin_cct(&writer, 0, nnodes);
-    for (i = 0; i < nnodes; i++) {
-        struct fmt_node n = {
-            .id = nodes[i].id,
-            .parent = nodes[i].parent,
-            .kind = nodes[i].kind,
-            .module = i == 0 ? FMT_MODULE_NONE : nodes[i].module,
-            .offset = nodes[i].offset,
-            .samples = nodes[i].samples,
-            .calls = nodes[i].calls,
-            .metrics = metrics,
-        };
-        uint32_t e;
-
-        for (e = 0; e < nevents; e++)
-            if (nodes[i].values[e] != 0) {
-                metrics[n.nmetrics].event = e;
-                metrics[n.nmetrics].value = nodes[i].values[e];
-                n.nmetrics++;
-            }
-        fmt_write_node(&writer, &n);
-    }
-    fmt_end_cct(&writer);
-    fmt_write_stats(&writer, stats, nstats);
-    rc = fmt_writer_finish(&writer);
-    if (close(fd) != 0 && rc == 0)
-        rc = FMT_EIO;
-    if (rc < 0)
-        die("%s: %s", argv[2], fmt_strerror(rc));
+    gen_file_open(argv[2], &hdr, events, nevents, modules, nmodules, cct.nnodes);
+    gen_file_cct(&cct, nevents);
+    gen_file_close(stats, nstats);
     free((char *)hdr.program); /* strings the spec set (NULL otherwise) */
     free((char *)hdr.command);
     free((char *)hdr.host);
+    gen_cct_free(&cct);
+    gen_syms_free(&syms);
     return 0;
 }

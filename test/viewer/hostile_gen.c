@@ -13,52 +13,35 @@
  * call site in the first of them, get their real names) and a ~4 KiB path
  * that does not exist and holds markup, a newline and invalid UTF-8, with a
  * call path of its own; and statistics.  Deterministic.  Exit status 0, or
- * 1 with one line on stderr.
+ * 1 with one line on stderr.  The strings are this file's; symbols, tree and
+ * writer are test/gen/gen.h's.
  */
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "fmt/fmt.h"
+#include "gen.h"
 
 #define MAX_SYMS 256
 
-static struct fmt_writer writer;
 static uint64_t sym_mid[MAX_SYMS];
 static size_t nsyms;
 static char module2[8192];
-
-static void
-die(const char *msg, const char *arg)
-{
-    fprintf(stderr, "hostile_gen: %s%s%s\n", arg != NULL ? arg : "", arg != NULL ? ": " : "", msg);
-    exit(1);
-}
 
 /* The middle of every text symbol with a size (at most MAX_SYMS). */
 static void
 load_syms(const char *path)
 {
-    char line[8192];
-    unsigned long long addr, size;
-    char type;
-    FILE *f = fopen(path, "r");
+    struct gen_syms t = {0};
+    size_t i;
 
-    if (f == NULL)
-        die("cannot open", path);
-    while (fgets(line, sizeof(line), f) != NULL && nsyms < MAX_SYMS) {
-        if (sscanf(line, "%llx %llx %c", &addr, &size, &type) != 3)
-            continue;
-        if ((type != 'T' && type != 't') || size < 4)
-            continue;
-        sym_mid[nsyms++] = addr + size / 2;
-    }
-    fclose(f);
+    gen_syms_load(&t, path, 1);
+    for (i = 0; i < t.n && nsyms < MAX_SYMS; i++)
+        if ((t.v[i].type == 'T' || t.v[i].type == 't') && t.v[i].size >= 4)
+            sym_mid[nsyms++] = t.v[i].addr + t.v[i].size / 2;
+    gen_syms_free(&t);
     if (nsyms < 2)
-        die("fewer than 2 text symbols with a size", path);
+        gen_die("%s: fewer than 2 text symbols with a size", path);
 }
 
 int
@@ -86,14 +69,15 @@ main(int argc, char **argv)
     struct fmt_header hdr = {
         .pid = 4242, .tid = 4242, .rank = -1, .host = host, .command = command};
     struct fmt_stat st[2];
-    struct fmt_metric m[2];
+    struct gen_cct cct;
     char path[4096];
-    uint64_t nnodes, i, total = 0;
+    uint64_t i, total = 0;
+    uint32_t cs, leaf;
     size_t len;
-    int fd;
 
+    gen_set_name("hostile_gen");
     if (argc != 4)
-        die("usage: hostile_gen OUTDIR BINARY SYMS", NULL);
+        gen_die("usage: hostile_gen OUTDIR BINARY SYMS");
     load_syms(argv[3]);
     mods[0].path = argv[2];
     hdr.program = argv[2];
@@ -105,75 +89,35 @@ main(int argc, char **argv)
     mods[1].path = module2;
 
     /* root, a call site in the binary, a leaf per symbol; a call site and a leaf in module 2 */
-    nnodes = 1 + 1 + nsyms + 2;
-    for (i = 0; i < nsyms; i++)
-        total += 1 + i % 5;
+    gen_cct_init(&cct, 2);
+    cs = gen_cct_add(&cct, 0, FMT_NODE_CALLSITE, 1, sym_mid[0]);
+    cct.nodes[cs].calls = 1;
+    for (i = 0; i < nsyms; i++) {
+        uint64_t s = 1 + i % 5;
+
+        leaf = gen_cct_add(&cct, cs, FMT_NODE_LEAF, 1, sym_mid[i]);
+        cct.nodes[leaf].samples = s;
+        cct.nodes[leaf].calls = 1;
+        gen_cct_values(&cct, leaf)[0] = s * 1000000;
+        gen_cct_values(&cct, leaf)[1] = s * 7;
+        total += s;
+    }
+    cs = gen_cct_add(&cct, 0, FMT_NODE_CALLSITE, 2, 0x1234);
+    leaf = gen_cct_add(&cct, cs, FMT_NODE_LEAF, 2, 0x5678);
+    cct.nodes[leaf].samples = 3;
+    gen_cct_values(&cct, leaf)[0] = 3000000;
+    gen_cct_values(&cct, leaf)[1] = 21;
     total += 3;
     hdr.cpu_ns = total * 1000000;
     st[0] = stats[0];
     st[0].value = total;
     st[1] = stats[1];
     snprintf(path, sizeof(path), "%s/hostile-0.cspm", argv[1]);
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
-        die("cannot create", path);
-    fmt_writer_init(&writer, fd);
-    fmt_write_header(&writer, &hdr);
-    fmt_write_events(&writer, ev, 2);
-    fmt_write_loadmap(&writer, mods, 2);
-    fmt_begin_cct(&writer, 0, nnodes);
-    {
-        struct fmt_node root = {.id = 0, .kind = FMT_NODE_ROOT, .module = FMT_MODULE_NONE};
-        struct fmt_node cs = {.id = 1,
-                              .parent = 0,
-                              .kind = FMT_NODE_CALLSITE,
-                              .module = 1,
-                              .offset = sym_mid[0],
-                              .calls = 1};
-
-        fmt_write_node(&writer, &root);
-        fmt_write_node(&writer, &cs);
-    }
-    for (i = 0; i < nsyms; i++) {
-        uint64_t s = 1 + i % 5;
-        struct fmt_node n = {.id = 2 + i,
-                             .parent = 1,
-                             .kind = FMT_NODE_LEAF,
-                             .module = 1,
-                             .offset = sym_mid[i],
-                             .samples = s,
-                             .calls = 1,
-                             .nmetrics = 2,
-                             .metrics = m};
-
-        m[0].event = 0;
-        m[0].value = s * 1000000;
-        m[1].event = 1;
-        m[1].value = s * 7;
-        fmt_write_node(&writer, &n);
-    }
-    {
-        struct fmt_node cs = {
-            .id = 2 + nsyms, .parent = 0, .kind = FMT_NODE_CALLSITE, .module = 2, .offset = 0x1234};
-        struct fmt_node leaf = {.id = 3 + nsyms,
-                                .parent = 2 + nsyms,
-                                .kind = FMT_NODE_LEAF,
-                                .module = 2,
-                                .offset = 0x5678,
-                                .samples = 3,
-                                .nmetrics = 2,
-                                .metrics = m};
-
-        m[0].value = 3000000;
-        m[1].value = 21;
-        fmt_write_node(&writer, &cs);
-        fmt_write_node(&writer, &leaf);
-    }
-    fmt_end_cct(&writer);
-    fmt_write_stats(&writer, st, 2);
-    if (fmt_writer_finish(&writer) < 0 || close(fd) != 0)
-        die("write failed", path);
-    printf("%s: %llu nodes, %llu samples\n", path, (unsigned long long)nnodes,
+    gen_file_open(path, &hdr, ev, 2, mods, 2, cct.nnodes);
+    gen_file_cct(&cct, 2);
+    gen_file_close(st, 2);
+    printf("%s: %llu nodes, %llu samples\n", path, (unsigned long long)cct.nnodes,
            (unsigned long long)total);
+    gen_cct_free(&cct);
     return 0;
 }
