@@ -850,11 +850,15 @@ out_free:
 /* ----------------------------------------------------------------- flat */
 
 /* flat_key's answers besides a row's key: */
-#define FLAT_INHERIT      (-1) /* the node belongs to its enclosing keyed node */
-#define FLAT_NO_ROW       (-2) /* no row: its cost (and that of what it encloses) the root's */
-#define FLAT_NO_MODULE    (-3) /* a frame without a load module ([kernel], JIT code): row "?" */
-#define FLAT_NO_FILE      (-4) /* a frame without a file (_start): row FLAT_UNKNOWN_FILE */
-#define FLAT_UNKNOWN_FILE "[unknown file]" /* the viewer's name (share/viewer/model-flat.js) */
+#define FLAT_INHERIT   (-1) /* the node belongs to its enclosing keyed node */
+#define FLAT_NO_ROW    (-2) /* no row: its cost (and that of what it encloses) the root's */
+#define FLAT_NO_MODULE (-3) /* no load module ([kernel], JIT): row FLAT_UNKNOWN_MODULE */
+#define FLAT_NO_FILE   (-4) /* a frame without a file (_start): row FLAT_UNKNOWN_FILE */
+/* The rows' names, the viewer's (share/viewer/model-flat.js).  A frame without a load module is
+ * a row of its own, never counted in its caller's module: a [kernel] or JIT frame is not the
+ * program's code (docs/views.md, "Flat", rule 3). */
+#define FLAT_UNKNOWN_FILE   "[unknown file]"
+#define FLAT_UNKNOWN_MODULE "[unknown module]"
 
 /* The flat key a node carries itself, or FLAT_INHERIT, FLAT_NO_ROW, FLAT_NO_MODULE,
  * FLAT_NO_FILE: the rules of docs/views.md, "Flat".  By loop, a frame is FLAT_NO_ROW: a loop's
@@ -917,7 +921,8 @@ rpt_tree_flat(const struct rpt_tree *td, enum rpt_flat_by by, struct rpt_tree **
        with no keyed ancestor -- by procedure, a loop or statement left directly under the root
        when every frame above it was hidden (--hide-lib, --hide) or elided; by loop or line,
        everything outside loops or statements (by loop, what the frames called in a loop
-       spend too).  A frame without a file (module) is a row FLAT_UNKNOWN_FILE ("?"). */
+       spend too).  A frame without a file (load module) is a row FLAT_UNKNOWN_FILE
+       (FLAT_UNKNOWN_MODULE) of its own. */
     add_values(b.t, 0, td, 0, true, true);
     key[0] = FLAT_INHERIT;
     for (uint32_t n = 1; n < td->nnodes; n++) {
@@ -952,7 +957,7 @@ rpt_tree_flat(const struct rpt_tree *td, enum rpt_flat_by by, struct rpt_tree **
             proto.calls = 0;
             proto.calls_callees = 0;
         } else {
-            const char *s = k == FLAT_NO_MODULE   ? "?"
+            const char *s = k == FLAT_NO_MODULE   ? FLAT_UNKNOWN_MODULE
                             : k == FLAT_NO_FILE   ? FLAT_UNKNOWN_FILE
                             : by == RPT_FLAT_FILE ? td->db->files[k]
                                                   : td->db->modules[k].name;
@@ -1067,7 +1072,7 @@ rpt_tree_flat_stored(const struct rpt_tree *td, const struct rpt_view_options *o
             proto.kind = CSP_SCOPE_GROUP;
             proto.file = sn->file;
         } else {
-            name = sn->lm >= 0 ? db->modules[sn->lm].name : "?";
+            name = sn->lm >= 0 ? db->modules[sn->lm].name : FLAT_UNKNOWN_MODULE; /* the same */
             proto.kind = CSP_SCOPE_GROUP;
             proto.lm = sn->lm;
         }

@@ -79,8 +79,9 @@
     }
     const procByName = new Int32Array(S.length).fill(-1); // last procedure row of each name
     // per depth of the current path: the node, the row of its scope
-    // (inherited), the row it counts in (-1: none), the module of its
-    // nearest frame (-1: none)
+    // (inherited), the row it counts in (-1: none), the module its nearest
+    // frame counts in (-1: [unknown module]; NO_FRAME: no frame above)
+    const NO_FRAME = -2;
     let dcap = 64, dNode = new Int32Array(dcap), dScope = new Int32Array(dcap), dOwn = new Int32Array(dcap), dLm = new Int32Array(dcap);
     let d = -1;
     // the walk: next node of a preorder view; else a stack of pending entries
@@ -129,7 +130,12 @@
         let r = -1;
         const frame = k === K.FRAME || k === K.INLINE;
         if (frame) {
-          const l = lm[i] >= 0 ? lm[i] : d > 0 ? dLm[d - 1] : -1;
+          // its module (docs/views.md, "Flat", rule 3): a frame's own load
+          // module, [unknown module] (-1) when it has none, never its
+          // caller's (a [kernel] or JIT frame is not the program's code); an
+          // inlined frame's, that of the frame it is inlined in (its own
+          // where no frame encloses it), as csprof-report's
+          const l = k === K.INLINE && d > 0 && dLm[d - 1] !== NO_FRAME ? dLm[d - 1] : lm[i];
           const f = file[i];
           r = procByName[name[i]];
           if (r < 0 || rLm[r] !== l || rFile[r] !== f) {
@@ -143,9 +149,9 @@
             rFile[r] = f; rLine[r] = line[i]; rLm[r] = l; rMr[r] = mr; rFr[r] = fr;
             procByName[name[i]] = r;
           }
-          dLm[d] = lm[i];
+          dLm[d] = l;
         } else {
-          dLm[d] = d > 0 ? dLm[d - 1] : -1;
+          dLm[d] = d > 0 ? dLm[d - 1] : NO_FRAME;
           const pr = d > 0 ? dScope[d - 1] : -1;
           if ((k === K.LOOP || k === K.STMT) && pr >= 0) {
             // a loop without a line (stripped code) is known by its name,

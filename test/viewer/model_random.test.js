@@ -49,11 +49,12 @@ function randomData(seed, size) {
     // a procedure's file is fixed by its name, and a loop's name by its
     // file and line, but in odd trees (the flat view's rows then take other
     // paths): there procedures of one name are in either file; in every
-    // fourth tree also some inlined frames have no load module (theirs is
-    // their caller's), and some loops' names differ for the same file and
+    // fourth tree also some frames and inlined frames have no load module (a
+    // frame's row is then [unknown module], an inlined frame's module its
+    // enclosing frame's), and some loops' names differ for the same file and
     // line
     const odd = seed % 4 === 1, oddFile = seed % 2 === 1;
-    if (kind === K.FRAME || kind === K.INLINE) i = add(p, kind, nm, { lm: odd && kind === K.INLINE && r(4) === 0 ? -1 : lm, file: oddFile ? file : pi % 2, line: line, cs: r(3) ? line : 0, calls: r(3) });
+    if (kind === K.FRAME || kind === K.INLINE) i = add(p, kind, nm, { lm: odd && r(4) === 0 ? -1 : lm, file: oddFile ? file : pi % 2, line: line, cs: r(3) ? line : 0, calls: r(3) });
     else if (kind === K.LOOP) i = add(p, kind, 'loop at ' + d.files[file] + ':' + line + (odd && r(3) === 0 ? ' (2)' : ''), { lm: -1, file: file, line: line, cs: 0, calls: 0 });
     else i = add(p, kind, d.files[file] + ':' + line, { lm: -1, file: file, line: line, cs: 0, calls: 0 });
     if (kind !== K.STMT) open.push(i);

@@ -426,6 +426,7 @@
     const procRows = new Map();
     const active = new Map();
     const procOf = new Int32Array(t.n).fill(-1);
+    const lmOf = new Int32Array(t.n).fill(-1); // the module each frame counts in
     const stack = [0], state = [0];
     while (stack.length) {
       const i = stack[stack.length - 1];
@@ -434,7 +435,11 @@
         const k = t.kind[i];
         let r = null, groupsOf = null;
         if (k === K.FRAME || k === K.INLINE) {
-          const lm = t.lm[i] >= 0 ? t.lm[i] : (i > 0 && procOf[t.parent[i]] >= 0 ? t.lm[procOf[t.parent[i]]] : -1);
+          // a frame's own load module ([unknown module] without one, never
+          // its caller's); an inlined frame's, its enclosing frame's
+          const pf = i > 0 ? procOf[t.parent[i]] : -1;
+          const lm = k === K.INLINE && pf >= 0 ? lmOf[pf] : t.lm[i];
+          lmOf[i] = lm;
           const modName = lm >= 0 ? t.src.modules[lm] : '[unknown module]';
           const fileName = t.file[i] >= 0 ? t.src.files[t.file[i]] : '[unknown file]';
           let cached = procRows.get(t.name[i]);
