@@ -3,11 +3,13 @@
 # The trust report's overhead figure (docs/trust.md): csprof's handler and writer CPU time,
 # measured by the monitor on a sample of the signals, checked against two independent
 # measurements of the same run of Figure 1 at CPUTIME@200 (5 kHz):
-# - perf, sampling the csprof'd run itself with call chains: the share of its samples in
-#   csprof's code (a frame in the monitor or libunwind; a leaf in libc or the loader, which
-#   Figure 1 does not call) or in the kernel under a perf event's ioctl or read (the
-#   handler re-arming its event and reading its clock: on this VM a system call costs ~1 us,
-#   as much as the rest of the handler, and a share of user time alone missed it);
+# - perf, sampling the csprof'd run itself with call chains: the share of its samples taken
+#   in csprof's code (any frame in the monitor or libunwind, so the kernel's work inside the
+#   handler too: its system calls, page faults and the interrupts it takes, which the
+#   handler's own clock counts; a leaf in libc or the loader, which Figure 1 does not call)
+#   or under a perf event's ioctl or read (csprof's re-arming and clock reads).  Counting
+#   only samples whose leaf is in csprof's user code missed that kernel work: on this VM
+#   (system calls ~1 us, interrupts costlier still) the figure read 3.5-4x that share;
 # - the CPU time of the run against Figure 1's without csprof: csprof's whole cost (its
 #   handler, the kernel's interrupts and signals), which the figure must not exceed.
 # Exit 77 when perf cannot sample here.
