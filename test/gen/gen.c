@@ -150,15 +150,13 @@ gen_cct_init(struct gen_cct *c, uint32_t nvalues)
     c->cap = 1024;
     c->nodes = gen_xcalloc(c->cap, sizeof(*c->nodes));
     c->values = gen_xcalloc((size_t)c->cap * (nvalues != 0 ? nvalues : 1), sizeof(*c->values));
-    c->nslots = 2048;
-    c->slots = gen_xcalloc(c->nslots, sizeof(*c->slots));
     gen_cct_reset(c);
 }
 
 void
 gen_cct_reset(struct gen_cct *c)
 {
-    memset(c->slots, 0, c->nslots * sizeof(*c->slots));
+    csp_hmap_free(&c->index);
     memset(&c->nodes[0], 0, sizeof(c->nodes[0]));
     memset(c->values, 0, c->nvalues * sizeof(*c->values));
     c->nodes[0].kind = FMT_NODE_ROOT;
@@ -171,44 +169,38 @@ gen_cct_free(struct gen_cct *c)
 {
     free(c->nodes);
     free(c->values);
-    free(c->slots);
+    csp_hmap_free(&c->index);
     memset(c, 0, sizeof(*c));
 }
 
-static uint32_t
-slot_of(const struct gen_cct *c, uint32_t parent, uint32_t kind, uint32_t module, uint64_t offset)
-{
-    uint64_t h = (offset * 0x9e3779b97f4a7c15ull) ^
-                 (((uint64_t)parent << 8 ^ (uint64_t)kind << 4 ^ (uint64_t)module << 40) *
-                  0xbf58476d1ce4e5b9ull);
+/* A node's key, as gen_cct_child looks it up. */
+struct node_key {
+    const struct gen_cct *c;
+    uint32_t parent, kind, module;
+    uint64_t offset;
+};
 
-    return (uint32_t)(h >> 32) & (c->nslots - 1);
+static uint64_t
+node_hash(uint32_t parent, uint32_t kind, uint32_t module, uint64_t offset)
+{
+    return csp_hash_u64(offset ^
+                        csp_hash_u64((uint64_t)parent << 32 ^ (uint64_t)kind << 24 ^ module));
 }
 
-/* Double the hash table and re-insert every node but the root. */
-static void
-grow_slots(struct gen_cct *c)
+static bool
+node_eq(const void *val, const void *key)
 {
-    uint32_t i, s;
+    const struct node_key *k = key;
+    const struct gen_node *n = &k->c->nodes[(uintptr_t)val - 1];
 
-    free(c->slots);
-    c->nslots *= 2;
-    c->slots = gen_xcalloc(c->nslots, sizeof(*c->slots));
-    for (i = 1; i < c->nnodes; i++) {
-        const struct gen_node *n = &c->nodes[i];
-
-        for (s = slot_of(c, n->parent, n->kind, n->module, n->offset); c->slots[s] != 0;
-             s = (s + 1) & (c->nslots - 1))
-            ;
-        c->slots[s] = i + 1;
-    }
+    return n->parent == k->parent && n->kind == k->kind && n->module == k->module &&
+           n->offset == k->offset;
 }
 
 uint32_t
 gen_cct_add(struct gen_cct *c, uint32_t parent, uint32_t kind, uint32_t module, uint64_t offset)
 {
     struct gen_node *n;
-    uint32_t s;
 
     if (c->nnodes == UINT32_MAX - 1)
         gen_die("too many nodes");
@@ -229,30 +221,20 @@ gen_cct_add(struct gen_cct *c, uint32_t parent, uint32_t kind, uint32_t module, 
     n->module = module;
     n->offset = offset;
     c->nnodes++;
-    if (2 * (uint64_t)c->nnodes > c->nslots) {
-        grow_slots(c);
-    } else {
-        for (s = slot_of(c, parent, kind, module, offset); c->slots[s] != 0;
-             s = (s + 1) & (c->nslots - 1))
-            ;
-        c->slots[s] = c->nnodes;
-    }
+    if (csp_hmap_add(&c->index, node_hash(parent, kind, module, offset),
+                     (void *)(uintptr_t)c->nnodes) != 0)
+        gen_die("out of memory");
     return c->nnodes - 1;
 }
 
 uint32_t
 gen_cct_child(struct gen_cct *c, uint32_t parent, uint32_t kind, uint32_t module, uint64_t offset)
 {
-    uint32_t s;
+    struct node_key k = {c, parent, kind, module, offset};
+    uintptr_t i =
+        (uintptr_t)csp_hmap_find(&c->index, node_hash(parent, kind, module, offset), node_eq, &k);
 
-    for (s = slot_of(c, parent, kind, module, offset); c->slots[s] != 0;
-         s = (s + 1) & (c->nslots - 1)) {
-        const struct gen_node *n = &c->nodes[c->slots[s] - 1];
-
-        if (n->parent == parent && n->kind == kind && n->module == module && n->offset == offset)
-            return c->slots[s] - 1;
-    }
-    return gen_cct_add(c, parent, kind, module, offset);
+    return i != 0 ? (uint32_t)(i - 1) : gen_cct_add(c, parent, kind, module, offset);
 }
 
 uint64_t *

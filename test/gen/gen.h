@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "fmt/fmt.h"
+#include "support/hashmap.h"
 
 /* The program name gen_die prints first ("prof_gen"); @name is not copied (a string
  * literal).  Set it once, first thing in main.  [not async-signal-safe] */
@@ -89,8 +90,8 @@ struct gen_cct {
     struct gen_node *nodes;
     uint64_t *values; /* nvalues per node: raw event values, values[i * nvalues + e] */
     uint32_t nnodes, cap, nvalues;
-    uint32_t *slots; /* node index + 1; 0 free */
-    uint32_t nslots; /* a power of two, at least twice nnodes */
+    struct csp_hmap index; /* hashed keys (support/hashmap.h): the hash of (parent, kind,
+                            * module, offset) -> node index + 1 */
 };
 
 /* An empty tree (the root only) whose nodes carry @nvalues event values each; @c owns
